@@ -1,0 +1,116 @@
+// How a rows problem is cut into thread blocks. A row is cut into "units":
+// unit 0 covers the elements before the first 16-byte boundary of the output
+// row, every later unit one 16-byte vector (or one element when the output
+// row is not unit-stride). A block runs kThreads threads over up to
+// kUnitsPerThread units each: several short rows, or one chunk of a long row.
+#pragma once
+
+#include <cstdint>
+
+#include "common/rows_problem.h"
+
+namespace baracuda::kernels {
+
+constexpr int kThreads = 256;
+constexpr int kUnitsPerThread = 4;
+constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
+constexpr int kMaxRowsPerBlock = 128;
+
+struct RowTiling {
+  int64_t num_rows;
+  int64_t units_per_row;
+  int64_t units_per_chunk;
+  int64_t chunks_per_row;
+  int32_t rows_per_block;
+  int32_t vec;  // elements per full unit
+  int64_t blocks;
+};
+
+inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_rows_per_block) {
+  RowTiling t{};
+  const int32_t inner = p.rank - 1;
+  t.num_rows = 1;
+  for (int32_t d = 0; d < inner; ++d) t.num_rows *= p.out_extent[d];
+  t.vec = p.out_stride[inner] == 1 ? 16 / elem_bytes : 1;
+  const int64_t width = p.out_extent[inner];
+  t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
+  if (t.units_per_row >= kUnitsPerBlock / 2) {
+    t.rows_per_block = 1;
+    t.chunks_per_row = (t.units_per_row + kUnitsPerBlock - 1) / kUnitsPerBlock;
+    t.units_per_chunk = (t.units_per_row + t.chunks_per_row - 1) / t.chunks_per_row;
+  } else {
+    int64_t r = kUnitsPerBlock / t.units_per_row;
+    t.rows_per_block = static_cast<int32_t>(r < max_rows_per_block ? r : max_rows_per_block);
+    t.chunks_per_row = 1;
+    t.units_per_chunk = t.units_per_row;
+  }
+  t.blocks = (t.num_rows + t.rows_per_block - 1) / t.rows_per_block * t.chunks_per_row;
+  return t;
+}
+
+#ifdef __CUDACC__
+
+// The rows and units of this block.
+struct BlockSpan {
+  int64_t row0;
+  int32_t nrows;
+  int64_t unit0;
+  int32_t units;  // per row, in this block
+};
+
+__device__ inline BlockSpan block_span(const RowTiling &t) {
+  BlockSpan s;
+  const int64_t b = blockIdx.x;
+  const int64_t row_block = b / t.chunks_per_row;
+  const int64_t chunk = b - row_block * t.chunks_per_row;
+  s.row0 = row_block * t.rows_per_block;
+  const int64_t rows_left = t.num_rows - s.row0;
+  s.nrows = static_cast<int32_t>(rows_left < t.rows_per_block ? rows_left : t.rows_per_block);
+  s.unit0 = chunk * t.units_per_chunk;
+  const int64_t units_left = t.units_per_row - s.unit0;
+  s.units = static_cast<int32_t>(units_left < t.units_per_chunk ? units_left : t.units_per_chunk);
+  return s;
+}
+
+// The output columns [begin, end) of unit u in a row of `width` elements
+// whose first `head` elements precede the first 16-byte boundary.
+__device__ inline void unit_columns(int64_t u, int32_t head, int32_t vec, int64_t width, int64_t &begin,
+                                    int64_t &end) {
+  if (u == 0) {
+    begin = 0;
+    end = head < width ? head : width;
+  } else {
+    begin = head + (u - 1) * vec;
+    end = begin + vec < width ? begin + vec : width;
+  }
+}
+
+// Elements before the first 16-byte boundary of an output row starting at
+// byte address `addr` (element-aligned). 0 when rows are not unit-stride.
+__device__ inline int32_t row_head(const void *addr, int elem_bytes, int32_t vec) {
+  if (vec == 1) return 0;
+  const uint32_t mis = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(addr) & 15u);
+  return mis == 0 ? 0 : static_cast<int32_t>((16u - mis) / static_cast<uint32_t>(elem_bytes));
+}
+
+// Output index j of one axis mapped to the input, per the IndexMap; -1 when
+// it falls outside a Constant-mode input.
+template <IndexMap M>
+__device__ __forceinline__ int64_t map_index(int64_t j, int64_t pad_low, int64_t n) {
+  const int64_t i = j - pad_low;
+  if constexpr (M == IndexMap::Copy) {
+    return i;
+  } else if constexpr (M == IndexMap::Constant) {
+    return (i >= 0 && i < n) ? i : -1;
+  } else if constexpr (M == IndexMap::Reflect) {
+    return i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
+  } else if constexpr (M == IndexMap::Replicate) {
+    return i < 0 ? 0 : (i >= n ? n - 1 : i);
+  } else {
+    return i < 0 ? i + n : (i >= n ? i - n : i);
+  }
+}
+
+#endif  // __CUDACC__
+
+}  // namespace baracuda::kernels

@@ -1,0 +1,204 @@
+// Pad backward as a gather: each dx cell sums, in ascending dy order, every dy
+// cell that the forward copied it to. No atomics, so the result does not
+// depend on the launch shape. The sum starts from -0.0 so that a cell with a
+// single source is an exact copy (-0 + x == x for every x, -0 included).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+
+#include "common/element_words.cuh"
+#include "common/rows_tiling.cuh"
+#include "pad/pad_kernels.h"
+
+namespace baracuda::kernels {
+
+template <class T>
+struct Accum {
+  using type = float;
+  __device__ static float load(T v) { return static_cast<float>(v); }
+  __device__ static T store(float v) { return static_cast<T>(v); }
+};
+template <>
+struct Accum<double> {
+  using type = double;
+  __device__ static double load(double v) { return v; }
+  __device__ static double store(double v) { return v; }
+};
+template <>
+struct Accum<__half> {
+  using type = float;
+  __device__ static float load(__half v) { return __half2float(v); }
+  __device__ static __half store(float v) { return __float2half_rn(v); }
+};
+template <>
+struct Accum<__nv_bfloat16> {
+  using type = float;
+  __device__ static float load(__nv_bfloat16 v) { return __bfloat162float(v); }
+  __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
+};
+
+// The dy indices, along one axis, that the forward filled from dx index i:
+// up to three ranges [begin, end), ascending. n is the dx extent, m the dy one.
+struct SourceRanges {
+  int64_t begin[3];
+  int64_t end[3];
+  int count;
+};
+
+template <IndexMap M>
+__device__ __forceinline__ SourceRanges source_ranges(int64_t i, int64_t lo, int64_t n, int64_t m) {
+  SourceRanges s;
+  s.count = 0;
+  auto add = [&s](int64_t b, int64_t e) {
+    s.begin[s.count] = b;
+    s.end[s.count] = e;
+    ++s.count;
+  };
+  const int64_t j = i + lo;  // where the forward put x[i] itself
+  if constexpr (M == IndexMap::Constant) {
+    if (j >= 0 && j < m) add(j, j + 1);
+  } else if constexpr (M == IndexMap::Reflect) {
+    if (i >= 1 && i <= lo) add(lo - i, lo - i + 1);
+    add(j, j + 1);
+    const int64_t mirror = lo + 2 * (n - 1) - i;
+    if (mirror >= lo + n && mirror < m) add(mirror, mirror + 1);
+  } else if constexpr (M == IndexMap::Replicate) {
+    add(i == 0 ? 0 : j, i == n - 1 ? m : j + 1);
+  } else {  // Circular
+    if (j - n >= 0) add(j - n, j - n + 1);
+    add(j, j + 1);
+    if (j + n < m) add(j + n, j + n + 1);
+  }
+  return s;
+}
+
+constexpr int kBackwardRowsPerBlock = 16;
+
+template <class T, IndexMap M>
+__global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int V = P::kCount;
+  constexpr int kOuter = kMaxRank - 1;
+  __shared__ int64_t s_dx[kBackwardRowsPerBlock];
+  __shared__ int32_t s_head[kBackwardRowsPerBlock];
+  __shared__ SourceRanges s_src[kBackwardRowsPerBlock][kOuter];
+
+  const BlockSpan span = block_span(t);
+  const int inner = p.rank - 1;
+  const T *dy = static_cast<const T *>(p.in);
+  T *dx = static_cast<T *>(p.out);
+
+  if (static_cast<int>(threadIdx.x) < span.nrows) {
+    int64_t g = span.row0 + threadIdx.x;
+    int64_t o = 0;
+    for (int d = inner - 1; d >= 0; --d) {
+      const int64_t c = g % p.out_extent[d];
+      g /= p.out_extent[d];
+      o += c * p.out_stride[d];
+      s_src[threadIdx.x][d] = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
+    }
+    s_dx[threadIdx.x] = o;
+    s_head[threadIdx.x] = row_head(dx + o, sizeof(T), t.vec);
+  }
+  __syncthreads();
+
+  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
+  const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
+  const int total = span.nrows * span.units;
+
+  for (int k = 0; k < kUnitsPerThread; ++k) {
+    const int f = threadIdx.x + k * kThreads;
+    if (f >= total) break;
+    const int r = f / span.units;
+    int64_t c0, c1;
+    unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, c0, c1);
+    if (c0 >= c1) continue;
+
+    A acc[V];
+    int sources[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      acc[e] = A(-0.0);
+      sources[e] = 0;
+    }
+    // Odometer over the outer axes' source ranges, last axis fastest.
+    const SourceRanges *src = s_src[r];
+    int range[kOuter];
+    int64_t at[kOuter];
+    bool more = true;
+    for (int d = 0; d < inner; ++d) {
+      range[d] = 0;
+      at[d] = src[d].begin[0];
+      more &= src[d].count > 0;
+    }
+    while (more) {
+      int64_t base = 0;
+      for (int d = 0; d < inner; ++d) base += at[d] * p.in_stride[d];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const int64_t c = c0 + e;
+        if (c >= c1) break;
+        const SourceRanges s = source_ranges<M>(c, lo, width, m);
+        for (int q = 0; q < s.count; ++q)
+          for (int64_t j = s.begin[q]; j < s.end[q]; ++j) {
+            acc[e] += Accum<T>::load(dy[base + j * is]);
+            ++sources[e];
+          }
+      }
+      int d = inner - 1;
+      for (; d >= 0; --d) {
+        if (++at[d] < src[d].end[range[d]]) break;
+        if (++range[d] < src[d].count) {
+          at[d] = src[d].begin[range[d]];
+          break;
+        }
+        range[d] = 0;
+        at[d] = src[d].begin[0];
+      }
+      more = d >= 0;
+    }
+    P out;
+#pragma unroll
+    for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(sources[e] ? acc[e] : A(0));
+    T *row = dx + s_dx[r];
+    if (c1 - c0 == V && os == 1) {
+      *reinterpret_cast<uint4 *>(row + c0) = out.vector;
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (c0 + e < c1) row[(c0 + e) * os] = out.elem[e];
+    }
+  }
+}
+
+template <class T, IndexMap M>
+int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
+  const RowTiling t = make_row_tiling(p, sizeof(T), kBackwardRowsPerBlock);
+  if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
+  if (t.blocks > INT_MAX) return 3;
+  pad_backward_rows_kernel<T, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
+  return -static_cast<int>(cudaGetLastError());
+}
+
+template <class T>
+int pad_backward_dispatch(const RowsProblem &p, cudaStream_t stream) {
+  switch (p.map) {
+    case IndexMap::Constant: return launch_pad_backward<T, IndexMap::Constant>(p, stream);
+    case IndexMap::Reflect: return launch_pad_backward<T, IndexMap::Reflect>(p, stream);
+    case IndexMap::Replicate: return launch_pad_backward<T, IndexMap::Replicate>(p, stream);
+    case IndexMap::Circular: return launch_pad_backward<T, IndexMap::Circular>(p, stream);
+    default: return 2;
+  }
+}
+
+}  // namespace baracuda::kernels
+
+#define BARACUDA_PAD_BACKWARD_ENTRY(NAME, TYPE)                                               \
+  int baracuda::kernels::pad_backward_##NAME##_run(const RowsProblem &p, cudaStream_t s) { \
+    return pad_backward_dispatch<TYPE>(p, s);                                                 \
+  }

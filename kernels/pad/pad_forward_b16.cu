@@ -1,0 +1,3 @@
+#include "pad/pad_forward_impl.cuh"
+
+BARACUDA_PAD_FORWARD_ENTRY(16)

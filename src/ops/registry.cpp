@@ -1,0 +1,28 @@
+// Every op the library serves: one line each.
+#include "core/registry.hpp"
+
+#include "ops/pad/pad_ops.hpp"
+#include "ops/write_slice/write_slice_ops.hpp"
+
+namespace baracuda {
+
+namespace {
+const OpEntry kOps[] = {
+    {BARACUDA_OP_PAD, "pad", pad::pad_dtypes(), pad::select_pad},
+    {BARACUDA_OP_PAD_BACKWARD, "pad_backward", pad::pad_backward_dtypes(), pad::select_pad_backward},
+    {BARACUDA_OP_WRITE_SLICE, "write_slice", write_slice::write_slice_dtypes(), write_slice::select_write_slice},
+};
+}  // namespace
+
+const OpEntry *op_entries(size_t *count) {
+  *count = sizeof(kOps) / sizeof(kOps[0]);
+  return kOps;
+}
+
+const OpEntry *find_op(int32_t op) {
+  for (const OpEntry &e : kOps)
+    if (e.op == op) return &e;
+  return nullptr;
+}
+
+}  // namespace baracuda

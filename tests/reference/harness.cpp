@@ -1,0 +1,299 @@
+#include "reference/harness.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+#include "reference/reference.hpp"
+
+namespace baracuda::check {
+
+namespace {
+
+struct Fail {
+  std::string why;
+};
+
+void cuda(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) throw Fail{std::string(what) + ": " + cudaGetErrorString(e)};
+}
+
+void status(baracuda_status_t s, const char *what) {
+  if (s != BARACUDA_STATUS_SUCCESS)
+    throw Fail{std::string(what) + " returned " + baracuda_status_string(s) + ": " + baracuda_last_error_message()};
+}
+
+// A device buffer, its host mirror, and a view into both.
+struct TestTensor {
+  std::vector<unsigned char> host;
+  void *dev = nullptr;
+  baracuda_tensor_t tensor{};
+  reference::HostView view{};
+
+  TestTensor() = default;
+  TestTensor(const TestTensor &) = delete;
+  TestTensor &operator=(const TestTensor &) = delete;
+  ~TestTensor() { cudaFree(dev); }
+
+  void upload() { cuda(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy H2D"); }
+  std::vector<unsigned char> download() const {
+    std::vector<unsigned char> out(host.size());
+    cuda(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    return out;
+  }
+  reference::HostView view_of(std::vector<unsigned char> &bytes) const {
+    reference::HostView v = view;
+    v.base = bytes.data();
+    return v;
+  }
+};
+
+// Lays out shape in a fresh buffer filled with random bytes.
+void make_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape, Layout layout,
+                 std::mt19937_64 &rng) {
+  const int32_t bits = baracuda_dtype_bits(dtype);
+  int64_t strides[BARACUDA_MAX_RANK] = {};
+  int64_t stride = 1;
+  if (layout == Layout::ColumnMajor) {
+    for (int32_t d = 0; d < rank; ++d) {
+      strides[d] = stride;
+      stride *= std::max<int64_t>(shape[d], 1);
+    }
+  } else {
+    for (int32_t d = rank - 1; d >= 0; --d) {
+      const int64_t scale = layout == Layout::InnerStride2 && d == rank - 1 ? 2 : 1;
+      strides[d] = stride * scale;
+      stride *= std::max<int64_t>(shape[d], 1) * scale + (layout == Layout::Gapped ? 1 : 0);
+    }
+    if (layout == Layout::Broadcast) strides[0] = 0;
+  }
+  int64_t span = 1;
+  for (int32_t d = 0; d < rank; ++d) span += (std::max<int64_t>(shape[d], 1) - 1) * strides[d];
+  // Offset: one element past a 16-byte boundary (two nibbles for S4/U4, which are byte-addressed).
+  const int64_t offset = layout == Layout::Offset ? (bits < 8 ? 2 : 1) : 0;
+  const size_t bytes = static_cast<size_t>(((offset + span) * bits + 7) / 8) + 16;
+  t.host.resize(bytes);
+  for (auto &b : t.host) b = static_cast<unsigned char>(rng());
+  cuda(cudaMalloc(&t.dev, bytes), "cudaMalloc");
+  t.tensor.data = static_cast<unsigned char *>(t.dev) + offset * bits / 8;
+  t.tensor.dtype = dtype;
+  t.tensor.rank = rank;
+  for (int32_t d = 0; d < rank; ++d) {
+    t.tensor.shape[d] = shape[d];
+    t.tensor.strides[d] = strides[d];
+  }
+  t.tensor.capacity = span;
+  t.view.base = t.host.data();
+  t.view.bits = bits;
+  t.view.rank = rank;
+  for (int32_t d = 0; d < rank; ++d) {
+    t.view.shape[d] = shape[d];
+    t.view.strides[d] = strides[d];
+  }
+  t.view.offset = offset;
+}
+
+// Random values in [-1, 1] for every element slot of a float buffer.
+void fill_float(TestTensor &t, baracuda_dtype_t dtype, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  const size_t size = static_cast<size_t>(baracuda_dtype_bits(dtype) / 8);
+  for (size_t at = 0; at + size <= t.host.size(); at += size) reference::encode_float(dtype, dist(rng), &t.host[at]);
+}
+
+struct PlanGuard {
+  baracuda_plan_t plan = nullptr;
+  ~PlanGuard() { baracuda_plan_destroy(plan); }
+};
+
+void run_plan(const baracuda_op_header_t *desc, const baracuda_arg_t *args, int32_t n, cudaStream_t stream) {
+  PlanGuard g;
+  status(baracuda_plan_select(desc, nullptr, &g.plan), "baracuda_plan_select");
+  status(baracuda_plan_check(g.plan, args, n), "baracuda_plan_check");
+  status(baracuda_plan_run(g.plan, args, n, nullptr, 0, stream), "baracuda_plan_run");
+  cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+std::string first_difference(const std::vector<unsigned char> &got, const std::vector<unsigned char> &want) {
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i]) {
+      std::ostringstream os;
+      os << "byte " << i << " of " << got.size() << " is 0x" << std::hex << int(got[i]) << ", expected 0x"
+         << int(want[i]);
+      return os.str();
+    }
+  return {};
+}
+
+std::string shape_text(int32_t rank, const int64_t *v) {
+  std::ostringstream os;
+  os << '[';
+  for (int32_t d = 0; d < rank; ++d) os << (d ? "," : "") << v[d];
+  os << ']';
+  return os.str();
+}
+
+template <class Body>
+Result guarded(Body &&body) {
+  try {
+    body();
+    return {};
+  } catch (const Fail &f) {
+    return {false, f.why};
+  }
+}
+
+// Backward: compare view elements numerically, everything else bytewise.
+void compare_backward(const PadCase &c, const TestTensor &dx, const std::vector<unsigned char> &got,
+                      const std::vector<double> &ref) {
+  const baracuda_dtype_t dtype = c.desc.dtype;
+  const int32_t size = baracuda_dtype_bits(dtype) / 8;
+  std::vector<unsigned char> in_view(got.size(), 0);
+  double max_err = 0, max_ref = 0;
+  size_t flat = 0;
+  std::vector<unsigned char> got_copy = got;
+  reference::HostView v = dx.view_of(got_copy);
+  bool nan = false;
+  reference::for_each_index(v.rank, v.shape, [&](const int64_t *idx) {
+    const int64_t at = v.at(idx) * size;
+    std::fill(in_view.begin() + at, in_view.begin() + at + size, 1);
+    const double g = reference::decode_float(dtype, v.elem(idx)), r = ref[flat++];
+    nan |= std::isnan(g);
+    max_err = std::max(max_err, std::fabs(g - r));
+    max_ref = std::max(max_ref, std::fabs(r));
+  });
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!in_view[i] && got[i] != dx.host[i])
+      throw Fail{"byte " + std::to_string(i) + " outside dx's view was written"};
+  if (nan) throw Fail{"dx holds NaN"};
+  const double rel = max_ref > 0 ? max_err / max_ref : max_err;
+  if (rel > tolerance(dtype)) {
+    std::ostringstream os;
+    os << "max abs error / max abs reference = " << rel << " > tolerance " << tolerance(dtype);
+    throw Fail{os.str()};
+  }
+}
+
+}  // namespace
+
+const char *layout_name(Layout l) {
+  switch (l) {
+    case Layout::Contiguous: return "contiguous";
+    case Layout::Gapped: return "gapped";
+    case Layout::InnerStride2: return "inner-stride-2";
+    case Layout::ColumnMajor: return "column-major";
+    case Layout::Broadcast: return "broadcast";
+    case Layout::Offset: return "offset";
+  }
+  return "?";
+}
+
+double tolerance(baracuda_dtype_t dtype) {
+  switch (dtype) {
+    case BARACUDA_DTYPE_F64: return 1e-12;
+    case BARACUDA_DTYPE_F16: return 1e-3;
+    case BARACUDA_DTYPE_BF16: return 8e-3;
+    default: return 1e-5;
+  }
+}
+
+baracuda_pad_desc_t pad_desc(int32_t op, baracuda_dtype_t dtype, int32_t mode, std::vector<int64_t> shape,
+                             std::vector<int64_t> low, std::vector<int64_t> high, double value) {
+  baracuda_pad_desc_t d = BARACUDA_PAD_DESC_INIT;
+  d.header.op = op;
+  d.dtype = dtype;
+  d.mode = mode;
+  d.rank = static_cast<int32_t>(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    d.input_shape[i] = shape[i];
+    d.pad_low[i] = low[i];
+    d.pad_high[i] = high[i];
+  }
+  d.value = value;
+  return d;
+}
+
+baracuda_write_slice_desc_t slice_desc(baracuda_dtype_t dtype, std::vector<int64_t> dest_shape,
+                                       std::vector<int64_t> start, std::vector<int64_t> end) {
+  baracuda_write_slice_desc_t d = BARACUDA_WRITE_SLICE_DESC_INIT;
+  d.dtype = dtype;
+  d.rank = static_cast<int32_t>(dest_shape.size());
+  for (size_t i = 0; i < dest_shape.size(); ++i) {
+    d.dest_shape[i] = dest_shape[i];
+    d.start[i] = start[i];
+    d.end[i] = end[i];
+  }
+  return d;
+}
+
+std::string describe(const PadCase &c) {
+  std::ostringstream os;
+  os << (c.desc.header.op == BARACUDA_OP_PAD ? "pad " : "pad_backward ") << baracuda_dtype_name(c.desc.dtype)
+     << " mode " << c.desc.mode << " in " << shape_text(c.desc.rank, c.desc.input_shape) << " low "
+     << shape_text(c.desc.rank, c.desc.pad_low) << " high " << shape_text(c.desc.rank, c.desc.pad_high) << " "
+     << layout_name(c.in_layout) << " -> " << layout_name(c.out_layout);
+  return os.str();
+}
+
+std::string describe(const SliceCase &c) {
+  std::ostringstream os;
+  os << "write_slice " << baracuda_dtype_name(c.desc.dtype) << " dest " << shape_text(c.desc.rank, c.desc.dest_shape)
+     << " start " << shape_text(c.desc.rank, c.desc.start) << " end " << shape_text(c.desc.rank, c.desc.end) << " "
+     << layout_name(c.source_layout) << " -> " << layout_name(c.dest_layout);
+  return os.str();
+}
+
+Result run_pad(const PadCase &c, cudaStream_t stream) {
+  return guarded([&] {
+    const bool backward = c.desc.header.op == BARACUDA_OP_PAD_BACKWARD;
+    std::mt19937_64 rng(c.seed);
+    int64_t out_shape[BARACUDA_MAX_RANK];
+    for (int32_t d = 0; d < c.desc.rank; ++d)
+      out_shape[d] = c.desc.input_shape[d] + c.desc.pad_low[d] + c.desc.pad_high[d];
+    const int64_t *in_shape = backward ? out_shape : c.desc.input_shape;
+    const int64_t *res_shape = backward ? c.desc.input_shape : out_shape;
+    TestTensor in, out;
+    make_tensor(in, c.desc.dtype, c.desc.rank, in_shape, c.in_layout, rng);
+    make_tensor(out, c.desc.dtype, c.desc.rank, res_shape, c.out_layout, rng);  // random bytes: the poison
+    if (backward) fill_float(in, c.desc.dtype, rng);
+    in.upload();
+    out.upload();
+    const baracuda_arg_t args[2] = {{backward ? BARACUDA_ARG_DY : BARACUDA_ARG_X, in.tensor},
+                                    {backward ? BARACUDA_ARG_DX : BARACUDA_ARG_Y, out.tensor}};
+    run_plan(&c.desc.header, args, 2, stream);
+    const std::vector<unsigned char> got = out.download();
+    if (backward) {
+      compare_backward(c, out, got, reference::pad_backward(c.desc, in.view));
+    } else {
+      std::vector<unsigned char> want = out.host;
+      reference::pad_forward(c.desc, in.view, out.view_of(want));
+      if (std::string diff = first_difference(got, want); !diff.empty()) throw Fail{diff};
+    }
+    if (c.repeat_bitwise) {
+      out.upload();
+      run_plan(&c.desc.header, args, 2, stream);
+      if (out.download() != got) throw Fail{"a second run gave different bytes"};
+    }
+  });
+}
+
+Result run_write_slice(const SliceCase &c, cudaStream_t stream) {
+  return guarded([&] {
+    std::mt19937_64 rng(c.seed);
+    int64_t source_shape[BARACUDA_MAX_RANK];
+    for (int32_t d = 0; d < c.desc.rank; ++d) source_shape[d] = c.desc.end[d] - c.desc.start[d];
+    TestTensor dest, source;
+    make_tensor(dest, c.desc.dtype, c.desc.rank, c.desc.dest_shape, c.dest_layout, rng);
+    make_tensor(source, c.desc.dtype, c.desc.rank, source_shape, c.source_layout, rng);
+    dest.upload();
+    source.upload();
+    const baracuda_arg_t args[2] = {{BARACUDA_ARG_DEST, dest.tensor}, {BARACUDA_ARG_SOURCE, source.tensor}};
+    run_plan(&c.desc.header, args, 2, stream);
+    std::vector<unsigned char> want = dest.host;
+    reference::write_slice(c.desc, dest.view_of(want), source.view);
+    if (std::string diff = first_difference(dest.download(), want); !diff.empty()) throw Fail{diff};
+  });
+}
+
+}  // namespace baracuda::check
