@@ -1,0 +1,195 @@
+// GPU benchmarks of the shape family on the issue's problem sizes, timed with
+// CUDA events (median of many runs after warm-up). Each buffer is 0.5 to
+// 1.3 GiB, far past the 60 MB L2, so runs need no buffer rotation. Writes
+// one JSON object per row to stdout; bench/report.py adds the PyTorch side.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "baracuda/baracuda.h"
+
+namespace {
+
+void cuda(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+void ok(baracuda_status_t s, const char *what) {
+  if (s != BARACUDA_STATUS_SUCCESS) {
+    std::fprintf(stderr, "%s: %s: %s\n", what, baracuda_status_string(s), baracuda_last_error_message());
+    std::exit(1);
+  }
+}
+
+__global__ void empty_kernel() {}
+
+// Random bits, so that no timing runs on zeros.
+__global__ void fill_random(uint32_t *p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t v = static_cast<uint32_t>(i) * 2654435761u ^ seed;
+    v ^= v >> 15;
+    v *= 2246822519u;
+    v ^= v >> 13;
+    p[i] = (v & 0x3F7FFFFF);  // finite floats of either width
+  }
+}
+
+struct Buffer {
+  void *p = nullptr;
+  size_t bytes = 0;
+  explicit Buffer(size_t n) : bytes(n) {
+    cuda(cudaMalloc(&p, n), "cudaMalloc");
+    fill_random<<<1024, 256>>>(static_cast<uint32_t *>(p), n / 4, static_cast<uint32_t>(n));
+    cuda(cudaGetLastError(), "fill_random");
+  }
+  ~Buffer() { cudaFree(p); }
+};
+
+double median_ms(const std::function<void()> &fn, int reps = 30) {
+  cudaEvent_t a, b;
+  cuda(cudaEventCreate(&a), "event");
+  cuda(cudaEventCreate(&b), "event");
+  for (int i = 0; i < 5; ++i) fn();
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    cuda(cudaEventRecord(a), "record");
+    fn();
+    cuda(cudaEventRecord(b), "record");
+    cuda(cudaEventSynchronize(b), "sync");
+    float ms;
+    cuda(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    t.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void row(const char *op, const char *dtype, const char *shape, double ms, double bytes) {
+  std::printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"bytes\": %.0f}\n", op, dtype,
+              shape, ms, bytes);
+  std::fflush(stdout);
+}
+
+struct Plan {
+  baracuda_plan_t p = nullptr;
+  explicit Plan(const baracuda_op_header_t *d) { ok(baracuda_plan_select(d, nullptr, &p), "select"); }
+  ~Plan() { baracuda_plan_destroy(p); }
+  void run(const std::vector<baracuda_arg_t> &args) const {
+    ok(baracuda_plan_run(p, args.data(), static_cast<int32_t>(args.size()), nullptr, 0, nullptr), "run");
+  }
+};
+
+baracuda_tensor_t tensor(void *p, baracuda_dtype_t dt, std::vector<int64_t> shape) {
+  return baracuda_tensor_contiguous(p, dt, static_cast<int32_t>(shape.size()), shape.data());
+}
+
+void bench_dtype(baracuda_dtype_t dt, const char *name, int elem) {
+  const int64_t B = 8, H = 4096, W = 8192;
+  const std::vector<int64_t> in{B, H, W}, out{B + 2, H, W + 8};
+  const double in_bytes = double(B) * H * W * elem, out_bytes = double(B + 2) * H * (W + 8) * elem;
+  Buffer x(static_cast<size_t>(in_bytes)), y(static_cast<size_t>(out_bytes));
+
+  for (int32_t mode : {BARACUDA_PAD_CONSTANT, BARACUDA_PAD_REFLECT}) {
+    const char *mode_name = mode == BARACUDA_PAD_CONSTANT ? "constant" : "reflect";
+    baracuda_pad_desc_t d = BARACUDA_PAD_DESC_INIT;
+    d.dtype = dt;
+    d.mode = mode;
+    d.rank = 3;
+    for (int i = 0; i < 3; ++i) d.input_shape[i] = in[i];
+    d.pad_low[0] = 1, d.pad_high[0] = 1, d.pad_low[2] = 3, d.pad_high[2] = 5;
+    {
+      Plan p(&d.header);
+      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(x.p, dt, in)}, {BARACUDA_ARG_Y, tensor(y.p, dt, out)}};
+      row((std::string("pad_") + mode_name).c_str(), name, "[8,4096,8192]", median_ms([&] { p.run(args); }),
+          in_bytes + out_bytes);
+    }
+    d.header.op = BARACUDA_OP_PAD_BACKWARD;
+    {
+      Plan p(&d.header);
+      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_DY, tensor(y.p, dt, out)},
+                                             {BARACUDA_ARG_DX, tensor(x.p, dt, in)}};
+      // Constant's backward reads only the interior of dy; the others read all of it.
+      const double bytes = mode == BARACUDA_PAD_CONSTANT ? 2 * in_bytes : in_bytes + out_bytes;
+      row((std::string("pad_backward_") + mode_name).c_str(), name, "[8,4096,8192]", median_ms([&] { p.run(args); }),
+          bytes);
+    }
+  }
+  {
+    baracuda_write_slice_desc_t d = BARACUDA_WRITE_SLICE_DESC_INIT;
+    d.dtype = dt;
+    d.rank = 3;
+    const int64_t start[3] = {0, 100, 17}, end[3] = {B, 3000, 8000};
+    for (int i = 0; i < 3; ++i) d.dest_shape[i] = in[i], d.start[i] = start[i], d.end[i] = end[i];
+    const std::vector<int64_t> src{B, 2900, 7983};
+    Plan p(&d.header);
+    const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_DEST, tensor(x.p, dt, in)},
+                                           {BARACUDA_ARG_SOURCE, tensor(y.p, dt, src)}};
+    row("write_slice", name, "dest[:,100:3000,17:8000]", median_ms([&] { p.run(args); }),
+        2.0 * double(B) * 2900 * 7983 * elem);
+  }
+  row("copy_d2d", name, "[8,4096,8192]",
+      median_ms([&] { cuda(cudaMemcpyAsync(y.p, x.p, x.bytes, cudaMemcpyDeviceToDevice), "copy"); }), 2 * in_bytes);
+}
+
+// Host time of one plan run on a tiny tensor, beside a bare kernel launch.
+void bench_host_overhead() {
+  const int n = 200000;
+  float *x, *y;
+  cuda(cudaMalloc(reinterpret_cast<void **>(&x), 64), "cudaMalloc");
+  cuda(cudaMalloc(reinterpret_cast<void **>(&y), 64), "cudaMalloc");
+  baracuda_pad_desc_t d = BARACUDA_PAD_DESC_INIT;
+  d.dtype = BARACUDA_DTYPE_F32;
+  d.rank = 1;
+  d.input_shape[0] = 4;
+  d.pad_low[0] = 2;
+  d.pad_high[0] = 2;
+  Plan p(&d.header);
+  const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(x, BARACUDA_DTYPE_F32, {4})},
+                                         {BARACUDA_ARG_Y, tensor(y, BARACUDA_DTYPE_F32, {8})}};
+  cudaStream_t s;
+  cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  auto host_us = [&](const std::function<void()> &fn) {
+    for (int i = 0; i < 1000; ++i) fn();
+    cuda(cudaStreamSynchronize(s), "sync");
+    double best = 1e30;
+    for (int trial = 0; trial < 5; ++trial) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < n / 5; ++i) fn();
+      const auto t1 = std::chrono::steady_clock::now();
+      cuda(cudaStreamSynchronize(s), "sync");
+      best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / (n / 5));
+    }
+    return best;
+  };
+  const double bare = host_us([&] { empty_kernel<<<1, 32, 0, s>>>(); });
+  const double plan = host_us([&] { ok(baracuda_plan_run(p.p, args.data(), 2, nullptr, 0, s), "run"); });
+  std::printf("{\"op\": \"host_overhead\", \"bare_launch_us\": %.3f, \"plan_run_us\": %.3f}\n", bare, plan);
+  cudaStreamDestroy(s);
+  cudaFree(x);
+  cudaFree(y);
+}
+
+}  // namespace
+
+int main() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    std::fprintf(stderr, "bench_ops: no CUDA device\n");
+    return 77;
+  }
+  bench_dtype(BARACUDA_DTYPE_F32, "f32", 4);
+  bench_dtype(BARACUDA_DTYPE_BF16, "bf16", 2);
+  bench_host_overhead();
+  return 0;
+}

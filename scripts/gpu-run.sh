@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# On a GPU machine (DESIGN.md section 7): build, run `baracuda info` and
+# `check`, the whole test suite, compute-sanitizer memcheck and racecheck over
+# the GPU suite, and the benchmarks. Logs go under $OUT (default ./gpu-out).
+# Catch2 must be unpacked under .deps/ first (scripts/fetch-deps.sh, on a
+# machine with Debian's package archive).
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+ARCH=${ARCH:-90}
+mkdir -p "$OUT"
+build=build-gpu
+status=0
+
+step() { echo "=== $*"; }
+
+step "build (sm $ARCH)"
+meson setup "$build" -Dgpu_arch="$ARCH" -Dbench=true --buildtype=release >"$OUT/setup.log" 2>&1 || { tail -40 "$OUT/setup.log"; exit 1; }
+ninja -C "$build" >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$OUT/build.log" | head -60; exit 1; }
+
+step "baracuda info / check"
+"$build/baracuda" info | tee "$OUT/info.txt"
+"$build/baracuda" check >"$OUT/check.txt" 2>&1 || status=1
+grep -v " pass$" "$OUT/check.txt"
+
+step "test suite"
+meson test -C "$build" --print-errorlogs >"$OUT/tests.txt" 2>&1 || status=1
+grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/tests.txt"
+grep -E "test cases|assertions" "$build/meson-logs/testlog.txt" | sort | uniq -c | head -20
+grep -B2 -A12 "FAILED:" "$build/meson-logs/testlog.txt" | head -80
+
+if [ "${SANITIZE:-1}" = 1 ]; then
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool (GPU suite without the >2^31 case)"
+    timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/gpu_tests" "~[large]" \
+      >"$OUT/sanitizer-$tool.txt" 2>&1
+    echo "exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$OUT/sanitizer-$tool.txt" | tail -3
+  done
+fi
+
+if [ "${BENCH:-1}" = 1 ]; then
+  step "benchmarks"
+  "$build/bench/bench_ops" >"$OUT/bench.jsonl" 2>"$OUT/bench.err" || { cat "$OUT/bench.err"; status=1; }
+  python3 bench/report.py "$OUT/bench.jsonl" | tee "$OUT/bench.md"
+fi
+exit $status

@@ -1,0 +1,60 @@
+// pad backward on the GPU against the float64 scatter-add reference.
+#include <vector>
+
+#include "gpu_helpers.hpp"
+
+using namespace baracuda::check;
+
+namespace {
+const int32_t kModes[] = {BARACUDA_PAD_CONSTANT, BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR};
+const baracuda_dtype_t kDtypes[] = {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F64};
+struct Shape {
+  std::vector<int64_t> in, low, high;
+};
+const Shape kShapes[] = {
+    {{1}, {0}, {0}},
+    {{41}, {7}, {40}},
+    {{3, 65}, {2, 64}, {1, 5}},
+    {{5, 3, 9}, {4, 2, 8}, {4, 1, 3}},
+    {{2, 2, 3, 17}, {1, 1, 2, 16}, {1, 0, 2, 1}},
+    {{2, 1, 2, 2, 3, 2, 3, 9}, {1, 0, 1, 0, 2, 1, 1, 8}, {1, 0, 0, 1, 1, 1, 2, 2}},
+};
+}  // namespace
+
+TEST_CASE("pad backward sums every source for every mode, dtype and rank", "[gpu][pad_backward]") {
+  uint64_t seed = 300;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t mode : kModes)
+      for (const Shape &s : kShapes)
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high), Layout::Contiguous,
+                            Layout::Contiguous, seed++}),
+                   run_pad);
+}
+
+TEST_CASE("pad backward replicate with wide pads sums long edge runs", "[gpu][pad_backward]") {
+  for (baracuda_dtype_t dtype : kDtypes)
+    CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, BARACUDA_PAD_REPLICATE, {3, 4, 10}, {20, 0, 50},
+                                 {7, 9, 33})}),
+               run_pad);
+}
+
+TEST_CASE("pad backward reads strided dy and writes strided dx", "[gpu][pad_backward]") {
+  uint64_t seed = 400;
+  const Layout layouts[] = {Layout::Gapped, Layout::InnerStride2, Layout::ColumnMajor, Layout::Offset};
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t mode : kModes)
+      for (Layout l : layouts) {
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, {3, 6, 70}, {1, 2, 5}, {2, 5, 69}), l,
+                            Layout::Contiguous, seed++}),
+                   run_pad);
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, {3, 6, 70}, {1, 2, 5}, {2, 5, 69}),
+                            Layout::Contiguous, l, seed++}),
+                   run_pad);
+      }
+}
+
+TEST_CASE("pad backward of constant mode with cropping gives zero where dy had no cell", "[gpu][pad_backward]") {
+  for (baracuda_dtype_t dtype : kDtypes)
+    CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, BARACUDA_PAD_CONSTANT, {6, 77}, {-2, 4}, {1, -9})}),
+               run_pad);
+}

@@ -1,0 +1,89 @@
+// pad forward on the GPU against the byte-exact reference.
+#include <vector>
+
+#include "gpu_helpers.hpp"
+
+using namespace baracuda::check;
+
+namespace {
+
+const int32_t kModes[] = {BARACUDA_PAD_CONSTANT, BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR};
+
+struct Shape {
+  std::vector<int64_t> in, low, high;
+};
+
+// Shapes every mode accepts (pad < extent): sizes 1, odd, and not multiples of any vector width.
+const Shape kShapes[] = {
+    {{1}, {0}, {0}},
+    {{37}, {5}, {3}},
+    {{2, 33}, {1, 0}, {1, 17}},
+    {{3, 5, 129}, {2, 1, 7}, {0, 4, 9}},
+    {{4, 1, 3, 19}, {0, 0, 2, 18}, {3, 0, 1, 1}},
+    {{2, 3, 2, 3, 2, 7}, {1, 0, 1, 2, 0, 6}, {0, 2, 1, 0, 1, 3}},
+    {{2, 2, 2, 2, 2, 2, 3, 5}, {1, 0, 1, 0, 1, 0, 2, 4}, {0, 1, 0, 1, 0, 1, 1, 1}},
+};
+
+std::vector<baracuda_dtype_t> pad_dtypes() {
+  std::vector<baracuda_dtype_t> out;
+  for (baracuda_dtype_t d = 1; d < BARACUDA_DTYPE_COUNT; ++d)
+    if (baracuda_op_dtype_mask(BARACUDA_OP_PAD) >> d & 1) out.push_back(d);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pad forward matches the reference for every mode, dtype and rank 1 to 8", "[gpu][pad]") {
+  uint64_t seed = 1;
+  for (baracuda_dtype_t dtype : pad_dtypes())
+    for (int32_t mode : kModes)
+      for (const Shape &s : kShapes)
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, s.in, s.low, s.high, fill_for(dtype)),
+                            Layout::Contiguous, Layout::Contiguous, seed++}),
+                   run_pad);
+}
+
+TEST_CASE("pad forward reads strided, column-major, broadcast and offset inputs", "[gpu][pad]") {
+  const Layout layouts[] = {Layout::Gapped, Layout::InnerStride2, Layout::ColumnMajor, Layout::Broadcast,
+                            Layout::Offset};
+  uint64_t seed = 100;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_U8, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64,
+                                 BARACUDA_DTYPE_COMPLEX64})
+    for (int32_t mode : kModes)
+      for (Layout in : layouts)
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, {3, 5, 67}, {1, 2, 3}, {2, 1, 66}, fill_for(dtype)),
+                            in, Layout::Contiguous, seed++}),
+                   run_pad);
+}
+
+TEST_CASE("pad forward writes strided, column-major and offset outputs, leaving gaps alone", "[gpu][pad]") {
+  const Layout layouts[] = {Layout::Gapped, Layout::InnerStride2, Layout::ColumnMajor, Layout::Offset};
+  uint64_t seed = 200;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_S8, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_I32, BARACUDA_DTYPE_I64,
+                                 BARACUDA_DTYPE_COMPLEX64})
+    for (int32_t mode : kModes)
+      for (Layout out : layouts)
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, {4, 7, 45}, {0, 3, 2}, {3, 6, 44}, fill_for(dtype)),
+                            Layout::Offset, out, seed++}),
+                   run_pad);
+}
+
+TEST_CASE("pad forward crops with negative constant pads", "[gpu][pad]") {
+  CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, BARACUDA_DTYPE_F32, BARACUDA_PAD_CONSTANT, {5, 300}, {-2, 3}, {1, -17},
+                               -2.5)}),
+             run_pad);
+  CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, BARACUDA_DTYPE_BF16, BARACUDA_PAD_CONSTANT, {6, 99}, {-6, -50},
+                               {2, 10}, 0.0)}),
+             run_pad);
+}
+
+TEST_CASE("pad forward fills from an empty input and pads only outer axes", "[gpu][pad]") {
+  CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, BARACUDA_DTYPE_F32, BARACUDA_PAD_CONSTANT, {0, 9}, {2, 1}, {1, 0}, 3.0)}),
+             run_pad);
+  CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, BARACUDA_DTYPE_F16, BARACUDA_PAD_REFLECT, {5, 4, 1000}, {4, 0, 0},
+                               {3, 0, 0})}),
+             run_pad);
+  CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, BARACUDA_DTYPE_F32, BARACUDA_PAD_CIRCULAR, {6, 3, 5}, {6, 0, 0},
+                               {6, 0, 0})}),
+             run_pad);
+}
