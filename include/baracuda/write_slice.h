@@ -6,8 +6,7 @@
  *   keeps its value), SOURCE (end - start per axis).
  *   dtypes: every dtype but BIN. S4 and U4 are served for any start and end,
  *   odd ones included: a byte shared by a nibble inside the window and one
- *   outside keeps the outside nibble. For S4/U4 the innermost axis of dest must
- *   have stride 1 (or extent 1).
+ *   outside keeps the outside nibble.
  *   Any strides work (DEST may not overlap itself: no stride 0 on an axis of
  *   extent > 1). When the window and source are each one dense run of memory
  *   the copy is a single cudaMemcpyAsync; otherwise a kernel.

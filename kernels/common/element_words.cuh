@@ -27,8 +27,4 @@ union Pack16 {
   T elem[kCount];
 };
 
-__device__ __forceinline__ bool aligned16(const void *p) {
-  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
-}
-
 }  // namespace baracuda::kernels

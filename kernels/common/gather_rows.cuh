@@ -1,8 +1,8 @@
 // The row kernel behind pad forward and write_slice: every output element is
 // one input element (or the fill value), found through an IndexMap per axis.
 // Stores are 16-byte vectors along the aligned part of each output row; loads
-// are vectors when the input happens to be aligned too, else per element
-// (coalesced across the warp, so each byte still crosses DRAM once).
+// are vectors too, shifted into place when input and output rows are
+// misaligned to each other; only row edges go element by element.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +12,7 @@
 
 #include "common/element_words.cuh"
 #include "common/rows_tiling.cuh"
+#include "common/shifted_load.cuh"
 
 namespace baracuda::kernels {
 
@@ -67,8 +68,9 @@ __global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, Ro
     unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, col0[k], col1[k]);
     const int64_t base = s_in[r];
     const bool interior = base >= 0 && col0[k] - lo >= 0 && col1[k] - lo <= n;
-    if (interior && is == 1 && col1[k] - col0[k] == V && aligned16(in + base + col0[k] - lo)) {
-      vals[k].vector = *reinterpret_cast<const uint4 *>(in + base + col0[k] - lo);
+    if (interior && is == 1 && col1[k] - col0[k] == V &&
+        can_load16_at(in + base + col0[k] - lo, in + base, in + base + n)) {
+      vals[k].vector = load16_at(in + base + col0[k] - lo);
       continue;
     }
 #pragma unroll

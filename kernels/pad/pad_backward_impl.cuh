@@ -12,6 +12,7 @@
 
 #include "common/element_words.cuh"
 #include "common/rows_tiling.cuh"
+#include "common/shifted_load.cuh"
 #include "pad/pad_kernels.h"
 
 namespace baracuda::kernels {
@@ -76,7 +77,30 @@ __device__ __forceinline__ SourceRanges source_ranges(int64_t i, int64_t lo, int
   return s;
 }
 
+// The dx columns [first, last) whose only source is dy column c + lo; units
+// inside it take the vector path.
+template <IndexMap M>
+__device__ __forceinline__ void single_source_columns(int64_t lo, int64_t n, int64_t m, int64_t &first,
+                                                      int64_t &last) {
+  const int64_t hi = m - n - lo;
+  if constexpr (M == IndexMap::Constant) {
+    first = -lo > 0 ? -lo : 0;
+    last = m - lo < n ? m - lo : n;
+  } else if constexpr (M == IndexMap::Reflect) {
+    first = lo + 1;
+    last = n - 1 - hi;
+  } else if constexpr (M == IndexMap::Replicate) {
+    first = lo > 0 ? 1 : 0;
+    last = hi > 0 ? n - 1 : n;
+  } else {
+    first = hi;
+    last = n - lo;
+  }
+}
+
 constexpr int kBackwardRowsPerBlock = 16;
+// Rows whose outer source list is longer than this take the generic path.
+constexpr int kMaxSourceRows = 8;
 
 template <class T, IndexMap M>
 __global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
@@ -87,6 +111,8 @@ __global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem
   __shared__ int64_t s_dx[kBackwardRowsPerBlock];
   __shared__ int32_t s_head[kBackwardRowsPerBlock];
   __shared__ SourceRanges s_src[kBackwardRowsPerBlock][kOuter];
+  __shared__ int64_t s_rows[kBackwardRowsPerBlock][kMaxSourceRows];  // dy row offsets
+  __shared__ int32_t s_nrows[kBackwardRowsPerBlock];                   // -1: too many, use s_src
 
   const BlockSpan span = block_span(t);
   const int inner = p.rank - 1;
@@ -104,8 +130,39 @@ __global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem
     }
     s_dx[threadIdx.x] = o;
     s_head[threadIdx.x] = row_head(dx + o, sizeof(T), t.vec);
+    // The outer source rows in odometer order, when few.
+    int64_t count = 1;
+    for (int d = 0; d < inner; ++d) {
+      int64_t len = 0;
+      const SourceRanges &sr = s_src[threadIdx.x][d];
+      for (int q = 0; q < sr.count; ++q) len += sr.end[q] - sr.begin[q];
+      count *= len;
+      if (count > kMaxSourceRows) break;
+    }
+    s_nrows[threadIdx.x] = count > kMaxSourceRows ? -1 : static_cast<int32_t>(count);
+    for (int64_t k = 0; k < count && count <= kMaxSourceRows; ++k) {
+      int64_t rest = k, off = 0;
+      for (int d = inner - 1; d >= 0; --d) {
+        const SourceRanges &sr = s_src[threadIdx.x][d];
+        int64_t len = 0;
+        for (int q = 0; q < sr.count; ++q) len += sr.end[q] - sr.begin[q];
+        int64_t pick = rest % len;
+        rest /= len;
+        for (int q = 0; q < sr.count; ++q) {
+          const int64_t w = sr.end[q] - sr.begin[q];
+          if (pick < w) {
+            off += (sr.begin[q] + pick) * p.in_stride[d];
+            break;
+          }
+          pick -= w;
+        }
+      }
+      s_rows[threadIdx.x][k] = off;
+    }
   }
   __syncthreads();
+  int64_t simple_first, simple_last;
+  single_source_columns<M>(p.pad_low[inner], p.out_extent[inner], p.in_extent[inner], simple_first, simple_last);
 
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
   const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
@@ -118,6 +175,35 @@ __global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem
     int64_t c0, c1;
     unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, c0, c1);
     if (c0 >= c1) continue;
+
+    T *row = dx + s_dx[r];
+    const int nrows = s_nrows[r];
+    if (nrows >= 0 && c1 - c0 == V && os == 1 && is == 1 && c0 >= simple_first && c1 <= simple_last) {
+      // Every element has one source per outer source row: vector loads.
+      bool vector_ok = true;
+      for (int q = 0; q < nrows; ++q)
+        vector_ok &= can_load16_at(dy + s_rows[r][q] + c0 + lo, dy + s_rows[r][q], dy + s_rows[r][q] + m);
+      if (vector_ok) {
+        P out;
+        if (nrows == 1) {
+          out.vector = load16_at(dy + s_rows[r][0] + c0 + lo);  // a single source is an exact copy
+        } else {
+          A acc[V];
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[e] = A(nrows ? -0.0 : 0.0);
+          for (int q = 0; q < nrows; ++q) {
+            P in;
+            in.vector = load16_at(dy + s_rows[r][q] + c0 + lo);
+#pragma unroll
+            for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
+          }
+#pragma unroll
+          for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
+        }
+        *reinterpret_cast<uint4 *>(row + c0) = out.vector;
+        continue;
+      }
+    }
 
     A acc[V];
     int sources[V];
@@ -165,7 +251,6 @@ __global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem
     P out;
 #pragma unroll
     for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(sources[e] ? acc[e] : A(0));
-    T *row = dx + s_dx[r];
     if (c1 - c0 == V && os == 1) {
       *reinterpret_cast<uint4 *>(row + c0) = out.vector;
     } else {

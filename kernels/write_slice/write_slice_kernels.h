@@ -18,7 +18,7 @@ int write_slice_b8_run(const RowsProblem &p, cudaStream_t stream);
 int write_slice_b16_run(const RowsProblem &p, cudaStream_t stream);
 
 // Two elements per byte, element 2k in the low nibble. Offsets and strides in
-// nibbles; dest's innermost stride is 1.
+// nibbles; any strides under which dest does not overlap itself.
 struct NibbleSliceProblem {
   int32_t rank = 0;
   int64_t extent[kMaxRank] = {};  // the source shape

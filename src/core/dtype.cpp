@@ -109,12 +109,12 @@ void encode_scalar(baracuda_dtype_t dtype, double re, double im, const char *wha
       float parts[2] = {static_cast<float>(re), static_cast<float>(im)};
       require_fits(re, parts[0], what, dtype);
       require_fits(im, parts[1], what, dtype);
-      store(out, parts);
+      std::memcpy(out, parts, sizeof parts);
       return;
     }
     case BARACUDA_DTYPE_COMPLEX64: {
-      double parts[2] = {re, im};
-      store(out, parts);
+      const double parts[2] = {re, im};
+      std::memcpy(out, parts, sizeof parts);
       return;
     }
     case BARACUDA_DTYPE_I32: encode_integer<int32_t>(re, what, out); return;

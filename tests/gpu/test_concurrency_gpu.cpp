@@ -100,7 +100,7 @@ TEST_CASE("a run captured in a CUDA graph replays on new data", "[gpu][graph]") 
     std::mt19937_64 rng(round);
     std::uniform_real_distribution<float> dist(-5, 5);
     for (float &v : job.x) v = dist(rng);
-    REQUIRE(cudaMemcpy(job.dx, job.x.data(), job.x.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpyAsync(job.dx, job.x.data(), job.x.size() * 4, cudaMemcpyHostToDevice, s) == cudaSuccess);
     REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
     CHECK(job.matches());

@@ -55,7 +55,7 @@ TEST_CASE("write_slice handles strided, column-major and offset views", "[gpu][w
 
 TEST_CASE("write_slice of nibbles keeps the neighbours of odd windows", "[gpu][write_slice]") {
   uint64_t seed = 700;
-  const Layout layouts[] = {Layout::Contiguous, Layout::Gapped, Layout::Offset};
+  const Layout layouts[] = {Layout::Contiguous, Layout::Gapped, Layout::Offset, Layout::InnerStride2, Layout::ColumnMajor};
   for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_S4, BARACUDA_DTYPE_U4})
     for (Layout d : layouts) {
       // Odd dest rows: neighbouring rows share bytes.

@@ -73,10 +73,7 @@ class WriteSlicePlan final : public Plan {
                     dtype_bytes(spec.dtype));
   }
 
-  void check(const baracuda_arg_t *args, int32_t num_args) const override {
-    const Bound b = bind(args, num_args);
-    layout(b);
-  }
+  void check(const baracuda_arg_t *args, int32_t num_args) const override { bind(args, num_args); }
 
   void run(const baracuda_arg_t *args, int32_t num_args, void *, size_t, baracuda_stream_t stream) const override {
     const Bound b = bind(args, num_args);
@@ -146,11 +143,7 @@ class WriteSlicePlan final : public Plan {
       axes.stride[1][d] = b.source->strides[d];
       axes.origin[d] = d;
     }
-    const AxisSet simple = simplify_axes(axes);
-    if (dtype_is_nibble(spec_.dtype) && simple.extent[simple.rank - 1] > 1 && simple.stride[0][simple.rank - 1] != 1)
-      fail(BARACUDA_STATUS_UNSUPPORTED, kOp, ": arg DEST of dtype ", dtype_name(spec_.dtype),
-           " needs stride 1 on its innermost written axis, found ", simple.stride[0][simple.rank - 1]);
-    return simple;
+    return simplify_axes(axes);
   }
 
   static kernels::RowsEntry copy_entry(int32_t bytes) {
