@@ -55,26 +55,22 @@ __global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, Ro
   const int total = span.nrows * span.units;
 
   P vals[kUnitsPerThread];
-  Load16 raw[kUnitsPerThread];
-  bool shifted[kUnitsPerThread];
   int64_t col0[kUnitsPerThread], col1[kUnitsPerThread];
   int row[kUnitsPerThread];
-  // Issue every unit's loads before using any, so kUnitsPerThread of them overlap.
+  // All loads first, then all stores: kUnitsPerThread independent loads in flight.
 #pragma unroll
   for (int k = 0; k < kUnitsPerThread; ++k) {
     const int f = threadIdx.x + k * kThreads;
     row[k] = -1;
-    shifted[k] = false;
     if (f >= total) continue;
-    const int r = span.nrows == 1 ? 0 : f / span.units;
+    const int r = f / span.units;
     row[k] = r;
     unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, col0[k], col1[k]);
     const int64_t base = s_in[r];
     const bool interior = base >= 0 && col0[k] - lo >= 0 && col1[k] - lo <= n;
     if (interior && is == 1 && col1[k] - col0[k] == V &&
         can_load16_at(in + base + col0[k] - lo, in + base, in + base + n)) {
-      raw[k] = issue_load16_at(in + base + col0[k] - lo);
-      shifted[k] = true;
+      vals[k].vector = load16_at(in + base + col0[k] - lo);
       continue;
     }
 #pragma unroll
@@ -85,9 +81,6 @@ __global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, Ro
       vals[k].elem[e] = m < 0 ? fill_value : in[base + m * is];
     }
   }
-#pragma unroll
-  for (int k = 0; k < kUnitsPerThread; ++k)
-    if (shifted[k]) vals[k].vector = combine16(raw[k]);
 #pragma unroll
   for (int k = 0; k < kUnitsPerThread; ++k) {
     if (row[k] < 0) continue;

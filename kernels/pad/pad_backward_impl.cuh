@@ -168,34 +168,9 @@ __global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem
   const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
   const int total = span.nrows * span.units;
 
-  // Units whose every element is one dy element (one outer source row, inside
-  // the single-source columns) are copies: issue all their loads first so they
-  // overlap, then store.
-  Load16 raw[kUnitsPerThread];
-  T *quick_dst[kUnitsPerThread];
-#pragma unroll
-  for (int k = 0; k < kUnitsPerThread; ++k) {
-    const int f = threadIdx.x + k * kThreads;
-    quick_dst[k] = nullptr;
-    if (f >= total) continue;
-    const int r = span.nrows == 1 ? 0 : f / span.units;
-    int64_t c0, c1;
-    unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, c0, c1);
-    const T *src_row = dy + s_rows[r][0];
-    if (s_nrows[r] == 1 && c1 - c0 == V && os == 1 && is == 1 && c0 >= simple_first && c1 <= simple_last &&
-        can_load16_at(src_row + c0 + lo, src_row, src_row + m)) {
-      raw[k] = issue_load16_at(src_row + c0 + lo);
-      quick_dst[k] = dx + s_dx[r] + c0;
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < kUnitsPerThread; ++k)
-    if (quick_dst[k]) *reinterpret_cast<uint4 *>(quick_dst[k]) = combine16(raw[k]);
-
   for (int k = 0; k < kUnitsPerThread; ++k) {
     const int f = threadIdx.x + k * kThreads;
     if (f >= total) break;
-    if (quick_dst[k]) continue;
     const int r = f / span.units;
     int64_t c0, c1;
     unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, c0, c1);
