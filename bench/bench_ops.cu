@@ -75,6 +75,11 @@ double median_ms(const std::function<void()> &fn, int reps = 30) {
   return t[t.size() / 2];
 }
 
+// Rows whose op name contains this (argv[1]) are timed; the rest are skipped.
+const char *g_filter = "";
+
+bool wanted(const std::string &op) { return op.find(g_filter) != std::string::npos; }
+
 void row(const char *op, const char *dtype, const char *shape, double ms, double bytes) {
   std::printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"bytes\": %.0f}\n", op, dtype,
               shape, ms, bytes);
@@ -111,8 +116,9 @@ void bench_dtype(baracuda_dtype_t dt, const char *name, int elem) {
     {
       Plan p(&d.header);
       const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(x.p, dt, in)}, {BARACUDA_ARG_Y, tensor(y.p, dt, out)}};
-      row((std::string("pad_") + mode_name).c_str(), name, "[8,4096,8192]", median_ms([&] { p.run(args); }),
-          in_bytes + out_bytes);
+      if (wanted(std::string("pad_") + mode_name))
+        row((std::string("pad_") + mode_name).c_str(), name, "[8,4096,8192]", median_ms([&] { p.run(args); }),
+            in_bytes + out_bytes);
     }
     d.header.op = BARACUDA_OP_PAD_BACKWARD;
     {
@@ -121,8 +127,9 @@ void bench_dtype(baracuda_dtype_t dt, const char *name, int elem) {
                                              {BARACUDA_ARG_DX, tensor(x.p, dt, in)}};
       // Constant's backward reads only the interior of dy; the others read all of it.
       const double bytes = mode == BARACUDA_PAD_CONSTANT ? 2 * in_bytes : in_bytes + out_bytes;
-      row((std::string("pad_backward_") + mode_name).c_str(), name, "[8,4096,8192]", median_ms([&] { p.run(args); }),
-          bytes);
+      if (wanted(std::string("pad_backward_") + mode_name))
+        row((std::string("pad_backward_") + mode_name).c_str(), name, "[8,4096,8192]",
+            median_ms([&] { p.run(args); }), bytes);
     }
   }
   {
@@ -135,11 +142,13 @@ void bench_dtype(baracuda_dtype_t dt, const char *name, int elem) {
     Plan p(&d.header);
     const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_DEST, tensor(x.p, dt, in)},
                                            {BARACUDA_ARG_SOURCE, tensor(y.p, dt, src)}};
-    row("write_slice", name, "dest[:,100:3000,17:8000]", median_ms([&] { p.run(args); }),
-        2.0 * double(B) * 2900 * 7983 * elem);
+    if (wanted("write_slice"))
+      row("write_slice", name, "dest[:,100:3000,17:8000]", median_ms([&] { p.run(args); }),
+          2.0 * double(B) * 2900 * 7983 * elem);
   }
-  row("copy_d2d", name, "[8,4096,8192]",
-      median_ms([&] { cuda(cudaMemcpyAsync(y.p, x.p, x.bytes, cudaMemcpyDeviceToDevice), "copy"); }), 2 * in_bytes);
+  if (wanted("copy_d2d"))
+    row("copy_d2d", name, "[8,4096,8192]",
+        median_ms([&] { cuda(cudaMemcpyAsync(y.p, x.p, x.bytes, cudaMemcpyDeviceToDevice), "copy"); }), 2 * in_bytes);
 }
 
 // Host time of one plan run on a tiny tensor, beside a bare kernel launch.
@@ -182,7 +191,8 @@ void bench_host_overhead() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc > 1) g_filter = argv[1];
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
     std::fprintf(stderr, "bench_ops: no CUDA device\n");
@@ -190,6 +200,6 @@ int main() {
   }
   bench_dtype(BARACUDA_DTYPE_F32, "f32", 4);
   bench_dtype(BARACUDA_DTYPE_BF16, "bf16", 2);
-  bench_host_overhead();
+  if (wanted("host_overhead")) bench_host_overhead();
   return 0;
 }
