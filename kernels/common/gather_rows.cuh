@@ -1,8 +1,11 @@
 // The row kernel behind pad forward and write_slice: every output element is
 // one input element (or the fill value), found through an IndexMap per axis.
-// Stores are 16-byte vectors along the aligned part of each output row; loads
-// are vectors too, shifted into place when input and output rows are
-// misaligned to each other; only row edges go element by element.
+// Stores are 16-byte vectors along the aligned part of each output row. Where
+// a block works on one long row, the units whose inputs are one contiguous
+// run (the row's interior) take a lean path: index arithmetic linear in the
+// unit, two aligned vector loads and a funnel shift, all units' loads issued
+// before any is used. Row edges, short rows and strided rows go element by
+// element.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,6 +18,38 @@
 #include "common/shifted_load.cuh"
 
 namespace baracuda::kernels {
+
+// One unit, element by element: any mapping, any strides.
+template <int Bytes, IndexMap M>
+__device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u,
+                                                     int32_t head, int64_t in_base, int64_t out_base,
+                                                     typename Word<Bytes>::type fill_value) {
+  using E = typename Word<Bytes>::type;
+  using P = Pack16<E>;
+  constexpr int V = P::kCount;
+  const int inner = p.rank - 1;
+  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
+  const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
+  const E *in = static_cast<const E *>(p.in);
+  E *out = static_cast<E *>(p.out) + out_base;
+  int64_t c0, c1;
+  unit_columns(u, head, t.vec, width, c0, c1);
+  P vals;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    const int64_t c = c0 + e;
+    if (c >= c1) break;
+    const int64_t m = in_base < 0 ? -1 : map_index<M>(c, lo, n);
+    vals.elem[e] = m < 0 ? fill_value : in[in_base + m * is];
+  }
+  if (c1 - c0 == V && os == 1) {
+    *reinterpret_cast<uint4 *>(out + c0) = vals.vector;
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+    if (c0 + e < c1) out[(c0 + e) * os] = vals.elem[e];
+}
 
 template <int Bytes, IndexMap M>
 __global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, RowTiling t) {
@@ -50,51 +85,52 @@ __global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, Ro
 
   E fill_value;
   memcpy(&fill_value, p.fill, Bytes);
-  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
-  const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
-  const int total = span.nrows * span.units;
 
-  P vals[kUnitsPerThread];
-  int64_t col0[kUnitsPerThread], col1[kUnitsPerThread];
-  int row[kUnitsPerThread];
-  // All loads first, then all stores: kUnitsPerThread independent loads in flight.
+  if (span.nrows > 1) {  // several short rows
+    const int total = span.nrows * span.units;
+    for (int f = threadIdx.x; f < total; f += kThreads) {
+      const int r = f / span.units;
+      gather_unit_elements<Bytes, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], s_out[r],
+                                     fill_value);
+    }
+    return;
+  }
+
+  // One row (or a chunk of one): the lean path over its vector run.
+  const int32_t head = s_head[0];
+  const int64_t in_base = s_in[0], out_base = s_out[0];
+  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
+  int64_t first = 0, last = 0;  // empty unless rows are unit-stride
+  if (t.vec == V && p.out_stride[inner] == 1) {
+    if (in_base < 0) {
+      first = 1;
+      last = 1 + floor_div(width - head, V);
+    } else if (p.in_stride[inner] == 1) {
+      vector_run(head, V, width, lo, lo + n, in + in_base, -lo, n, first, last);
+    }
+  }
+  P fill_pack;
+#pragma unroll
+  for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill_value;
+
+  const int64_t end = span.unit0 + span.units;
+  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  Load16 raw[kUnitsPerThread];
 #pragma unroll
   for (int k = 0; k < kUnitsPerThread; ++k) {
-    const int f = threadIdx.x + k * kThreads;
-    row[k] = -1;
-    if (f >= total) continue;
-    const int r = f / span.units;
-    row[k] = r;
-    unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, col0[k], col1[k]);
-    const int64_t base = s_in[r];
-    const bool interior = base >= 0 && col0[k] - lo >= 0 && col1[k] - lo <= n;
-    if (interior && is == 1 && col1[k] - col0[k] == V &&
-        can_load16_at(in + base + col0[k] - lo, in + base, in + base + n)) {
-      vals[k].vector = load16_at(in + base + col0[k] - lo);
-      continue;
-    }
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      const int64_t c = col0[k] + e;
-      if (c >= col1[k]) break;
-      const int64_t m = base < 0 ? -1 : map_index<M>(c, lo, n);
-      vals[k].elem[e] = m < 0 ? fill_value : in[base + m * is];
-    }
+    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+    if (lean(u) && in_base >= 0) raw[k] = issue_load16_at(in + in_base + head + (u - 1) * V - lo);
   }
 #pragma unroll
   for (int k = 0; k < kUnitsPerThread; ++k) {
-    if (row[k] < 0) continue;
-    E *dst = out + s_out[row[k]];
-    if (col1[k] - col0[k] == V && os == 1) {
-      *reinterpret_cast<uint4 *>(dst + col0[k]) = vals[k].vector;
-      continue;
-    }
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      const int64_t c = col0[k] + e;
-      if (c >= col1[k]) break;
-      dst[c * os] = vals[k].elem[e];
-    }
+    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+    if (lean(u))
+      *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
+          in_base < 0 ? fill_pack.vector : combine16(raw[k]);
+  }
+  for (int k = 0; k < kUnitsPerThread; ++k) {
+    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+    if (u < end && !lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "common/rows_problem.h"
+#include "common/shifted_load.cuh"
 
 namespace baracuda::kernels {
 
@@ -91,6 +92,29 @@ __device__ inline int32_t row_head(const void *addr, int elem_bytes, int32_t vec
   if (vec == 1) return 0;
   const uint32_t mis = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(addr) & 15u);
   return mis == 0 ? 0 : static_cast<int32_t>((16u - mis) / static_cast<uint32_t>(elem_bytes));
+}
+
+__device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// The full 16-byte units [first, last) of a row (head elements before the
+// first boundary, vec elements per unit) whose columns c all lie in
+// [cbegin, cend) and read source element c + delta of a source row of
+// src_len elements, such that load16_at stays inside that row. Units in the
+// run cost two vector loads, a funnel shift and one vector store each.
+template <class E>
+__device__ inline void vector_run(int32_t head, int32_t vec, int64_t width, int64_t cbegin, int64_t cend,
+                                  const E *src_row, int64_t delta, int64_t src_len, int64_t &first,
+                                  int64_t &last) {
+  const int64_t lo = cbegin > 0 ? cbegin : 0;
+  const int64_t hi = cend < width ? cend : width;
+  first = 1 + floor_div(lo - head + vec - 1, vec);
+  if (first < 1) first = 1;
+  last = 1 + floor_div(hi - head, vec);
+  auto safe = [&](int64_t u) {
+    return can_load16_at(src_row + head + (u - 1) * vec + delta, src_row, src_row + src_len);
+  };
+  while (first < last && !safe(first)) ++first;
+  while (first < last && !safe(last - 1)) --last;
 }
 
 // Output index j of one axis mapped to the input, per the IndexMap; -1 when

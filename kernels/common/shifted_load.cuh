@@ -16,13 +16,24 @@ __device__ __forceinline__ bool can_load16_at(const void *p, const void *begin, 
   return a >= reinterpret_cast<uintptr_t>(begin) && a + span <= reinterpret_cast<uintptr_t>(end);
 }
 
-__device__ __forceinline__ uint4 load16_at(const void *p) {
+// The two aligned vectors covering p (the same one twice when p is aligned).
+// Issue these for every unit before combining any, so the loads overlap.
+struct Load16 {
+  uint4 lo, hi;
+  int shift;  // bytes
+};
+
+__device__ __forceinline__ Load16 issue_load16_at(const void *p) {
   const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
   const uint4 *a = reinterpret_cast<const uint4 *>(addr & ~uintptr_t{15});
-  const uint4 lo = a[0];
   const int sh = static_cast<int>(addr & 15u);
+  return Load16{a[0], a[sh ? 1 : 0], sh};
+}
+
+__device__ __forceinline__ uint4 combine16(const Load16 &l) {
+  const uint4 lo = l.lo, hi = l.hi;
+  const int sh = l.shift;
   if (sh == 0) return lo;
-  const uint4 hi = a[1];
   const int r = (sh & 3) * 8;
   const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
   // (w[k+1]:w[k]) >> r for a word offset q that is uniform along a row.
@@ -37,5 +48,7 @@ __device__ __forceinline__ uint4 load16_at(const void *p) {
   }
 #undef BARACUDA_SHIFTED
 }
+
+__device__ __forceinline__ uint4 load16_at(const void *p) { return combine16(issue_load16_at(p)); }
 
 }  // namespace baracuda::kernels

@@ -102,8 +102,79 @@ constexpr int kBackwardRowsPerBlock = 16;
 // Rows whose outer source list is longer than this take the generic path.
 constexpr int kMaxSourceRows = 8;
 
+// One dx unit, element by element: the odometer over the outer axes' source
+// ranges (last axis fastest), then each element's inner sources, all in
+// ascending dy order.
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
+__device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u, int32_t head,
+                                       int64_t dx_base, const SourceRanges *src) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int V = P::kCount;
+  constexpr int kOuter = kMaxRank - 1;
+  const int inner = p.rank - 1;
+  const T *dy = static_cast<const T *>(p.in);
+  T *row = static_cast<T *>(p.out) + dx_base;
+  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
+  const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
+  int64_t c0, c1;
+  unit_columns(u, head, t.vec, width, c0, c1);
+  if (c0 >= c1) return;
+  A acc[V];
+  int sources[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    acc[e] = A(-0.0);
+    sources[e] = 0;
+  }
+  int range[kOuter];
+  int64_t at[kOuter];
+  bool more = true;
+  for (int d = 0; d < inner; ++d) {
+    range[d] = 0;
+    at[d] = src[d].begin[0];
+    more &= src[d].count > 0;
+  }
+  while (more) {
+    int64_t base = 0;
+    for (int d = 0; d < inner; ++d) base += at[d] * p.in_stride[d];
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      const int64_t c = c0 + e;
+      if (c >= c1) break;
+      const SourceRanges s = source_ranges<M>(c, lo, width, m);
+      for (int q = 0; q < s.count; ++q)
+        for (int64_t j = s.begin[q]; j < s.end[q]; ++j) {
+          acc[e] += Accum<T>::load(dy[base + j * is]);
+          ++sources[e];
+        }
+    }
+    int d = inner - 1;
+    for (; d >= 0; --d) {
+      if (++at[d] < src[d].end[range[d]]) break;
+      if (++range[d] < src[d].count) {
+        at[d] = src[d].begin[range[d]];
+        break;
+      }
+      range[d] = 0;
+      at[d] = src[d].begin[0];
+    }
+    more = d >= 0;
+  }
+  P out;
+#pragma unroll
+  for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(sources[e] ? acc[e] : A(0));
+  if (c1 - c0 == V && os == 1) {
+    *reinterpret_cast<uint4 *>(row + c0) = out.vector;
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      if (c0 + e < c1) row[(c0 + e) * os] = out.elem[e];
+  }
+}
+
+template <class T, IndexMap M>
+__global__ void __launch_bounds__(kThreads, 3) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
@@ -161,103 +232,75 @@ __global__ void __launch_bounds__(kThreads) pad_backward_rows_kernel(RowsProblem
     }
   }
   __syncthreads();
-  int64_t simple_first, simple_last;
-  single_source_columns<M>(p.pad_low[inner], p.out_extent[inner], p.in_extent[inner], simple_first, simple_last);
 
+  if (span.nrows > 1) {  // several short rows
+    const int total = span.nrows * span.units;
+    for (int f = threadIdx.x; f < total; f += kThreads) {
+      const int r = f / span.units;
+      backward_unit_elements<T, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_dx[r], s_src[r]);
+    }
+    return;
+  }
+
+  // One row (or a chunk of one). Units whose elements each have one source
+  // per outer source row read those rows as shifted vectors.
+  const int32_t head = s_head[0];
+  const int nsrc = s_nrows[0];
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
-  const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
-  const int total = span.nrows * span.units;
-
+  int64_t first = 0, last = 0;
+  if (nsrc >= 0 && t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1) {
+    int64_t cfirst, clast;
+    single_source_columns<M>(lo, width, m, cfirst, clast);
+    first = 1;
+    last = 1 + floor_div(width - head, V);
+    for (int q = 0; q < nsrc; ++q) {
+      int64_t f, l;
+      vector_run(head, V, width, cfirst, clast, dy + s_rows[0][q], lo, m, f, l);
+      first = f > first ? f : first;
+      last = l < last ? l : last;
+    }
+    if (nsrc == 0) {  // no dy cell reaches this row: zeros, but only where a unit is full
+      first = 1;
+    }
+  }
+  const int64_t end = span.unit0 + span.units;
+  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  T *row = dx + s_dx[0];
+  if (nsrc == 1) {  // a copy: all loads in flight before the first store
+    Load16 raw[kUnitsPerThread];
+    const T *src = dy + s_rows[0][0];
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+      if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+      if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
+    }
+  } else {
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+      if (!lean(u)) continue;
+      A acc[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] = A(nsrc ? -0.0 : 0.0);
+      for (int q = 0; q < nsrc; ++q) {
+        P in;
+        in.vector = load16_at(dy + s_rows[0][q] + head + (u - 1) * V + lo);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
+      }
+      P out;
+#pragma unroll
+      for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
+      *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+    }
+  }
   for (int k = 0; k < kUnitsPerThread; ++k) {
-    const int f = threadIdx.x + k * kThreads;
-    if (f >= total) break;
-    const int r = f / span.units;
-    int64_t c0, c1;
-    unit_columns(span.unit0 + (f - r * span.units), s_head[r], t.vec, width, c0, c1);
-    if (c0 >= c1) continue;
-
-    T *row = dx + s_dx[r];
-    const int nrows = s_nrows[r];
-    if (nrows >= 0 && c1 - c0 == V && os == 1 && is == 1 && c0 >= simple_first && c1 <= simple_last) {
-      // Every element has one source per outer source row: vector loads.
-      bool vector_ok = true;
-      for (int q = 0; q < nrows; ++q)
-        vector_ok &= can_load16_at(dy + s_rows[r][q] + c0 + lo, dy + s_rows[r][q], dy + s_rows[r][q] + m);
-      if (vector_ok) {
-        P out;
-        if (nrows == 1) {
-          out.vector = load16_at(dy + s_rows[r][0] + c0 + lo);  // a single source is an exact copy
-        } else {
-          A acc[V];
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc[e] = A(nrows ? -0.0 : 0.0);
-          for (int q = 0; q < nrows; ++q) {
-            P in;
-            in.vector = load16_at(dy + s_rows[r][q] + c0 + lo);
-#pragma unroll
-            for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
-          }
-#pragma unroll
-          for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
-        }
-        *reinterpret_cast<uint4 *>(row + c0) = out.vector;
-        continue;
-      }
-    }
-
-    A acc[V];
-    int sources[V];
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      acc[e] = A(-0.0);
-      sources[e] = 0;
-    }
-    // Odometer over the outer axes' source ranges, last axis fastest.
-    const SourceRanges *src = s_src[r];
-    int range[kOuter];
-    int64_t at[kOuter];
-    bool more = true;
-    for (int d = 0; d < inner; ++d) {
-      range[d] = 0;
-      at[d] = src[d].begin[0];
-      more &= src[d].count > 0;
-    }
-    while (more) {
-      int64_t base = 0;
-      for (int d = 0; d < inner; ++d) base += at[d] * p.in_stride[d];
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const int64_t c = c0 + e;
-        if (c >= c1) break;
-        const SourceRanges s = source_ranges<M>(c, lo, width, m);
-        for (int q = 0; q < s.count; ++q)
-          for (int64_t j = s.begin[q]; j < s.end[q]; ++j) {
-            acc[e] += Accum<T>::load(dy[base + j * is]);
-            ++sources[e];
-          }
-      }
-      int d = inner - 1;
-      for (; d >= 0; --d) {
-        if (++at[d] < src[d].end[range[d]]) break;
-        if (++range[d] < src[d].count) {
-          at[d] = src[d].begin[range[d]];
-          break;
-        }
-        range[d] = 0;
-        at[d] = src[d].begin[0];
-      }
-      more = d >= 0;
-    }
-    P out;
-#pragma unroll
-    for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(sources[e] ? acc[e] : A(0));
-    if (c1 - c0 == V && os == 1) {
-      *reinterpret_cast<uint4 *>(row + c0) = out.vector;
-    } else {
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        if (c0 + e < c1) row[(c0 + e) * os] = out.elem[e];
-    }
+    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+    if (u < end && !lean(u)) backward_unit_elements<T, M>(p, t, u, head, s_dx[0], s_src[0]);
   }
 }
 
