@@ -52,7 +52,7 @@ __device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const
 }
 
 template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, RowTiling t) {
+__global__ void __launch_bounds__(kThreads, 4) gather_rows_kernel(RowsProblem p, RowTiling t) {
   using E = typename Word<Bytes>::type;
   using P = Pack16<E>;
   constexpr int V = P::kCount;
@@ -66,12 +66,11 @@ __global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, Ro
   E *out = static_cast<E *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
-    int64_t g = span.row0 + threadIdx.x;
+    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
     int64_t o = 0, i = 0;
     bool fill = false;
     for (int d = inner - 1; d >= 0; --d) {
-      const int64_t c = g % p.out_extent[d];
-      g /= p.out_extent[d];
+      const int64_t c = g.next(p.out_extent[d]);
       o += c * p.out_stride[d];
       const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
       fill |= m < 0;
@@ -115,23 +114,23 @@ __global__ void __launch_bounds__(kThreads) gather_rows_kernel(RowsProblem p, Ro
 
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
-  Load16 raw[kUnitsPerThread];
+  for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+    Load16 raw[kUnitsPerThread];
 #pragma unroll
-  for (int k = 0; k < kUnitsPerThread; ++k) {
-    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
-    if (lean(u) && in_base >= 0) raw[k] = issue_load16_at(in + in_base + head + (u - 1) * V - lo);
-  }
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = batch + k * kThreads;
+      if (lean(u) && in_base >= 0) raw[k] = issue_load16_at(in + in_base + head + (u - 1) * V - lo);
+    }
 #pragma unroll
-  for (int k = 0; k < kUnitsPerThread; ++k) {
-    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
-    if (lean(u))
-      *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
-          in_base < 0 ? fill_pack.vector : combine16(raw[k]);
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = batch + k * kThreads;
+      if (lean(u))
+        *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
+            in_base < 0 ? fill_pack.vector : combine16(raw[k]);
+    }
   }
-  for (int k = 0; k < kUnitsPerThread; ++k) {
-    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
-    if (u < end && !lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
-  }
+  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
+    if (!lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
 }
 
 // 0, or the negated CUDA error of the launch.

@@ -1,10 +1,14 @@
 // How a rows problem is cut into thread blocks. A row is cut into "units":
 // unit 0 covers the elements before the first 16-byte boundary of the output
 // row, every later unit one 16-byte vector (or one element when the output
-// row is not unit-stride). A block runs kThreads threads over up to
-// kUnitsPerThread units each: several short rows, or one chunk of a long row.
+// row is not unit-stride). A block takes several short rows (about
+// kUnitsPerBlock units in all), or one chunk of up to kMaxUnitsPerChunk units
+// of a long row, which its threads walk in batches of kUnitsPerThread units
+// each so that a batch's loads are all in flight together. Long chunks keep
+// the per-block set-up (the row's offsets) small beside the bytes moved.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 
 #include "common/rows_problem.h"
@@ -16,6 +20,7 @@ constexpr int kThreads = 256;
 constexpr int kUnitsPerThread = 4;
 constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
 constexpr int kMaxRowsPerBlock = 128;
+constexpr int kMaxUnitsPerChunk = 4 * kUnitsPerBlock;
 
 struct RowTiling {
   int64_t num_rows;
@@ -37,7 +42,7 @@ inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_r
   t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
   if (t.units_per_row >= kUnitsPerBlock / 2) {
     t.rows_per_block = 1;
-    t.chunks_per_row = (t.units_per_row + kUnitsPerBlock - 1) / kUnitsPerBlock;
+    t.chunks_per_row = (t.units_per_row + kMaxUnitsPerChunk - 1) / kMaxUnitsPerChunk;
     t.units_per_chunk = (t.units_per_row + t.chunks_per_row - 1) / t.chunks_per_row;
   } else {
     int64_t r = kUnitsPerBlock / t.units_per_row;
@@ -72,6 +77,29 @@ __device__ inline BlockSpan block_span(const RowTiling &t) {
   s.units = static_cast<int32_t>(units_left < t.units_per_chunk ? units_left : t.units_per_chunk);
   return s;
 }
+
+// Row index g (< the product of extent[0 .. axes)) split into coordinates,
+// innermost first, by calls to next(); 32-bit division when everything fits,
+// as it nearly always does, since 64-bit division is several times dearer.
+struct RowCoords {
+  int64_t rest;
+  bool narrow;
+  __device__ RowCoords(int64_t g, const int64_t *extent, int axes) : rest(g), narrow(g < INT32_MAX) {
+    for (int d = 0; d < axes; ++d) narrow &= extent[d] < INT32_MAX;
+  }
+  __device__ int64_t next(int64_t extent) {
+    int64_t c;
+    if (narrow) {
+      const uint32_t r = static_cast<uint32_t>(rest), e = static_cast<uint32_t>(extent);
+      c = r % e;
+      rest = r / e;
+    } else {
+      c = rest % extent;
+      rest /= extent;
+    }
+    return c;
+  }
+};
 
 // The output columns [begin, end) of unit u in a row of `width` elements
 // whose first `head` elements precede the first 16-byte boundary.

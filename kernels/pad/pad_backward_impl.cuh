@@ -191,11 +191,10 @@ __global__ void __launch_bounds__(kThreads, 3) pad_backward_rows_kernel(RowsProb
   T *dx = static_cast<T *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
-    int64_t g = span.row0 + threadIdx.x;
+    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
     int64_t o = 0;
     for (int d = inner - 1; d >= 0; --d) {
-      const int64_t c = g % p.out_extent[d];
-      g /= p.out_extent[d];
+      const int64_t c = g.next(p.out_extent[d]);
       o += c * p.out_stride[d];
       s_src[threadIdx.x][d] = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
     }
@@ -266,22 +265,23 @@ __global__ void __launch_bounds__(kThreads, 3) pad_backward_rows_kernel(RowsProb
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
   T *row = dx + s_dx[0];
-  if (nsrc == 1) {  // a copy: all loads in flight before the first store
-    Load16 raw[kUnitsPerThread];
+  if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
     const T *src = dy + s_rows[0][0];
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+      Load16 raw[kUnitsPerThread];
 #pragma unroll
-    for (int k = 0; k < kUnitsPerThread; ++k) {
-      const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
-      if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
-    }
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
+      }
 #pragma unroll
-    for (int k = 0; k < kUnitsPerThread; ++k) {
-      const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
-      if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
+      }
     }
   } else {
-    for (int k = 0; k < kUnitsPerThread; ++k) {
-      const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
+    for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads) {
       if (!lean(u)) continue;
       A acc[V];
 #pragma unroll
@@ -298,10 +298,8 @@ __global__ void __launch_bounds__(kThreads, 3) pad_backward_rows_kernel(RowsProb
       *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
     }
   }
-  for (int k = 0; k < kUnitsPerThread; ++k) {
-    const int64_t u = span.unit0 + threadIdx.x + k * kThreads;
-    if (u < end && !lean(u)) backward_unit_elements<T, M>(p, t, u, head, s_dx[0], s_src[0]);
-  }
+  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
+    if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, s_dx[0], s_src[0]);
 }
 
 template <class T, IndexMap M>
