@@ -20,7 +20,10 @@ constexpr int kThreads = 256;
 constexpr int kUnitsPerThread = 4;
 constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
 constexpr int kMaxRowsPerBlock = 128;
-constexpr int kMaxUnitsPerChunk = 4 * kUnitsPerBlock;
+#ifndef BARACUDA_CHUNK_BLOCKS
+#define BARACUDA_CHUNK_BLOCKS 4
+#endif
+constexpr int kMaxUnitsPerChunk = BARACUDA_CHUNK_BLOCKS * kUnitsPerBlock;
 
 struct RowTiling {
   int64_t num_rows;

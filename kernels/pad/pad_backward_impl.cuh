@@ -280,22 +280,39 @@ __global__ void __launch_bounds__(kThreads, 3) pad_backward_rows_kernel(RowsProb
         if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
       }
     }
-  } else {
-    for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads) {
-      if (!lean(u)) continue;
-      A acc[V];
+  } else {  // sums over nsrc rows (0 for rows no dy cell reaches), a batch's loads in flight per row
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+      A acc[kUnitsPerThread][V];
 #pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = A(nsrc ? -0.0 : 0.0);
+      for (int k = 0; k < kUnitsPerThread; ++k)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[k][e] = A(nsrc ? -0.0 : 0.0);
       for (int q = 0; q < nsrc; ++q) {
-        P in;
-        in.vector = load16_at(dy + s_rows[0][q] + head + (u - 1) * V + lo);
+        const T *src = dy + s_rows[0][q];
+        Load16 raw[kUnitsPerThread];
 #pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
+        for (int k = 0; k < kUnitsPerThread; ++k) {
+          const int64_t u = batch + k * kThreads;
+          if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
+        }
+#pragma unroll
+        for (int k = 0; k < kUnitsPerThread; ++k) {
+          if (!lean(batch + k * kThreads)) continue;
+          P in;
+          in.vector = combine16(raw[k]);
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(in.elem[e]);
+        }
       }
-      P out;
 #pragma unroll
-      for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
-      *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (!lean(u)) continue;
+        P out;
+#pragma unroll
+        for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[k][e]);
+        *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+      }
     }
   }
   for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
