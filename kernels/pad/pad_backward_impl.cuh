@@ -173,8 +173,13 @@ __device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t,
   }
 }
 
+// Blocks per SM the register budget is cut for (80 registers at 3).
+#ifndef BARACUDA_BACKWARD_MIN_BLOCKS
+#define BARACUDA_BACKWARD_MIN_BLOCKS 3
+#endif
+
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads, 3) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
+__global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
