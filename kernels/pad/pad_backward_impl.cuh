@@ -267,6 +267,9 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
 
 template <class T, IndexMap M>
 __global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int V = P::kCount;
   constexpr int kOuter = kMaxRank - 1;
   __shared__ int64_t s_dx[kBackwardRowsPerBlock];
   __shared__ int32_t s_head[kBackwardRowsPerBlock];
@@ -276,6 +279,7 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_ba
 
   const BlockSpan span = block_span(t);
   const int inner = p.rank - 1;
+  const T *dy = static_cast<const T *>(p.in);
   T *dx = static_cast<T *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
