@@ -51,18 +51,58 @@ __device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const
     if (c0 + e < c1) out[(c0 + e) * os] = vals.elem[e];
 }
 
-// A chunk of one long row: the units of its vector run are index arithmetic
-// linear in the unit, two aligned vector loads and a funnel shift, a batch's
-// loads in flight before its first store; the rest go element by element.
+// Blocks per SM the register budget is cut for (64 registers at 4).
+#ifndef BARACUDA_GATHER_MIN_BLOCKS
+#define BARACUDA_GATHER_MIN_BLOCKS 4
+#endif
+
 template <int Bytes, IndexMap M>
-__device__ __forceinline__ void gather_long_row(const RowsProblem &p, const RowTiling &t, const BlockSpan &span,
-                                                int32_t head, int64_t in_base, int64_t out_base,
-                                                const Pack16<typename Word<Bytes>::type> &fill_pack) {
+__global__ void __launch_bounds__(kThreads, BARACUDA_GATHER_MIN_BLOCKS) gather_rows_kernel(RowsProblem p, RowTiling t) {
   using E = typename Word<Bytes>::type;
-  constexpr int V = Pack16<E>::kCount;
+  using P = Pack16<E>;
+  constexpr int V = P::kCount;
+  __shared__ int64_t s_out[kMaxRowsPerBlock];
+  __shared__ int64_t s_in[kMaxRowsPerBlock];  // -1: a row of fill values
+  __shared__ int32_t s_head[kMaxRowsPerBlock];
+
+  const BlockSpan span = block_span(t);
   const int inner = p.rank - 1;
   const E *in = static_cast<const E *>(p.in);
   E *out = static_cast<E *>(p.out);
+
+  if (static_cast<int>(threadIdx.x) < span.nrows) {
+    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
+    int64_t o = 0, i = 0;
+    bool fill = false;
+    for (int d = inner - 1; d >= 0; --d) {
+      const int64_t c = g.next(p.out_extent[d]);
+      o += c * p.out_stride[d];
+      const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
+      fill |= m < 0;
+      i += m * p.in_stride[d];
+    }
+    s_out[threadIdx.x] = o;
+    s_in[threadIdx.x] = fill ? -1 : i;
+    s_head[threadIdx.x] = row_head(out + o, Bytes, t.vec);
+  }
+  __syncthreads();
+
+  E fill_value;
+  memcpy(&fill_value, p.fill, Bytes);
+
+  if (span.nrows > 1) {  // several short rows
+    const int total = span.nrows * span.units;
+    for (int f = threadIdx.x; f < total; f += kThreads) {
+      const int r = f / span.units;
+      gather_unit_elements<Bytes, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], s_out[r],
+                                     fill_value);
+    }
+    return;
+  }
+
+  // One row (or a chunk of one): the lean path over its vector run.
+  const int32_t head = s_head[0];
+  const int64_t in_base = s_in[0], out_base = s_out[0];
   const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
   int64_t first = 0, last = 0;  // empty unless rows are unit-stride
   if (t.vec == V && p.out_stride[inner] == 1) {
@@ -73,6 +113,10 @@ __device__ __forceinline__ void gather_long_row(const RowsProblem &p, const RowT
       vector_run(head, V, width, lo, lo + n, in + in_base, -lo, n, first, last);
     }
   }
+  P fill_pack;
+#pragma unroll
+  for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill_value;
+
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
   for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
@@ -91,70 +135,7 @@ __device__ __forceinline__ void gather_long_row(const RowsProblem &p, const RowT
     }
   }
   for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
-    if (!lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_pack.elem[0]);
-}
-
-// Blocks per SM the register budget is cut for: measured on the H200, 1- and
-// 2-byte elements run best at 4 (64 registers), wider ones at 3 (85).
-template <int Bytes>
-constexpr int gather_min_blocks() {
-#ifdef BARACUDA_GATHER_MIN_BLOCKS
-  return BARACUDA_GATHER_MIN_BLOCKS;
-#else
-  return Bytes >= 4 ? 3 : 4;
-#endif
-}
-
-template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_rows_kernel(RowsProblem p, RowTiling t) {
-  using E = typename Word<Bytes>::type;
-  using P = Pack16<E>;
-  constexpr int V = P::kCount;
-  __shared__ int64_t s_out[kMaxRowsPerBlock];
-  __shared__ int64_t s_in[kMaxRowsPerBlock];  // -1: a row of fill values
-  __shared__ int32_t s_head[kMaxRowsPerBlock];
-
-  const BlockSpan span = block_span(t);
-  const int inner = p.rank - 1;
-  E *out = static_cast<E *>(p.out);
-
-  if (static_cast<int>(threadIdx.x) < span.nrows) {
-    // Long rows are taken with outer axis 0 fastest, so that rows reading the
-    // same input row (a reflected or replicated plane) run close in time and
-    // the second read hits L2. Short rows keep memory order, for coalescing.
-    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
-    int64_t o = 0, i = 0;
-    bool fill = false;
-    for (int a = 0; a < inner; ++a) {
-      const int d = t.long_rows ? a : inner - 1 - a;
-      const int64_t c = g.next(p.out_extent[d]);
-      o += c * p.out_stride[d];
-      const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
-      fill |= m < 0;
-      i += m * p.in_stride[d];
-    }
-    s_out[threadIdx.x] = o;
-    s_in[threadIdx.x] = fill ? -1 : i;
-    s_head[threadIdx.x] = row_head(out + o, Bytes, t.vec);
-  }
-  __syncthreads();
-
-  E fill_value;
-  memcpy(&fill_value, p.fill, Bytes);
-
-  if (!t.long_rows) {  // several short rows
-    const int total = span.nrows * span.units;
-    for (int f = threadIdx.x; f < total; f += kThreads) {
-      const int r = f / span.units;
-      gather_unit_elements<Bytes, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], s_out[r],
-                                     fill_value);
-    }
-    return;
-  }
-  P fill_pack;
-#pragma unroll
-  for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill_value;
-  for (int r = 0; r < span.nrows; ++r) gather_long_row<Bytes, M>(p, t, span, s_head[r], s_in[r], s_out[r], fill_pack);
+    if (!lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
 }
 
 // 0, or the negated CUDA error of the launch.

@@ -20,11 +20,6 @@ constexpr int kThreads = 256;
 constexpr int kUnitsPerThread = 4;
 constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
 constexpr int kMaxRowsPerBlock = 128;
-// Whole long rows one block walks one after another (when a row fits a chunk).
-#ifndef BARACUDA_LONG_ROWS_PER_BLOCK
-#define BARACUDA_LONG_ROWS_PER_BLOCK 1
-#endif
-constexpr int kMaxLongRowsPerBlock = BARACUDA_LONG_ROWS_PER_BLOCK;
 #ifndef BARACUDA_CHUNK_BLOCKS
 #define BARACUDA_CHUNK_BLOCKS 4
 #endif
@@ -37,7 +32,6 @@ struct RowTiling {
   int64_t chunks_per_row;
   int32_t rows_per_block;
   int32_t vec;  // elements per full unit
-  int32_t long_rows;  // rows of at least kUnitsPerBlock / 2 units: the lean path, outer axis 0 fastest
   int64_t blocks;
 };
 
@@ -50,11 +44,9 @@ inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_r
   const int64_t width = p.out_extent[inner];
   t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
   if (t.units_per_row >= kUnitsPerBlock / 2) {
-    t.long_rows = 1;
+    t.rows_per_block = 1;
     t.chunks_per_row = (t.units_per_row + kMaxUnitsPerChunk - 1) / kMaxUnitsPerChunk;
     t.units_per_chunk = (t.units_per_row + t.chunks_per_row - 1) / t.chunks_per_row;
-    const int64_t r = t.chunks_per_row == 1 ? kMaxUnitsPerChunk / t.units_per_row : 1;
-    t.rows_per_block = static_cast<int32_t>(r < kMaxLongRowsPerBlock ? r : kMaxLongRowsPerBlock);
   } else {
     int64_t r = kUnitsPerBlock / t.units_per_row;
     t.rows_per_block = static_cast<int32_t>(r < max_rows_per_block ? r : max_rows_per_block);
@@ -89,10 +81,9 @@ __device__ inline BlockSpan block_span(const RowTiling &t) {
   return s;
 }
 
-// Row index g (< the product of extent[0 .. axes)) split into coordinates by
-// calls to next(), in the order the caller walks the axes; 32-bit division
-// when everything fits, as it nearly always does, since 64-bit division is
-// several times dearer.
+// Row index g (< the product of extent[0 .. axes)) split into coordinates,
+// innermost first, by calls to next(); 32-bit division when everything fits,
+// as it nearly always does, since 64-bit division is several times dearer.
 struct RowCoords {
   int64_t rest;
   bool narrow;

@@ -173,93 +173,6 @@ __device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t,
   }
 }
 
-// A chunk of one long dx row. Units whose elements each have one source per
-// outer source row read those rows as shifted vectors (a batch's loads in
-// flight together); the rest go element by element.
-template <class T, IndexMap M>
-__device__ __forceinline__ void backward_long_row(const RowsProblem &p, const RowTiling &t, const BlockSpan &span,
-                                                  int32_t head, int64_t dx_base, int nsrc, const int64_t *src_rows,
-                                                  const SourceRanges *src) {
-  using A = typename Accum<T>::type;
-  using P = Pack16<T>;
-  constexpr int V = P::kCount;
-  const int inner = p.rank - 1;
-  const T *dy = static_cast<const T *>(p.in);
-  T *dx = static_cast<T *>(p.out);
-  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
-  int64_t first = 0, last = 0;
-  if (nsrc >= 0 && t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1) {
-    int64_t cfirst, clast;
-    single_source_columns<M>(lo, width, m, cfirst, clast);
-    first = 1;
-    last = 1 + floor_div(width - head, V);
-    for (int q = 0; q < nsrc; ++q) {
-      int64_t f, l;
-      vector_run(head, V, width, cfirst, clast, dy + src_rows[q], lo, m, f, l);
-      first = f > first ? f : first;
-      last = l < last ? l : last;
-    }
-    if (nsrc == 0) {  // no dy cell reaches this row: zeros, but only where a unit is full
-      first = 1;
-    }
-  }
-  const int64_t end = span.unit0 + span.units;
-  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
-  T *row = dx + dx_base;
-  if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
-    const T *src = dy + src_rows[0];
-    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
-      Load16 raw[kUnitsPerThread];
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
-      }
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
-      }
-    }
-  } else {  // sums over nsrc rows (0 for rows no dy cell reaches), a batch's loads in flight per row
-    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
-      A acc[kUnitsPerThread][V];
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k)
-#pragma unroll
-        for (int e = 0; e < V; ++e) acc[k][e] = A(nsrc ? -0.0 : 0.0);
-      for (int q = 0; q < nsrc; ++q) {
-        const T *src = dy + src_rows[q];
-        Load16 raw[kUnitsPerThread];
-#pragma unroll
-        for (int k = 0; k < kUnitsPerThread; ++k) {
-          const int64_t u = batch + k * kThreads;
-          if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
-        }
-#pragma unroll
-        for (int k = 0; k < kUnitsPerThread; ++k) {
-          if (!lean(batch + k * kThreads)) continue;
-          P in;
-          in.vector = combine16(raw[k]);
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(in.elem[e]);
-        }
-      }
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (!lean(u)) continue;
-        P out;
-#pragma unroll
-        for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[k][e]);
-        *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
-      }
-    }
-  }
-  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
-    if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, dx_base, src);
-}
-
 // Blocks per SM the register budget is cut for (80 registers at 3).
 #ifndef BARACUDA_BACKWARD_MIN_BLOCKS
 #define BARACUDA_BACKWARD_MIN_BLOCKS 3
@@ -283,10 +196,9 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_ba
   T *dx = static_cast<T *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
-    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);  // long rows: axis 0 fastest, as in gather_rows
+    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
     int64_t o = 0;
-    for (int a = 0; a < inner; ++a) {
-      const int d = t.long_rows ? a : inner - 1 - a;
+    for (int d = inner - 1; d >= 0; --d) {
       const int64_t c = g.next(p.out_extent[d]);
       o += c * p.out_stride[d];
       s_src[threadIdx.x][d] = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
@@ -325,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_ba
   }
   __syncthreads();
 
-  if (!t.long_rows) {  // several short rows
+  if (span.nrows > 1) {  // several short rows
     const int total = span.nrows * span.units;
     for (int f = threadIdx.x; f < total; f += kThreads) {
       const int r = f / span.units;
@@ -333,8 +245,83 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_ba
     }
     return;
   }
-  for (int r = 0; r < span.nrows; ++r)
-    backward_long_row<T, M>(p, t, span, s_head[r], s_dx[r], s_nrows[r], s_rows[r], s_src[r]);
+
+  // One row (or a chunk of one). Units whose elements each have one source
+  // per outer source row read those rows as shifted vectors.
+  const int32_t head = s_head[0];
+  const int nsrc = s_nrows[0];
+  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
+  int64_t first = 0, last = 0;
+  if (nsrc >= 0 && t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1) {
+    int64_t cfirst, clast;
+    single_source_columns<M>(lo, width, m, cfirst, clast);
+    first = 1;
+    last = 1 + floor_div(width - head, V);
+    for (int q = 0; q < nsrc; ++q) {
+      int64_t f, l;
+      vector_run(head, V, width, cfirst, clast, dy + s_rows[0][q], lo, m, f, l);
+      first = f > first ? f : first;
+      last = l < last ? l : last;
+    }
+    if (nsrc == 0) {  // no dy cell reaches this row: zeros, but only where a unit is full
+      first = 1;
+    }
+  }
+  const int64_t end = span.unit0 + span.units;
+  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  T *row = dx + s_dx[0];
+  if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
+    const T *src = dy + s_rows[0][0];
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+      Load16 raw[kUnitsPerThread];
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
+      }
+    }
+  } else {  // sums over nsrc rows (0 for rows no dy cell reaches), a batch's loads in flight per row
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+      A acc[kUnitsPerThread][V];
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[k][e] = A(nsrc ? -0.0 : 0.0);
+      for (int q = 0; q < nsrc; ++q) {
+        const T *src = dy + s_rows[0][q];
+        Load16 raw[kUnitsPerThread];
+#pragma unroll
+        for (int k = 0; k < kUnitsPerThread; ++k) {
+          const int64_t u = batch + k * kThreads;
+          if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
+        }
+#pragma unroll
+        for (int k = 0; k < kUnitsPerThread; ++k) {
+          if (!lean(batch + k * kThreads)) continue;
+          P in;
+          in.vector = combine16(raw[k]);
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(in.elem[e]);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (!lean(u)) continue;
+        P out;
+#pragma unroll
+        for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[k][e]);
+        *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+      }
+    }
+  }
+  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
+    if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, s_dx[0], s_src[0]);
 }
 
 template <class T, IndexMap M>
