@@ -51,13 +51,19 @@ __device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const
     if (c0 + e < c1) out[(c0 + e) * os] = vals.elem[e];
 }
 
-// Blocks per SM the register budget is cut for (64 registers at 4).
-#ifndef BARACUDA_GATHER_MIN_BLOCKS
-#define BARACUDA_GATHER_MIN_BLOCKS 4
+// Blocks per SM the register budget is cut for: measured on the H200, 1- and
+// 2-byte elements run best at 4 (64 registers), wider ones at 3 (85).
+template <int Bytes>
+constexpr int gather_min_blocks() {
+#ifdef BARACUDA_GATHER_MIN_BLOCKS
+  return BARACUDA_GATHER_MIN_BLOCKS;
+#else
+  return Bytes >= 4 ? 3 : 4;
 #endif
+}
 
 template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kThreads, BARACUDA_GATHER_MIN_BLOCKS) gather_rows_kernel(RowsProblem p, RowTiling t) {
+__global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_rows_kernel(RowsProblem p, RowTiling t) {
   using E = typename Word<Bytes>::type;
   using P = Pack16<E>;
   constexpr int V = P::kCount;
