@@ -102,23 +102,77 @@ constexpr int kBackwardRowsPerBlock = 16;
 // Rows whose outer source list is longer than this take the generic path.
 constexpr int kMaxSourceRows = 8;
 
-// One dx unit, element by element: the odometer over the outer axes' source
-// ranges (last axis fastest), then each element's inner sources, all in
-// ascending dy order.
-template <class T, IndexMap M>
-__device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u, int32_t head,
-                                       int64_t dx_base, const SourceRanges *src) {
-  using A = typename Accum<T>::type;
-  using P = Pack16<T>;
-  constexpr int V = P::kCount;
+
+// Where a dx row's outer sources come from: the dy row offsets in ascending
+// order when there are at most kMaxSourceRows of them (count >= 0), else only
+// the per-axis ranges (count -1), walked by an odometer.
+struct RowSources {
+  int32_t count;
+  const int64_t *rows;
+  const SourceRanges *ranges;  // per outer axis
+};
+
+// The sum over every outer source row, in ascending dy order, of the inner
+// sources of columns [c0, c0 + V) clipped to c1; counts[e] sources per element.
+template <class T, IndexMap M, class Add>
+__device__ void for_each_source(const RowsProblem &p, const RowSources &src, int64_t c0, int64_t c1, Add &&add) {
+  constexpr int V = Pack16<T>::kCount;
   constexpr int kOuter = kMaxRank - 1;
   const int inner = p.rank - 1;
   const T *dy = static_cast<const T *>(p.in);
-  T *row = static_cast<T *>(p.out) + dx_base;
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
-  const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
+  const int64_t is = p.in_stride[inner];
+  auto row = [&](int64_t base) {
+#pragma unroll 1  // the rare edge path: kept small so the hot loop keeps its registers
+    for (int e = 0; e < V; ++e) {
+      const int64_t c = c0 + e;
+      if (c >= c1) break;
+      const SourceRanges s = source_ranges<M>(c, lo, width, m);
+      for (int q = 0; q < s.count; ++q)
+        for (int64_t j = s.begin[q]; j < s.end[q]; ++j) add(e, dy[base + j * is]);
+    }
+  };
+  if (src.count >= 0) {
+    for (int q = 0; q < src.count; ++q) row(src.rows[q]);
+    return;
+  }
+  // Odometer over the outer axes' source ranges, last axis fastest.
+  int range[kOuter];
+  int64_t at[kOuter];
+  for (int d = 0; d < inner; ++d) {
+    range[d] = 0;
+    at[d] = src.ranges[d].begin[0];
+  }
+  while (true) {
+    int64_t base = 0;
+    for (int d = 0; d < inner; ++d) base += at[d] * p.in_stride[d];
+    row(base);
+    int d = inner - 1;
+    for (; d >= 0; --d) {
+      if (++at[d] < src.ranges[d].end[range[d]]) break;
+      if (++range[d] < src.ranges[d].count) {
+        at[d] = src.ranges[d].begin[range[d]];
+        break;
+      }
+      range[d] = 0;
+      at[d] = src.ranges[d].begin[0];
+    }
+    if (d < 0) return;
+  }
+}
+
+// One dx unit, element by element.
+template <class T, IndexMap M>
+__device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u, int32_t head,
+                                       int64_t dx_base, const RowSources &src) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int V = P::kCount;
+  const int inner = p.rank - 1;
+  T *row = static_cast<T *>(p.out) + dx_base;
+  const int64_t os = p.out_stride[inner];
   int64_t c0, c1;
-  unit_columns(u, head, t.vec, width, c0, c1);
+  unit_columns(u, head, t.vec, p.out_extent[inner], c0, c1);
   if (c0 >= c1) return;
   A acc[V];
   int sources[V];
@@ -127,40 +181,10 @@ __device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t,
     acc[e] = A(-0.0);
     sources[e] = 0;
   }
-  int range[kOuter];
-  int64_t at[kOuter];
-  bool more = true;
-  for (int d = 0; d < inner; ++d) {
-    range[d] = 0;
-    at[d] = src[d].begin[0];
-    more &= src[d].count > 0;
-  }
-  while (more) {
-    int64_t base = 0;
-    for (int d = 0; d < inner; ++d) base += at[d] * p.in_stride[d];
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      const int64_t c = c0 + e;
-      if (c >= c1) break;
-      const SourceRanges s = source_ranges<M>(c, lo, width, m);
-      for (int q = 0; q < s.count; ++q)
-        for (int64_t j = s.begin[q]; j < s.end[q]; ++j) {
-          acc[e] += Accum<T>::load(dy[base + j * is]);
-          ++sources[e];
-        }
-    }
-    int d = inner - 1;
-    for (; d >= 0; --d) {
-      if (++at[d] < src[d].end[range[d]]) break;
-      if (++range[d] < src[d].count) {
-        at[d] = src[d].begin[range[d]];
-        break;
-      }
-      range[d] = 0;
-      at[d] = src[d].begin[0];
-    }
-    more = d >= 0;
-  }
+  for_each_source<T, M>(p, src, c0, c1, [&](int e, T v) {
+    acc[e] += Accum<T>::load(v);
+    ++sources[e];
+  });
   P out;
 #pragma unroll
   for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(sources[e] ? acc[e] : A(0));
@@ -173,52 +197,125 @@ __device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t,
   }
 }
 
+// A chunk of one long dx row. Units whose elements each have one source per
+// outer source row read those rows as shifted vectors; the rest go element by
+// element.
+template <class T, IndexMap M>
+__device__ __forceinline__ void backward_long_row(const RowsProblem &p, const RowTiling &t, const BlockSpan &span,
+                                                  int32_t head, int64_t dx_base, const RowSources &src) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int V = P::kCount;
+  const int inner = p.rank - 1;
+  const T *dy = static_cast<const T *>(p.in);
+  T *row = static_cast<T *>(p.out) + dx_base;
+  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
+  const int nsrc = src.count;
+  int64_t first = 0, last = 0;
+  if (nsrc >= 0 && t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1) {
+    int64_t cfirst, clast;
+    single_source_columns<M>(lo, width, m, cfirst, clast);
+    first = 1;
+    last = 1 + floor_div(width - head, V);
+    if (nsrc == 0) cfirst = 0, clast = width;  // no dy cell reaches this row: zeros
+    for (int q = 0; q < nsrc; ++q) {
+      int64_t f, l;
+      vector_run(head, V, width, cfirst, clast, dy + src.rows[q], lo, m, f, l);
+      first = f > first ? f : first;
+      last = l < last ? l : last;
+    }
+  }
+  const int64_t end = span.unit0 + span.units;
+  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
+    const T *in = dy + src.rows[0];
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+      Load16 raw[kUnitsPerThread];
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) raw[k] = issue_load16_at(in + head + (u - 1) * V + lo);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
+      }
+    }
+  } else {  // a sum over nsrc rows, two loads in flight at a time, or zeros
+    for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads) {
+      if (!lean(u)) continue;
+      const int64_t at = head + (u - 1) * V + lo;
+      A acc[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] = A(nsrc ? -0.0 : 0.0);
+      auto add = [&](const Load16 &l) {
+        P in;
+        in.vector = combine16(l);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
+      };
+      int q = 0;
+      for (; q + 1 < nsrc; q += 2) {
+        const Load16 a = issue_load16_at(dy + src.rows[q] + at);
+        const Load16 b = issue_load16_at(dy + src.rows[q + 1] + at);
+        add(a);
+        add(b);
+      }
+      if (q < nsrc) add(issue_load16_at(dy + src.rows[q] + at));
+      P out;
+#pragma unroll
+      for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
+      *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+    }
+  }
+  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
+    if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, dx_base, src);
+}
+
 // Blocks per SM the register budget is cut for (80 registers at 3).
 #ifndef BARACUDA_BACKWARD_MIN_BLOCKS
 #define BARACUDA_BACKWARD_MIN_BLOCKS 3
 #endif
 
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
-  using A = typename Accum<T>::type;
-  using P = Pack16<T>;
-  constexpr int V = P::kCount;
+__global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS)
+    pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
   constexpr int kOuter = kMaxRank - 1;
   __shared__ int64_t s_dx[kBackwardRowsPerBlock];
   __shared__ int32_t s_head[kBackwardRowsPerBlock];
   __shared__ SourceRanges s_src[kBackwardRowsPerBlock][kOuter];
-  __shared__ int64_t s_rows[kBackwardRowsPerBlock][kMaxSourceRows];  // dy row offsets
-  __shared__ int32_t s_nrows[kBackwardRowsPerBlock];                   // -1: too many, use s_src
+  __shared__ int64_t s_rows[kBackwardRowsPerBlock][kMaxSourceRows];
+  __shared__ int32_t s_nrows[kBackwardRowsPerBlock];
 
   const BlockSpan span = block_span(t);
   const int inner = p.rank - 1;
-  const T *dy = static_cast<const T *>(p.in);
   T *dx = static_cast<T *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
-    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
-    int64_t o = 0;
+    const int r = threadIdx.x;
+    RowCoords g(span.row0 + r, p.out_extent, inner);
+    int64_t o = 0, count = 1;
+    bool none = false;  // some axis has no source: the row is all zeros
     for (int d = inner - 1; d >= 0; --d) {
       const int64_t c = g.next(p.out_extent[d]);
       o += c * p.out_stride[d];
-      s_src[threadIdx.x][d] = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
-    }
-    s_dx[threadIdx.x] = o;
-    s_head[threadIdx.x] = row_head(dx + o, sizeof(T), t.vec);
-    // The outer source rows in odometer order, when few.
-    int64_t count = 1;
-    for (int d = 0; d < inner; ++d) {
+      const SourceRanges sr = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
+      s_src[r][d] = sr;
       int64_t len = 0;
-      const SourceRanges &sr = s_src[threadIdx.x][d];
       for (int q = 0; q < sr.count; ++q) len += sr.end[q] - sr.begin[q];
-      count *= len;
-      if (count > kMaxSourceRows) break;
+      none |= len == 0;
+      count = count > kMaxSourceRows ? count : count * len;  // saturates past the limit
     }
-    s_nrows[threadIdx.x] = count > kMaxSourceRows ? -1 : static_cast<int32_t>(count);
+    if (none) count = 0;
+    s_dx[r] = o;
+    s_head[r] = row_head(dx + o, sizeof(T), t.vec);
+    s_nrows[r] = count > kMaxSourceRows ? -1 : static_cast<int32_t>(count);
+    // The few outer source rows, in the odometer's order (last axis fastest).
     for (int64_t k = 0; k < count && count <= kMaxSourceRows; ++k) {
       int64_t rest = k, off = 0;
       for (int d = inner - 1; d >= 0; --d) {
-        const SourceRanges &sr = s_src[threadIdx.x][d];
+        const SourceRanges &sr = s_src[r][d];
         int64_t len = 0;
         for (int q = 0; q < sr.count; ++q) len += sr.end[q] - sr.begin[q];
         int64_t pick = rest % len;
@@ -232,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_ba
           pick -= w;
         }
       }
-      s_rows[threadIdx.x][k] = off;
+      s_rows[r][k] = off;
     }
   }
   __syncthreads();
@@ -241,87 +338,12 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS) pad_ba
     const int total = span.nrows * span.units;
     for (int f = threadIdx.x; f < total; f += kThreads) {
       const int r = f / span.units;
-      backward_unit_elements<T, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_dx[r], s_src[r]);
+      backward_unit_elements<T, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_dx[r],
+                                   RowSources{s_nrows[r], s_rows[r], s_src[r]});
     }
     return;
   }
-
-  // One row (or a chunk of one). Units whose elements each have one source
-  // per outer source row read those rows as shifted vectors.
-  const int32_t head = s_head[0];
-  const int nsrc = s_nrows[0];
-  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
-  int64_t first = 0, last = 0;
-  if (nsrc >= 0 && t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1) {
-    int64_t cfirst, clast;
-    single_source_columns<M>(lo, width, m, cfirst, clast);
-    first = 1;
-    last = 1 + floor_div(width - head, V);
-    for (int q = 0; q < nsrc; ++q) {
-      int64_t f, l;
-      vector_run(head, V, width, cfirst, clast, dy + s_rows[0][q], lo, m, f, l);
-      first = f > first ? f : first;
-      last = l < last ? l : last;
-    }
-    if (nsrc == 0) {  // no dy cell reaches this row: zeros, but only where a unit is full
-      first = 1;
-    }
-  }
-  const int64_t end = span.unit0 + span.units;
-  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
-  T *row = dx + s_dx[0];
-  if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
-    const T *src = dy + s_rows[0][0];
-    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
-      Load16 raw[kUnitsPerThread];
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
-      }
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
-      }
-    }
-  } else {  // sums over nsrc rows (0 for rows no dy cell reaches), a batch's loads in flight per row
-    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
-      A acc[kUnitsPerThread][V];
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k)
-#pragma unroll
-        for (int e = 0; e < V; ++e) acc[k][e] = A(nsrc ? -0.0 : 0.0);
-      for (int q = 0; q < nsrc; ++q) {
-        const T *src = dy + s_rows[0][q];
-        Load16 raw[kUnitsPerThread];
-#pragma unroll
-        for (int k = 0; k < kUnitsPerThread; ++k) {
-          const int64_t u = batch + k * kThreads;
-          if (lean(u)) raw[k] = issue_load16_at(src + head + (u - 1) * V + lo);
-        }
-#pragma unroll
-        for (int k = 0; k < kUnitsPerThread; ++k) {
-          if (!lean(batch + k * kThreads)) continue;
-          P in;
-          in.vector = combine16(raw[k]);
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(in.elem[e]);
-        }
-      }
-#pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (!lean(u)) continue;
-        P out;
-#pragma unroll
-        for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[k][e]);
-        *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
-      }
-    }
-  }
-  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
-    if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, s_dx[0], s_src[0]);
+  backward_long_row<T, M>(p, t, span, s_head[0], s_dx[0], RowSources{s_nrows[0], s_rows[0], s_src[0]});
 }
 
 template <class T, IndexMap M>
