@@ -1,10 +1,10 @@
-// The row kernels behind pad forward and write_slice: every output element is
+// The row kernel behind pad forward and write_slice: every output element is
 // one input element (or the fill value), found through an IndexMap per axis.
-// Stores are 16-byte vectors along the aligned part of each output row. On
-// long rows, the units whose inputs are one contiguous run (the row's
-// interior) take a lean path: index arithmetic linear in the unit, two
-// aligned vector loads and a funnel shift, a batch's loads in flight before
-// its first store. Row edges, short rows and strided rows go element by
+// Stores are 16-byte vectors along the aligned part of each output row. Where
+// a block works on one long row, the units whose inputs are one contiguous
+// run (the row's interior) take a lean path: index arithmetic linear in the
+// unit, two aligned vector loads and a funnel shift, all units' loads issued
+// before any is used. Row edges, short rows and strided rows go element by
 // element.
 #pragma once
 
@@ -18,26 +18,6 @@
 #include "common/shifted_load.cuh"
 
 namespace baracuda::kernels {
-
-// Where one output row starts and which input row feeds it (-1: a row of
-// fill values, constant mode).
-template <IndexMap M>
-__device__ __forceinline__ void gather_row_offsets(const RowsProblem &p, int64_t row, int64_t &in_base,
-                                                   int64_t &out_base) {
-  const int inner = p.rank - 1;
-  RowCoords g(row, p.out_extent, inner);
-  int64_t o = 0, i = 0;
-  bool fill = false;
-  for (int d = inner - 1; d >= 0; --d) {
-    const int64_t c = g.next(p.out_extent[d]);
-    o += c * p.out_stride[d];
-    const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
-    fill |= m < 0;
-    i += m * p.in_stride[d];
-  }
-  out_base = o;
-  in_base = fill ? -1 : i;
-}
 
 // One unit, element by element: any mapping, any strides.
 template <int Bytes, IndexMap M>
@@ -82,97 +62,95 @@ constexpr int gather_min_blocks() {
 #endif
 }
 
-// Short rows: a block takes several whole rows.
 template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kThreads) gather_short_rows_kernel(RowsProblem p, RowTiling t) {
-  using E = typename Word<Bytes>::type;
-  __shared__ int64_t s_out[kMaxRowsPerBlock];
-  __shared__ int64_t s_in[kMaxRowsPerBlock];
-  __shared__ int32_t s_head[kMaxRowsPerBlock];
-  const BlockRows span = block_rows(t);
-  if (static_cast<int>(threadIdx.x) < span.nrows) {
-    gather_row_offsets<M>(p, span.row0 + threadIdx.x, s_in[threadIdx.x], s_out[threadIdx.x]);
-    s_head[threadIdx.x] = row_head(static_cast<E *>(p.out) + s_out[threadIdx.x], Bytes, t.vec);
-  }
-  __syncthreads();
-  E fill_value;
-  memcpy(&fill_value, p.fill, Bytes);
-  const int total = span.nrows * span.units;
-  for (int f = threadIdx.x; f < total; f += kThreads) {
-    const int r = f / span.units;
-    gather_unit_elements<Bytes, M>(p, t, f - r * span.units, s_head[r], s_in[r], s_out[r], fill_value);
-  }
-}
-
-// Long rows: warps take (row, chunk) items in turn.
-template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>())
-    gather_long_rows_kernel(RowsProblem p, RowTiling t) {
+__global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_rows_kernel(RowsProblem p, RowTiling t) {
   using E = typename Word<Bytes>::type;
   using P = Pack16<E>;
   constexpr int V = P::kCount;
+  __shared__ int64_t s_out[kMaxRowsPerBlock];
+  __shared__ int64_t s_in[kMaxRowsPerBlock];  // -1: a row of fill values
+  __shared__ int32_t s_head[kMaxRowsPerBlock];
+
+  const BlockSpan span = block_span(t);
   const int inner = p.rank - 1;
   const E *in = static_cast<const E *>(p.in);
   E *out = static_cast<E *>(p.out);
-  const int lane = threadIdx.x & 31;
-  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
-  const bool vector_rows = t.vec == V && p.out_stride[inner] == 1;
+
+  if (static_cast<int>(threadIdx.x) < span.nrows) {
+    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
+    int64_t o = 0, i = 0;
+    bool fill = false;
+    for (int d = inner - 1; d >= 0; --d) {
+      const int64_t c = g.next(p.out_extent[d]);
+      o += c * p.out_stride[d];
+      const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
+      fill |= m < 0;
+      i += m * p.in_stride[d];
+    }
+    s_out[threadIdx.x] = o;
+    s_in[threadIdx.x] = fill ? -1 : i;
+    s_head[threadIdx.x] = row_head(out + o, Bytes, t.vec);
+  }
+  __syncthreads();
+
   E fill_value;
   memcpy(&fill_value, p.fill, Bytes);
 
-  for (int64_t item = first_warp(); item < t.items; item += warp_count()) {
-    const WarpItem w = warp_item(t, item);
-    int64_t in_base, out_base;
-    gather_row_offsets<M>(p, w.row, in_base, out_base);
-    const int32_t head = row_head(out + out_base, Bytes, t.vec);
-    int64_t first = 0, last = 0;  // the lean units
-    if (vector_rows) {
-      if (in_base < 0) {
-        first = 1;
-        last = 1 + floor_div(width - head, V);
-      } else if (p.in_stride[inner] == 1) {
-        vector_run(head, V, width, lo, lo + n, in + in_base, -lo, n, first, last);
-      }
+  if (span.nrows > 1) {  // several short rows
+    const int total = span.nrows * span.units;
+    for (int f = threadIdx.x; f < total; f += kThreads) {
+      const int r = f / span.units;
+      gather_unit_elements<Bytes, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], s_out[r],
+                                     fill_value);
     }
-    first = first > w.unit0 ? first : w.unit0;
-    last = last < w.unit_end ? last : w.unit_end;
-    E *dst = out + out_base + head - V;  // unit u is dst + u * V
-    if (in_base < 0) {
-      P fill_pack;
-#pragma unroll
-      for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill_value;
-      for (int64_t u = first + lane; u < last; u += 32) *reinterpret_cast<uint4 *>(dst + u * V) = fill_pack.vector;
-    } else {
-      const E *src = in + in_base + head - lo - V;  // unit u reads from src + u * V
-      for (int64_t batch = first + lane; batch < last; batch += 32 * kUnitsPerLane) {
-        Load16 raw[kUnitsPerLane];
-#pragma unroll
-        for (int k = 0; k < kUnitsPerLane; ++k)
-          if (batch + k * 32 < last) raw[k] = issue_load16_at(src + (batch + k * 32) * V);
-#pragma unroll
-        for (int k = 0; k < kUnitsPerLane; ++k)
-          if (batch + k * 32 < last) *reinterpret_cast<uint4 *>(dst + (batch + k * 32) * V) = combine16(raw[k]);
-      }
-    }
-    // Units before and after the lean run: row edges.
-    for (int64_t u = w.unit0 + lane; u < w.unit_end; u += 32)
-      if (u < first || u >= last) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
+    return;
   }
+
+  // One row (or a chunk of one): the lean path over its vector run.
+  const int32_t head = s_head[0];
+  const int64_t in_base = s_in[0], out_base = s_out[0];
+  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
+  int64_t first = 0, last = 0;  // empty unless rows are unit-stride
+  if (t.vec == V && p.out_stride[inner] == 1) {
+    if (in_base < 0) {
+      first = 1;
+      last = 1 + floor_div(width - head, V);
+    } else if (p.in_stride[inner] == 1) {
+      vector_run(head, V, width, lo, lo + n, in + in_base, -lo, n, first, last);
+    }
+  }
+  P fill_pack;
+#pragma unroll
+  for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill_value;
+
+  const int64_t end = span.unit0 + span.units;
+  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+    Load16 raw[kUnitsPerThread];
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = batch + k * kThreads;
+      if (lean(u) && in_base >= 0) raw[k] = issue_load16_at(in + in_base + head + (u - 1) * V - lo);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = batch + k * kThreads;
+      if (lean(u))
+        *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
+            in_base < 0 ? fill_pack.vector : combine16(raw[k]);
+    }
+  }
+  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
+    if (!lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
 }
 
 // 0, or the negated CUDA error of the launch.
 template <int Bytes, IndexMap M>
 int launch_gather_rows(const RowsProblem &p, cudaStream_t stream) {
-  int error = 0;
-  const int sms = current_sm_count(error);
-  if (error != 0) return -error;
-  const RowTiling t = make_row_tiling(p, Bytes, kMaxRowsPerBlock, sms);
+  const RowTiling t = make_row_tiling(p, Bytes, kMaxRowsPerBlock);
   if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
-  if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks of short rows
-  if (t.long_rows)
-    gather_long_rows_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
-  else
-    gather_short_rows_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
+  if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks (~2^41 elements)
+  gather_rows_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
   return -static_cast<int>(cudaGetLastError());
 }
 

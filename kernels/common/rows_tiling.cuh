@@ -1,21 +1,15 @@
-// How a rows problem is cut into work. A row is cut into "units": unit 0
-// covers the elements before the first 16-byte boundary of the output row,
-// every later unit one 16-byte vector (or one element when the output row is
-// not unit-stride).
-//
-// Short rows: a block takes several whole rows (about kUnitsPerBlock units in
-// all), their offsets computed once into shared memory.
-// Long rows (at least kLongRowUnits units): warps take (row, chunk) items of
-// about kWarpChunkUnits units in turn, each lane working out the row's offsets
-// itself, so no block ever waits at a barrier; the grid is about one wave of
-// blocks. Lanes walk a chunk in batches of kUnitsPerLane units whose loads are
-// all in flight before the first store.
+// How a rows problem is cut into thread blocks. A row is cut into "units":
+// unit 0 covers the elements before the first 16-byte boundary of the output
+// row, every later unit one 16-byte vector (or one element when the output
+// row is not unit-stride). A block takes several short rows (about
+// kUnitsPerBlock units in all), or one chunk of up to kMaxUnitsPerChunk units
+// of a long row, which its threads walk in batches of kUnitsPerThread units
+// each so that a batch's loads are all in flight together. Long chunks keep
+// the per-block set-up (the row's offsets) small beside the bytes moved.
 #pragma once
 
 #include <climits>
 #include <cstdint>
-
-#include <cuda_runtime_api.h>
 
 #include "common/rows_problem.h"
 #include "common/shifted_load.cuh"
@@ -23,46 +17,25 @@
 namespace baracuda::kernels {
 
 constexpr int kThreads = 256;
-constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr int kUnitsPerBlock = 1024;
+constexpr int kUnitsPerThread = 4;
+constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
 constexpr int kMaxRowsPerBlock = 128;
-#ifndef BARACUDA_UNITS_PER_LANE
-#define BARACUDA_UNITS_PER_LANE 4
+#ifndef BARACUDA_CHUNK_BLOCKS
+#define BARACUDA_CHUNK_BLOCKS 4
 #endif
-constexpr int kUnitsPerLane = BARACUDA_UNITS_PER_LANE;
-constexpr int kLongRowUnits = 128;
-#ifndef BARACUDA_WARP_CHUNK_UNITS
-#define BARACUDA_WARP_CHUNK_UNITS 512
-#endif
-constexpr int kWarpChunkUnits = BARACUDA_WARP_CHUNK_UNITS;
-#ifndef BARACUDA_BLOCKS_PER_SM_LAUNCHED
-#define BARACUDA_BLOCKS_PER_SM_LAUNCHED 8
-#endif
+constexpr int kMaxUnitsPerChunk = BARACUDA_CHUNK_BLOCKS * kUnitsPerBlock;
 
 struct RowTiling {
   int64_t num_rows;
   int64_t units_per_row;
-  int32_t vec;        // elements per full unit
-  int32_t long_rows;  // 1: the warp kernels
-  // short rows
-  int32_t rows_per_block;
-  // long rows
-  int64_t chunks_per_row;
   int64_t units_per_chunk;
-  int64_t items;
+  int64_t chunks_per_row;
+  int32_t rows_per_block;
+  int32_t vec;  // elements per full unit
   int64_t blocks;
 };
 
-// Multiprocessors of the current device, for sizing the long-row grid; 0 and
-// the CUDA error code on failure.
-inline int current_sm_count(int &error) {
-  int device = 0, sms = 0;
-  error = static_cast<int>(cudaGetDevice(&device));
-  if (error == 0) error = static_cast<int>(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return error == 0 ? sms : 0;
-}
-
-inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_rows_per_block, int sm_count) {
+inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_rows_per_block) {
   RowTiling t{};
   const int32_t inner = p.rank - 1;
   t.num_rows = 1;
@@ -70,59 +43,43 @@ inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_r
   t.vec = p.out_stride[inner] == 1 ? 16 / elem_bytes : 1;
   const int64_t width = p.out_extent[inner];
   t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
-  if (t.units_per_row >= kLongRowUnits) {
-    t.long_rows = 1;
-    t.chunks_per_row = (t.units_per_row + kWarpChunkUnits - 1) / kWarpChunkUnits;
+  if (t.units_per_row >= kUnitsPerBlock / 2) {
+    t.rows_per_block = 1;
+    t.chunks_per_row = (t.units_per_row + kMaxUnitsPerChunk - 1) / kMaxUnitsPerChunk;
     t.units_per_chunk = (t.units_per_row + t.chunks_per_row - 1) / t.chunks_per_row;
-    t.items = t.num_rows * t.chunks_per_row;
-    const int64_t wanted = (t.items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    const int64_t wave = static_cast<int64_t>(sm_count) * BARACUDA_BLOCKS_PER_SM_LAUNCHED;
-    t.blocks = wanted < wave ? wanted : wave;
   } else {
-    const int64_t r = kUnitsPerBlock / t.units_per_row;
+    int64_t r = kUnitsPerBlock / t.units_per_row;
     t.rows_per_block = static_cast<int32_t>(r < max_rows_per_block ? r : max_rows_per_block);
-    t.blocks = (t.num_rows + t.rows_per_block - 1) / t.rows_per_block;
+    t.chunks_per_row = 1;
+    t.units_per_chunk = t.units_per_row;
   }
+  t.blocks = (t.num_rows + t.rows_per_block - 1) / t.rows_per_block * t.chunks_per_row;
   return t;
 }
 
 #ifdef __CUDACC__
 
-// The short rows of this block.
-struct BlockRows {
+// The rows and units of this block.
+struct BlockSpan {
   int64_t row0;
   int32_t nrows;
-  int32_t units;  // per row
+  int64_t unit0;
+  int32_t units;  // per row, in this block
 };
 
-__device__ inline BlockRows block_rows(const RowTiling &t) {
-  BlockRows s;
-  s.row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
+__device__ inline BlockSpan block_span(const RowTiling &t) {
+  BlockSpan s;
+  const int64_t b = blockIdx.x;
+  const int64_t row_block = b / t.chunks_per_row;
+  const int64_t chunk = b - row_block * t.chunks_per_row;
+  s.row0 = row_block * t.rows_per_block;
   const int64_t rows_left = t.num_rows - s.row0;
   s.nrows = static_cast<int32_t>(rows_left < t.rows_per_block ? rows_left : t.rows_per_block);
-  s.units = static_cast<int32_t>(t.units_per_row);
+  s.unit0 = chunk * t.units_per_chunk;
+  const int64_t units_left = t.units_per_row - s.unit0;
+  s.units = static_cast<int32_t>(units_left < t.units_per_chunk ? units_left : t.units_per_chunk);
   return s;
 }
-
-// One (row, chunk) item of the long-row kernels: units [unit0, unit_end).
-struct WarpItem {
-  int64_t row;
-  int64_t unit0;
-  int64_t unit_end;
-};
-
-__device__ inline WarpItem warp_item(const RowTiling &t, int64_t item) {
-  WarpItem w;
-  w.row = item / t.chunks_per_row;
-  w.unit0 = (item - w.row * t.chunks_per_row) * t.units_per_chunk;
-  const int64_t end = w.unit0 + t.units_per_chunk;
-  w.unit_end = end < t.units_per_row ? end : t.units_per_row;
-  return w;
-}
-
-// Grid-stride over items by warp.
-__device__ inline int64_t first_warp() { return (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) >> 5; }
-__device__ inline int64_t warp_count() { return (static_cast<int64_t>(gridDim.x) * kThreads) >> 5; }
 
 // Row index g (< the product of extent[0 .. axes)) split into coordinates,
 // innermost first, by calls to next(); 32-bit division when everything fits,

@@ -197,70 +197,90 @@ __device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t,
   }
 }
 
-// The outer source rows of long dx row `row`, in odometer order (axis 0
-// slowest), when there are at most two; count -1 when there are more.
-struct TwoSources {
-  int32_t count;
-  int64_t rows[2];
-};
-
-template <IndexMap M>
-__device__ __forceinline__ TwoSources two_sources(const RowsProblem &p, int64_t row, int64_t &dx_base) {
+// A chunk of one long dx row. Units whose elements each have one source per
+// outer source row read those rows as shifted vectors; the rest go element by
+// element.
+template <class T, IndexMap M>
+__device__ __forceinline__ void backward_long_row(const RowsProblem &p, const RowTiling &t, const BlockSpan &span,
+                                                  int32_t head, int64_t dx_base, const RowSources &src) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int V = P::kCount;
   const int inner = p.rank - 1;
-  RowCoords g(row, p.out_extent, inner);
-  TwoSources s{1, {0, 0}};
-  int64_t o = 0;
-  for (int d = inner - 1; d >= 0; --d) {  // innermost outer axis first: each new axis is more significant
-    const int64_t c = g.next(p.out_extent[d]);
-    o += c * p.out_stride[d];
-    if (s.count <= 0) continue;
-    const SourceRanges sr = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
-    int64_t len = 0;
-    for (int q = 0; q < sr.count; ++q) len += sr.end[q] - sr.begin[q];
-    if (len == 0) {
-      s.count = 0;
-    } else if (len * s.count > 2) {
-      s.count = -1;
-    } else if (len == 1) {
-      const int64_t add = sr.begin[0] * p.in_stride[d];
-      s.rows[0] += add;
-      s.rows[1] += add;
-    } else {  // len == 2 and one row so far
-      const int64_t j0 = sr.begin[0];
-      const int64_t j1 = sr.end[0] - sr.begin[0] > 1 ? j0 + 1 : sr.begin[1];
-      s.rows[1] = s.rows[0] + j1 * p.in_stride[d];
-      s.rows[0] += j0 * p.in_stride[d];
-      s.count = 2;
+  const T *dy = static_cast<const T *>(p.in);
+  T *row = static_cast<T *>(p.out) + dx_base;
+  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
+  const int nsrc = src.count;
+  int64_t first = 0, last = 0;
+  if (nsrc >= 0 && t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1) {
+    int64_t cfirst, clast;
+    single_source_columns<M>(lo, width, m, cfirst, clast);
+    first = 1;
+    last = 1 + floor_div(width - head, V);
+    if (nsrc == 0) cfirst = 0, clast = width;  // no dy cell reaches this row: zeros
+    for (int q = 0; q < nsrc; ++q) {
+      int64_t f, l;
+      vector_run(head, V, width, cfirst, clast, dy + src.rows[q], lo, m, f, l);
+      first = f > first ? f : first;
+      last = l < last ? l : last;
     }
   }
-  dx_base = o;
-  return s;
-}
-
-// One dx unit of a long row, element by element, its outer sources worked
-// out again from the row index when there are many.
-template <class T, IndexMap M>
-__device__ void backward_long_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u, int32_t head,
-                                            int64_t dx_base, const TwoSources &two, int64_t row) {
-  constexpr int kOuter = kMaxRank - 1;
-  SourceRanges ranges[kOuter];
-  if (two.count < 0) {
-    const int inner = p.rank - 1;
-    RowCoords g(row, p.out_extent, inner);
-    for (int d = inner - 1; d >= 0; --d)
-      ranges[d] = source_ranges<M>(g.next(p.out_extent[d]), p.pad_low[d], p.out_extent[d], p.in_extent[d]);
+  const int64_t end = span.unit0 + span.units;
+  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
+    const T *in = dy + src.rows[0];
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+      Load16 raw[kUnitsPerThread];
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) raw[k] = issue_load16_at(in + head + (u - 1) * V + lo);
+      }
+#pragma unroll
+      for (int k = 0; k < kUnitsPerThread; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
+      }
+    }
+  } else {  // a sum over nsrc rows, two loads in flight at a time, or zeros
+    for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads) {
+      if (!lean(u)) continue;
+      const int64_t at = head + (u - 1) * V + lo;
+      A acc[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] = A(nsrc ? -0.0 : 0.0);
+      auto add = [&](const Load16 &l) {
+        P in;
+        in.vector = combine16(l);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
+      };
+      int q = 0;
+      for (; q + 1 < nsrc; q += 2) {
+        const Load16 a = issue_load16_at(dy + src.rows[q] + at);
+        const Load16 b = issue_load16_at(dy + src.rows[q + 1] + at);
+        add(a);
+        add(b);
+      }
+      if (q < nsrc) add(issue_load16_at(dy + src.rows[q] + at));
+      P out;
+#pragma unroll
+      for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
+      *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+    }
   }
-  backward_unit_elements<T, M>(p, t, u, head, dx_base, RowSources{two.count, two.rows, ranges});
+  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
+    if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, dx_base, src);
 }
 
-// Blocks per SM the register budget is cut for.
+// Blocks per SM the register budget is cut for (80 registers at 3).
 #ifndef BARACUDA_BACKWARD_MIN_BLOCKS
 #define BARACUDA_BACKWARD_MIN_BLOCKS 3
 #endif
 
-// Short rows: a block takes several whole rows, their sources listed in shared memory.
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads) pad_backward_short_rows_kernel(RowsProblem p, RowTiling t) {
+__global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS)
+    pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
   constexpr int kOuter = kMaxRank - 1;
   __shared__ int64_t s_dx[kBackwardRowsPerBlock];
   __shared__ int32_t s_head[kBackwardRowsPerBlock];
@@ -268,7 +288,7 @@ __global__ void __launch_bounds__(kThreads) pad_backward_short_rows_kernel(RowsP
   __shared__ int64_t s_rows[kBackwardRowsPerBlock][kMaxSourceRows];
   __shared__ int32_t s_nrows[kBackwardRowsPerBlock];
 
-  const BlockRows span = block_rows(t);
+  const BlockSpan span = block_span(t);
   const int inner = p.rank - 1;
   T *dx = static_cast<T *>(p.out);
 
@@ -314,94 +334,24 @@ __global__ void __launch_bounds__(kThreads) pad_backward_short_rows_kernel(RowsP
   }
   __syncthreads();
 
-  const int total = span.nrows * span.units;
-  for (int f = threadIdx.x; f < total; f += kThreads) {
-    const int r = f / span.units;
-    backward_unit_elements<T, M>(p, t, f - r * span.units, s_head[r], s_dx[r],
-                                 RowSources{s_nrows[r], s_rows[r], s_src[r]});
-  }
-}
-
-// Long rows: warps take (row, chunk) items in turn. Units whose elements each
-// have one source in each of at most two outer source rows read those rows as
-// shifted vectors; the rest go element by element.
-template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS)
-    pad_backward_long_rows_kernel(RowsProblem p, RowTiling t) {
-  using A = typename Accum<T>::type;
-  using P = Pack16<T>;
-  constexpr int V = P::kCount;
-  const int inner = p.rank - 1;
-  const T *dy = static_cast<const T *>(p.in);
-  T *dx = static_cast<T *>(p.out);
-  const int lane = threadIdx.x & 31;
-  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
-  const bool vector_rows = t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1;
-  int64_t cfirst, clast;
-  single_source_columns<M>(lo, width, m, cfirst, clast);
-
-  for (int64_t item = first_warp(); item < t.items; item += warp_count()) {
-    const WarpItem w = warp_item(t, item);
-    int64_t dx_base;
-    const TwoSources src = two_sources<M>(p, w.row, dx_base);
-    const int32_t head = row_head(dx + dx_base, sizeof(T), t.vec);
-    int64_t first = 0, last = 0;  // the lean units
-    if (vector_rows && src.count >= 0) {
-      first = 1;
-      last = 1 + floor_div(width - head, V);
-      for (int q = 0; q < src.count; ++q) {
-        int64_t f, l;
-        vector_run(head, V, width, cfirst, clast, dy + src.rows[q], lo, m, f, l);
-        first = f > first ? f : first;
-        last = l < last ? l : last;
-      }
+  if (span.nrows > 1) {  // several short rows
+    const int total = span.nrows * span.units;
+    for (int f = threadIdx.x; f < total; f += kThreads) {
+      const int r = f / span.units;
+      backward_unit_elements<T, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_dx[r],
+                                   RowSources{s_nrows[r], s_rows[r], s_src[r]});
     }
-    first = first > w.unit0 ? first : w.unit0;
-    last = last < w.unit_end ? last : w.unit_end;
-    T *dst = dx + dx_base + head - V;  // unit u is dst + u * V
-    if (src.count == 1) {  // a copy
-      const T *in = dy + src.rows[0] + head + lo - V;
-      for (int64_t batch = first + lane; batch < last; batch += 32 * kUnitsPerLane) {
-        Load16 raw[kUnitsPerLane];
-#pragma unroll
-        for (int k = 0; k < kUnitsPerLane; ++k)
-          if (batch + k * 32 < last) raw[k] = issue_load16_at(in + (batch + k * 32) * V);
-#pragma unroll
-        for (int k = 0; k < kUnitsPerLane; ++k)
-          if (batch + k * 32 < last) *reinterpret_cast<uint4 *>(dst + (batch + k * 32) * V) = combine16(raw[k]);
-      }
-    } else if (src.count == 2) {  // a sum of two rows, in ascending dy order
-      const T *in0 = dy + src.rows[0] + head + lo - V, *in1 = dy + src.rows[1] + head + lo - V;
-      for (int64_t u = first + lane; u < last; u += 32) {
-        const Load16 a = issue_load16_at(in0 + u * V), b = issue_load16_at(in1 + u * V);
-        P x, y, out;
-        x.vector = combine16(a);
-        y.vector = combine16(b);
-#pragma unroll
-        for (int e = 0; e < V; ++e)
-          out.elem[e] = Accum<T>::store(A(-0.0) + Accum<T>::load(x.elem[e]) + Accum<T>::load(y.elem[e]));
-        *reinterpret_cast<uint4 *>(dst + u * V) = out.vector;
-      }
-    } else if (src.count == 0) {  // no dy cell reaches this row
-      for (int64_t u = first + lane; u < last; u += 32) *reinterpret_cast<uint4 *>(dst + u * V) = make_uint4(0, 0, 0, 0);
-    }
-    for (int64_t u = w.unit0 + lane; u < w.unit_end; u += 32)
-      if (u < first || u >= last) backward_long_unit_elements<T, M>(p, t, u, head, dx_base, src, w.row);
+    return;
   }
+  backward_long_row<T, M>(p, t, span, s_head[0], s_dx[0], RowSources{s_nrows[0], s_rows[0], s_src[0]});
 }
 
 template <class T, IndexMap M>
 int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
-  int error = 0;
-  const int sms = current_sm_count(error);
-  if (error != 0) return -error;
-  const RowTiling t = make_row_tiling(p, sizeof(T), kBackwardRowsPerBlock, sms);
+  const RowTiling t = make_row_tiling(p, sizeof(T), kBackwardRowsPerBlock);
   if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
   if (t.blocks > INT_MAX) return 3;
-  if (t.long_rows)
-    pad_backward_long_rows_kernel<T, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
-  else
-    pad_backward_short_rows_kernel<T, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
+  pad_backward_rows_kernel<T, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
   return -static_cast<int>(cudaGetLastError());
 }
 
