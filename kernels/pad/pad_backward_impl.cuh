@@ -123,13 +123,33 @@ __device__ void for_each_source(const RowsProblem &p, const RowSources &src, int
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
   const int64_t is = p.in_stride[inner];
   auto row = [&](int64_t base) {
-#pragma unroll 1  // the rare edge path: kept small so the hot loop keeps its registers
-    for (int e = 0; e < V; ++e) {
-      const int64_t c = c0 + e;
-      if (c >= c1) break;
-      const SourceRanges s = source_ranges<M>(c, lo, width, m);
-      for (int q = 0; q < s.count; ++q)
-        for (int64_t j = s.begin[q]; j < s.end[q]; ++j) add(e, dy[base + j * is]);
+    if constexpr (M == IndexMap::Replicate) {  // ranges of any length
+#pragma unroll 1
+      for (int e = 0; e < V; ++e) {
+        const int64_t c = c0 + e;
+        if (c >= c1) break;
+        const SourceRanges s = source_ranges<M>(c, lo, width, m);
+        for (int q = 0; q < s.count; ++q)
+          for (int64_t j = s.begin[q]; j < s.end[q]; ++j) add(e, dy[base + j * is]);
+      }
+    } else {  // at most three single sources per element: all loads first, so they overlap
+      T v[V][3];
+      int count[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        count[e] = 0;
+        if (c0 + e >= c1) continue;
+        const SourceRanges s = source_ranges<M>(c0 + e, lo, width, m);
+        count[e] = s.count;
+#pragma unroll
+        for (int q = 0; q < 3; ++q)
+          if (q < s.count) v[e][q] = dy[base + s.begin[q] * is];
+      }
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+#pragma unroll
+        for (int q = 0; q < 3; ++q)
+          if (q < count[e]) add(e, v[e][q]);
     }
   };
   if (src.count >= 0) {
