@@ -125,8 +125,9 @@ __global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_r
 
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  const int shift = shift16_of(in + in_base + head - lo);  // the same for every unit of the row
   for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
-    Load16 raw[kUnitsPerThread];
+    Pair16 raw[kUnitsPerThread];
 #pragma unroll
     for (int k = 0; k < kUnitsPerThread; ++k) {
       const int64_t u = batch + k * kThreads;
@@ -137,7 +138,7 @@ __global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_r
       const int64_t u = batch + k * kThreads;
       if (lean(u))
         *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
-            in_base < 0 ? fill_pack.vector : combine16(raw[k]);
+            in_base < 0 ? fill_pack.vector : combine16(raw[k], shift);
     }
   }
   for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)

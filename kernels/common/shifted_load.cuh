@@ -17,22 +17,26 @@ __device__ __forceinline__ bool can_load16_at(const void *p, const void *begin, 
 }
 
 // The two aligned vectors covering p (the same one twice when p is aligned).
-// Issue these for every unit before combining any, so the loads overlap.
-struct Load16 {
+// Issue these for every unit of a batch before combining any, so the loads
+// overlap. Along a row every unit has the same shift, so callers keep it once.
+struct Pair16 {
   uint4 lo, hi;
-  int shift;  // bytes
 };
 
-__device__ __forceinline__ Load16 issue_load16_at(const void *p) {
-  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
-  const uint4 *a = reinterpret_cast<const uint4 *>(addr & ~uintptr_t{15});
-  const int sh = static_cast<int>(addr & 15u);
-  return Load16{a[0], a[sh ? 1 : 0], sh};
+__device__ __forceinline__ int shift16_of(const void *p) {
+  return static_cast<int>(reinterpret_cast<uintptr_t>(p) & 15u);
 }
 
-__device__ __forceinline__ uint4 combine16(const Load16 &l) {
+__device__ __forceinline__ Pair16 issue_load16_at(const void *p) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  const uint4 *a = reinterpret_cast<const uint4 *>(addr & ~uintptr_t{15});
+  return Pair16{a[0], a[(addr & 15u) ? 1 : 0]};
+}
+
+// The 16 bytes `shift` bytes into the pair.
+__device__ __forceinline__ uint4 combine16(const Pair16 &l, int shift) {
   const uint4 lo = l.lo, hi = l.hi;
-  const int sh = l.shift;
+  const int sh = shift;
   if (sh == 0) return lo;
   const int r = (sh & 3) * 8;
   const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
@@ -49,6 +53,6 @@ __device__ __forceinline__ uint4 combine16(const Load16 &l) {
 #undef BARACUDA_SHIFTED
 }
 
-__device__ __forceinline__ uint4 load16_at(const void *p) { return combine16(issue_load16_at(p)); }
+__device__ __forceinline__ uint4 load16_at(const void *p) { return combine16(issue_load16_at(p), shift16_of(p)); }
 
 }  // namespace baracuda::kernels

@@ -132,24 +132,28 @@ __device__ void for_each_source(const RowsProblem &p, const RowSources &src, int
         for (int q = 0; q < s.count; ++q)
           for (int64_t j = s.begin[q]; j < s.end[q]; ++j) add(e, dy[base + j * is]);
       }
-    } else {  // at most three single sources per element: all loads first, so they overlap
-      T v[V][3];
-      int count[V];
+    } else {  // at most three single sources per element: a group's loads first, so they overlap
+      constexpr int kGroup = V < 4 ? V : 4;
+#pragma unroll 1
+      for (int g = 0; g < V; g += kGroup) {
+        T v[kGroup][3];
+        int count[kGroup];
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        count[e] = 0;
-        if (c0 + e >= c1) continue;
-        const SourceRanges s = source_ranges<M>(c0 + e, lo, width, m);
-        count[e] = s.count;
+        for (int e = 0; e < kGroup; ++e) {
+          count[e] = 0;
+          if (c0 + g + e >= c1) continue;
+          const SourceRanges s = source_ranges<M>(c0 + g + e, lo, width, m);
+          count[e] = s.count;
 #pragma unroll
-        for (int q = 0; q < 3; ++q)
-          if (q < s.count) v[e][q] = dy[base + s.begin[q] * is];
+          for (int q = 0; q < 3; ++q)
+            if (q < s.count) v[e][q] = dy[base + s.begin[q] * is];
+        }
+#pragma unroll
+        for (int e = 0; e < kGroup; ++e)
+#pragma unroll
+          for (int q = 0; q < 3; ++q)
+            if (q < count[e]) add(g + e, v[e][q]);
       }
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-#pragma unroll
-        for (int q = 0; q < 3; ++q)
-          if (q < count[e]) add(e, v[e][q]);
     }
   };
   if (src.count >= 0) {
@@ -248,41 +252,60 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
   if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
-    const T *in = dy + src.rows[0];
+    const T *in = dy + src.rows[0] + head + lo;
+    const int shift = shift16_of(in);
     for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
-      Load16 raw[kUnitsPerThread];
+      Pair16 raw[kUnitsPerThread];
 #pragma unroll
       for (int k = 0; k < kUnitsPerThread; ++k) {
         const int64_t u = batch + k * kThreads;
-        if (lean(u)) raw[k] = issue_load16_at(in + head + (u - 1) * V + lo);
+        if (lean(u)) raw[k] = issue_load16_at(in + (u - 1) * V);
       }
 #pragma unroll
       for (int k = 0; k < kUnitsPerThread; ++k) {
         const int64_t u = batch + k * kThreads;
-        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k]);
+        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k], shift);
       }
     }
-  } else {  // a sum over nsrc rows, two loads in flight at a time, or zeros
+  } else if (nsrc == 2) {  // a sum of two rows in ascending dy order, two units' loads in flight
+    constexpr int kPair = kUnitsPerThread / 2;
+    const T *in0 = dy + src.rows[0] + head + lo, *in1 = dy + src.rows[1] + head + lo;
+    const int shift0 = shift16_of(in0), shift1 = shift16_of(in1);
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kThreads * kPair) {
+      Pair16 a[kPair], b[kPair];
+#pragma unroll
+      for (int k = 0; k < kPair; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (lean(u)) {
+          a[k] = issue_load16_at(in0 + (u - 1) * V);
+          b[k] = issue_load16_at(in1 + (u - 1) * V);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kPair; ++k) {
+        const int64_t u = batch + k * kThreads;
+        if (!lean(u)) continue;
+        P x, y, out;
+        x.vector = combine16(a[k], shift0);
+        y.vector = combine16(b[k], shift1);
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+          out.elem[e] = Accum<T>::store(A(-0.0) + Accum<T>::load(x.elem[e]) + Accum<T>::load(y.elem[e]));
+        *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+      }
+    }
+  } else {  // a sum over nsrc rows, or zeros where no dy cell reaches the row
     for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads) {
       if (!lean(u)) continue;
-      const int64_t at = head + (u - 1) * V + lo;
       A acc[V];
 #pragma unroll
       for (int e = 0; e < V; ++e) acc[e] = A(nsrc ? -0.0 : 0.0);
-      auto add = [&](const Load16 &l) {
+      for (int q = 0; q < nsrc; ++q) {
         P in;
-        in.vector = combine16(l);
+        in.vector = load16_at(dy + src.rows[q] + head + (u - 1) * V + lo);
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
-      };
-      int q = 0;
-      for (; q + 1 < nsrc; q += 2) {
-        const Load16 a = issue_load16_at(dy + src.rows[q] + at);
-        const Load16 b = issue_load16_at(dy + src.rows[q + 1] + at);
-        add(a);
-        add(b);
       }
-      if (q < nsrc) add(issue_load16_at(dy + src.rows[q] + at));
       P out;
 #pragma unroll
       for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
