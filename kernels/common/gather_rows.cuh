@@ -53,13 +53,15 @@ __device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const
 
 // Blocks per SM the register budget is cut for: measured on the H200, 1- and
 // 2-byte elements run best at 4 (64 registers), wider ones at 3 (85).
+#ifndef BARACUDA_GATHER_MIN_BLOCKS_NARROW
+#define BARACUDA_GATHER_MIN_BLOCKS_NARROW 4
+#endif
+#ifndef BARACUDA_GATHER_MIN_BLOCKS_WIDE
+#define BARACUDA_GATHER_MIN_BLOCKS_WIDE 3
+#endif
 template <int Bytes>
 constexpr int gather_min_blocks() {
-#ifdef BARACUDA_GATHER_MIN_BLOCKS
-  return BARACUDA_GATHER_MIN_BLOCKS;
-#else
-  return Bytes >= 4 ? 3 : 4;
-#endif
+  return Bytes >= 4 ? BARACUDA_GATHER_MIN_BLOCKS_WIDE : BARACUDA_GATHER_MIN_BLOCKS_NARROW;
 }
 
 template <int Bytes, IndexMap M>
