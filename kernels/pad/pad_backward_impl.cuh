@@ -316,13 +316,21 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
     if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, dx_base, src);
 }
 
-// Blocks per SM the register budget is cut for (80 registers at 3).
-#ifndef BARACUDA_BACKWARD_MIN_BLOCKS
-#define BARACUDA_BACKWARD_MIN_BLOCKS 3
+// Blocks per SM the register budget is cut for, as measured on the H200:
+// constant mode (a plain copy of dy's interior) runs best at 4 blocks (64
+// registers); the other modes, whose edges sum several sources, at 3 (80) for
+// 4-byte and wider elements and at 4 below.
+template <class T, IndexMap M>
+constexpr int backward_min_blocks() {
+#ifdef BARACUDA_BACKWARD_MIN_BLOCKS
+  return BARACUDA_BACKWARD_MIN_BLOCKS;
+#else
+  return M == IndexMap::Constant || sizeof(T) < 4 ? 4 : 3;
 #endif
+}
 
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads, BARACUDA_BACKWARD_MIN_BLOCKS)
+__global__ void __launch_bounds__(kThreads, backward_min_blocks<T, M>())
     pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
   constexpr int kOuter = kMaxRank - 1;
   __shared__ int64_t s_dx[kBackwardRowsPerBlock];
