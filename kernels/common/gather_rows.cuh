@@ -53,56 +53,6 @@ __device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const
 
 // Blocks per SM the register budget is cut for: measured on the H200, 1- and
 // 2-byte elements run best at 4 (64 registers), wider ones at 3 (85).
-// A long row, or a chunk of one: the units of its vector run are index
-// arithmetic linear in the unit, two aligned vector loads and a funnel shift,
-// a batch's loads in flight before its first store; the rest (row edges) go
-// element by element.
-template <int Bytes, IndexMap M>
-__device__ __forceinline__ void gather_long_row(const RowsProblem &p, const RowTiling &t, const BlockSpan &span,
-                                                int lane, int lanes, int32_t head, int64_t in_base,
-                                                int64_t out_base, typename Word<Bytes>::type fill_value) {
-  using E = typename Word<Bytes>::type;
-  using P = Pack16<E>;
-  constexpr int V = P::kCount;
-  const int inner = p.rank - 1;
-  const E *in = static_cast<const E *>(p.in);
-  E *out = static_cast<E *>(p.out);
-  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
-  int64_t first = 0, last = 0;  // empty unless rows are unit-stride
-  if (t.vec == V && p.out_stride[inner] == 1) {
-    if (in_base < 0) {
-      first = 1;
-      last = 1 + floor_div(width - head, V);
-    } else if (p.in_stride[inner] == 1) {
-      vector_run(head, V, width, lo, lo + n, in + in_base, -lo, n, first, last);
-    }
-  }
-  P fill_pack;
-#pragma unroll
-  for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill_value;
-
-  const int64_t end = span.unit0 + span.units;
-  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
-  const int shift = shift16_of(in + in_base + head - lo);  // the same for every unit of the row
-  for (int64_t batch = span.unit0 + lane; batch < end; batch += lanes * kUnitsPerThread) {
-    Pair16 raw[kUnitsPerThread];
-#pragma unroll
-    for (int k = 0; k < kUnitsPerThread; ++k) {
-      const int64_t u = batch + k * lanes;
-      if (lean(u) && in_base >= 0) raw[k] = issue_load16_at(in + in_base + head + (u - 1) * V - lo);
-    }
-#pragma unroll
-    for (int k = 0; k < kUnitsPerThread; ++k) {
-      const int64_t u = batch + k * lanes;
-      if (lean(u))
-        *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
-            in_base < 0 ? fill_pack.vector : combine16(raw[k], shift);
-    }
-  }
-  for (int64_t u = span.unit0 + lane; u < end; u += lanes)
-    if (!lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
-}
-
 #ifndef BARACUDA_GATHER_MIN_BLOCKS_NARROW
 #define BARACUDA_GATHER_MIN_BLOCKS_NARROW 4
 #endif
@@ -117,12 +67,15 @@ constexpr int gather_min_blocks() {
 template <int Bytes, IndexMap M>
 __global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_rows_kernel(RowsProblem p, RowTiling t) {
   using E = typename Word<Bytes>::type;
+  using P = Pack16<E>;
+  constexpr int V = P::kCount;
   __shared__ int64_t s_out[kMaxRowsPerBlock];
   __shared__ int64_t s_in[kMaxRowsPerBlock];  // -1: a row of fill values
   __shared__ int32_t s_head[kMaxRowsPerBlock];
 
   const BlockSpan span = block_span(t);
   const int inner = p.rank - 1;
+  const E *in = static_cast<const E *>(p.in);
   E *out = static_cast<E *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
@@ -145,7 +98,7 @@ __global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_r
   E fill_value;
   memcpy(&fill_value, p.fill, Bytes);
 
-  if (!t.long_rows) {  // several short rows
+  if (span.nrows > 1) {  // several short rows
     const int total = span.nrows * span.units;
     for (int f = threadIdx.x; f < total; f += kThreads) {
       const int r = f / span.units;
@@ -154,10 +107,44 @@ __global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_r
     }
     return;
   }
-  // The block's threads split evenly over its rows, each group walking one row.
-  const int lanes = kThreads / span.nrows, r = threadIdx.x / lanes;
-  if (r < span.nrows)
-    gather_long_row<Bytes, M>(p, t, span, threadIdx.x - r * lanes, lanes, s_head[r], s_in[r], s_out[r], fill_value);
+
+  // One row (or a chunk of one): the lean path over its vector run.
+  const int32_t head = s_head[0];
+  const int64_t in_base = s_in[0], out_base = s_out[0];
+  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
+  int64_t first = 0, last = 0;  // empty unless rows are unit-stride
+  if (t.vec == V && p.out_stride[inner] == 1) {
+    if (in_base < 0) {
+      first = 1;
+      last = 1 + floor_div(width - head, V);
+    } else if (p.in_stride[inner] == 1) {
+      vector_run(head, V, width, lo, lo + n, in + in_base, -lo, n, first, last);
+    }
+  }
+  P fill_pack;
+#pragma unroll
+  for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill_value;
+
+  const int64_t end = span.unit0 + span.units;
+  auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  const int shift = shift16_of(in + in_base + head - lo);  // the same for every unit of the row
+  for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+    Pair16 raw[kUnitsPerThread];
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = batch + k * kThreads;
+      if (lean(u) && in_base >= 0) raw[k] = issue_load16_at(in + in_base + head + (u - 1) * V - lo);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = batch + k * kThreads;
+      if (lean(u))
+        *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
+            in_base < 0 ? fill_pack.vector : combine16(raw[k], shift);
+    }
+  }
+  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
+    if (!lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
 }
 
 // 0, or the negated CUDA error of the launch.

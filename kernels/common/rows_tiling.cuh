@@ -20,10 +20,6 @@ constexpr int kThreads = 256;
 constexpr int kUnitsPerThread = 4;
 constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
 constexpr int kMaxRowsPerBlock = 128;
-#ifndef BARACUDA_LONG_ROWS_PER_BLOCK
-#define BARACUDA_LONG_ROWS_PER_BLOCK 1
-#endif
-constexpr int kLongRowsPerBlock = BARACUDA_LONG_ROWS_PER_BLOCK;
 #ifndef BARACUDA_CHUNK_BLOCKS
 #define BARACUDA_CHUNK_BLOCKS 4
 #endif
@@ -35,8 +31,7 @@ struct RowTiling {
   int64_t units_per_chunk;
   int64_t chunks_per_row;
   int32_t rows_per_block;
-  int32_t vec;        // elements per full unit
-  int32_t long_rows;  // whole rows or chunks of at least kUnitsPerBlock / 2 units: the lean path
+  int32_t vec;  // elements per full unit
   int64_t blocks;
 };
 
@@ -49,12 +44,9 @@ inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_r
   const int64_t width = p.out_extent[inner];
   t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
   if (t.units_per_row >= kUnitsPerBlock / 2) {
-    t.long_rows = 1;
+    t.rows_per_block = 1;
     t.chunks_per_row = (t.units_per_row + kMaxUnitsPerChunk - 1) / kMaxUnitsPerChunk;
     t.units_per_chunk = (t.units_per_row + t.chunks_per_row - 1) / t.chunks_per_row;
-    // Rows that fit a chunk share blocks, so one block's set-up serves several.
-    const int64_t r = t.chunks_per_row == 1 ? kMaxUnitsPerChunk / t.units_per_row : 1;
-    t.rows_per_block = static_cast<int32_t>(r < kLongRowsPerBlock ? r : kLongRowsPerBlock);
   } else {
     int64_t r = kUnitsPerBlock / t.units_per_row;
     t.rows_per_block = static_cast<int32_t>(r < max_rows_per_block ? r : max_rows_per_block);
