@@ -16,7 +16,10 @@
 
 namespace baracuda::kernels {
 
-constexpr int kThreads = 256;
+#ifndef BARACUDA_BLOCK_THREADS
+#define BARACUDA_BLOCK_THREADS 256
+#endif
+constexpr int kThreads = BARACUDA_BLOCK_THREADS;
 constexpr int kUnitsPerThread = 4;
 constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
 constexpr int kMaxRowsPerBlock = 128;

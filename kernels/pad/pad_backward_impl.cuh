@@ -1,5 +1,5 @@
-// Pad backward as a gather: each dx cell sums, in ascending dy order, every dy
-// cell that the forward copied it to. No atomics, so the result does not
+// Pad backward for reflect, replicate and circular, as a gather: each dx cell
+// sums, in ascending dy order, every dy cell that the forward copied it to. No atomics, so the result does not
 // depend on the launch shape. The sum starts from -0.0 so that a cell with a
 // single source is an exact copy (-0 + x == x for every x, -0 included).
 #pragma once
@@ -60,9 +60,7 @@ __device__ __forceinline__ SourceRanges source_ranges(int64_t i, int64_t lo, int
     ++s.count;
   };
   const int64_t j = i + lo;  // where the forward put x[i] itself
-  if constexpr (M == IndexMap::Constant) {
-    if (j >= 0 && j < m) add(j, j + 1);
-  } else if constexpr (M == IndexMap::Reflect) {
+  if constexpr (M == IndexMap::Reflect) {
     if (i >= 1 && i <= lo) add(lo - i, lo - i + 1);
     add(j, j + 1);
     const int64_t mirror = lo + 2 * (n - 1) - i;
@@ -83,10 +81,7 @@ template <IndexMap M>
 __device__ __forceinline__ void single_source_columns(int64_t lo, int64_t n, int64_t m, int64_t &first,
                                                       int64_t &last) {
   const int64_t hi = m - n - lo;
-  if constexpr (M == IndexMap::Constant) {
-    first = -lo > 0 ? -lo : 0;
-    last = m - lo < n ? m - lo : n;
-  } else if constexpr (M == IndexMap::Reflect) {
+  if constexpr (M == IndexMap::Reflect) {
     first = lo + 1;
     last = n - 1 - hi;
   } else if constexpr (M == IndexMap::Replicate) {
@@ -316,21 +311,19 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
     if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, dx_base, src);
 }
 
-// Blocks per SM the register budget is cut for, as measured on the H200:
-// constant mode (a plain copy of dy's interior) runs best at 4 blocks (64
-// registers); the other modes, whose edges sum several sources, at 3 (80) for
-// 4-byte and wider elements and at 4 below.
-template <class T, IndexMap M>
+// Blocks per SM the register budget is cut for, as measured on the H200: 3
+// (80 registers) for 4-byte and wider elements, 4 (64) below.
+template <class T>
 constexpr int backward_min_blocks() {
 #ifdef BARACUDA_BACKWARD_MIN_BLOCKS
   return BARACUDA_BACKWARD_MIN_BLOCKS;
 #else
-  return M == IndexMap::Constant || sizeof(T) < 4 ? 4 : 3;
+  return sizeof(T) < 4 ? 4 : 3;
 #endif
 }
 
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads, backward_min_blocks<T, M>())
+__global__ void __launch_bounds__(kThreads, backward_min_blocks<T>())
     pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
   constexpr int kOuter = kMaxRank - 1;
   __shared__ int64_t s_dx[kBackwardRowsPerBlock];
@@ -408,8 +401,7 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
 
 template <class T>
 int pad_backward_dispatch(const RowsProblem &p, cudaStream_t stream) {
-  switch (p.map) {
-    case IndexMap::Constant: return launch_pad_backward<T, IndexMap::Constant>(p, stream);
+  switch (p.map) {  // constant mode's backward is a slice: the plan sends it to the gather kernel
     case IndexMap::Reflect: return launch_pad_backward<T, IndexMap::Reflect>(p, stream);
     case IndexMap::Replicate: return launch_pad_backward<T, IndexMap::Replicate>(p, stream);
     case IndexMap::Circular: return launch_pad_backward<T, IndexMap::Circular>(p, stream);

@@ -15,7 +15,8 @@ int pad_forward_b4_run(const RowsProblem &p, cudaStream_t stream);
 int pad_forward_b8_run(const RowsProblem &p, cudaStream_t stream);
 int pad_forward_b16_run(const RowsProblem &p, cudaStream_t stream);
 
-// Pad backward: out = dx, in = dy; out_extent the dx shape, in_extent the dy shape.
+// Pad backward of reflect, replicate and circular (constant's is a slice, run by
+// the forward entries): out = dx, in = dy; out_extent the dx shape, in_extent the dy shape.
 int pad_backward_f32_run(const RowsProblem &p, cudaStream_t stream);
 int pad_backward_f16_run(const RowsProblem &p, cudaStream_t stream);
 int pad_backward_bf16_run(const RowsProblem &p, cudaStream_t stream);

@@ -124,7 +124,9 @@ kernels::RowsProblem rows_problem(const PadSpec &spec, const baracuda_tensor_t &
     const int32_t o = simple.origin[d];
     p.out_extent[d] = simple.extent[d];
     p.in_extent[d] = simple.pinned[d] ? in_shape[o] : simple.extent[d];
-    p.pad_low[d] = simple.pinned[d] ? spec.pad_low[o] : 0;
+    // The gather reads input index j - pad_low; a constant backward reads dy at i + pad_low.
+    const int64_t low = backward && spec.mode == BARACUDA_PAD_CONSTANT ? -spec.pad_low[o] : spec.pad_low[o];
+    p.pad_low[d] = simple.pinned[d] ? low : 0;
     p.out_stride[d] = simple.stride[0][d];
     p.in_stride[d] = simple.stride[1][d];
   }

@@ -27,7 +27,8 @@ const char *mode_name(int32_t mode);
 kernels::IndexMap index_map(int32_t mode);
 
 // The kernels' view of input -> output (forward: in = x, out = y; backward:
-// in = dy, out = dx), with unpadded axes merged.
+// in = dy, out = dx), with unpadded axes merged. Constant mode's backward is
+// posed as a forward gather from dy, its pads negated.
 kernels::RowsProblem rows_problem(const PadSpec &spec, const baracuda_tensor_t &in, const baracuda_tensor_t &out,
                                   bool backward);
 

@@ -37,27 +37,33 @@ Entry backward_entry(baracuda_dtype_t dtype) {
   }
 }
 
+// Constant mode's backward is a slice of dy (zeros where the forward cropped):
+// a forward gather from dy with the pads negated, no arithmetic at all.
+bool slice_backward(const PadSpec &spec, bool backward) { return backward && spec.mode == BARACUDA_PAD_CONSTANT; }
+
 // Forward: X -> Y. Backward: DY -> DX. Same machinery, roles and shapes swapped.
 class PadPlan final : public Plan {
  public:
   PadPlan(const PadSpec &spec, const SelectContext &ctx, bool backward)
       : spec_(spec),
         backward_(backward),
-        entry_(backward ? backward_entry(spec.dtype) : forward_entry(dtype_bytes(spec.dtype))) {
+        entry_(backward && !slice_backward(spec, backward) ? backward_entry(spec.dtype)
+                                                           : forward_entry(dtype_bytes(spec.dtype))) {
     info.op = backward ? BARACUDA_OP_PAD_BACKWARD : BARACUDA_OP_PAD;
     info.dtype = spec.dtype;
     info.target_sm = ctx.target_sm;
     info.backend = BARACUDA_BACKEND_BESPOKE;
     const baracuda_dtype_t acc = spec.dtype == BARACUDA_DTYPE_F64 ? BARACUDA_DTYPE_F64 : BARACUDA_DTYPE_F32;
-    info.math_precision = backward ? acc : BARACUDA_DTYPE_INVALID;
-    info.accumulator = backward ? acc : BARACUDA_DTYPE_INVALID;
+    const bool sums = backward && !slice_backward(spec, backward);
+    info.math_precision = sums ? acc : BARACUDA_DTYPE_INVALID;
+    info.accumulator = sums ? acc : BARACUDA_DTYPE_INVALID;
     info.deterministic = 1;
     info.bit_stable = 1;
-    if (backward)
+    if (sums)
       std::snprintf(info.kernel_name, sizeof info.kernel_name, "pad_backward_rows_%s_%s", dtype_name(spec.dtype),
                     mode_name(spec.mode));
     else
-      std::snprintf(info.kernel_name, sizeof info.kernel_name, "pad_forward_rows_b%d_%s", dtype_bytes(spec.dtype),
+      std::snprintf(info.kernel_name, sizeof info.kernel_name, "pad_gather_rows_b%d_%s", dtype_bytes(spec.dtype),
                     mode_name(spec.mode));
   }
 
