@@ -51,8 +51,8 @@ __device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const
     if (c0 + e < c1) out[(c0 + e) * os] = vals.elem[e];
 }
 
-// Blocks per SM the register budget is cut for: measured on the H200, 1- and
-// 2-byte elements run best at 4 (64 registers), wider ones at 3 (85).
+// Blocks per SM the register budget is cut for, as measured on the H200 with
+// 128-thread blocks: 4 for 1- and 2-byte elements, 3 for wider ones.
 #ifndef BARACUDA_GATHER_MIN_BLOCKS_NARROW
 #define BARACUDA_GATHER_MIN_BLOCKS_NARROW 4
 #endif
@@ -64,8 +64,17 @@ constexpr int gather_min_blocks() {
   return Bytes >= 4 ? BARACUDA_GATHER_MIN_BLOCKS_WIDE : BARACUDA_GATHER_MIN_BLOCKS_NARROW;
 }
 
+// Threads per block: measured on the H200, 128 beats 256 (more, shorter-lived
+// blocks per SM hide each block's set-up better).
+#ifndef BARACUDA_GATHER_THREADS
+#define BARACUDA_GATHER_THREADS 128
+#endif
+constexpr int kGatherThreads = BARACUDA_GATHER_THREADS;
+
 template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_rows_kernel(RowsProblem p, RowTiling t) {
+__global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
+    gather_rows_kernel(RowsProblem p, RowTiling t) {
+  constexpr int kThreads = kGatherThreads;
   using E = typename Word<Bytes>::type;
   using P = Pack16<E>;
   constexpr int V = P::kCount;
@@ -128,7 +137,7 @@ __global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_r
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
   const int shift = shift16_of(in + in_base + head - lo);  // the same for every unit of the row
-  for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+  for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kThreads * kUnitsPerThread) {
     Pair16 raw[kUnitsPerThread];
 #pragma unroll
     for (int k = 0; k < kUnitsPerThread; ++k) {
@@ -150,10 +159,10 @@ __global__ void __launch_bounds__(kThreads, gather_min_blocks<Bytes>()) gather_r
 // 0, or the negated CUDA error of the launch.
 template <int Bytes, IndexMap M>
 int launch_gather_rows(const RowsProblem &p, cudaStream_t stream) {
-  const RowTiling t = make_row_tiling(p, Bytes, kMaxRowsPerBlock);
+  const RowTiling t = make_row_tiling(p, Bytes, kMaxRowsPerBlock, kGatherThreads);
   if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
   if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks (~2^41 elements)
-  gather_rows_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
+  gather_rows_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t);
   return -static_cast<int>(cudaGetLastError());
 }
 

@@ -16,17 +16,11 @@
 
 namespace baracuda::kernels {
 
-#ifndef BARACUDA_BLOCK_THREADS
-#define BARACUDA_BLOCK_THREADS 256
-#endif
-constexpr int kThreads = BARACUDA_BLOCK_THREADS;
 constexpr int kUnitsPerThread = 4;
-constexpr int kUnitsPerBlock = kThreads * kUnitsPerThread;
 constexpr int kMaxRowsPerBlock = 128;
 #ifndef BARACUDA_CHUNK_BLOCKS
 #define BARACUDA_CHUNK_BLOCKS 4
 #endif
-constexpr int kMaxUnitsPerChunk = BARACUDA_CHUNK_BLOCKS * kUnitsPerBlock;
 
 struct RowTiling {
   int64_t num_rows;
@@ -38,7 +32,12 @@ struct RowTiling {
   int64_t blocks;
 };
 
-inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_rows_per_block) {
+// threads: the kernel's block size; a block walks kUnitsPerThread units per
+// thread at a time, and up to BARACUDA_CHUNK_BLOCKS such batches of a long row.
+inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_rows_per_block, int threads) {
+  const int64_t units_per_block = static_cast<int64_t>(threads) * kUnitsPerThread;
+  const int64_t max_units_per_chunk = BARACUDA_CHUNK_BLOCKS * units_per_block;
+  if (max_rows_per_block > threads) max_rows_per_block = threads;  // one preamble thread per row
   RowTiling t{};
   const int32_t inner = p.rank - 1;
   t.num_rows = 1;
@@ -46,12 +45,12 @@ inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_r
   t.vec = p.out_stride[inner] == 1 ? 16 / elem_bytes : 1;
   const int64_t width = p.out_extent[inner];
   t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
-  if (t.units_per_row >= kUnitsPerBlock / 2) {
+  if (t.units_per_row >= units_per_block / 2) {
     t.rows_per_block = 1;
-    t.chunks_per_row = (t.units_per_row + kMaxUnitsPerChunk - 1) / kMaxUnitsPerChunk;
+    t.chunks_per_row = (t.units_per_row + max_units_per_chunk - 1) / max_units_per_chunk;
     t.units_per_chunk = (t.units_per_row + t.chunks_per_row - 1) / t.chunks_per_row;
   } else {
-    int64_t r = kUnitsPerBlock / t.units_per_row;
+    int64_t r = units_per_block / t.units_per_row;
     t.rows_per_block = static_cast<int32_t>(r < max_rows_per_block ? r : max_rows_per_block);
     t.chunks_per_row = 1;
     t.units_per_chunk = t.units_per_row;

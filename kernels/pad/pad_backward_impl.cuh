@@ -97,6 +97,20 @@ constexpr int kBackwardRowsPerBlock = 16;
 // Rows whose outer source list is longer than this take the generic path.
 constexpr int kMaxSourceRows = 8;
 
+// Block size and blocks per SM the register budget is cut for, as measured
+// on the H200: 256 threads and 3 blocks (80 registers) for 4-byte and wider
+// elements, 128 threads and 4 blocks below.
+template <class T>
+constexpr int kBackwardThreads = sizeof(T) < 4 ? 128 : 256;
+template <class T>
+constexpr int backward_min_blocks() {
+#ifdef BARACUDA_BACKWARD_MIN_BLOCKS
+  return BARACUDA_BACKWARD_MIN_BLOCKS;
+#else
+  return sizeof(T) < 4 ? 4 : 3;
+#endif
+}
+
 
 // Where a dx row's outer sources come from: the dy row offsets in ascending
 // order when there are at most kMaxSourceRows of them (count >= 0), else only
@@ -222,6 +236,7 @@ __device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t,
 template <class T, IndexMap M>
 __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const RowTiling &t, const BlockSpan &span,
                                                   int32_t head, int64_t dx_base, const RowSources &src) {
+  constexpr int kThreads = kBackwardThreads<T>;
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
@@ -249,7 +264,7 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
   if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
     const T *in = dy + src.rows[0] + head + lo;
     const int shift = shift16_of(in);
-    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kUnitsPerBlock) {
+    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kThreads * kUnitsPerThread) {
       Pair16 raw[kUnitsPerThread];
 #pragma unroll
       for (int k = 0; k < kUnitsPerThread; ++k) {
@@ -311,20 +326,11 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
     if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, dx_base, src);
 }
 
-// Blocks per SM the register budget is cut for, as measured on the H200: 3
-// (80 registers) for 4-byte and wider elements, 4 (64) below.
-template <class T>
-constexpr int backward_min_blocks() {
-#ifdef BARACUDA_BACKWARD_MIN_BLOCKS
-  return BARACUDA_BACKWARD_MIN_BLOCKS;
-#else
-  return sizeof(T) < 4 ? 4 : 3;
-#endif
-}
 
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kThreads, backward_min_blocks<T>())
+__global__ void __launch_bounds__(kBackwardThreads<T>, backward_min_blocks<T>())
     pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
+  constexpr int kThreads = kBackwardThreads<T>;
   constexpr int kOuter = kMaxRank - 1;
   __shared__ int64_t s_dx[kBackwardRowsPerBlock];
   __shared__ int32_t s_head[kBackwardRowsPerBlock];
@@ -392,10 +398,10 @@ __global__ void __launch_bounds__(kThreads, backward_min_blocks<T>())
 
 template <class T, IndexMap M>
 int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
-  const RowTiling t = make_row_tiling(p, sizeof(T), kBackwardRowsPerBlock);
+  const RowTiling t = make_row_tiling(p, sizeof(T), kBackwardRowsPerBlock, kBackwardThreads<T>);
   if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
   if (t.blocks > INT_MAX) return 3;
-  pad_backward_rows_kernel<T, M><<<static_cast<unsigned>(t.blocks), kThreads, 0, stream>>>(p, t);
+  pad_backward_rows_kernel<T, M><<<static_cast<unsigned>(t.blocks), kBackwardThreads<T>, 0, stream>>>(p, t);
   return -static_cast<int>(cudaGetLastError());
 }
 
