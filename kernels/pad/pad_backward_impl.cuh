@@ -100,8 +100,14 @@ constexpr int kMaxSourceRows = 8;
 // Block size and blocks per SM the register budget is cut for, as measured
 // on the H200: 256 threads and 3 blocks (80 registers) for 4-byte and wider
 // elements, 128 threads and 4 blocks below.
+#ifndef BARACUDA_BACKWARD_THREADS_NARROW
+#define BARACUDA_BACKWARD_THREADS_NARROW 128
+#endif
+#ifndef BARACUDA_BACKWARD_THREADS_WIDE
+#define BARACUDA_BACKWARD_THREADS_WIDE 256
+#endif
 template <class T>
-constexpr int kBackwardThreads = sizeof(T) < 4 ? 128 : 256;
+constexpr int kBackwardThreads = sizeof(T) < 4 ? BARACUDA_BACKWARD_THREADS_NARROW : BARACUDA_BACKWARD_THREADS_WIDE;
 template <class T>
 constexpr int backward_min_blocks() {
 #ifdef BARACUDA_BACKWARD_MIN_BLOCKS
