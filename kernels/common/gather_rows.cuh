@@ -52,7 +52,8 @@ __device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const
 }
 
 // Blocks per SM the register budget is cut for, as measured on the H200 with
-// 128-thread blocks: 4 for 1- and 2-byte elements, 3 for wider ones.
+// 64-thread blocks: 4 for 1- and 2-byte elements, 3 for wider ones (at that
+// block size neither caps the registers the compiler wants).
 #ifndef BARACUDA_GATHER_MIN_BLOCKS_NARROW
 #define BARACUDA_GATHER_MIN_BLOCKS_NARROW 4
 #endif
@@ -64,10 +65,10 @@ constexpr int gather_min_blocks() {
   return Bytes >= 4 ? BARACUDA_GATHER_MIN_BLOCKS_WIDE : BARACUDA_GATHER_MIN_BLOCKS_NARROW;
 }
 
-// Threads per block: measured on the H200, 128 beats 256 (more, shorter-lived
+// Threads per block: measured on the H200, 64 beats 128 and 256 (more, shorter-lived
 // blocks per SM hide each block's set-up better).
 #ifndef BARACUDA_GATHER_THREADS
-#define BARACUDA_GATHER_THREADS 128
+#define BARACUDA_GATHER_THREADS 64
 #endif
 constexpr int kGatherThreads = BARACUDA_GATHER_THREADS;
 
