@@ -153,8 +153,9 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
             in_base < 0 ? fill_pack.vector : combine16(raw[k], shift);
     }
   }
-  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
-    if (!lean(u)) gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
+  for_each_edge_unit<kThreads>(span.unit0, end, first, last, [&](int64_t u) {
+    gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
+  });
 }
 
 // 0, or the negated CUDA error of the launch.

@@ -150,6 +150,21 @@ __device__ inline void vector_run(int32_t head, int32_t vec, int64_t width, int6
   while (first < last && !safe(last - 1)) --last;
 }
 
+// Calls fn(u) for the units of [unit0, end) outside the lean run
+// [first, last), dealt out warp by warp (edge k to lane k / warps of warp
+// k % warps), so that a row's few slow edge units run in different warps
+// rather than one after another in the same one.
+template <int Threads, class Fn>
+__device__ __forceinline__ void for_each_edge_unit(int64_t unit0, int64_t end, int64_t first, int64_t last,
+                                                   Fn &&fn) {
+  const int64_t lean_begin = first < unit0 ? unit0 : (first > end ? end : first);
+  const int64_t lean_end = last < lean_begin ? lean_begin : (last > end ? end : last);
+  const int64_t front = lean_begin - unit0, edges = front + (end - lean_end);
+  constexpr int kWarps = Threads / 32;
+  for (int64_t k = (threadIdx.x % 32) * kWarps + threadIdx.x / 32; k < edges; k += Threads)
+    fn(k < front ? unit0 + k : lean_end + (k - front));
+}
+
 // Output index j of one axis mapped to the input, per the IndexMap; -1 when
 // it falls outside a Constant-mode input.
 template <IndexMap M>

@@ -328,8 +328,8 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
       *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
     }
   }
-  for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads)
-    if (!lean(u)) backward_unit_elements<T, M>(p, t, u, head, dx_base, src);
+  for_each_edge_unit<kThreads>(span.unit0, end, first, last,
+                               [&](int64_t u) { backward_unit_elements<T, M>(p, t, u, head, dx_base, src); });
 }
 
 
