@@ -236,6 +236,43 @@ __device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t,
   }
 }
 
+// One dx element of a long row's edge: its sum in ascending dy order. With at
+// most two outer source rows and single inner sources (every mode but
+// replicate) all loads are issued before the first add, so an edge costs one
+// memory latency; otherwise the general walk.
+template <class T, IndexMap M>
+__device__ __forceinline__ T backward_edge_element(const RowsProblem &p, int64_t c, const RowSources &src) {
+  using A = typename Accum<T>::type;
+  const int inner = p.rank - 1;
+  if constexpr (M != IndexMap::Replicate) {
+    if (src.count >= 0 && src.count <= 2) {
+      const T *dy = static_cast<const T *>(p.in);
+      const int64_t is = p.in_stride[inner];
+      const SourceRanges s = source_ranges<M>(c, p.pad_low[inner], p.out_extent[inner], p.in_extent[inner]);
+      T v[2][3];
+#pragma unroll
+      for (int q = 0; q < 2; ++q)
+#pragma unroll
+        for (int r = 0; r < 3; ++r)
+          if (q < src.count && r < s.count) v[q][r] = dy[src.rows[q] + s.begin[r] * is];
+      A acc = A(-0.0);
+#pragma unroll
+      for (int q = 0; q < 2; ++q)
+#pragma unroll
+        for (int r = 0; r < 3; ++r)
+          if (q < src.count && r < s.count) acc += Accum<T>::load(v[q][r]);
+      return Accum<T>::store(src.count && s.count ? acc : A(0));
+    }
+  }
+  A acc = A(-0.0);
+  int sources = 0;
+  for_each_source<T, M>(p, src, c, c + 1, [&](int, T v) {
+    acc += Accum<T>::load(v);
+    ++sources;
+  });
+  return Accum<T>::store(sources ? acc : A(0));
+}
+
 // A chunk of one long dx row. Units whose elements each have one source per
 // outer source row read those rows as shifted vectors; the rest go element by
 // element.
@@ -267,6 +304,19 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
   }
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
+  {  // The edge units first, one thread per element, so their latency hides under the lean loads.
+    const int64_t lean_begin = first < span.unit0 ? span.unit0 : (first > end ? end : first);
+    const int64_t lean_end = last < lean_begin ? lean_begin : (last > end ? end : last);
+    const int64_t front = lean_begin - span.unit0, edges = front + (end - lean_end);
+    const int64_t os = p.out_stride[inner];
+    for (int64_t k = threadIdx.x; k < edges * V; k += kThreads) {
+      const int64_t e = k / V, u = e < front ? span.unit0 + e : lean_end + (e - front);
+      int64_t c0, c1;
+      unit_columns(u, head, t.vec, width, c0, c1);
+      const int64_t c = c0 + (k - e * V);
+      if (c < c1) row[c * os] = backward_edge_element<T, M>(p, c, src);
+    }
+  }
   if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
     const T *in = dy + src.rows[0] + head + lo;
     const int shift = shift16_of(in);
@@ -328,8 +378,7 @@ __device__ __forceinline__ void backward_long_row(const RowsProblem &p, const Ro
       *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
     }
   }
-  for_each_edge_unit<kThreads>(span.unit0, end, first, last,
-                               [&](int64_t u) { backward_unit_elements<T, M>(p, t, u, head, dx_base, src); });
+
 }
 
 
