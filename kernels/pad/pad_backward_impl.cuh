@@ -400,41 +400,46 @@ __global__ void __launch_bounds__(kBackwardThreads<T>, backward_min_blocks<T>())
   if (static_cast<int>(threadIdx.x) < span.nrows) {
     const int r = threadIdx.x;
     RowCoords g(span.row0 + r, p.out_extent, inner);
-    int64_t o = 0, count = 1;
-    bool none = false;  // some axis has no source: the row is all zeros
+    int64_t o = 0, first_row = 0, count = 1;
+    int32_t len[kOuter];
     for (int d = inner - 1; d >= 0; --d) {
       const int64_t c = g.next(p.out_extent[d]);
       o += c * p.out_stride[d];
       const SourceRanges sr = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
       s_src[r][d] = sr;
-      int64_t len = 0;
-      for (int q = 0; q < sr.count; ++q) len += sr.end[q] - sr.begin[q];
-      none |= len == 0;
-      count = count > kMaxSourceRows ? count : count * len;  // saturates past the limit
+      int64_t n = 0;
+      for (int q = 0; q < sr.count; ++q) n += sr.end[q] - sr.begin[q];
+      len[d] = n > kMaxSourceRows ? kMaxSourceRows + 1 : static_cast<int32_t>(n);
+      first_row += sr.begin[0] * p.in_stride[d];
+      count = count > kMaxSourceRows ? count : count * len[d];  // saturates past the limit
     }
-    if (none) count = 0;
+    for (int d = 0; d < inner; ++d)
+      if (len[d] == 0) count = 0;  // some axis has no source: the row is all zeros
     s_dx[r] = o;
     s_head[r] = row_head(dx + o, sizeof(T), t.vec);
     s_nrows[r] = count > kMaxSourceRows ? -1 : static_cast<int32_t>(count);
-    // The few outer source rows, in the odometer's order (last axis fastest).
-    for (int64_t k = 0; k < count && count <= kMaxSourceRows; ++k) {
-      int64_t rest = k, off = 0;
-      for (int d = inner - 1; d >= 0; --d) {
-        const SourceRanges &sr = s_src[r][d];
-        int64_t len = 0;
-        for (int q = 0; q < sr.count; ++q) len += sr.end[q] - sr.begin[q];
-        int64_t pick = rest % len;
-        rest /= len;
-        for (int q = 0; q < sr.count; ++q) {
-          const int64_t w = sr.end[q] - sr.begin[q];
-          if (pick < w) {
-            off += (sr.begin[q] + pick) * p.in_stride[d];
-            break;
+    if (count == 1) {
+      s_rows[r][0] = first_row;
+    } else {
+      // The few outer source rows, in the odometer's order (last axis fastest).
+      for (int k = 0; k < count && count <= kMaxSourceRows; ++k) {
+        int rest = k;
+        int64_t off = 0;
+        for (int d = inner - 1; d >= 0; --d) {
+          const SourceRanges &sr = s_src[r][d];
+          int pick = rest % len[d];
+          rest /= len[d];
+          for (int q = 0; q < sr.count; ++q) {
+            const int w = static_cast<int>(sr.end[q] - sr.begin[q]);
+            if (pick < w) {
+              off += (sr.begin[q] + pick) * p.in_stride[d];
+              break;
+            }
+            pick -= w;
           }
-          pick -= w;
         }
+        s_rows[r][k] = off;
       }
-      s_rows[r][k] = off;
     }
   }
   __syncthreads();
