@@ -9,9 +9,10 @@
  * BARACUDA_OP_PAD_BACKWARD   dx = adjoint of pad, given dy
  *   args: DY (the forward's output shape), DX (input_shape)
  *   dtypes: F32, F16, BF16, F64. Each dx cell is the sum of every dy cell the
- *   forward copied it to, gathered in a fixed order with no atomics
+ *   forward copied it to, gathered in ascending dy order with no atomics
  *   (deterministic and bit-stable), accumulated in f32 (f64 for F64). A cell
- *   with a single source is copied exactly.
+ *   with a single source is copied exactly; constant mode's backward is a
+ *   plain slice of dy (zeros where the forward cropped), with no arithmetic.
  *
  * Modes, per axis with input extent n, for output index j and i = j - pad_low:
  *   CONSTANT   x[i] when 0 <= i < n, else value. Negative pads crop.
