@@ -1,0 +1,3 @@
+module example.com/baracuda
+
+go 1.19

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the binding suites against a built library: Python (pytest), Rust
+# (cargo test, offline) and Go (go test via cgo). Prints one line per suite:
+# "<suite>: P passed, F failed, S skipped". GPU parts skip without a GPU.
+# Usage: scripts/run-bindings.sh BUILD_DIR
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+cuda=${CUDA_HOME:-/usr/local/cuda}
+export BARACUDA_LIBRARY="$build/libbaracuda_kernels.so.0" BARACUDA_LIB_DIR="$build"
+status=0
+
+( cd "$root" && python3 -m pytest -q -rs bindings/python/tests ) >"$build/pytest.log" 2>&1 || status=1
+tail -3 "$build/pytest.log" | sed 's/^/  /'
+p=$(grep -oE '[0-9]+ passed' "$build/pytest.log" | tail -1 | cut -d' ' -f1)
+f=$(grep -oE '[0-9]+ failed' "$build/pytest.log" | tail -1 | cut -d' ' -f1)
+s=$(grep -oE '[0-9]+ skipped' "$build/pytest.log" | tail -1 | cut -d' ' -f1)
+echo "python: ${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+
+( cd "$root/examples/rust" && cargo test --offline -q -- --nocapture ) >"$build/cargo.log" 2>&1 || status=1
+grep -E "test result|Rust:|no CUDA|error" "$build/cargo.log" | sed 's/^/  /' | head -8
+p=$(grep -oE '[0-9]+ passed' "$build/cargo.log" | awk '{s+=$1} END {print s+0}')
+f=$(grep -oE '[0-9]+ failed' "$build/cargo.log" | awk '{s+=$1} END {print s+0}')
+echo "rust: $p passed, $f failed, 0 skipped"
+
+( cd "$root/examples/go" && CGO_CFLAGS="-I$root/include -I$cuda/include" \
+  CGO_LDFLAGS="-L$build -Wl,-rpath,$build -L$cuda/lib64 -Wl,-rpath,$cuda/lib64" go test -v ./... ) >"$build/go.log" 2>&1 || status=1
+grep -E "^(ok|FAIL|---)|Go:" "$build/go.log" | sed 's/^/  /' | head -8
+echo "go: $(grep -c -- '--- PASS' "$build/go.log") passed, $(grep -c -- '--- FAIL' "$build/go.log") failed, $(grep -c -- '--- SKIP' "$build/go.log") skipped"
+exit $status
