@@ -28,6 +28,19 @@ grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/tests.txt"
 grep -E "test cases|assertions" "$build/meson-logs/testlog.txt" | sort | uniq -c | head -20
 grep -B2 -A12 "FAILED:" "$build/meson-logs/testlog.txt" | head -80
 
+if [ "${BINDINGS:-1}" = 1 ]; then
+  step "bindings: Python against PyTorch, Rust and Go (binaries from scripts/build-binding-tests.sh)"
+  BARACUDA_LIBRARY="$PWD/$build/libbaracuda_kernels.so.0" python3 -m pytest -q bindings/python/tests \
+    >"$OUT/pytest.txt" 2>&1 || status=1
+  tail -2 "$OUT/pytest.txt"
+  for t in rust_plans go_baracuda.test; do
+    [ -x ".deps/bin/$t" ] || { echo "$t: not built"; continue; }
+    flag=$([ "$t" = go_baracuda.test ] && echo -test.v || echo --nocapture)
+    LD_LIBRARY_PATH="$PWD/$build" ".deps/bin/$t" $flag >"$OUT/$t.txt" 2>&1 || status=1
+    grep -E "test result|--- |Rust:|Go:|^ok|PASS$|FAIL" "$OUT/$t.txt" | head -8
+  done
+fi
+
 if [ "${SANITIZE:-1}" = 1 ]; then
   for tool in memcheck racecheck; do
     step "compute-sanitizer $tool (GPU suite without the >2^31 case)"
