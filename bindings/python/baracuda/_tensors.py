@@ -39,10 +39,12 @@ def describe(obj, stream=None):
         cai = obj.__cuda_array_interface__
     except (AttributeError, TypeError, RuntimeError):
         pass  # PyTorch raises TypeError for bf16
+    if cai is not None and cai["typestr"][1:] not in _TYPESTR:
+        if not hasattr(obj, "__dlpack__"):  # bf16 shows as an opaque '<V2'; DLPack names it
+            raise TypeError(f"baracuda: __cuda_array_interface__ typestr {cai['typestr']!r} has no baracuda dtype")
+        cai = None
     if cai is not None:
         typestr = cai["typestr"][1:]
-        if typestr not in _TYPESTR:
-            raise TypeError(f"baracuda: __cuda_array_interface__ typestr {cai['typestr']!r} has no baracuda dtype")
         itemsize = int(typestr[1:])
         shape = tuple(int(n) for n in cai["shape"])
         if cai.get("strides") is None:
