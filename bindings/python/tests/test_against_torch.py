@@ -101,3 +101,20 @@ def test_cupy_arrays_work_too():
     y = baracuda.pad(x, (2, 2), mode="circular")
     want = F.pad(torch.as_tensor(x, device="cuda"), (2, 2), mode="circular")
     assert torch.equal(torch.as_tensor(y, device="cuda"), want)
+
+
+def test_jax_arrays_are_read_through_dlpack():
+    import os
+
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    jnp = pytest.importorskip("jax.numpy")
+    import jax
+
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    x = jnp.arange(60, dtype=jnp.float32).reshape(6, 10)
+    out = torch.empty(6, 15, device="cuda")  # JAX arrays are immutable: the output comes from elsewhere
+    baracuda.pad(x, (2, 3), mode="reflect", out=out)
+    torch.cuda.synchronize()
+    want = F.pad(torch.arange(60, dtype=torch.float32, device="cuda").reshape(6, 10), (2, 3), mode="reflect")
+    assert torch.equal(out, want)
