@@ -13,7 +13,7 @@ if [ ! -x "$build/bench/bench_ops" ]; then
     >"$OUT/setup.log" 2>&1 || exit 1
   ninja -C "$build" >"$OUT/build.log" 2>&1 || { grep -E "error" -A5 "$OUT/build.log" | head -40; exit 1; }
 fi
-ncu --clock-control none --kernel-name "$kernel" --launch-skip 3 --launch-count 1 \
+ncu --clock-control none --kernel-name "$kernel" --launch-skip "${SKIP:-3}" --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section WarpStateStats --section SourceCounters \
   --section MemoryWorkloadAnalysis --section LaunchStats \
   "$build/bench/bench_ops" "$filter" >"$OUT/ncu-$filter.txt" 2>&1
