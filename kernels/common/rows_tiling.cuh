@@ -1,11 +1,12 @@
 // How a rows problem is cut into thread blocks. A row is cut into "units":
 // unit 0 covers the elements before the first 16-byte boundary of the output
 // row, every later unit one 16-byte vector (or one element when the output
-// row is not unit-stride). A block takes several short rows (about
-// kUnitsPerBlock units in all), or one chunk of up to kMaxUnitsPerChunk units
-// of a long row, which its threads walk in batches of kUnitsPerThread units
-// each so that a batch's loads are all in flight together. Long chunks keep
-// the per-block set-up (the row's offsets) small beside the bytes moved.
+// row is not unit-stride). A block of `threads` threads takes several short
+// rows (about threads * kUnitsPerThread units in all), or one chunk of up to
+// BARACUDA_CHUNK_BLOCKS times that of a long row, which its threads walk in
+// batches of kUnitsPerThread units each so that a batch's loads are all in
+// flight together. Long chunks keep the per-block set-up (the row's offsets)
+// small beside the bytes moved.
 #pragma once
 
 #include <climits>
