@@ -18,16 +18,6 @@ namespace {
 
 using Entry = kernels::RowsEntry;
 
-Entry forward_entry(int32_t bytes) {
-  switch (bytes) {
-    case 1: return kernels::pad_forward_b1_run;
-    case 2: return kernels::pad_forward_b2_run;
-    case 4: return kernels::pad_forward_b4_run;
-    case 8: return kernels::pad_forward_b8_run;
-    default: return kernels::pad_forward_b16_run;
-  }
-}
-
 Entry backward_entry(baracuda_dtype_t dtype) {
   switch (dtype) {
     case BARACUDA_DTYPE_F16: return kernels::pad_backward_f16_run;
@@ -48,7 +38,7 @@ class PadPlan final : public Plan {
       : spec_(spec),
         backward_(backward),
         entry_(backward && !slice_backward(spec, backward) ? backward_entry(spec.dtype)
-                                                           : forward_entry(dtype_bytes(spec.dtype))) {
+                                                           : kernels::kPadForwardByWidth[kernels::width_slot(dtype_bytes(spec.dtype))]) {
     info.op = backward ? BARACUDA_OP_PAD_BACKWARD : BARACUDA_OP_PAD;
     info.dtype = spec.dtype;
     info.target_sm = ctx.target_sm;

@@ -114,7 +114,7 @@ class WriteSlicePlan final : public Plan {
     }
     p.out = window;
     p.in = b.source->data;
-    return check_launch(copy_entry(bytes)(p, stream), kOp);
+    return check_launch(kernels::kWriteSliceByWidth[kernels::width_slot(bytes)](p, stream), kOp);
   }
 
  private:
@@ -144,16 +144,6 @@ class WriteSlicePlan final : public Plan {
       axes.origin[d] = d;
     }
     return simplify_axes(axes);
-  }
-
-  static kernels::RowsEntry copy_entry(int32_t bytes) {
-    switch (bytes) {
-      case 1: return kernels::write_slice_b1_run;
-      case 2: return kernels::write_slice_b2_run;
-      case 4: return kernels::write_slice_b4_run;
-      case 8: return kernels::write_slice_b8_run;
-      default: return kernels::write_slice_b16_run;
-    }
   }
 
   static void copy(void *dst, const void *src, int64_t bytes, baracuda_stream_t stream) {
