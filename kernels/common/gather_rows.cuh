@@ -6,6 +6,11 @@
 // unit, two aligned vector loads and a funnel shift, all units' loads issued
 // before any is used. Row edges, short rows and strided rows go element by
 // element.
+//
+// Two walks share the kernel, differing only in which output rows the
+// blocks take. Gather: every output row. Single-source (pad backward's copy
+// pass): the dx rows whose outer axes have one dy source row, each that row
+// shifted; rows of sums are left to the backward's own kernels.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,41 +19,95 @@
 #include <cstring>
 
 #include "common/element_words.cuh"
+#include "common/pad_copies.cuh"
 #include "common/rows_tiling.cuh"
 #include "common/shifted_load.cuh"
 
 namespace baracuda::kernels {
 
-// One unit, element by element: any mapping, any strides.
+// One unit's elements, read element by element (any mapping, any strides)
+// apart from being written, so that the loads can be issued early.
+template <int Bytes>
+struct UnitElements {
+  Pack16<typename Word<Bytes>::type> vals;
+  int64_t c0, c1;  // its columns
+};
+
 template <int Bytes, IndexMap M>
-__device__ __forceinline__ void gather_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u,
-                                                     int32_t head, int64_t in_base, int64_t out_base,
-                                                     typename Word<Bytes>::type fill_value) {
+__device__ __forceinline__ UnitElements<Bytes> load_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u,
+                                                                  int32_t head, int64_t in_base,
+                                                                  typename Word<Bytes>::type fill_value) {
   using E = typename Word<Bytes>::type;
-  using P = Pack16<E>;
-  constexpr int V = P::kCount;
+  constexpr int V = Pack16<E>::kCount;
   const int inner = p.rank - 1;
-  const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
-  const int64_t is = p.in_stride[inner], os = p.out_stride[inner];
+  const int64_t n = p.in_extent[inner], lo = p.pad_low[inner], is = p.in_stride[inner];
   const E *in = static_cast<const E *>(p.in);
-  E *out = static_cast<E *>(p.out) + out_base;
-  int64_t c0, c1;
-  unit_columns(u, head, t.vec, width, c0, c1);
-  P vals;
+  UnitElements<Bytes> x;
+  unit_columns(u, head, t.vec, p.out_extent[inner], x.c0, x.c1);
 #pragma unroll
   for (int e = 0; e < V; ++e) {
-    const int64_t c = c0 + e;
-    if (c >= c1) break;
+    const int64_t c = x.c0 + e;
+    if (c >= x.c1) break;
     const int64_t m = in_base < 0 ? -1 : map_index<M>(c, lo, n);
-    vals.elem[e] = m < 0 ? fill_value : in[in_base + m * is];
+    x.vals.elem[e] = m < 0 ? fill_value : in[in_base + m * is];
   }
-  if (c1 - c0 == V && os == 1) {
-    *reinterpret_cast<uint4 *>(out + c0) = vals.vector;
+  return x;
+}
+
+template <int Bytes>
+__device__ __forceinline__ void store_unit_elements(const RowsProblem &p, int64_t out_base,
+                                                    const UnitElements<Bytes> &x) {
+  using E = typename Word<Bytes>::type;
+  constexpr int V = Pack16<E>::kCount;
+  const int64_t os = p.out_stride[p.rank - 1];
+  E *out = static_cast<E *>(p.out) + out_base;
+  if (x.c1 - x.c0 == V && os == 1) {
+    *reinterpret_cast<uint4 *>(out + x.c0) = x.vals.vector;
     return;
   }
 #pragma unroll
   for (int e = 0; e < V; ++e)
-    if (c0 + e < c1) out[(c0 + e) * os] = vals.elem[e];
+    if (x.c0 + e < x.c1) out[(x.c0 + e) * os] = x.vals.elem[e];
+}
+
+enum class RowWalk { Gather, SingleSource };
+
+// What a walk needs besides the problem: nothing, or the rows with one source.
+template <RowWalk W>
+struct WalkArgs {};
+template <>
+struct WalkArgs<RowWalk::SingleSource> {
+  RowDomain dom;
+};
+
+// Where block row g reads (in_base, -1 for a row of fill values) and writes.
+template <IndexMap M, RowWalk W>
+__device__ __forceinline__ void plan_row(const RowsProblem &p, const WalkArgs<W> &w, int64_t g, int64_t &in_base,
+                                         int64_t &out_base) {
+  const int inner = p.rank - 1;
+  int64_t o = 0, i = 0;
+  bool fill = false;
+  if constexpr (W == RowWalk::SingleSource) {  // dx row c reads dy row c + lo; pad_low holds -lo
+    RowCoords rc(g, w.dom.extent, inner);
+#pragma unroll
+    for (int d = kMaxRank - 2; d >= 0; --d) {
+      if (d >= inner) continue;
+      const int64_t c = nth_index(w.dom.axis[d], rc.next(w.dom.extent[d]));
+      o += c * p.out_stride[d];
+      i += (c - p.pad_low[d]) * p.in_stride[d];
+    }
+  } else {
+    RowCoords rc(g, p.out_extent, inner);
+    for (int d = inner - 1; d >= 0; --d) {
+      const int64_t c = rc.next(p.out_extent[d]);
+      o += c * p.out_stride[d];
+      const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
+      fill |= m < 0;
+      i += m * p.in_stride[d];
+    }
+  }
+  in_base = fill ? -1 : i;
+  out_base = o;
 }
 
 // Blocks per SM the register budget is cut for, as measured on the H200 with
@@ -72,10 +131,12 @@ constexpr int gather_min_blocks() {
 #endif
 constexpr int kGatherThreads = BARACUDA_GATHER_THREADS;
 
-template <int Bytes, IndexMap M>
+template <int Bytes, IndexMap M, RowWalk W>
 __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
-    gather_rows_kernel(RowsProblem p, RowTiling t) {
+    gather_rows_kernel(RowsProblem p, RowTiling t, WalkArgs<W> w) {
   constexpr int kThreads = kGatherThreads;
+  // The index map of the walk: the copy pass reads dy at dx index + lo.
+  constexpr IndexMap kMap = W == RowWalk::SingleSource ? IndexMap::Copy : M;
   using E = typename Word<Bytes>::type;
   using P = Pack16<E>;
   constexpr int V = P::kCount;
@@ -89,19 +150,11 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
   E *out = static_cast<E *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
-    RowCoords g(span.row0 + threadIdx.x, p.out_extent, inner);
-    int64_t o = 0, i = 0;
-    bool fill = false;
-    for (int d = inner - 1; d >= 0; --d) {
-      const int64_t c = g.next(p.out_extent[d]);
-      o += c * p.out_stride[d];
-      const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
-      fill |= m < 0;
-      i += m * p.in_stride[d];
-    }
-    s_out[threadIdx.x] = o;
-    s_in[threadIdx.x] = fill ? -1 : i;
-    s_head[threadIdx.x] = row_head(out + o, Bytes, t.vec);
+    int64_t in_base, out_base;
+    plan_row<M, W>(p, w, span.row0 + threadIdx.x, in_base, out_base);
+    s_out[threadIdx.x] = out_base;
+    s_in[threadIdx.x] = in_base;
+    s_head[threadIdx.x] = row_head(out + out_base, Bytes, t.vec);
   }
   __syncthreads();
 
@@ -112,8 +165,8 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
     const int total = span.nrows * span.units;
     for (int f = threadIdx.x; f < total; f += kThreads) {
       const int r = f / span.units;
-      gather_unit_elements<Bytes, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], s_out[r],
-                                     fill_value);
+      store_unit_elements<Bytes>(
+          p, s_out[r], load_unit_elements<Bytes, kMap>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], fill_value));
     }
     return;
   }
@@ -153,19 +206,28 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
             in_base < 0 ? fill_pack.vector : combine16(raw[k], shift);
     }
   }
-  for_each_edge_unit<kThreads>(span.unit0, end, first, last, [&](int64_t u) {
-    gather_unit_elements<Bytes, M>(p, t, u, head, in_base, out_base, fill_value);
-  });
+  // The edge units last: read ahead of the vector loads, they cost the
+  // registers that occupancy needs (measured slower on the H200).
+  const EdgeUnits<kThreads> edges(span.unit0, end, first, last);
+  for (int64_t edge = EdgeUnits<kThreads>::first_edge(); edge < edges.count; edge += kThreads)
+    store_unit_elements<Bytes>(p, out_base, load_unit_elements<Bytes, kMap>(p, t, edges.unit(edge), head, in_base, fill_value));
 }
 
 // 0, or the negated CUDA error of the launch.
-template <int Bytes, IndexMap M>
-int launch_gather_rows(const RowsProblem &p, cudaStream_t stream) {
-  const RowTiling t = make_row_tiling(p, Bytes, kMaxRowsPerBlock, kGatherThreads);
+template <int Bytes, IndexMap M, RowWalk W>
+int launch_rows_walk(const RowsProblem &p, const WalkArgs<W> &w, cudaStream_t stream) {
+  const int64_t *row_extent = p.out_extent;
+  if constexpr (W == RowWalk::SingleSource) row_extent = w.dom.extent;
+  const RowTiling t = make_row_tiling(p, row_extent, Bytes, kMaxRowsPerBlock, kGatherThreads);
   if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
   if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks (~2^41 elements)
-  gather_rows_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t);
+  gather_rows_kernel<Bytes, M, W><<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t, w);
   return -static_cast<int>(cudaGetLastError());
+}
+
+template <int Bytes, IndexMap M>
+int launch_gather_rows(const RowsProblem &p, cudaStream_t stream) {
+  return launch_rows_walk<Bytes, M, RowWalk::Gather>(p, WalkArgs<RowWalk::Gather>{}, stream);
 }
 
 }  // namespace baracuda::kernels

@@ -33,16 +33,19 @@ struct RowTiling {
   int64_t blocks;
 };
 
-// threads: the kernel's block size; a block walks kUnitsPerThread units per
-// thread at a time, and up to BARACUDA_CHUNK_BLOCKS such batches of a long row.
-inline RowTiling make_row_tiling(const RowsProblem &p, int elem_bytes, int max_rows_per_block, int threads) {
+// row_extent: the extents whose outer axes count the rows walked (the output's,
+// or the input's for a scatter); threads: the kernel's block size. A block
+// walks kUnitsPerThread units per thread at a time, and up to
+// chunk_batches (default BARACUDA_CHUNK_BLOCKS) such batches of a long row.
+inline RowTiling make_row_tiling(const RowsProblem &p, const int64_t *row_extent, int elem_bytes,
+                                 int max_rows_per_block, int threads, int chunk_batches = BARACUDA_CHUNK_BLOCKS) {
   const int64_t units_per_block = static_cast<int64_t>(threads) * kUnitsPerThread;
-  const int64_t max_units_per_chunk = BARACUDA_CHUNK_BLOCKS * units_per_block;
+  const int64_t max_units_per_chunk = chunk_batches * units_per_block;
   if (max_rows_per_block > threads) max_rows_per_block = threads;  // one preamble thread per row
   RowTiling t{};
   const int32_t inner = p.rank - 1;
   t.num_rows = 1;
-  for (int32_t d = 0; d < inner; ++d) t.num_rows *= p.out_extent[d];
+  for (int32_t d = 0; d < inner; ++d) t.num_rows *= row_extent[d];
   t.vec = p.out_stride[inner] == 1 ? 16 / elem_bytes : 1;
   const int64_t width = p.out_extent[inner];
   t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
@@ -70,9 +73,9 @@ struct BlockSpan {
   int32_t units;  // per row, in this block
 };
 
-__device__ inline BlockSpan block_span(const RowTiling &t) {
+// b: the block's index within the launch's share of blocks for t.
+__device__ inline BlockSpan block_span(const RowTiling &t, int64_t b = blockIdx.x) {
   BlockSpan s;
-  const int64_t b = blockIdx.x;
   const int64_t row_block = b / t.chunks_per_row;
   const int64_t chunk = b - row_block * t.chunks_per_row;
   s.row0 = row_block * t.rows_per_block;
@@ -122,13 +125,13 @@ __device__ inline void unit_columns(int64_t u, int32_t head, int32_t vec, int64_
 
 // Elements before the first 16-byte boundary of an output row starting at
 // byte address `addr` (element-aligned). 0 when rows are not unit-stride.
-__device__ inline int32_t row_head(const void *addr, int elem_bytes, int32_t vec) {
+__host__ __device__ inline int32_t row_head(const void *addr, int elem_bytes, int32_t vec) {
   if (vec == 1) return 0;
   const uint32_t mis = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(addr) & 15u);
   return mis == 0 ? 0 : static_cast<int32_t>((16u - mis) / static_cast<uint32_t>(elem_bytes));
 }
 
-__device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+__host__ __device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 // The full 16-byte units [first, last) of a row (head elements before the
 // first boundary, vec elements per unit) whose columns c all lie in
@@ -136,7 +139,7 @@ __device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b) { return a >=
 // src_len elements, such that load16_at stays inside that row. Units in the
 // run cost two vector loads, a funnel shift and one vector store each.
 template <class E>
-__device__ inline void vector_run(int32_t head, int32_t vec, int64_t width, int64_t cbegin, int64_t cend,
+__host__ __device__ inline void vector_run(int32_t head, int32_t vec, int64_t width, int64_t cbegin, int64_t cend,
                                   const E *src_row, int64_t delta, int64_t src_len, int64_t &first,
                                   int64_t &last) {
   const int64_t lo = cbegin > 0 ? cbegin : 0;
@@ -151,20 +154,23 @@ __device__ inline void vector_run(int32_t head, int32_t vec, int64_t width, int6
   while (first < last && !safe(last - 1)) --last;
 }
 
-// Calls fn(u) for the units of [unit0, end) outside the lean run
-// [first, last), dealt out warp by warp (edge k to lane k / warps of warp
-// k % warps), so that a row's few slow edge units run in different warps
-// rather than one after another in the same one.
-template <int Threads, class Fn>
-__device__ __forceinline__ void for_each_edge_unit(int64_t unit0, int64_t end, int64_t first, int64_t last,
-                                                   Fn &&fn) {
-  const int64_t lean_begin = first < unit0 ? unit0 : (first > end ? end : first);
-  const int64_t lean_end = last < lean_begin ? lean_begin : (last > end ? end : last);
-  const int64_t front = lean_begin - unit0, edges = front + (end - lean_end);
-  constexpr int kWarps = Threads / 32;
-  for (int64_t k = (threadIdx.x % 32) * kWarps + threadIdx.x / 32; k < edges; k += Threads)
-    fn(k < front ? unit0 + k : lean_end + (k - front));
-}
+// The units of [unit0, end) outside the lean run [first, last), numbered
+// 0 .. count: the front ones, then the back ones. Edge k goes to lane
+// k / warps of warp k % warps (first_edge), so that a row's few slow edge
+// units run in different warps rather than one after another in one.
+template <int Threads>
+struct EdgeUnits {
+  int64_t unit0, front, lean_end, count;
+
+  __device__ EdgeUnits(int64_t begin, int64_t end, int64_t first, int64_t last) : unit0(begin) {
+    const int64_t lean_begin = first < begin ? begin : (first > end ? end : first);
+    lean_end = last < lean_begin ? lean_begin : (last > end ? end : last);
+    front = lean_begin - begin;
+    count = front + (end - lean_end);
+  }
+  __device__ int64_t unit(int64_t k) const { return k < front ? unit0 + k : lean_end + (k - front); }
+  __device__ static int64_t first_edge() { return (threadIdx.x % 32) * (Threads / 32) + threadIdx.x / 32; }
+};
 
 // Output index j of one axis mapped to the input, per the IndexMap; -1 when
 // it falls outside a Constant-mode input.

@@ -10,7 +10,7 @@ namespace baracuda::kernels {
 
 // True when the aligned vectors that load16_at(p) reads lie inside the bytes
 // [begin, end), so no read leaves the caller's tensor.
-__device__ __forceinline__ bool can_load16_at(const void *p, const void *begin, const void *end) {
+__host__ __device__ __forceinline__ bool can_load16_at(const void *p, const void *begin, const void *end) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
   const uintptr_t span = (reinterpret_cast<uintptr_t>(p) & 15u) ? 32 : 16;
   return a >= reinterpret_cast<uintptr_t>(begin) && a + span <= reinterpret_cast<uintptr_t>(end);

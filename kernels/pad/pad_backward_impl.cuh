@@ -1,7 +1,20 @@
-// Pad backward for reflect, replicate and circular, as a gather: each dx cell
-// sums, in ascending dy order, every dy cell that the forward copied it to. No atomics, so the result does not
-// depend on the launch shape. The sum starts from -0.0 so that a cell with a
-// single source is an exact copy (-0 + x == x for every x, -0 included).
+// Pad backward for reflect, replicate and circular. Each dx cell is the sum,
+// in ascending dy order, of every dy cell the forward copied it to; no
+// atomics, so the result does not depend on the launch shape. The sum starts
+// from -0.0, so a cell with a single source is an exact copy (-0 + x == x).
+//
+// Most cells have one source, so the work is split by how many sources a
+// cell has, each part in a kernel lean enough for its job:
+//   1. the copy pass: dx rows whose outer axes have one dy source row are a
+//      shifted copy of it (the gather kernel's single-source walk);
+//   2. rows of sums: for each outer axis d with summed indices, the dx rows
+//      whose earlier axes have one source and axis d several, summed as
+//      vectors (pad_backward_sum_rows_kernel), one launch per such axis;
+//   3. cells: the columns the vectors left (row ends, the band of columns
+//      with several sources along the row, in the rows of pass 1 too), one
+//      thread per cell, all in one launch (pad_backward_sum_cells_kernel).
+// The passes run in this order on the caller's stream: pass 3 rewrites the
+// band columns pass 1 copied.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,6 +24,8 @@
 #include <climits>
 
 #include "common/element_words.cuh"
+#include "common/gather_rows.cuh"
+#include "common/pad_copies.cuh"
 #include "common/rows_tiling.cuh"
 #include "common/shifted_load.cuh"
 #include "pad/pad_kernels.h"
@@ -42,427 +57,403 @@ struct Accum<__nv_bfloat16> {
   __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
 };
 
-// The dy indices, along one axis, that the forward filled from dx index i:
-// up to three ranges [begin, end), ascending. n is the dx extent, m the dy one.
-struct SourceRanges {
-  int64_t begin[3];
-  int64_t end[3];
-  int count;
-};
+// ---- Which dx indices have several sources ------------------------------------
 
+// Sorted, overlapping or touching spans joined.
+__host__ __device__ inline IndexRanges joined(IndexRanges r) {
+  IndexRanges out{};
+  for (int q = 0; q < r.count; ++q)  // at most three spans: a selection sort
+    for (int k = q + 1; k < r.count; ++k)
+      if (r.begin[k] < r.begin[q]) {
+        const int64_t b = r.begin[q], e = r.end[q];
+        r.begin[q] = r.begin[k], r.end[q] = r.end[k];
+        r.begin[k] = b, r.end[k] = e;
+      }
+  for (int q = 0; q < r.count; ++q) {
+    if (r.begin[q] >= r.end[q]) continue;
+    if (out.count > 0 && r.begin[q] <= out.end[out.count - 1]) {
+      if (r.end[q] > out.end[out.count - 1]) out.end[out.count - 1] = r.end[q];
+    } else {
+      out.begin[out.count] = r.begin[q];
+      out.end[out.count] = r.end[q];
+      ++out.count;
+    }
+  }
+  return out;
+}
+
+// The dx indices of an axis (n dx cells, pads lo and hi) with more than one
+// dy source: the indices whose copies_of has size > 1.
 template <IndexMap M>
-__device__ __forceinline__ SourceRanges source_ranges(int64_t i, int64_t lo, int64_t n, int64_t m) {
-  SourceRanges s;
-  s.count = 0;
-  auto add = [&s](int64_t b, int64_t e) {
-    s.begin[s.count] = b;
-    s.end[s.count] = e;
-    ++s.count;
+__host__ __device__ IndexRanges summed_indices(int64_t lo, int64_t n, int64_t hi) {
+  IndexRanges r{};
+  auto add = [&r](int64_t b, int64_t e) {
+    r.begin[r.count] = b;
+    r.end[r.count] = e;
+    ++r.count;
   };
-  const int64_t j = i + lo;  // where the forward put x[i] itself
   if constexpr (M == IndexMap::Reflect) {
-    if (i >= 1 && i <= lo) add(lo - i, lo - i + 1);
-    add(j, j + 1);
-    const int64_t mirror = lo + 2 * (n - 1) - i;
-    if (mirror >= lo + n && mirror < m) add(mirror, mirror + 1);
+    add(1, lo + 1);
+    add(n - 1 - hi, n - 1);
   } else if constexpr (M == IndexMap::Replicate) {
-    add(i == 0 ? 0 : j, i == n - 1 ? m : j + 1);
-  } else {  // Circular
-    if (j - n >= 0) add(j - n, j - n + 1);
-    add(j, j + 1);
-    if (j + n < m) add(j + n, j + n + 1);
-  }
-  return s;
-}
-
-// The dx columns [first, last) whose only source is dy column c + lo; units
-// inside it take the vector path.
-template <IndexMap M>
-__device__ __forceinline__ void single_source_columns(int64_t lo, int64_t n, int64_t m, int64_t &first,
-                                                      int64_t &last) {
-  const int64_t hi = m - n - lo;
-  if constexpr (M == IndexMap::Reflect) {
-    first = lo + 1;
-    last = n - 1 - hi;
-  } else if constexpr (M == IndexMap::Replicate) {
-    first = lo > 0 ? 1 : 0;
-    last = hi > 0 ? n - 1 : n;
+    if (lo > 0 || (n == 1 && hi > 0)) add(0, 1);
+    if (hi > 0) add(n - 1, n);
   } else {
-    first = hi;
-    last = n - lo;
+    add(0, hi);
+    add(n - lo, n);
   }
+  return joined(r);
 }
 
-constexpr int kBackwardRowsPerBlock = 16;
-// Rows whose outer source list is longer than this take the generic path.
+// [0, n) less the joined spans r.
+__host__ __device__ inline IndexRanges complement(const IndexRanges &r, int64_t n) {
+  IndexRanges out{};
+  int64_t at = 0;
+  for (int q = 0; q < r.count; ++q) {
+    if (r.begin[q] > at) {
+      out.begin[out.count] = at;
+      out.end[out.count] = r.begin[q];
+      ++out.count;
+    }
+    at = r.end[q];
+  }
+  if (at < n) {
+    out.begin[out.count] = at;
+    out.end[out.count] = n;
+    ++out.count;
+  }
+  return out;
+}
+
+// ---- Sums (device) ------------------------------------------------------------
+
+// Rows whose outer source list is longer than this walk their sources from
+// the coordinates, cell by cell.
 constexpr int kMaxSourceRows = 8;
 
-// Block size and blocks per SM the register budget is cut for, as measured
-// on the H200: 256 threads and 3 blocks (80 registers) for 4-byte and wider
-// elements, 128 threads and 4 blocks below.
-#ifndef BARACUDA_BACKWARD_THREADS_NARROW
-#define BARACUDA_BACKWARD_THREADS_NARROW 128
-#endif
-#ifndef BARACUDA_BACKWARD_THREADS_WIDE
-#define BARACUDA_BACKWARD_THREADS_WIDE 256
-#endif
-template <class T>
-constexpr int kBackwardThreads = sizeof(T) < 4 ? BARACUDA_BACKWARD_THREADS_NARROW : BARACUDA_BACKWARD_THREADS_WIDE;
-template <class T>
-constexpr int backward_min_blocks() {
-#ifdef BARACUDA_BACKWARD_MIN_BLOCKS
-  return BARACUDA_BACKWARD_MIN_BLOCKS;
-#else
-  return sizeof(T) < 4 ? 4 : 3;
-#endif
-}
-
-
-// Where a dx row's outer sources come from: the dy row offsets in ascending
-// order when there are at most kMaxSourceRows of them (count >= 0), else only
-// the per-axis ranges (count -1), walked by an odometer.
-struct RowSources {
+// A block row of sums: its dx offset, outer coordinates, and dy source rows
+// in ascending order (count >= 0), or count -1 when there are too many to list.
+struct SumRow {
+  int64_t dx;
+  int64_t coord[kMaxRank - 1];
+  int64_t rows[kMaxSourceRows];
   int32_t count;
-  const int64_t *rows;
-  const SourceRanges *ranges;  // per outer axis
 };
 
-// The sum over every outer source row, in ascending dy order, of the inner
-// sources of columns [c0, c0 + V) clipped to c1; counts[e] sources per element.
-template <class T, IndexMap M, class Add>
-__device__ void for_each_source(const RowsProblem &p, const RowSources &src, int64_t c0, int64_t c1, Add &&add) {
-  constexpr int V = Pack16<T>::kCount;
-  constexpr int kOuter = kMaxRank - 1;
+__device__ __forceinline__ CopyAxes dx_to_dy(const RowsProblem &p) {
+  return CopyAxes{p.pad_low, p.out_extent, p.in_extent, p.in_stride, p.rank - 1};
+}
+
+// dx cell (row, column c): the sum over every outer source row, in ascending
+// dy order, of the column's inner sources.
+template <class T, IndexMap M>
+__device__ T summed_cell(const RowsProblem &p, const SumRow &r, int64_t c) {
+  using A = typename Accum<T>::type;
   const int inner = p.rank - 1;
   const T *dy = static_cast<const T *>(p.in);
-  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
   const int64_t is = p.in_stride[inner];
+  const IndexRanges cols = copies_of<M>(c, p.pad_low[inner], p.out_extent[inner], p.in_extent[inner]);
+  A acc = A(-0.0);
   auto row = [&](int64_t base) {
-    if constexpr (M == IndexMap::Replicate) {  // ranges of any length
-#pragma unroll 1
-      for (int e = 0; e < V; ++e) {
-        const int64_t c = c0 + e;
-        if (c >= c1) break;
-        const SourceRanges s = source_ranges<M>(c, lo, width, m);
-        for (int q = 0; q < s.count; ++q)
-          for (int64_t j = s.begin[q]; j < s.end[q]; ++j) add(e, dy[base + j * is]);
-      }
-    } else {  // at most three single sources per element: a group's loads first, so they overlap
-      constexpr int kGroup = V < 4 ? V : 4;
-#pragma unroll 1
-      for (int g = 0; g < V; g += kGroup) {
-        T v[kGroup][3];
-        int count[kGroup];
+    if constexpr (M != IndexMap::Replicate) {  // single-index ranges: loads first, then the ordered adds
+      T v[3];
 #pragma unroll
-        for (int e = 0; e < kGroup; ++e) {
-          count[e] = 0;
-          if (c0 + g + e >= c1) continue;
-          const SourceRanges s = source_ranges<M>(c0 + g + e, lo, width, m);
-          count[e] = s.count;
+      for (int q = 0; q < 3; ++q)
+        if (q < cols.count) v[q] = dy[base + cols.begin[q] * is];
 #pragma unroll
-          for (int q = 0; q < 3; ++q)
-            if (q < s.count) v[e][q] = dy[base + s.begin[q] * is];
-        }
-#pragma unroll
-        for (int e = 0; e < kGroup; ++e)
-#pragma unroll
-          for (int q = 0; q < 3; ++q)
-            if (q < count[e]) add(g + e, v[e][q]);
-      }
+      for (int q = 0; q < 3; ++q)
+        if (q < cols.count) acc += Accum<T>::load(v[q]);
+    } else {
+      for (int q = 0; q < cols.count; ++q)
+        for (int64_t j = cols.begin[q]; j < cols.end[q]; ++j) acc += Accum<T>::load(dy[base + j * is]);
     }
   };
-  if (src.count >= 0) {
-    for (int q = 0; q < src.count; ++q) row(src.rows[q]);
-    return;
-  }
-  // Odometer over the outer axes' source ranges, last axis fastest.
-  int range[kOuter];
-  int64_t at[kOuter];
-  for (int d = 0; d < inner; ++d) {
-    range[d] = 0;
-    at[d] = src.ranges[d].begin[0];
-  }
-  while (true) {
-    int64_t base = 0;
-    for (int d = 0; d < inner; ++d) base += at[d] * p.in_stride[d];
-    row(base);
-    int d = inner - 1;
-    for (; d >= 0; --d) {
-      if (++at[d] < src.ranges[d].end[range[d]]) break;
-      if (++range[d] < src.ranges[d].count) {
-        at[d] = src.ranges[d].begin[range[d]];
-        break;
-      }
-      range[d] = 0;
-      at[d] = src.ranges[d].begin[0];
-    }
-    if (d < 0) return;
-  }
-}
-
-// One dx unit, element by element.
-template <class T, IndexMap M>
-__device__ void backward_unit_elements(const RowsProblem &p, const RowTiling &t, int64_t u, int32_t head,
-                                       int64_t dx_base, const RowSources &src) {
-  using A = typename Accum<T>::type;
-  using P = Pack16<T>;
-  constexpr int V = P::kCount;
-  const int inner = p.rank - 1;
-  T *row = static_cast<T *>(p.out) + dx_base;
-  const int64_t os = p.out_stride[inner];
-  int64_t c0, c1;
-  unit_columns(u, head, t.vec, p.out_extent[inner], c0, c1);
-  if (c0 >= c1) return;
-  A acc[V];
-  int sources[V];
-#pragma unroll
-  for (int e = 0; e < V; ++e) {
-    acc[e] = A(-0.0);
-    sources[e] = 0;
-  }
-  for_each_source<T, M>(p, src, c0, c1, [&](int e, T v) {
-    acc[e] += Accum<T>::load(v);
-    ++sources[e];
-  });
-  P out;
-#pragma unroll
-  for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(sources[e] ? acc[e] : A(0));
-  if (c1 - c0 == V && os == 1) {
-    *reinterpret_cast<uint4 *>(row + c0) = out.vector;
+  if (r.count >= 0) {
+    for (int q = 0; q < r.count; ++q) row(r.rows[q]);
   } else {
-#pragma unroll
-    for (int e = 0; e < V; ++e)
-      if (c0 + e < c1) row[(c0 + e) * os] = out.elem[e];
+    const CopyAxes a = dx_to_dy(p);
+    for_each_copy_row<M>(r.coord, a, copy_row_count<M>(r.coord, a), row);
   }
+  return Accum<T>::store(acc);
 }
 
-// One dx element of a long row's edge: its sum in ascending dy order. With at
-// most two outer source rows and single inner sources (every mode but
-// replicate) all loads are issued before the first add, so an edge costs one
-// memory latency; otherwise the general walk.
-template <class T, IndexMap M>
-__device__ __forceinline__ T backward_edge_element(const RowsProblem &p, int64_t c, const RowSources &src) {
-  using A = typename Accum<T>::type;
+// The block rows' SumRows (one per thread of the first span.nrows).
+template <IndexMap M>
+__device__ __forceinline__ void plan_sum_row(const RowsProblem &p, const RowDomain &dom, int64_t g, SumRow &r) {
   const int inner = p.rank - 1;
-  if constexpr (M != IndexMap::Replicate) {
-    if (src.count >= 0 && src.count <= 2) {
-      const T *dy = static_cast<const T *>(p.in);
-      const int64_t is = p.in_stride[inner];
-      const SourceRanges s = source_ranges<M>(c, p.pad_low[inner], p.out_extent[inner], p.in_extent[inner]);
-      T v[2][3];
+  RowCoords rc(g, dom.extent, inner);
+  int64_t o = 0;
 #pragma unroll
-      for (int q = 0; q < 2; ++q)
-#pragma unroll
-        for (int r = 0; r < 3; ++r)
-          if (q < src.count && r < s.count) v[q][r] = dy[src.rows[q] + s.begin[r] * is];
-      A acc = A(-0.0);
-#pragma unroll
-      for (int q = 0; q < 2; ++q)
-#pragma unroll
-        for (int r = 0; r < 3; ++r)
-          if (q < src.count && r < s.count) acc += Accum<T>::load(v[q][r]);
-      return Accum<T>::store(src.count && s.count ? acc : A(0));
-    }
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= inner) continue;
+    const int64_t c = nth_index(dom.axis[d], rc.next(dom.extent[d]));
+    r.coord[d] = c;
+    o += c * p.out_stride[d];
   }
-  A acc = A(-0.0);
-  int sources = 0;
-  for_each_source<T, M>(p, src, c, c + 1, [&](int, T v) {
-    acc += Accum<T>::load(v);
-    ++sources;
-  });
-  return Accum<T>::store(sources ? acc : A(0));
+  r.dx = o;
+  r.count = expand_copy_rows<M>(r.coord, dx_to_dy(p), r.rows, kMaxSourceRows);
 }
 
-// A chunk of one long dx row. Units whose elements each have one source per
-// outer source row read those rows as shifted vectors; the rest go element by
-// element.
+// Units a thread sums per batch (each from every source row): fewer than the
+// copy's kUnitsPerThread, since each unit holds V accumulators.
+#ifndef BARACUDA_SUMS_UNITS
+#define BARACUDA_SUMS_UNITS 2
+#endif
+constexpr int kSumUnits = BARACUDA_SUMS_UNITS;
+
+// Pass 2, vectors: of a long dx row with several outer source rows (at most
+// kMaxSourceRows), the units inside the columns [cbegin, cend) that have one
+// inner source and whose loads stay inside every source row. The other
+// columns are left to the cells kernel.
 template <class T, IndexMap M>
-__device__ __forceinline__ void backward_long_row(const RowsProblem &p, const RowTiling &t, const BlockSpan &span,
-                                                  int32_t head, int64_t dx_base, const RowSources &src) {
-  constexpr int kThreads = kBackwardThreads<T>;
+__global__ void __launch_bounds__(kGatherThreads)
+    pad_backward_sum_rows_kernel(RowsProblem p, RowTiling t, RowDomain dom, int64_t cbegin, int64_t cend) {
+  constexpr int kThreads = kGatherThreads;
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
+  __shared__ SumRow s_row;
+  const BlockSpan span = block_span(t);
+  if (threadIdx.x == 0) plan_sum_row<M>(p, dom, span.row0, s_row);
+  __syncthreads();
+
   const int inner = p.rank - 1;
+  const int nsrc = s_row.count;
+  if (nsrc <= 0) return;
   const T *dy = static_cast<const T *>(p.in);
-  T *row = static_cast<T *>(p.out) + dx_base;
+  T *row = static_cast<T *>(p.out) + s_row.dx;
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
-  const int nsrc = src.count;
-  int64_t first = 0, last = 0;
-  if (nsrc >= 0 && t.vec == V && p.out_stride[inner] == 1 && p.in_stride[inner] == 1) {
-    int64_t cfirst, clast;
-    single_source_columns<M>(lo, width, m, cfirst, clast);
-    first = 1;
-    last = 1 + floor_div(width - head, V);
-    if (nsrc == 0) cfirst = 0, clast = width;  // no dy cell reaches this row: zeros
-    for (int q = 0; q < nsrc; ++q) {
-      int64_t f, l;
-      vector_run(head, V, width, cfirst, clast, dy + src.rows[q], lo, m, f, l);
-      first = f > first ? f : first;
-      last = l < last ? l : last;
-    }
+  const int32_t head = row_head(row, sizeof(T), t.vec);
+  int64_t first = 1, last = 1 + floor_div(width - head, V);
+  for (int q = 0; q < nsrc; ++q) {
+    int64_t f, l;
+    vector_run(head, V, width, cbegin, cend, dy + s_row.rows[q], lo, m, f, l);
+    first = f > first ? f : first;
+    last = l < last ? l : last;
   }
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
-  {  // The edge units first, one thread per element, so their latency hides under the lean loads.
-    const int64_t lean_begin = first < span.unit0 ? span.unit0 : (first > end ? end : first);
-    const int64_t lean_end = last < lean_begin ? lean_begin : (last > end ? end : last);
-    const int64_t front = lean_begin - span.unit0, edges = front + (end - lean_end);
-    const int64_t os = p.out_stride[inner];
-    for (int64_t k = threadIdx.x; k < edges * V; k += kThreads) {
-      const int64_t e = k / V, u = e < front ? span.unit0 + e : lean_end + (e - front);
-      int64_t c0, c1;
-      unit_columns(u, head, t.vec, width, c0, c1);
-      const int64_t c = c0 + (k - e * V);
-      if (c < c1) row[c * os] = backward_edge_element<T, M>(p, c, src);
-    }
-  }
-  if (nsrc == 1) {  // a copy: a batch's loads all in flight before its first store
-    const T *in = dy + src.rows[0] + head + lo;
-    const int shift = shift16_of(in);
-    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kThreads * kUnitsPerThread) {
-      Pair16 raw[kUnitsPerThread];
+  for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kThreads * kSumUnits) {
+    A acc[kSumUnits][V];
 #pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (lean(u)) raw[k] = issue_load16_at(in + (u - 1) * V);
-      }
+    for (int k = 0; k < kSumUnits; ++k)
 #pragma unroll
-      for (int k = 0; k < kUnitsPerThread; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (lean(u)) *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = combine16(raw[k], shift);
-      }
-    }
-  } else if (nsrc == 2) {  // a sum of two rows in ascending dy order, two units' loads in flight
-    constexpr int kPair = kUnitsPerThread / 2;
-    const T *in0 = dy + src.rows[0] + head + lo, *in1 = dy + src.rows[1] + head + lo;
-    const int shift0 = shift16_of(in0), shift1 = shift16_of(in1);
-    for (int64_t batch = span.unit0 + threadIdx.x; batch < end; batch += kThreads * kPair) {
-      Pair16 a[kPair], b[kPair];
+      for (int e = 0; e < V; ++e) acc[k][e] = A(-0.0);
+    // Ascending dy rows, two at a time: both rows' loads of the batch in flight together.
+    for (int q = 0; q < nsrc; q += 2) {
+      const bool pair = q + 1 < nsrc;
+      const T *in0 = dy + s_row.rows[q] + head + lo;
+      const T *in1 = dy + s_row.rows[pair ? q + 1 : q] + head + lo;
+      Pair16 raw0[kSumUnits], raw1[kSumUnits];
 #pragma unroll
-      for (int k = 0; k < kPair; ++k) {
-        const int64_t u = batch + k * kThreads;
-        if (lean(u)) {
-          a[k] = issue_load16_at(in0 + (u - 1) * V);
-          b[k] = issue_load16_at(in1 + (u - 1) * V);
-        }
-      }
-#pragma unroll
-      for (int k = 0; k < kPair; ++k) {
+      for (int k = 0; k < kSumUnits; ++k) {
         const int64_t u = batch + k * kThreads;
         if (!lean(u)) continue;
-        P x, y, out;
-        x.vector = combine16(a[k], shift0);
-        y.vector = combine16(b[k], shift1);
+        raw0[k] = issue_load16_at(in0 + (u - 1) * V);
+        if (pair) raw1[k] = issue_load16_at(in1 + (u - 1) * V);
+      }
+      const int shift0 = shift16_of(in0), shift1 = shift16_of(in1);
 #pragma unroll
-        for (int e = 0; e < V; ++e)
-          out.elem[e] = Accum<T>::store(A(-0.0) + Accum<T>::load(x.elem[e]) + Accum<T>::load(y.elem[e]));
-        *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
+      for (int k = 0; k < kSumUnits; ++k) {
+        if (!lean(batch + k * kThreads)) continue;
+        P x;
+        x.vector = combine16(raw0[k], shift0);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(x.elem[e]);
+        if (!pair) continue;
+        x.vector = combine16(raw1[k], shift1);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(x.elem[e]);
       }
     }
-  } else {  // a sum over nsrc rows, or zeros where no dy cell reaches the row
-    for (int64_t u = span.unit0 + threadIdx.x; u < end; u += kThreads) {
+#pragma unroll
+    for (int k = 0; k < kSumUnits; ++k) {
+      const int64_t u = batch + k * kThreads;
       if (!lean(u)) continue;
-      A acc[V];
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = A(nsrc ? -0.0 : 0.0);
-      for (int q = 0; q < nsrc; ++q) {
-        P in;
-        in.vector = load16_at(dy + src.rows[q] + head + (u - 1) * V + lo);
-#pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(in.elem[e]);
-      }
       P out;
 #pragma unroll
-      for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[e]);
+      for (int e = 0; e < V; ++e) out.elem[e] = Accum<T>::store(acc[k][e]);
       *reinterpret_cast<uint4 *>(row + head + (u - 1) * V) = out.vector;
     }
   }
-
 }
 
+// A set of cells to sum: the columns cols of the dx rows of dom, tiled by t
+// (a unit per listed column, after an empty unit 0), from block first_block
+// of its launch.
+struct CellJob {
+  RowDomain dom;
+  IndexRanges cols;
+  RowTiling t;
+  int64_t first_block;
+};
+constexpr int kCellJobsPerLaunch = 4;
+struct CellJobs {
+  CellJob job[kCellJobsPerLaunch];
+  int count;
+};
 
+// Passes 2 and 3, cells: one cell per thread, several rows per block, every
+// job of the launch (the leftover columns of each pass 2 launch, and pass 3)
+// in one grid.
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kBackwardThreads<T>, backward_min_blocks<T>())
-    pad_backward_rows_kernel(RowsProblem p, RowTiling t) {
-  constexpr int kThreads = kBackwardThreads<T>;
-  constexpr int kOuter = kMaxRank - 1;
-  __shared__ int64_t s_dx[kBackwardRowsPerBlock];
-  __shared__ int32_t s_head[kBackwardRowsPerBlock];
-  __shared__ SourceRanges s_src[kBackwardRowsPerBlock][kOuter];
-  __shared__ int64_t s_rows[kBackwardRowsPerBlock][kMaxSourceRows];
-  __shared__ int32_t s_nrows[kBackwardRowsPerBlock];
-
-  const BlockSpan span = block_span(t);
-  const int inner = p.rank - 1;
-  T *dx = static_cast<T *>(p.out);
-
-  if (static_cast<int>(threadIdx.x) < span.nrows) {
-    const int r = threadIdx.x;
-    RowCoords g(span.row0 + r, p.out_extent, inner);
-    int64_t o = 0, first_row = 0, count = 1;
-    int32_t len[kOuter];
-    for (int d = inner - 1; d >= 0; --d) {
-      const int64_t c = g.next(p.out_extent[d]);
-      o += c * p.out_stride[d];
-      const SourceRanges sr = source_ranges<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
-      s_src[r][d] = sr;
-      int64_t n = 0;
-      for (int q = 0; q < sr.count; ++q) n += sr.end[q] - sr.begin[q];
-      len[d] = n > kMaxSourceRows ? kMaxSourceRows + 1 : static_cast<int32_t>(n);
-      first_row += sr.begin[0] * p.in_stride[d];
-      count = count > kMaxSourceRows ? count : count * len[d];  // saturates past the limit
-    }
-    for (int d = 0; d < inner; ++d)
-      if (len[d] == 0) count = 0;  // some axis has no source: the row is all zeros
-    s_dx[r] = o;
-    s_head[r] = row_head(dx + o, sizeof(T), t.vec);
-    s_nrows[r] = count > kMaxSourceRows ? -1 : static_cast<int32_t>(count);
-    if (count == 1) {
-      s_rows[r][0] = first_row;
-    } else {
-      // The few outer source rows, in the odometer's order (last axis fastest).
-      for (int k = 0; k < count && count <= kMaxSourceRows; ++k) {
-        int rest = k;
-        int64_t off = 0;
-        for (int d = inner - 1; d >= 0; --d) {
-          const SourceRanges &sr = s_src[r][d];
-          int pick = rest % len[d];
-          rest /= len[d];
-          for (int q = 0; q < sr.count; ++q) {
-            const int w = static_cast<int>(sr.end[q] - sr.begin[q]);
-            if (pick < w) {
-              off += (sr.begin[q] + pick) * p.in_stride[d];
-              break;
-            }
-            pick -= w;
-          }
-        }
-        s_rows[r][k] = off;
-      }
-    }
-  }
+__global__ void __launch_bounds__(kGatherThreads) pad_backward_sum_cells_kernel(RowsProblem p, CellJobs jobs) {
+  constexpr int kThreads = kGatherThreads;
+  __shared__ SumRow s_row[kThreads];
+  int j = 0;
+  while (j + 1 < jobs.count && jobs.job[j + 1].first_block <= blockIdx.x) ++j;
+  const CellJob &job = jobs.job[j];
+  const BlockSpan span = block_span(job.t, blockIdx.x - job.first_block);
+  if (static_cast<int>(threadIdx.x) < span.nrows)
+    plan_sum_row<M>(p, job.dom, span.row0 + threadIdx.x, s_row[threadIdx.x]);
   __syncthreads();
 
-  if (span.nrows > 1) {  // several short rows
-    const int total = span.nrows * span.units;
-    for (int f = threadIdx.x; f < total; f += kThreads) {
-      const int r = f / span.units;
-      backward_unit_elements<T, M>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_dx[r],
-                                   RowSources{s_nrows[r], s_rows[r], s_src[r]});
-    }
-    return;
+  T *dx = static_cast<T *>(p.out);
+  const int64_t os = p.out_stride[p.rank - 1];
+  const int total = span.nrows * span.units;
+  for (int f = threadIdx.x; f < total; f += kThreads) {
+    const int r = f / span.units;
+    const int64_t u = span.unit0 + (f - r * span.units);
+    if (u == 0) continue;
+    const int64_t c = nth_index(job.cols, u - 1);
+    dx[s_row[r].dx + c * os] = summed_cell<T, M>(p, s_row[r], c);
   }
-  backward_long_row<T, M>(p, t, span, s_head[0], s_dx[0], RowSources{s_nrows[0], s_rows[0], s_src[0]});
+}
+
+// ---- Launches (host) ----------------------------------------------------------
+
+// Collects cell jobs and launches them kCellJobsPerLaunch at a time.
+template <class T, IndexMap M>
+class CellLauncher {
+ public:
+  CellLauncher(const RowsProblem &p, cudaStream_t stream) : p_(p), stream_(stream) {}
+
+  int add(const RowDomain &dom, const IndexRanges &cols) {
+    CellJob job{dom, cols, {}, 0};
+    RowsProblem shape = p_;  // the tiling's view: a unit per listed column
+    shape.out_extent[p_.rank - 1] = cols.size();
+    shape.out_stride[p_.rank - 1] = 0;
+    // About one cell per thread, so each block's cells wait on memory once.
+    job.t = make_row_tiling(shape, dom.extent, sizeof(T), kGatherThreads, kGatherThreads / kUnitsPerThread);
+    if (job.t.blocks == 0 || cols.size() == 0) return 0;
+    if (jobs_.count == kCellJobsPerLaunch)
+      if (const int rc = flush()) return rc;
+    job.first_block = blocks_;
+    blocks_ += job.t.blocks;
+    jobs_.job[jobs_.count++] = job;
+    return 0;
+  }
+
+  int flush() {
+    if (jobs_.count == 0) return 0;
+    if (blocks_ > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
+    pad_backward_sum_cells_kernel<T, M><<<static_cast<unsigned>(blocks_), kGatherThreads, 0, stream_>>>(p_, jobs_);
+    jobs_.count = 0;
+    blocks_ = 0;
+    return -static_cast<int>(cudaGetLastError());
+  }
+
+ private:
+  RowsProblem p_;
+  cudaStream_t stream_;
+  CellJobs jobs_{};
+  int64_t blocks_ = 0;
+};
+
+// Rows at least this many bytes long are summed as vectors, one per block,
+// in chunks of up to this many batches (long chunks spread each block's
+// set-up, dearer here than in the copy, over more bytes).
+constexpr int64_t kLongRowBytes = 2048;
+#ifndef BARACUDA_SUMS_CHUNK_BATCHES
+#define BARACUDA_SUMS_CHUNK_BATCHES 16
+#endif
+
+// Pass 2 over the rows of dom. Long rows: vectors inside the widest span of
+// single-source columns, then the cells kernel for the columns outside the
+// vectors. Where every dx row and every dy row has the same 16-byte phase
+// (outer strides multiples of 16 bytes), every row has the same vector units
+// and the cells are exactly the rest; otherwise the vectors keep a vector's
+// margin inside the span, so that none is trimmed for its loads, and the
+// cells take the span's ends grown by two vectors (an overlap written twice,
+// with equal sums). dom's rows may have at most kMaxSourceRows outer sources
+// for the vectors.
+template <class T, IndexMap M>
+int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sources, CellLauncher<T, M> &cells,
+                    cudaStream_t stream) {
+  constexpr int64_t V = 16 / sizeof(T);
+  const int inner = p.rank - 1;
+  const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
+  const IndexRanges whole{{0}, {width}, 1};
+  const bool vectors = width * static_cast<int64_t>(sizeof(T)) >= kLongRowBytes && p.out_stride[inner] == 1 &&
+                       p.in_stride[inner] == 1 && max_sources <= kMaxSourceRows;
+  if (!vectors) return cells.add(dom, whole);
+  const IndexRanges single = complement(summed_indices<M>(lo, width, m - width - lo), width);
+  if (single.count == 0) return cells.add(dom, whole);
+  int widest = 0;
+  for (int k = 1; k < single.count; ++k)
+    if (single.end[k] - single.begin[k] > single.end[widest] - single.begin[widest]) widest = k;
+  bool uniform = true;
+  for (int d = 0; d < inner; ++d)
+    uniform &= (p.out_stride[d] * sizeof(T)) % 16 == 0 && (p.in_stride[d] * sizeof(T)) % 16 == 0;
+  int64_t cbegin = single.begin[widest], cend = single.end[widest], rest_begin, rest_end;
+  if (uniform) {
+    const int32_t head = row_head(p.out, sizeof(T), V);
+    int64_t first, last;
+    vector_run(head, V, width, cbegin, cend, static_cast<const T *>(p.in), lo, m, first, last);
+    rest_begin = first < last ? head + (first - 1) * V : width;
+    rest_end = first < last ? head + (last - 1) * V : width;
+  } else {
+    cbegin += V;
+    cend -= V;
+    rest_begin = cbegin + V;
+    rest_end = cend - V;
+  }
+  if (rest_end - rest_begin < 2 * V) return cells.add(dom, whole);
+  const RowTiling t = make_row_tiling(p, dom.extent, sizeof(T), 1, kGatherThreads, BARACUDA_SUMS_CHUNK_BATCHES);
+  if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
+  if (t.blocks > 0) {
+    pad_backward_sum_rows_kernel<T, M>
+        <<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t, dom, cbegin, cend);
+    if (const int rc = -static_cast<int>(cudaGetLastError())) return rc;
+  }
+  return cells.add(dom, joined(IndexRanges{{0, rest_end}, {rest_begin, width}, 2}));
 }
 
 template <class T, IndexMap M>
 int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
-  const RowTiling t = make_row_tiling(p, sizeof(T), kBackwardRowsPerBlock, kBackwardThreads<T>);
-  if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
-  if (t.blocks > INT_MAX) return 3;
-  pad_backward_rows_kernel<T, M><<<static_cast<unsigned>(t.blocks), kBackwardThreads<T>, 0, stream>>>(p, t);
-  return -static_cast<int>(cudaGetLastError());
+  const int inner = p.rank - 1;
+  IndexRanges summed[kMaxRank];
+  for (int d = 0; d < p.rank; ++d)
+    summed[d] = summed_indices<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
+  auto domain = [&](int axis) {  // axes before `axis` single-source, `axis` summed, later ones whole
+    RowDomain dom{};
+    for (int e = 0; e < inner; ++e) {
+      const IndexRanges all{{0}, {p.out_extent[e]}, 1};
+      dom.axis[e] = e < axis ? complement(summed[e], p.out_extent[e]) : e == axis ? summed[e] : all;
+      dom.extent[e] = dom.axis[e].size();
+    }
+    return dom;
+  };
+
+  WalkArgs<RowWalk::SingleSource> single;
+  single.dom = domain(inner);
+  RowsProblem copy = p;  // pass 1 reads dy at dx index + lo
+  for (int d = 0; d < p.rank; ++d) copy.pad_low[d] = -p.pad_low[d];
+  if (const int rc = launch_rows_walk<sizeof(T), M, RowWalk::SingleSource>(copy, single, stream)) return rc;
+
+  int64_t max_sources = 1;  // the most outer source rows any dx row has, saturating past kMaxSourceRows
+  for (int d = 0; d < inner; ++d) {
+    const int64_t c = max_copies<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
+    max_sources = c > kMaxSourceRows ? kMaxSourceRows + 1 : max_sources * c;
+    if (max_sources > kMaxSourceRows) max_sources = kMaxSourceRows + 1;
+  }
+  CellLauncher<T, M> cells(p, stream);
+  for (int d = 0; d < inner; ++d)  // pass 2
+    if (summed[d].count > 0)
+      if (const int rc = launch_sum_rows<T, M>(p, domain(d), max_sources, cells, stream)) return rc;
+  if (summed[inner].count > 0)  // pass 3
+    if (const int rc = cells.add(domain(inner), summed[inner])) return rc;
+  return cells.flush();
 }
 
 template <class T>

@@ -58,3 +58,19 @@ TEST_CASE("pad backward of constant mode with cropping gives zero where dy had n
     CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, BARACUDA_PAD_CONSTANT, {6, 77}, {-2, 4}, {1, -9})}),
                run_pad);
 }
+
+TEST_CASE("pad backward sums long rows fed by two, four and eight outer rows", "[gpu][pad_backward]") {
+  // Rows long enough for the vector sums; one, two and three padded outer axes.
+  const Shape shapes[] = {
+      {{5, 2, 1200}, {1, 0, 3}, {2, 0, 5}},
+      {{3, 4, 1201}, {2, 3, 1}, {1, 2, 0}},
+      {{3, 3, 2, 600}, {1, 1, 1, 2}, {2, 1, 1, 4}},
+  };
+  uint64_t seed = 600;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR})
+      for (const Shape &s : shapes)
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high), Layout::Contiguous,
+                            Layout::Contiguous, seed++}),
+                   run_pad);
+}

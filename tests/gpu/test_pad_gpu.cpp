@@ -87,3 +87,21 @@ TEST_CASE("pad forward fills from an empty input and pads only outer axes", "[gp
                                {6, 0, 0})}),
              run_pad);
 }
+
+TEST_CASE("pad forward writes every outer copy of a long row", "[gpu][pad]") {
+  // Rows long enough for the vector path; two padded outer axes give a corner
+  // row nine copies (written from one read), three give 27 (each read again);
+  // an odd row width leaves copies of a row at different 16-byte phases.
+  const Shape shapes[] = {
+      {{3, 4, 1500}, {2, 3, 5}, {1, 2, 7}},
+      {{3, 3, 3, 300}, {1, 1, 1, 2}, {1, 1, 1, 3}},
+      {{3, 4, 1501}, {2, 0, 1}, {1, 3, 0}},
+  };
+  uint64_t seed = 500;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_U8, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_COMPLEX64})
+    for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR})
+      for (const Shape &s : shapes)
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, s.in, s.low, s.high), Layout::Contiguous,
+                            Layout::Contiguous, seed++}),
+                   run_pad);
+}
