@@ -88,10 +88,9 @@ TEST_CASE("pad forward fills from an empty input and pads only outer axes", "[gp
              run_pad);
 }
 
-TEST_CASE("pad forward writes every outer copy of a long row", "[gpu][pad]") {
-  // Rows long enough for the vector path; two padded outer axes give a corner
-  // row nine copies (written from one read), three give 27 (each read again);
-  // an odd row width leaves copies of a row at different 16-byte phases.
+TEST_CASE("pad forward pads one, two and three outer axes of long rows", "[gpu][pad]") {
+  // Rows long enough for the vector path, with a corner row copied up to 27
+  // times; an odd row width puts the copies of a row at different 16-byte phases.
   const Shape shapes[] = {
       {{3, 4, 1500}, {2, 3, 5}, {1, 2, 7}},
       {{3, 3, 3, 300}, {1, 1, 1, 2}, {1, 1, 1, 3}},
