@@ -1,9 +1,10 @@
 /*
  * baracuda-kernels: the umbrella header. Include this one.
  *
- *   core.h         status codes, dtypes, tensors, arguments, plans, errors
- *   pad.h          pad and pad backward
- *   write_slice.h  write_slice (KV-cache append)
+ *   core.h           status codes, dtypes, tensors, arguments, plans, errors
+ *   causal_conv1d.h  causal conv1d (Mamba): forward, backward, decode update
+ *   pad.h            pad and pad backward
+ *   write_slice.h    write_slice (KV-cache append)
  *
  * A whole life cycle, error handling left out:
  *
@@ -19,6 +20,7 @@
 #ifndef BARACUDA_BARACUDA_H
 #define BARACUDA_BARACUDA_H
 
+#include "baracuda/causal_conv1d.h"
 #include "baracuda/core.h"
 #include "baracuda/pad.h"
 #include "baracuda/write_slice.h"

@@ -147,6 +147,10 @@ static inline baracuda_tensor_t baracuda_tensor_contiguous(void *data, baracuda_
 #define BARACUDA_ARG_DK 22
 #define BARACUDA_ARG_DV 23
 #define BARACUDA_ARG_STATE 24
+#define BARACUDA_ARG_INITIAL_STATES 25
+#define BARACUDA_ARG_FINAL_STATES 26
+#define BARACUDA_ARG_DINITIAL_STATES 27
+#define BARACUDA_ARG_CACHE_SEQLENS 28
 
 typedef struct baracuda_arg_t {
   int32_t role;
@@ -171,6 +175,9 @@ typedef struct baracuda_op_header_t {
 #define BARACUDA_OP_PAD 1
 #define BARACUDA_OP_PAD_BACKWARD 2
 #define BARACUDA_OP_WRITE_SLICE 3
+#define BARACUDA_OP_CAUSAL_CONV1D 4
+#define BARACUDA_OP_CAUSAL_CONV1D_BACKWARD 5
+#define BARACUDA_OP_CAUSAL_CONV1D_UPDATE 6
 
 /* ---------------------------------------------------------------- selection */
 

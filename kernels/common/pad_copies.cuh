@@ -99,7 +99,6 @@ struct CopyAxes {
 
 // The k-th index (0-based) of the ranges r.
 __host__ __device__ __forceinline__ int64_t nth_index(const IndexRanges &r, int64_t k) {
-#pragma unroll
   for (int q = 0; q < 3; ++q) {
     if (q >= r.count) break;
     const int64_t w = r.end[q] - r.begin[q];

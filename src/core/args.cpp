@@ -10,7 +10,8 @@ const char *role_name(int32_t role) {
   static const char *const kNames[] = {"unknown", "X",      "WEIGHT", "BIAS",    "Y",      "DY",     "DX",
                                        "DW",      "DB",     "DEST",   "SOURCE",  "SCORES", "SLOPES", "DSCORES",
                                        "DSLOPES", "Q",      "K",      "V",       "OUT",    "LSE",    "DOUT",
-                                       "DQ",      "DK",     "DV",     "STATE"};
+                                       "DQ",      "DK",     "DV",     "STATE",   "INITIAL_STATES", "FINAL_STATES",
+                                       "DINITIAL_STATES", "CACHE_SEQLENS"};
   constexpr int32_t count = static_cast<int32_t>(sizeof(kNames) / sizeof(kNames[0]));
   return role > 0 && role < count ? kNames[role] : kNames[0];
 }

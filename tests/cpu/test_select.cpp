@@ -11,7 +11,15 @@ TEST_CASE("every op selects for sm 80, 89 and 90 when the build has them", "[sel
   baracuda_pad_desc_t back = pad;
   back.header.op = BARACUDA_OP_PAD_BACKWARD;
   baracuda_write_slice_desc_t slice = baracuda::check::slice_desc(BARACUDA_DTYPE_S4, {4, 9}, {1, 1}, {3, 8});
-  const baracuda_op_header_t *descs[] = {&pad.header, &back.header, &slice.header};
+  baracuda_causal_conv1d_desc_t conv = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+  conv.dtype = BARACUDA_DTYPE_BF16;
+  conv.batch = 2, conv.channels = 8, conv.seq_len = 16;
+  baracuda_causal_conv1d_desc_t conv_back = conv, conv_update = conv;
+  conv_back.header.op = BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
+  conv_update.header.op = BARACUDA_OP_CAUSAL_CONV1D_UPDATE;
+  conv_update.state_len = 3;
+  const baracuda_op_header_t *descs[] = {&pad.header,  &back.header,      &slice.header,
+                                         &conv.header, &conv_back.header, &conv_update.header};
   for (int32_t sm : {80, 89, 90}) {
     // An arch is served by machine code of its major version or by older PTX.
     bool served = b.ptx_arch <= sm;

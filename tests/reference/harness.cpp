@@ -6,49 +6,12 @@
 #include <random>
 #include <sstream>
 
+#include "reference/device_tensor.hpp"
 #include "reference/reference.hpp"
 
 namespace baracuda::check {
 
 namespace {
-
-struct Fail {
-  std::string why;
-};
-
-void cuda(cudaError_t e, const char *what) {
-  if (e != cudaSuccess) throw Fail{std::string(what) + ": " + cudaGetErrorString(e)};
-}
-
-void status(baracuda_status_t s, const char *what) {
-  if (s != BARACUDA_STATUS_SUCCESS)
-    throw Fail{std::string(what) + " returned " + baracuda_status_string(s) + ": " + baracuda_last_error_message()};
-}
-
-// A device buffer, its host mirror, and a view into both.
-struct TestTensor {
-  std::vector<unsigned char> host;
-  void *dev = nullptr;
-  baracuda_tensor_t tensor{};
-  reference::HostView view{};
-
-  TestTensor() = default;
-  TestTensor(const TestTensor &) = delete;
-  TestTensor &operator=(const TestTensor &) = delete;
-  ~TestTensor() { cudaFree(dev); }
-
-  void upload() { cuda(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy H2D"); }
-  std::vector<unsigned char> download() const {
-    std::vector<unsigned char> out(host.size());
-    cuda(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
-    return out;
-  }
-  reference::HostView view_of(std::vector<unsigned char> &bytes) const {
-    reference::HostView v = view;
-    v.base = bytes.data();
-    return v;
-  }
-};
 
 // Lays out shape in a fresh buffer filled with random bytes.
 void make_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape, Layout layout,
@@ -69,30 +32,9 @@ void make_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int6
     }
     if (layout == Layout::Broadcast) strides[0] = 0;
   }
-  int64_t span = 1;
-  for (int32_t d = 0; d < rank; ++d) span += (std::max<int64_t>(shape[d], 1) - 1) * strides[d];
   // Offset: one element past a 16-byte boundary (two nibbles for S4/U4, which are byte-addressed).
   const int64_t offset = layout == Layout::Offset ? (bits < 8 ? 2 : 1) : 0;
-  const size_t bytes = static_cast<size_t>(((offset + span) * bits + 7) / 8) + 16;
-  t.host.resize(bytes);
-  for (auto &b : t.host) b = static_cast<unsigned char>(rng());
-  cuda(cudaMalloc(&t.dev, bytes), "cudaMalloc");
-  t.tensor.data = static_cast<unsigned char *>(t.dev) + offset * bits / 8;
-  t.tensor.dtype = dtype;
-  t.tensor.rank = rank;
-  for (int32_t d = 0; d < rank; ++d) {
-    t.tensor.shape[d] = shape[d];
-    t.tensor.strides[d] = strides[d];
-  }
-  t.tensor.capacity = span;
-  t.view.base = t.host.data();
-  t.view.bits = bits;
-  t.view.rank = rank;
-  for (int32_t d = 0; d < rank; ++d) {
-    t.view.shape[d] = shape[d];
-    t.view.strides[d] = strides[d];
-  }
-  t.view.offset = offset;
+  make_strided_tensor(t, dtype, rank, shape, strides, offset, rng);
 }
 
 // Random values in [-1, 1] for every element slot of a float buffer.
@@ -101,11 +43,6 @@ void fill_float(TestTensor &t, baracuda_dtype_t dtype, std::mt19937_64 &rng) {
   const size_t size = static_cast<size_t>(baracuda_dtype_bits(dtype) / 8);
   for (size_t at = 0; at + size <= t.host.size(); at += size) reference::encode_float(dtype, dist(rng), &t.host[at]);
 }
-
-struct PlanGuard {
-  baracuda_plan_t plan = nullptr;
-  ~PlanGuard() { baracuda_plan_destroy(plan); }
-};
 
 void run_plan(const baracuda_op_header_t *desc, const baracuda_arg_t *args, int32_t n, cudaStream_t stream) {
   PlanGuard g;
@@ -132,16 +69,6 @@ std::string shape_text(int32_t rank, const int64_t *v) {
   for (int32_t d = 0; d < rank; ++d) os << (d ? "," : "") << v[d];
   os << ']';
   return os.str();
-}
-
-template <class Body>
-Result guarded(Body &&body) {
-  try {
-    body();
-    return {};
-  } catch (const Fail &f) {
-    return {false, f.why};
-  }
 }
 
 // Backward: compare view elements numerically, everything else bytewise.

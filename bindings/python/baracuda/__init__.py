@@ -82,8 +82,12 @@ class Plan:
         for key, value in fields.items():
             if key not in _h.fields[name]:
                 raise TypeError(f"baracuda: {name} has no field {key!r} (fields: {', '.join(_h.fields[name][1:])})")
-            if isinstance(value, str):
-                value = DTYPES[value] if key == "dtype" else _h.constants[prefix + value.upper()]
+            if isinstance(value, str):  # a dtype, or a constant named by the descriptor or by the field
+                names = [prefix + value.upper(), "BARACUDA_" + key.upper() + "_" + value.upper()]
+                known = [n for n in names if n in _h.constants]
+                if key != "dtype" and not known:
+                    raise ValueError(f"baracuda: {value!r} is not a value of {key} (no {' or '.join(names)})")
+                value = DTYPES[value] if key == "dtype" else _h.constants[known[0]]
             if isinstance(value, (list, tuple)):
                 array = getattr(desc, key)
                 for i, v in enumerate(value):

@@ -41,7 +41,11 @@ def _strip_comments(text):
 class Header:
     """Constants and ctypes Structures of every header in one folder, in include order."""
 
-    def __init__(self, folder, files=("core.h", "pad.h", "write_slice.h")):
+    def __init__(self, folder, files=None):
+        if files is None:  # the umbrella header's includes, core.h first (the others build on it)
+            with open(os.path.join(folder, "baracuda.h")) as f:
+                files = re.findall(r'#include "baracuda/(\w+\.h)"', f.read())
+            files = ["core.h"] + [n for n in files if n != "core.h"]
         self.constants = {}
         self.structs = {}
         self.fields = {}  # struct name -> [field name, ...] in declaration order

@@ -33,5 +33,12 @@ def test_unknown_fields_are_named():
 
 
 def test_the_registry_is_read_from_the_library():
-    assert set(baracuda.OPS) == {"pad", "pad_backward", "write_slice"}
+    assert set(baracuda.OPS) == {"pad", "pad_backward", "write_slice", "causal_conv1d", "causal_conv1d_backward",
+                                 "causal_conv1d_update"}
     assert "complex64" in baracuda.DTYPES and baracuda.version() >= (0, 1, 0)
+
+
+def test_a_new_op_family_needs_no_binding_code():
+    plan = baracuda.Plan("causal_conv1d_backward", target_sm=90, dtype="bf16", width=4, activation="silu",
+                         batch=2, channels=8, seq_len=1000)
+    assert plan.workspace_size == 2 * 4 * 8 * 5 * 4

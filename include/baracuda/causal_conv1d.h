@@ -1,0 +1,84 @@
+/*
+ * baracuda-kernels: causal conv1d, the depthwise causal 1-D convolution that
+ * Mamba-style models run between the input projection and the SSM.
+ *
+ * With x padded on the left by W-1 values (INITIAL_STATES when given, else
+ * zeros) and act the descriptor's activation:
+ *
+ *   y[b, c, t] = act( sum_{k < W} weight[c, k] * x_pad[b, c, t - (W-1) + k] + bias[c] )
+ *
+ * BARACUDA_OP_CAUSAL_CONV1D   forward
+ *   args: X [B, C, L]; WEIGHT [C, W]; BIAS [C] (optional); Y [B, C, L];
+ *   INITIAL_STATES [B, C, W-1] (optional: the W-1 inputs before x, for
+ *   chunked prefill); FINAL_STATES [B, C, W-1] (optional output: the last W-1
+ *   inputs of x_pad, to carry into the next chunk).
+ *
+ * BARACUDA_OP_CAUSAL_CONV1D_BACKWARD   gradients, given DY [B, C, L]
+ *   args: X, WEIGHT, BIAS (optional; as in the forward, SiLU's derivative is
+ *   taken at the recomputed pre-activation), INITIAL_STATES (optional), DY;
+ *   outputs DX [B, C, L]; DW [C, W] (optional); DB [C] (optional, needs BIAS);
+ *   DINITIAL_STATES [B, C, W-1] (optional: the gradient of the W-1 inputs
+ *   before x, whether they came from INITIAL_STATES or the zero padding).
+ *   Outputs are overwritten. DW and DB are reduced with no atomics, through
+ *   the workspace in a fixed order: deterministic and bit-stable.
+ *   Workspace: baracuda_plan_workspace_size() bytes, about
+ *   B * ceil(L / 256) * C * (W+1) accumulators.
+ *
+ * BARACUDA_OP_CAUSAL_CONV1D_UPDATE   one decoding step (or n tokens)
+ *   args: X [B, C, n] (or [B, C] when n is 1); WEIGHT; BIAS (optional);
+ *   Y like X; STATE [B, C, S], S = state_len >= W-1, updated in place;
+ *   CACHE_SEQLENS [B] of I32 (optional).
+ *   Without CACHE_SEQLENS, STATE holds the last S inputs: the window before
+ *   token 0 is its last W-1 entries, and after the step it is shifted left by
+ *   n with the new inputs at its end. With CACHE_SEQLENS, STATE is a circular
+ *   buffer: token i is written at (cache_seqlens[b] + i) mod S and the window
+ *   before token 0 is the W-1 entries before cache_seqlens[b] mod S, cyclically;
+ *   the caller advances cache_seqlens. y matches the forward run over the
+ *   concatenated sequence.
+ *
+ * dtypes: F32, F16, BF16, F64, every tensor of one dtype (CACHE_SEQLENS I32);
+ * accumulated in f32 (f64 for F64); deterministic. Widths served: 2, 3, 4
+ * (others UNSUPPORTED). Any strides: contiguous [B, C, L] and channels-last
+ * (stride 1 along C, memory [B, L, C]) take vectorized kernels (16-byte
+ * aligned rows, L or C a multiple of the vector), other layouts a general
+ * one. Y may not be X (no in-place).
+ */
+#ifndef BARACUDA_CAUSAL_CONV1D_H
+#define BARACUDA_CAUSAL_CONV1D_H
+
+#include "baracuda/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BARACUDA_ACTIVATION_NONE 0
+#define BARACUDA_ACTIVATION_SILU 1 /* x * sigmoid(x) */
+
+/* One descriptor serves the three ops; header.op says which. */
+typedef struct baracuda_causal_conv1d_desc_t {
+  baracuda_op_header_t header;
+  baracuda_dtype_t dtype;
+  int32_t width;      /* W */
+  int32_t activation; /* BARACUDA_ACTIVATION_* */
+  int32_t reserved0;  /* must be 0 */
+  int64_t batch;      /* B */
+  int64_t channels;   /* C */
+  int64_t seq_len;    /* L; for the update, n new tokens per sequence */
+  int64_t state_len;  /* the update's S (>= W-1); ignored by the others */
+} baracuda_causal_conv1d_desc_t;
+
+#define BARACUDA_CAUSAL_CONV1D_DESC_INIT \
+  {{sizeof(baracuda_causal_conv1d_desc_t), BARACUDA_OP_CAUSAL_CONV1D}, 0, 4, BARACUDA_ACTIVATION_NONE, 0, 0, 0, 0, 0}
+#define BARACUDA_CAUSAL_CONV1D_BACKWARD_DESC_INIT                                                      \
+  {{sizeof(baracuda_causal_conv1d_desc_t), BARACUDA_OP_CAUSAL_CONV1D_BACKWARD}, 0, 4, BARACUDA_ACTIVATION_NONE, 0, \
+   0, 0, 0, 0}
+#define BARACUDA_CAUSAL_CONV1D_UPDATE_DESC_INIT                                                      \
+  {{sizeof(baracuda_causal_conv1d_desc_t), BARACUDA_OP_CAUSAL_CONV1D_UPDATE}, 0, 4, BARACUDA_ACTIVATION_NONE, 0, \
+   0, 0, 1, 3}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BARACUDA_CAUSAL_CONV1D_H */

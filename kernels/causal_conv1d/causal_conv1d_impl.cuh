@@ -1,0 +1,622 @@
+// Causal conv1d kernels, one instantiation per element type (the .cu files).
+//
+// Two shapes of work serve every layout:
+//   tvec: a thread takes V consecutive timesteps of one (b, c) row, so a warp
+//         reads a contiguous stretch of the row: for [B, C, L] with stride 1
+//         along L. V is a 16-byte vector when rows are aligned, else 1.
+//   walk: a thread takes V channels of one b and walks a chunk of timesteps,
+//         keeping the last W-1 inputs in registers, so a warp reads a
+//         contiguous stretch of channels at each step: for channels-last
+//         ([B, L, C] memory). V is 4 (2 for f64) when aligned, else 1.
+// The backward's dw and db come from per-(b, chunk) partial sums in the
+// workspace, reduced per channel in a fixed order: no atomics.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <climits>
+
+#include "causal_conv1d/causal_conv1d_kernels.h"
+#include "common/accumulate.cuh"
+
+namespace baracuda::kernels::conv1d {
+
+constexpr int kThreads = 128;
+constexpr int kChunk = kConv1dChunk;  // timesteps per walk thread; a tvec block covers at most as many
+constexpr int kUnitsPerThread = 2;  // tvec units (V timesteps each) per thread
+constexpr int kMaxGridY = 65535;
+
+template <class T>
+constexpr int kTimeVec = 16 / sizeof(T);
+template <class T>
+constexpr int kChannelVec = sizeof(T) == 8 ? 2 : 4;
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+template <class T>
+using Acc = typename Accum<T>::type;
+
+template <class T>
+__device__ __forceinline__ T *at(const Conv1dView &v, int64_t i0, int64_t i1, int64_t i2) {
+  return static_cast<T *>(v.data) + i0 * v.stride[0] + i1 * v.stride[1] + i2 * v.stride[2];
+}
+template <class T>
+__device__ __forceinline__ Acc<T> get(const Conv1dView &v, int64_t i0, int64_t i1, int64_t i2) {
+  return Accum<T>::load(*at<T>(v, i0, i1, i2));
+}
+
+__device__ __forceinline__ float sigmoid(float z) { return 1.0f / (1.0f + expf(-z)); }
+__device__ __forceinline__ double sigmoid(double z) { return 1.0 / (1.0 + exp(-z)); }
+
+template <class A>
+__device__ __forceinline__ A activate(A z, bool silu) {
+  return silu ? z * sigmoid(z) : z;
+}
+// d act / d z at z.
+template <class A>
+__device__ __forceinline__ A activation_slope(A z, bool silu) {
+  if (!silu) return A(1);
+  const A s = sigmoid(z);
+  return s * (A(1) + z * (A(1) - s));
+}
+
+// Channel c's taps and bias, in the accumulator type.
+template <class T, int W>
+struct Taps {
+  Acc<T> w[W];
+  Acc<T> bias;
+  __device__ Taps(const Conv1dProblem &p, int64_t c) {
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = get<T>(p.weight, c, k, 0);
+    bias = p.bias.data ? get<T>(p.bias, c, 0, 0) : Acc<T>(0);
+  }
+};
+
+// x padded on the left: x, INITIAL_STATES or 0 at t >= -(W-1).
+template <class T, int W>
+__device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64_t c, int64_t t) {
+  if (t >= 0) return get<T>(p.x, b, c, t);
+  return p.initial.data ? get<T>(p.initial, b, c, t + W - 1) : Acc<T>(0);
+}
+
+// V consecutive elements along the fastest axis (t for tvec, c for walk)
+// from ptr, whose stride there is `step`: one vector load when V > 1.
+template <class T, int V>
+__device__ __forceinline__ void load_run(const T *ptr, int64_t step, Acc<T> *out) {
+  if constexpr (V > 1) {
+    const Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(ptr);
+#pragma unroll
+    for (int e = 0; e < V; ++e) out[e] = Accum<T>::load(v.v[e]);
+  } else {
+    out[0] = Accum<T>::load(ptr[0]);
+    (void)step;
+  }
+}
+template <class T, int V>
+__device__ __forceinline__ void store_run(T *ptr, const Acc<T> *in) {
+  if constexpr (V > 1) {
+    Vec<T, V> v;
+#pragma unroll
+    for (int e = 0; e < V; ++e) v.v[e] = Accum<T>::store(in[e]);
+    *reinterpret_cast<Vec<T, V> *>(ptr) = v;
+  } else {
+    ptr[0] = Accum<T>::store(in[0]);
+  }
+}
+
+// (b, c) of row r of B*C, in 32 bits where it fits.
+__device__ __forceinline__ void split_row(int64_t r, int64_t channels, int64_t &b, int64_t &c) {
+  if (r <= INT32_MAX && channels <= INT32_MAX) {
+    b = static_cast<uint32_t>(r) / static_cast<uint32_t>(channels);
+    c = static_cast<uint32_t>(r) - static_cast<uint32_t>(b) * static_cast<uint32_t>(channels);
+  } else {
+    b = r / channels;
+    c = r - b * channels;
+  }
+}
+
+// ---- Forward ------------------------------------------------------------------
+
+template <class T, int W, int V>
+__global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p) {
+  using A = Acc<T>;
+  const int64_t units = (p.length + V - 1) / V;
+  const int64_t rows = p.batch * p.channels;
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    int64_t b, c;
+    split_row(row, p.channels, b, c);
+    const Taps<T, W> taps(p, c);
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = (static_cast<int64_t>(blockIdx.x) * kUnitsPerThread + k) * kThreads + threadIdx.x;
+      if (u >= units) break;
+      const int64_t t0 = u * V;
+      A xs[V + W - 1];  // x_pad[t0 - (W-1) + j]
+#pragma unroll
+      for (int j = 0; j < W - 1; ++j) xs[j] = x_pad<T, W>(p, b, c, t0 - (W - 1) + j);
+      load_run<T, V>(at<T>(p.x, b, c, t0), p.x.stride[2], xs + W - 1);
+      A out[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        A z = taps.bias;
+#pragma unroll
+        for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
+        out[e] = activate(z, p.silu);
+      }
+      store_run<T, V>(at<T>(p.y, b, c, t0), out);
+    }
+  }
+}
+
+template <class T, int W, int V>
+__global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p) {
+  using A = Acc<T>;
+  constexpr int kSteps = 4;  // timesteps whose loads are in flight together
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (group * V >= p.channels) return;
+  const int64_t c0 = group * V;
+  const int64_t chunks = (p.length + kChunk - 1) / kChunk;
+  Acc<T> w[V][W], bias[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    const Taps<T, W> taps(p, c0 + v);
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[v][k] = taps.w[k];
+    bias[v] = taps.bias;
+  }
+  for (int64_t pair = blockIdx.y; pair < p.batch * chunks; pair += gridDim.y) {
+    int64_t b, chunk;
+    split_row(pair, chunks, b, chunk);
+    const int64_t t0 = chunk * kChunk, t1 = t0 + kChunk < p.length ? t0 + kChunk : p.length;
+    A hist[W][V];  // hist[j] = x_pad[t - (W-1) + j]; hist[W-1] is the current step
+#pragma unroll
+    for (int j = 0; j < W - 1; ++j)
+#pragma unroll
+      for (int v = 0; v < V; ++v) hist[j][v] = x_pad<T, W>(p, b, c0 + v, t0 - (W - 1) + j);
+    for (int64_t t = t0; t < t1; t += kSteps) {
+      A cur[kSteps][V];
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s)
+        if (t + s < t1) load_run<T, V>(at<T>(p.x, b, c0, t + s), p.x.stride[1], cur[s]);
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        if (t + s >= t1) break;
+#pragma unroll
+        for (int v = 0; v < V; ++v) hist[W - 1][v] = cur[s][v];
+        A out[V];
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          A z = bias[v];
+#pragma unroll
+          for (int j = 0; j < W; ++j) z += w[v][j] * hist[j][v];
+          out[v] = activate(z, p.silu);
+        }
+        store_run<T, V>(at<T>(p.y, b, c0, t + s), out);
+#pragma unroll
+        for (int j = 0; j + 1 < W; ++j)
+#pragma unroll
+          for (int v = 0; v < V; ++v) hist[j][v] = hist[j + 1][v];
+      }
+    }
+  }
+}
+
+// ---- Backward -----------------------------------------------------------------
+
+// g = dy * act'(z) at timestep t of row (b, c), from the W inputs xs[0 .. W)
+// = x_pad[t - (W-1) .. t]; 0 past the end of the row.
+template <class T, int W>
+__device__ __forceinline__ Acc<T> upstream(const Conv1dProblem &p, const Taps<T, W> &taps, const Acc<T> *xs,
+                                           Acc<T> dy) {
+  if (!p.silu) return dy;
+  Acc<T> z = taps.bias;
+#pragma unroll
+  for (int j = 0; j < W; ++j) z += taps.w[j] * xs[j];
+  return dy * activation_slope(z, true);
+}
+
+// Sums of the block's threads' parts[W+1], in a fixed tree order, into
+// partials[(slot * C + c) * (W+1) + k] by thread 0.
+template <class A, int W>
+__device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, int64_t slot, int64_t channels,
+                                               int64_t c) {
+  __shared__ A red[W + 1][kThreads];
+#pragma unroll
+  for (int k = 0; k <= W; ++k) red[k][threadIdx.x] = parts[k];
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (static_cast<int>(threadIdx.x) < half)
+#pragma unroll
+      for (int k = 0; k <= W; ++k) red[k][threadIdx.x] += red[k][threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x <= W) partials[(slot * channels + c) * (W + 1) + threadIdx.x] = red[threadIdx.x][0];
+  __syncthreads();
+}
+
+template <class T, int W, int V>
+__global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  const int64_t units = (p.length + V - 1) / V;
+  const int64_t rows = p.batch * p.channels;
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    int64_t b, c;
+    split_row(row, p.channels, b, c);
+    const Taps<T, W> taps(p, c);
+    A parts[W + 1] = {};
+#pragma unroll
+    for (int k = 0; k < kUnitsPerThread; ++k) {
+      const int64_t u = (static_cast<int64_t>(blockIdx.x) * kUnitsPerThread + k) * kThreads + threadIdx.x;
+      if (u >= units) break;
+      const int64_t t0 = u * V;
+      A xs[V + 2 * (W - 1)];  // x_pad[t0 - (W-1) + j]
+      A gs[V + W - 1];        // g[t0 + j]
+#pragma unroll
+      for (int j = 0; j < W - 1; ++j) xs[j] = x_pad<T, W>(p, b, c, t0 - (W - 1) + j);
+      load_run<T, V>(at<T>(p.x, b, c, t0), p.x.stride[2], xs + W - 1);
+      load_run<T, V>(at<T>(p.dy, b, c, t0), p.dy.stride[2], gs);
+#pragma unroll
+      for (int j = 0; j < W - 1; ++j) {
+        const int64_t t = t0 + V + j;
+        const bool in = t < p.length;
+        xs[V + W - 1 + j] = in ? get<T>(p.x, b, c, t) : A(0);
+        gs[V + j] = in ? get<T>(p.dy, b, c, t) : A(0);
+      }
+#pragma unroll
+      for (int e = 0; e < V + W - 1; ++e) gs[e] = upstream<T, W>(p, taps, xs + e, gs[e]);
+      A dx[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        A sum = A(0);
+#pragma unroll
+        for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
+        dx[e] = sum;
+        if (t0 + e < p.length) {
+#pragma unroll
+          for (int k = 0; k < W; ++k) parts[k] += gs[e] * xs[e + k];
+          parts[W] += gs[e];
+        }
+      }
+      store_run<T, V>(at<T>(p.dx, b, c, t0), dx);
+    }
+    block_partials<A, W>(parts, partials, b * gridDim.x + blockIdx.x, p.channels, c);
+  }
+}
+
+template <class T, int W, int V>
+__global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  constexpr int kSteps = 2;  // timesteps whose loads are in flight together
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (group * V >= p.channels) return;
+  const int64_t c0 = group * V;
+  const int64_t chunks = (p.length + kChunk - 1) / kChunk;
+  A w[V][W], bias[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    const Taps<T, W> taps(p, c0 + v);
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[v][k] = taps.w[k];
+    bias[v] = taps.bias;
+  }
+  for (int64_t pair = blockIdx.y; pair < p.batch * chunks; pair += gridDim.y) {
+    int64_t b, chunk;
+    split_row(pair, chunks, b, chunk);
+    const int64_t t0 = chunk * kChunk, t1 = t0 + kChunk < p.length ? t0 + kChunk : p.length;
+    // Step s computes g[s] from x_pad[s - (W-1) .. s] and, W-1 steps behind, dx[s - (W-1)].
+    A xw[W][V], gw[W][V], parts[W + 1][V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+#pragma unroll
+      for (int j = 0; j < W; ++j) gw[j][v] = A(0);
+#pragma unroll
+      for (int k = 0; k <= W; ++k) parts[k][v] = A(0);
+#pragma unroll
+      for (int j = 0; j < W - 1; ++j) xw[j + 1][v] = x_pad<T, W>(p, b, c0 + v, t0 - (W - 1) + j);
+    }
+    for (int64_t s0 = t0; s0 < t1 + W - 1; s0 += kSteps) {
+      A xs[kSteps][V], dys[kSteps][V];
+#pragma unroll
+      for (int q = 0; q < kSteps; ++q)
+        if (s0 + q < p.length) {
+          load_run<T, V>(at<T>(p.x, b, c0, s0 + q), p.x.stride[1], xs[q]);
+          load_run<T, V>(at<T>(p.dy, b, c0, s0 + q), p.dy.stride[1], dys[q]);
+        }
+#pragma unroll
+      for (int q = 0; q < kSteps; ++q) {
+        const int64_t s = s0 + q;
+        if (s >= t1 + W - 1) break;
+        const bool in = s < p.length;
+        A dx[V];
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+#pragma unroll
+          for (int j = 0; j + 1 < W; ++j) {
+            xw[j][v] = xw[j + 1][v];
+            gw[j][v] = gw[j + 1][v];
+          }
+          xw[W - 1][v] = in ? xs[q][v] : A(0);
+          A g = in ? dys[q][v] : A(0);
+          if (p.silu && in) {
+            A z = bias[v];
+#pragma unroll
+            for (int j = 0; j < W; ++j) z += w[v][j] * xw[j][v];
+            g *= activation_slope(z, true);
+          }
+          gw[W - 1][v] = g;
+          if (s < t1) {
+#pragma unroll
+            for (int k = 0; k < W; ++k) parts[k][v] += g * xw[k][v];
+            parts[W][v] += g;
+          }
+          A sum = A(0);
+#pragma unroll
+          for (int k = 0; k < W; ++k) sum += w[v][k] * gw[W - 1 - k][v];
+          dx[v] = sum;
+        }
+        if (s - (W - 1) >= t0) store_run<T, V>(at<T>(p.dx, b, c0, s - (W - 1)), dx);
+      }
+    }
+    A *slot = partials + ((b * chunks + chunk) * p.channels + c0) * (W + 1);
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+#pragma unroll
+      for (int k = 0; k <= W; ++k) slot[v * (W + 1) + k] = parts[k][v];
+  }
+}
+
+// dw[c, k] and db[c]: the slots' partial sums, in slot order.
+template <class T, int W>
+__global__ void __launch_bounds__(kThreads) reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials,
+                                                                   int64_t slots) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= p.channels * (W + 1)) return;
+  const int64_t c = i / (W + 1);
+  const int k = static_cast<int>(i - c * (W + 1));
+  Acc<T> sum = Acc<T>(0);
+  for (int64_t s = 0; s < slots; ++s) sum += partials[s * p.channels * (W + 1) + i];
+  if (k < W && p.dweight.data) *at<T>(p.dweight, c, k, 0) = Accum<T>::store(sum);
+  if (k == W && p.dbias.data) *at<T>(p.dbias, c, 0, 0) = Accum<T>::store(sum);
+}
+
+// ---- Row ends: the forward's FINAL_STATES, the backward's DINITIAL_STATES ----
+
+template <class T, int W>
+__global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
+  using A = Acc<T>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (row >= p.batch * p.channels) return;
+  int64_t b, c;
+  split_row(row, p.channels, b, c);
+  if (p.final_states.data)
+#pragma unroll
+    for (int j = 0; j < W - 1; ++j)
+      *at<T>(p.final_states, b, c, j) = Accum<T>::store(x_pad<T, W>(p, b, c, p.length - (W - 1) + j));
+  if (!p.dinitial.data) return;
+  // dinitial[j] = sum_{k <= j} w[k] g[j - k], over the first W-1 timesteps.
+  const Taps<T, W> taps(p, c);
+  A g[W - 1];
+#pragma unroll
+  for (int s = 0; s < W - 1; ++s) {
+    if (s >= p.length) {
+      g[s] = A(0);
+      continue;
+    }
+    A xs[W];
+#pragma unroll
+    for (int j = 0; j < W; ++j) xs[j] = x_pad<T, W>(p, b, c, s - (W - 1) + j);
+    g[s] = upstream<T, W>(p, taps, xs, get<T>(p.dy, b, c, s));
+  }
+#pragma unroll
+  for (int j = 0; j < W - 1; ++j) {
+    A sum = A(0);
+#pragma unroll
+    for (int k = 0; k <= j; ++k) sum += taps.w[k] * g[j - k];
+    *at<T>(p.dinitial, b, c, j) = Accum<T>::store(sum);
+  }
+}
+
+// ---- Update -------------------------------------------------------------------
+
+template <class T, int W>
+__global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
+  using A = Acc<T>;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (row >= p.batch * p.channels) return;
+  int64_t b, c;
+  split_row(row, p.channels, b, c);
+  const Taps<T, W> taps(p, c);
+  const int64_t n = p.length, S = p.state_len;
+  const bool circular = p.cache_seqlens.data != nullptr;
+  int64_t pos = 0;
+  if (circular) {
+    pos = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]] % S;
+    if (pos < 0) pos += S;
+  }
+  auto slot = [&](int64_t j) {  // state index of the input j steps before token 0 (j < 0) or token j
+    if (!circular) return S + j;
+    const int64_t q = (pos + j) % S;
+    return q < 0 ? q + S : q;
+  };
+  A win[W];  // x[i - (W-1) + j], the state before token 0
+#pragma unroll
+  for (int j = 0; j < W - 1; ++j) win[j + 1] = get<T>(p.state, b, c, slot(j - (W - 1)));
+  for (int64_t i = 0; i < n; ++i) {
+#pragma unroll
+    for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
+    win[W - 1] = get<T>(p.x, b, c, i);
+    A z = taps.bias;
+#pragma unroll
+    for (int j = 0; j < W; ++j) z += taps.w[j] * win[j];
+    *at<T>(p.y, b, c, i) = Accum<T>::store(activate(z, p.silu));
+  }
+  if (circular) {
+    for (int64_t i = 0; i < n; ++i) *at<T>(p.state, b, c, slot(i)) = *at<T>(p.x, b, c, i);
+  } else {  // shift left by n, ascending, so every entry is read before it is overwritten
+    for (int64_t s = 0; s < S; ++s)
+      *at<T>(p.state, b, c, s) = s + n < S ? *at<T>(p.state, b, c, s + n) : *at<T>(p.x, b, c, s + n - S);
+  }
+}
+
+// ---- Launches (host) ----------------------------------------------------------
+
+inline int launch_error() { return -static_cast<int>(cudaGetLastError()); }
+
+inline bool aligned(const Conv1dView &v, int bytes) {
+  return (reinterpret_cast<uintptr_t>(v.data) % static_cast<uintptr_t>(bytes)) == 0;
+}
+
+// Every view in views has stride 1 on axis `fast`, the others a multiple of
+// V, and V-element alignment; extent along `fast` a multiple of V.
+template <class T, int V>
+bool vector_layout(std::initializer_list<const Conv1dView *> views, int fast, int64_t extent) {
+  if (extent % V != 0) return false;
+  for (const Conv1dView *v : views) {
+    if (v->stride[fast] != 1 || !aligned(*v, static_cast<int>(sizeof(T)) * V)) return false;
+    for (int a = 0; a < 3; ++a)
+      if (a != fast && v->stride[a] % V != 0) return false;
+  }
+  return true;
+}
+
+enum class Walk { TimeVector, Time, ChannelVector, Channel };
+
+template <class T>
+Walk choose_walk(const Conv1dProblem &p, std::initializer_list<const Conv1dView *> views) {
+  if (vector_layout<T, kTimeVec<T>>(views, 2, p.length)) return Walk::TimeVector;
+  if (vector_layout<T, kChannelVec<T>>(views, 1, p.channels)) return Walk::ChannelVector;
+  const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
+  const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
+  return st <= sc ? Walk::Time : Walk::Channel;
+}
+
+inline dim3 tvec_grid(const Conv1dProblem &p, int v) {
+  const int64_t units = (p.length + v - 1) / v;
+  const int64_t rows = p.batch * p.channels;
+  const int64_t x = (units + kThreads * kUnitsPerThread - 1) / (kThreads * kUnitsPerThread);
+  return dim3(static_cast<unsigned>(x), static_cast<unsigned>(rows < kMaxGridY ? rows : kMaxGridY));
+}
+inline dim3 walk_grid(const Conv1dProblem &p, int v) {
+  const int64_t groups = (p.channels + v - 1) / v;
+  const int64_t pairs = p.batch * ((p.length + kChunk - 1) / kChunk);
+  return dim3(static_cast<unsigned>((groups + kThreads - 1) / kThreads),
+              static_cast<unsigned>(pairs < kMaxGridY ? pairs : kMaxGridY));
+}
+inline bool grid_fits(const Conv1dProblem &p) {
+  return (p.length + kThreads * kUnitsPerThread - 1) / (kThreads * kUnitsPerThread) <= INT_MAX &&
+         p.channels / kThreads < INT_MAX;
+}
+
+template <class T, int W>
+int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
+  if (p.batch * p.channels * p.length > 0) {
+    switch (choose_walk<T>(p, {&p.x, &p.y})) {
+      case Walk::TimeVector:
+        forward_tvec_kernel<T, W, kTimeVec<T>><<<tvec_grid(p, kTimeVec<T>), kThreads, 0, stream>>>(p);
+        break;
+      case Walk::Time: forward_tvec_kernel<T, W, 1><<<tvec_grid(p, 1), kThreads, 0, stream>>>(p); break;
+      case Walk::ChannelVector:
+        forward_walk_kernel<T, W, kChannelVec<T>><<<walk_grid(p, kChannelVec<T>), kThreads, 0, stream>>>(p);
+        break;
+      case Walk::Channel: forward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p); break;
+    }
+    if (const int rc = launch_error()) return rc;
+  }
+  if (p.final_states.data && p.batch * p.channels > 0) {
+    row_ends_kernel<T, W><<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0,
+                            stream>>>(p);
+    return launch_error();
+  }
+  return 0;
+}
+
+template <class T, int W>
+int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream) {
+  int64_t slots = 0;
+  if (p.batch * p.channels * p.length > 0) {
+    const Walk walk = choose_walk<T>(p, {&p.x, &p.dy, &p.dx});
+    const dim3 grid = walk == Walk::TimeVector ? tvec_grid(p, kTimeVec<T>)
+                      : walk == Walk::Time     ? tvec_grid(p, 1)
+                      : walk == Walk::ChannelVector ? walk_grid(p, kChannelVec<T>)
+                                                    : walk_grid(p, 1);
+    slots = walk == Walk::TimeVector || walk == Walk::Time ? p.batch * grid.x
+                                                           : p.batch * ((p.length + kChunk - 1) / kChunk);
+    switch (walk) {
+      case Walk::TimeVector:
+        backward_tvec_kernel<T, W, kTimeVec<T>><<<grid, kThreads, 0, stream>>>(p, partials);
+        break;
+      case Walk::Time: backward_tvec_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials); break;
+      case Walk::ChannelVector:
+        backward_walk_kernel<T, W, kChannelVec<T>><<<grid, kThreads, 0, stream>>>(p, partials);
+        break;
+      case Walk::Channel: backward_walk_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials); break;
+    }
+    if (const int rc = launch_error()) return rc;
+  }
+  if ((p.dweight.data || p.dbias.data) && p.channels > 0) {
+    reduce_partials_kernel<T, W><<<static_cast<unsigned>((p.channels * (W + 1) + kThreads - 1) / kThreads), kThreads,
+                                   0, stream>>>(p, partials, slots);
+    if (const int rc = launch_error()) return rc;
+  }
+  if (p.dinitial.data && p.batch * p.channels > 0) {
+    row_ends_kernel<T, W><<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0,
+                            stream>>>(p);
+    return launch_error();
+  }
+  return 0;
+}
+
+template <class T, int W>
+int update_width(const Conv1dProblem &p, cudaStream_t stream) {
+  if (p.batch * p.channels == 0) return 0;
+  update_kernel<T, W><<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0,
+                        stream>>>(p);
+  return launch_error();
+}
+
+// Widths served: 2, 3, 4 (the plan rejects others first).
+template <class T>
+int forward(const Conv1dProblem &p, cudaStream_t stream) {
+  if (!grid_fits(p)) return 3;
+  switch (p.width) {
+    case 2: return forward_width<T, 2>(p, stream);
+    case 3: return forward_width<T, 3>(p, stream);
+    case 4: return forward_width<T, 4>(p, stream);
+    default: return 3;
+  }
+}
+
+template <class T>
+int backward(const Conv1dProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
+  if (!grid_fits(p)) return 3;
+  if (workspace_bytes <
+      causal_conv1d_backward_workspace(p.batch, p.channels, p.length, p.width, sizeof(T) == 8))
+    return 4;
+  auto *partials = static_cast<Acc<T> *>(workspace);
+  switch (p.width) {
+    case 2: return backward_width<T, 2>(p, partials, stream);
+    case 3: return backward_width<T, 3>(p, partials, stream);
+    case 4: return backward_width<T, 4>(p, partials, stream);
+    default: return 3;
+  }
+}
+
+template <class T>
+int update(const Conv1dProblem &p, cudaStream_t stream) {
+  switch (p.width) {
+    case 2: return update_width<T, 2>(p, stream);
+    case 3: return update_width<T, 3>(p, stream);
+    case 4: return update_width<T, 4>(p, stream);
+    default: return 3;
+  }
+}
+
+}  // namespace baracuda::kernels::conv1d
+
+#define BARACUDA_CAUSAL_CONV1D_ENTRIES(NAME, TYPE)                                                             \
+  const baracuda::kernels::Conv1dEntries baracuda::kernels::NAME = {                                           \
+      baracuda::kernels::conv1d::forward<TYPE>, baracuda::kernels::conv1d::backward<TYPE>,                     \
+      baracuda::kernels::conv1d::update<TYPE>}

@@ -1,0 +1,196 @@
+// causal conv1d: every bad descriptor and argument gets its status and a
+// message naming it. Plans are selected for sm 90; nothing touches a GPU.
+#include "cpu_helpers.hpp"
+
+namespace {
+
+baracuda_causal_conv1d_desc_t conv_desc(int32_t op, baracuda_dtype_t dtype = BARACUDA_DTYPE_BF16) {
+  baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+  d.header.op = op;
+  d.dtype = dtype;
+  d.width = 4;
+  d.batch = 2;
+  d.channels = 8;
+  d.seq_len = 16;
+  d.state_len = 3;
+  return d;
+}
+
+baracuda_status_t check_status(baracuda_plan_t plan, const std::vector<baracuda_arg_t> &args) {
+  return baracuda_plan_check(plan, args.data(), static_cast<int32_t>(args.size()));
+}
+
+// The forward's arguments, well formed: X, WEIGHT, Y.
+std::vector<baracuda_arg_t> forward_args(baracuda_dtype_t dtype = BARACUDA_DTYPE_BF16) {
+  return {{BARACUDA_ARG_X, tensor(dtype, {2, 8, 16})},
+          {BARACUDA_ARG_WEIGHT, tensor(dtype, {8, 4}, 1 << 20)},
+          {BARACUDA_ARG_Y, tensor(dtype, {2, 8, 16}, 2 << 20)}};
+}
+
+}  // namespace
+
+TEST_CASE("causal_conv1d: widths other than 2, 3, 4 are UNSUPPORTED, below 1 INVALID", "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  for (int32_t w : {2, 3, 4}) {
+    d.width = w;
+    CHECK(select_status(&d.header) == BARACUDA_STATUS_SUCCESS);
+  }
+  d.width = 5;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_UNSUPPORTED);
+  require_message({"causal_conv1d: width 5 is not served (2, 3 or 4)"});
+  d.width = 1;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_UNSUPPORTED);
+  d.width = 0;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"width is 0, must be >= 1"});
+}
+
+TEST_CASE("causal_conv1d: dtypes beyond f32, f16, bf16, f64 are UNSUPPORTED", "[causal_conv1d][validation]") {
+  for (int32_t op : {BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_OP_CAUSAL_CONV1D_UPDATE}) {
+    baracuda_causal_conv1d_desc_t d = conv_desc(op, BARACUDA_DTYPE_I32);
+    CHECK(select_status(&d.header) == BARACUDA_STATUS_UNSUPPORTED);
+    require_message({"dtype i32 is not served"});
+    d.dtype = 99;
+    CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+    require_message({"dtype 99 is not a dtype"});
+  }
+}
+
+TEST_CASE("causal_conv1d: negative extents, activations and reserved fields are INVALID_PROBLEM",
+          "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  d.channels = -1;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"channels is -1"});
+  d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  d.activation = 7;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"activation is 7"});
+  d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  d.reserved0 = 1;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"reserved0 is 1"});
+  d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  d.header.struct_size = 8;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+}
+
+TEST_CASE("causal_conv1d_update: a state shorter than the window is INVALID_PROBLEM", "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_UPDATE);
+  d.state_len = 2;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"state_len is 2, must be >= width - 1 (3)"});
+}
+
+TEST_CASE("causal_conv1d: plans say they are deterministic and accumulate in f32 (f64 for f64)",
+          "[causal_conv1d][validation]") {
+  for (int32_t op : {BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_OP_CAUSAL_CONV1D_UPDATE})
+    for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F64}) {
+      baracuda_causal_conv1d_desc_t d = conv_desc(op, dtype);
+      TestPlan p(&d.header);
+      baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+      REQUIRE(baracuda_plan_get_info(p.plan, &info) == BARACUDA_STATUS_SUCCESS);
+      CHECK(info.op == op);
+      CHECK(info.deterministic == 1);
+      CHECK(info.accumulator == (dtype == BARACUDA_DTYPE_F64 ? BARACUDA_DTYPE_F64 : BARACUDA_DTYPE_F32));
+    }
+}
+
+TEST_CASE("causal_conv1d_backward: the workspace holds the dw/db partial sums", "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD);
+  d.seq_len = 1000;  // 4 chunks of 256 per sequence
+  TestPlan p(&d.header);
+  size_t bytes = 0;
+  REQUIRE(baracuda_plan_workspace_size(p.plan, &bytes) == BARACUDA_STATUS_SUCCESS);
+  CHECK(bytes == 2 * 4 * 8 * 5 * sizeof(float));
+  const std::vector<baracuda_arg_t> args = {{BARACUDA_ARG_X, tensor(BARACUDA_DTYPE_BF16, {2, 8, 1000})},
+                                            {BARACUDA_ARG_WEIGHT, tensor(BARACUDA_DTYPE_BF16, {8, 4}, 1 << 20)},
+                                            {BARACUDA_ARG_DY, tensor(BARACUDA_DTYPE_BF16, {2, 8, 1000}, 2 << 20)},
+                                            {BARACUDA_ARG_DX, tensor(BARACUDA_DTYPE_BF16, {2, 8, 1000}, 3 << 20)}};
+  CHECK(baracuda_plan_run(p.plan, args.data(), 4, fake_device_pointer(4 << 20), bytes - 1, nullptr) ==
+        BARACUDA_STATUS_WORKSPACE_TOO_SMALL);
+  CHECK(baracuda_plan_run(p.plan, args.data(), 4, nullptr, bytes, nullptr) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"workspace is NULL"});
+  baracuda_causal_conv1d_desc_t f = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  TestPlan forward(&f.header);
+  REQUIRE(baracuda_plan_workspace_size(forward.plan, &bytes) == BARACUDA_STATUS_SUCCESS);
+  CHECK(bytes == 0);
+}
+
+TEST_CASE("causal_conv1d: every argument's shape and dtype is checked by name", "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  TestPlan p(&d.header);
+  std::vector<baracuda_arg_t> args = forward_args();
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_SUCCESS);
+  args[1].tensor = tensor(BARACUDA_DTYPE_BF16, {8, 3}, 1 << 20);
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"causal_conv1d: arg WEIGHT shape[1] is 3, descriptor says 4"});
+  args = forward_args();
+  args.push_back({BARACUDA_ARG_BIAS, tensor(BARACUDA_DTYPE_BF16, {7}, 3 << 20)});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg BIAS shape[0] is 7"});
+  args = forward_args();
+  args.push_back({BARACUDA_ARG_INITIAL_STATES, tensor(BARACUDA_DTYPE_F32, {2, 8, 3}, 3 << 20)});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg INITIAL_STATES dtype is f32"});
+  args = forward_args();
+  args.push_back({BARACUDA_ARG_FINAL_STATES, tensor(BARACUDA_DTYPE_BF16, {2, 8, 4}, 3 << 20)});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg FINAL_STATES shape[2] is 4, descriptor says 3"});
+  args = forward_args();
+  args[0].tensor = tensor(BARACUDA_DTYPE_BF16, {2, 8});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg X rank is 2, descriptor says 3"});
+  args = forward_args();
+  args.pop_back();
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"required arg Y is missing"});
+  args = forward_args();
+  args.push_back({BARACUDA_ARG_DY, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16})});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"role 5 (DY), which causal_conv1d does not take"});
+}
+
+TEST_CASE("causal_conv1d: an output may not be its input", "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  TestPlan p(&d.header);
+  std::vector<baracuda_arg_t> args = forward_args();
+  args[2].tensor = args[0].tensor;
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"shares its data with an input"});
+}
+
+TEST_CASE("causal_conv1d_backward: DB needs BIAS, DX is required", "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD);
+  TestPlan p(&d.header);
+  std::vector<baracuda_arg_t> args = {{BARACUDA_ARG_X, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16})},
+                                      {BARACUDA_ARG_WEIGHT, tensor(BARACUDA_DTYPE_BF16, {8, 4}, 1 << 20)},
+                                      {BARACUDA_ARG_DY, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16}, 2 << 20)},
+                                      {BARACUDA_ARG_DB, tensor(BARACUDA_DTYPE_BF16, {8}, 3 << 20)}};
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"required arg DX is missing"});
+  args.push_back({BARACUDA_ARG_DX, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16}, 4 << 20)});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg DB is given without BIAS"});
+  args.push_back({BARACUDA_ARG_BIAS, tensor(BARACUDA_DTYPE_BF16, {8}, 5 << 20)});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_SUCCESS);
+}
+
+TEST_CASE("causal_conv1d_update: STATE and CACHE_SEQLENS are checked", "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_UPDATE);
+  d.seq_len = 1;
+  d.state_len = 5;
+  TestPlan p(&d.header);
+  std::vector<baracuda_arg_t> args = {{BARACUDA_ARG_X, tensor(BARACUDA_DTYPE_BF16, {2, 8})},
+                                      {BARACUDA_ARG_WEIGHT, tensor(BARACUDA_DTYPE_BF16, {8, 4}, 1 << 20)},
+                                      {BARACUDA_ARG_Y, tensor(BARACUDA_DTYPE_BF16, {2, 8}, 2 << 20)},
+                                      {BARACUDA_ARG_STATE, tensor(BARACUDA_DTYPE_BF16, {2, 8, 5}, 3 << 20)}};
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_SUCCESS);
+  args[3].tensor = tensor(BARACUDA_DTYPE_BF16, {2, 8, 3}, 3 << 20);
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg STATE shape[2] is 3, descriptor says 5"});
+  args[3].tensor = tensor(BARACUDA_DTYPE_BF16, {2, 8, 5}, 3 << 20);
+  args.push_back({BARACUDA_ARG_CACHE_SEQLENS, tensor(BARACUDA_DTYPE_I64, {2}, 4 << 20)});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg CACHE_SEQLENS dtype is i64, descriptor says i32"});
+}

@@ -1,0 +1,191 @@
+// causal conv1d on the GPU against the float64 reference.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "gpu_helpers.hpp"
+#include "reference/conv1d_harness.hpp"
+
+using namespace baracuda::check;
+
+namespace {
+
+const baracuda_dtype_t kDtypes[] = {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F64};
+const SeqLayout kLayouts[] = {SeqLayout::Contiguous, SeqLayout::ChannelsLast, SeqLayout::Offset, SeqLayout::Strided};
+
+struct Size {
+  int64_t batch, channels, length;
+};
+// L = 1, L < W, odd C and L, lengths past one chunk (256), vector-friendly and not.
+const Size kSizes[] = {{2, 3, 1}, {1, 5, 2}, {2, 8, 67}, {3, 17, 300}, {2, 16, 1024}};
+
+Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t width, SeqLayout layout,
+                     uint64_t seed) {
+  Conv1dCase c;
+  c.op = op;
+  c.dtype = dtype;
+  c.batch = s.batch, c.channels = s.channels, c.length = s.length;
+  c.width = width;
+  c.layout = layout;
+  c.seed = seed;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("causal conv1d forward matches the reference for every dtype, width, layout and size",
+          "[gpu][causal_conv1d]") {
+  uint64_t seed = 1;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : {2, 3, 4})
+      for (SeqLayout layout : kLayouts)
+        for (const Size &s : kSizes) {
+          Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, s, width, layout, seed++);
+          c.bias = seed % 2 == 0;
+          c.silu = seed % 3 != 0;
+          CHECK_CASE(c, run_conv1d);
+        }
+}
+
+TEST_CASE("causal conv1d forward with and without bias, SiLU, initial and final states", "[gpu][causal_conv1d]") {
+  uint64_t seed = 1000;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast})
+      for (int flags = 0; flags < 16; ++flags) {
+        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, {2, 12, 40}, 4, layout, seed++);
+        c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
+        CHECK_CASE(c, run_conv1d);
+      }
+}
+
+TEST_CASE("causal conv1d final states of sequences shorter than the window come from the initial states",
+          "[gpu][causal_conv1d]") {
+  for (int64_t length : {1, 2}) {
+    Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_F32, {2, 5, length}, 4, SeqLayout::Contiguous,
+                             2000 + length);
+    c.initial = c.state_out = true;
+    CHECK_CASE(c, run_conv1d);
+  }
+}
+
+TEST_CASE("causal conv1d backward matches the reference gradients for every dtype, width, layout and size",
+          "[gpu][causal_conv1d]") {
+  uint64_t seed = 3000;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : {2, 3, 4})
+      for (SeqLayout layout : kLayouts)
+        for (const Size &s : kSizes) {
+          Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, s, width, layout, seed++);
+          c.bias = seed % 2 == 0;
+          c.silu = seed % 3 != 0;
+          CHECK_CASE(c, run_conv1d);
+        }
+}
+
+TEST_CASE("causal conv1d backward through SiLU with initial states and their gradient", "[gpu][causal_conv1d]") {
+  uint64_t seed = 4000;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast, SeqLayout::Strided})
+      for (int flags = 0; flags < 16; ++flags) {
+        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, {2, 12, 600}, 4, layout, seed++);
+        c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
+        CHECK_CASE(c, run_conv1d);
+      }
+}
+
+TEST_CASE("causal conv1d backward computes dx alone when no weight gradient is asked for", "[gpu][causal_conv1d]") {
+  Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, {2, 16, 512}, 3,
+                           SeqLayout::Contiguous, 5000);
+  c.weight_grad = false;
+  c.silu = true;
+  CHECK_CASE(c, run_conv1d);
+}
+
+TEST_CASE("causal conv1d update steps match the forward over the whole sequence", "[gpu][causal_conv1d]") {
+  uint64_t seed = 6000;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : {2, 3, 4})
+      for (bool circular : {false, true}) {
+        Conv1dUpdateCase c;
+        c.dtype = dtype;
+        c.batch = 3;
+        c.channels = 19;
+        c.width = width;
+        c.silu = seed % 2 == 0;
+        c.bias = seed % 3 == 0;
+        c.state_len = circular ? 7 : width - 1 + seed % 3;
+        c.prefix = {0, 2, 9};
+        c.steps = {1, 1, 3, 1, 8};
+        c.circular = circular;
+        c.flat_tokens = seed % 4 == 0;
+        c.seed = seed++;
+        CHECK_CASE(c, run_conv1d_update);
+      }
+}
+
+TEST_CASE("causal conv1d forward indexes past 2^31 elements", "[gpu][causal_conv1d][large]") {
+  // x and y of bf16 [1, 2, 2^30 + 5]: the second row ends past element 2^31.
+  const int64_t L = (int64_t{1} << 30) + 5, C = 2, n = C * L;
+  std::vector<uint16_t> pattern(4099);
+  uint32_t h = 12345;
+  for (uint16_t &v : pattern) {
+    h = h * 1664525u + 1013904223u;
+    v = static_cast<uint16_t>(0x3c00 | (h >> 22));  // bf16 in [0.0078, 0.0156) and [1, 2): never zero
+  }
+  void *x = nullptr, *y = nullptr, *w = nullptr;
+  REQUIRE(cudaMalloc(&x, n * 2) == cudaSuccess);
+  REQUIRE(cudaMalloc(&y, n * 2) == cudaSuccess);
+  REQUIRE(cudaMalloc(&w, C * 4 * 2) == cudaSuccess);
+  constexpr int64_t kBlock = int64_t{1} << 24;  // uploaded a block at a time; element i holds pattern[i % size]
+  for (int64_t at = 0; at < n; at += kBlock) {
+    const int64_t count = std::min(kBlock, n - at);
+    std::vector<uint16_t> block(count);
+    for (int64_t i = 0; i < count; ++i) block[i] = pattern[(at + i) % pattern.size()];
+    REQUIRE(cudaMemcpy(static_cast<uint16_t *>(x) + at, block.data(), count * 2, cudaMemcpyHostToDevice) ==
+            cudaSuccess);
+  }
+  const uint16_t taps[8] = {0x3f80, 0xbf00, 0x3e80, 0x3f00, 0x3f40, 0x3e00, 0xbf80, 0x3f80};  // 1 -.5 .25 .5 / .75 .125 -1 1
+  REQUIRE(cudaMemcpy(w, taps, sizeof taps, cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemset(y, 0xff, n * 2) == cudaSuccess);
+
+  baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+  d.dtype = BARACUDA_DTYPE_BF16;
+  d.batch = 1, d.channels = C, d.seq_len = L, d.width = 4;
+  const int64_t seq[3] = {1, C, L}, wshape[2] = {C, 4};
+  baracuda_arg_t args[3] = {{BARACUDA_ARG_X, baracuda_tensor_contiguous(x, BARACUDA_DTYPE_BF16, 3, seq)},
+                            {BARACUDA_ARG_WEIGHT, baracuda_tensor_contiguous(w, BARACUDA_DTYPE_BF16, 2, wshape)},
+                            {BARACUDA_ARG_Y, baracuda_tensor_contiguous(y, BARACUDA_DTYPE_BF16, 3, seq)}};
+  baracuda_plan_t plan = nullptr;
+  REQUIRE(baracuda_plan_select(&d.header, nullptr, &plan) == BARACUDA_STATUS_SUCCESS);
+  REQUIRE(baracuda_plan_run(plan, args, 3, nullptr, 0, nullptr) == BARACUDA_STATUS_SUCCESS);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  baracuda_plan_destroy(plan);
+
+  auto bf16 = [](uint16_t v) {
+    const uint32_t bits = static_cast<uint32_t>(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return static_cast<double>(f);
+  };
+  // Windows at the start of each row, across 2^31, and at the very end.
+  for (int64_t start : {int64_t{0}, L, (int64_t{1} << 31) - 100, n - 200}) {
+    std::vector<uint16_t> got(200);
+    REQUIRE(cudaMemcpy(got.data(), static_cast<uint16_t *>(y) + start, 400, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int64_t i = 0; i < 200; ++i) {
+      const int64_t flat = start + i, c = flat / L, t = flat % L;
+      double z = 0;
+      for (int k = 0; k < 4; ++k) {
+        const int64_t src = t - 3 + k;
+        if (src >= 0) z += bf16(taps[c * 4 + k]) * bf16(pattern[(c * L + src) % pattern.size()]);
+      }
+      INFO("element " << flat);
+      CHECK(std::fabs(bf16(got[i]) - z) <= 8e-3 * std::fabs(z) + 1e-6);
+    }
+  }
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(w);
+}

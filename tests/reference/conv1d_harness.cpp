@@ -1,0 +1,334 @@
+#include "reference/conv1d_harness.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "reference/conv1d_reference.hpp"
+#include "reference/device_tensor.hpp"
+
+namespace baracuda::check {
+
+namespace {
+
+using reference::Conv1dInputs;
+
+void seq_strides(SeqLayout l, int64_t C, int64_t L, int64_t *s, int64_t &offset) {
+  offset = l == SeqLayout::Offset ? 1 : 0;
+  switch (l) {
+    case SeqLayout::ChannelsLast: s[0] = L * C, s[1] = 1, s[2] = C; return;
+    case SeqLayout::Strided: s[0] = C * (2 * L + 3) + 5, s[1] = 2 * L + 3, s[2] = 2; return;
+    default: s[0] = C * L, s[1] = L, s[2] = 1; return;
+  }
+}
+
+// A tensor over shape (row-major strides unless given) holding random values
+// in [-1, 1] as the dtype rounds them; returns the values, row-major.
+std::vector<double> random_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape,
+                                  const int64_t *strides, int64_t offset, std::mt19937_64 &rng) {
+  make_strided_tensor(t, dtype, rank, shape, strides, offset, rng);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> values;
+  reference::for_each_index(rank, shape, [&](const int64_t *idx) {
+    unsigned char *p = t.view.elem(idx);
+    reference::encode_float(dtype, dist(rng), p);
+    values.push_back(reference::decode_float(dtype, p));
+  });
+  t.upload();
+  return values;
+}
+
+void dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    strides[d] = s;
+    s *= std::max<int64_t>(shape[d], 1);
+  }
+}
+
+// An output: poison only.
+void output_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape, const int64_t *strides,
+                   int64_t offset, std::mt19937_64 &rng) {
+  make_strided_tensor(t, dtype, rank, shape, strides, offset, rng);
+  t.upload();
+}
+
+// The numbers in t's view against ref (row-major), every other byte against the poison.
+void compare(const TestTensor &t, const std::vector<unsigned char> &got, const std::vector<double> &ref,
+             const std::string &name, double tol) {
+  const baracuda_dtype_t dtype = t.tensor.dtype;
+  const int32_t size = baracuda_dtype_bits(dtype) / 8;
+  std::vector<unsigned char> bytes = got, in_view(got.size(), 0);
+  const reference::HostView v = t.view_of(bytes);
+  double max_err = 0, max_ref = 0;
+  size_t flat = 0;
+  bool nan = false;
+  reference::for_each_index(v.rank, v.shape, [&](const int64_t *idx) {
+    const int64_t at = v.at(idx) * size;
+    std::fill(in_view.begin() + at, in_view.begin() + at + size, 1);
+    const double g = reference::decode_float(dtype, v.elem(idx)), r = ref[flat++];
+    nan |= std::isnan(g);
+    max_err = std::max(max_err, std::fabs(g - r));
+    max_ref = std::max(max_ref, std::fabs(r));
+  });
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!in_view[i] && got[i] != t.host[i]) throw Fail{"byte " + std::to_string(i) + " outside " + name + " was written"};
+  if (nan) throw Fail{name + " holds NaN"};
+  const double rel = max_ref > 0 ? max_err / max_ref : max_err;
+  if (rel > tol) {
+    std::ostringstream os;
+    os << name << ": max abs error / max abs reference = " << rel << " > tolerance " << tol;
+    throw Fail{os.str()};
+  }
+}
+
+baracuda_causal_conv1d_desc_t make_desc(int32_t op, baracuda_dtype_t dtype, int64_t B, int64_t C, int64_t L,
+                                        int32_t W, bool silu) {
+  baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+  d.header.op = op;
+  d.dtype = dtype;
+  d.width = W;
+  d.activation = silu ? BARACUDA_ACTIVATION_SILU : BARACUDA_ACTIVATION_NONE;
+  d.batch = B;
+  d.channels = C;
+  d.seq_len = L;
+  return d;
+}
+
+// Runs the plan with a workspace of garbage bytes (the kernels may not
+// expect zeros).
+void run_with_workspace(const baracuda_op_header_t *desc, const std::vector<baracuda_arg_t> &args) {
+  PlanGuard g;
+  status(baracuda_plan_select(desc, nullptr, &g.plan), "baracuda_plan_select");
+  size_t bytes = 0;
+  status(baracuda_plan_workspace_size(g.plan, &bytes), "baracuda_plan_workspace_size");
+  void *ws = nullptr;
+  if (bytes) {
+    cuda(cudaMalloc(&ws, bytes), "cudaMalloc workspace");
+    cuda(cudaMemset(ws, 0x5b, bytes), "cudaMemset workspace");
+  }
+  const baracuda_status_t s = baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws, bytes,
+                                                nullptr);
+  const cudaError_t e = cudaDeviceSynchronize();
+  cudaFree(ws);
+  status(s, "baracuda_plan_run");
+  cuda(e, "cudaDeviceSynchronize");
+}
+
+struct Output {
+  TestTensor *tensor;
+  std::vector<double> ref;
+  std::string name;
+};
+
+}  // namespace
+
+const char *seq_layout_name(SeqLayout l) {
+  switch (l) {
+    case SeqLayout::ChannelsLast: return "channels-last";
+    case SeqLayout::Offset: return "offset";
+    case SeqLayout::Strided: return "strided";
+    default: return "contiguous";
+  }
+}
+
+std::string describe(const Conv1dCase &c) {
+  std::ostringstream os;
+  os << (c.op == BARACUDA_OP_CAUSAL_CONV1D ? "causal_conv1d" : "causal_conv1d_backward") << ' '
+     << baracuda_dtype_name(c.dtype) << " B" << c.batch << " C" << c.channels << " L" << c.length << " W" << c.width
+     << (c.silu ? " silu" : "") << (c.bias ? " bias" : "") << (c.initial ? " initial" : "")
+     << (c.state_out ? " state-out" : "") << (c.weight_grad ? "" : " no-dw") << ' ' << seq_layout_name(c.layout)
+     << " seed " << c.seed;
+  return os.str();
+}
+
+std::string describe(const Conv1dUpdateCase &c) {
+  std::ostringstream os;
+  os << "causal_conv1d_update " << baracuda_dtype_name(c.dtype) << " B" << c.batch << " C" << c.channels << " W"
+     << c.width << " S" << c.state_len << (c.silu ? " silu" : "") << (c.bias ? " bias" : "")
+     << (c.circular ? " circular" : "") << (c.flat_tokens ? " [B,C] tokens" : "") << " steps";
+  for (int64_t n : c.steps) os << ' ' << n;
+  os << " seed " << c.seed;
+  return os.str();
+}
+
+Result run_conv1d(const Conv1dCase &c) {
+  return guarded([&] {
+    std::mt19937_64 rng(c.seed);
+    const bool backward = c.op == BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
+    const int64_t B = c.batch, C = c.channels, L = c.length, W = c.width;
+    const int64_t seq[3] = {B, C, L}, taps[2] = {C, W}, chan[1] = {C}, ends[3] = {B, C, W - 1};
+    int64_t seq_st[3], seq_off, taps_st[2], chan_st[1] = {1}, ends_st[3];
+    seq_strides(c.layout, C, L, seq_st, seq_off);
+    dense_strides(2, taps, taps_st);
+    dense_strides(3, ends, ends_st);
+
+    Conv1dInputs in;
+    in.batch = B, in.channels = C, in.length = L, in.width = c.width, in.silu = c.silu;
+    TestTensor x, w, bias, init, y, fin, dy, dx, dw, db, dinit;
+    std::vector<baracuda_arg_t> args;
+    auto arg = [&](int32_t role, const TestTensor &t) { args.push_back({role, t.tensor}); };
+    in.x = random_tensor(x, c.dtype, 3, seq, seq_st, seq_off, rng);
+    in.weight = random_tensor(w, c.dtype, 2, taps, taps_st, 0, rng);
+    arg(BARACUDA_ARG_X, x);
+    arg(BARACUDA_ARG_WEIGHT, w);
+    if (c.bias) {
+      in.bias = random_tensor(bias, c.dtype, 1, chan, chan_st, 0, rng);
+      arg(BARACUDA_ARG_BIAS, bias);
+    }
+    if (c.initial) {
+      in.initial = random_tensor(init, c.dtype, 3, ends, ends_st, 0, rng);
+      arg(BARACUDA_ARG_INITIAL_STATES, init);
+    }
+
+    std::vector<Output> outputs;
+    if (!backward) {
+      std::vector<double> ref_y, ref_final;
+      reference::conv1d_forward(in, ref_y, ref_final);
+      output_tensor(y, c.dtype, 3, seq, seq_st, seq_off, rng);
+      arg(BARACUDA_ARG_Y, y);
+      outputs.push_back({&y, ref_y, "Y"});
+      if (c.state_out) {
+        output_tensor(fin, c.dtype, 3, ends, ends_st, 0, rng);
+        arg(BARACUDA_ARG_FINAL_STATES, fin);
+        outputs.push_back({&fin, ref_final, "FINAL_STATES"});
+      }
+    } else {
+      const std::vector<double> gy = random_tensor(dy, c.dtype, 3, seq, seq_st, seq_off, rng);
+      const reference::Conv1dGrads g = reference::conv1d_backward(in, gy);
+      arg(BARACUDA_ARG_DY, dy);
+      output_tensor(dx, c.dtype, 3, seq, seq_st, seq_off, rng);
+      arg(BARACUDA_ARG_DX, dx);
+      outputs.push_back({&dx, g.dx, "DX"});
+      if (c.weight_grad) {
+        output_tensor(dw, c.dtype, 2, taps, taps_st, 0, rng);
+        arg(BARACUDA_ARG_DW, dw);
+        outputs.push_back({&dw, g.dweight, "DW"});
+        if (c.bias) {
+          output_tensor(db, c.dtype, 1, chan, chan_st, 0, rng);
+          arg(BARACUDA_ARG_DB, db);
+          outputs.push_back({&db, g.dbias, "DB"});
+        }
+      }
+      if (c.state_out) {
+        output_tensor(dinit, c.dtype, 3, ends, ends_st, 0, rng);
+        arg(BARACUDA_ARG_DINITIAL_STATES, dinit);
+        outputs.push_back({&dinit, g.dinitial, "DINITIAL_STATES"});
+      }
+    }
+
+    const baracuda_causal_conv1d_desc_t desc = make_desc(c.op, c.dtype, B, C, L, c.width, c.silu);
+    run_with_workspace(&desc.header, args);
+    std::vector<std::vector<unsigned char>> first;
+    for (const Output &o : outputs) {
+      first.push_back(o.tensor->download());
+      compare(*o.tensor, first.back(), o.ref, o.name, tolerance(c.dtype));
+    }
+    for (const Output &o : outputs) o.tensor->upload();  // poison again
+    run_with_workspace(&desc.header, args);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].tensor->download() != first[i]) throw Fail{outputs[i].name + " differs on a second run"};
+  });
+}
+
+Result run_conv1d_update(const Conv1dUpdateCase &c) {
+  return guarded([&] {
+    std::mt19937_64 rng(c.seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    const int64_t B = c.batch, C = c.channels, W = c.width, S = c.state_len;
+    int64_t total = 0;
+    for (int64_t n : c.steps) total += n;
+    std::vector<int64_t> prefix(B);
+    for (int64_t b = 0; b < B; ++b) prefix[b] = c.prefix.empty() ? 0 : c.prefix[b % c.prefix.size()];
+
+    // Whole sequences, rounded to the dtype, and the forward over each.
+    const int64_t taps[2] = {C, W}, chan[1] = {C}, state_shape[3] = {B, C, S};
+    int64_t taps_st[2], chan_st[1] = {1}, state_st[3];
+    dense_strides(2, taps, taps_st);
+    dense_strides(3, state_shape, state_st);
+    TestTensor w, bias, state, seqlens;
+    Conv1dInputs common;
+    common.channels = C, common.width = c.width, common.silu = c.silu, common.batch = 1;
+    common.weight = random_tensor(w, c.dtype, 2, taps, taps_st, 0, rng);
+    if (c.bias) common.bias = random_tensor(bias, c.dtype, 1, chan, chan_st, 0, rng);
+    unsigned char scratch[16];
+    auto rounded = [&](double v) {
+      reference::encode_float(c.dtype, v, scratch);
+      return reference::decode_float(c.dtype, scratch);
+    };
+    std::vector<std::vector<double>> seqs(B), ys(B);  // [C][prefix + total] each
+    for (int64_t b = 0; b < B; ++b) {
+      Conv1dInputs in = common;
+      in.length = prefix[b] + total;
+      for (int64_t i = 0; i < C * in.length; ++i) in.x.push_back(rounded(dist(rng)));
+      std::vector<double> fin;
+      reference::conv1d_forward(in, ys[b], fin);
+      seqs[b] = in.x;
+    }
+    auto value = [&](int64_t b, int64_t ch, int64_t q) {  // input q of (b, ch); zero before the sequence
+      const int64_t len = prefix[b] + total;
+      return q < 0 ? 0.0 : seqs[b][ch * len + q];
+    };
+    // The state holding every input before the first step.
+    make_strided_tensor(state, c.dtype, 3, state_shape, state_st, 0, rng);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t ch = 0; ch < C; ++ch)
+        for (int64_t s = 0; s < S; ++s) {
+          const int64_t q = c.circular ? prefix[b] - S + ((s - prefix[b]) % S + S) % S : prefix[b] - S + s;
+          const int64_t idx[3] = {b, ch, s};
+          reference::encode_float(c.dtype, value(b, ch, q), state.view.elem(idx));
+        }
+    state.upload();
+    const int64_t seqlens_shape[1] = {B}, seqlens_st[1] = {1};
+    if (c.circular) make_strided_tensor(seqlens, BARACUDA_DTYPE_I32, 1, seqlens_shape, seqlens_st, 0, rng);
+
+    int64_t done = 0;
+    for (int64_t n : c.steps) {
+      const bool flat = c.flat_tokens && n == 1;
+      const int64_t tok_shape[3] = {B, C, n};
+      int64_t tok_st[3];
+      dense_strides(flat ? 2 : 3, tok_shape, tok_st);
+      TestTensor x, y;
+      make_strided_tensor(x, c.dtype, flat ? 2 : 3, tok_shape, tok_st, 0, rng);
+      std::vector<double> ref;
+      reference::for_each_index(3, tok_shape, [&](const int64_t *idx) {
+        const int64_t q = prefix[idx[0]] + done + idx[2];
+        reference::encode_float(c.dtype, value(idx[0], idx[1], q), x.view.elem(idx));
+        ref.push_back(ys[idx[0]][idx[1] * (prefix[idx[0]] + total) + q]);
+      });
+      x.upload();
+      output_tensor(y, c.dtype, flat ? 2 : 3, tok_shape, tok_st, 0, rng);
+      std::vector<baracuda_arg_t> args = {{BARACUDA_ARG_X, x.tensor}, {BARACUDA_ARG_WEIGHT, w.tensor},
+                                          {BARACUDA_ARG_Y, y.tensor}, {BARACUDA_ARG_STATE, state.tensor}};
+      if (c.bias) args.push_back({BARACUDA_ARG_BIAS, bias.tensor});
+      if (c.circular) {
+        for (int64_t b = 0; b < B; ++b)
+          *reinterpret_cast<int32_t *>(seqlens.view.elem(&b)) = static_cast<int32_t>(prefix[b] + done);
+        seqlens.upload();
+        args.push_back({BARACUDA_ARG_CACHE_SEQLENS, seqlens.tensor});
+      }
+      baracuda_causal_conv1d_desc_t desc =
+          make_desc(BARACUDA_OP_CAUSAL_CONV1D_UPDATE, c.dtype, B, C, n, c.width, c.silu);
+      desc.state_len = S;
+      run_with_workspace(&desc.header, args);
+      compare(y, y.download(), ref, "Y of step " + std::to_string(done), tolerance(c.dtype));
+      done += n;
+    }
+    // The state after the last step: the inputs it should hold, exactly.
+    std::vector<unsigned char> got = state.download();
+    const reference::HostView v = state.view_of(got);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t ch = 0; ch < C; ++ch)
+        for (int64_t s = 0; s < S; ++s) {
+          const int64_t end = prefix[b] + total;
+          const int64_t q = c.circular ? end - S + ((s - end) % S + S) % S : end - S + s;
+          const int64_t idx[3] = {b, ch, s};
+          if (reference::decode_float(c.dtype, v.elem(idx)) != value(b, ch, q))
+            throw Fail{"STATE[" + std::to_string(b) + "," + std::to_string(ch) + "," + std::to_string(s) +
+                       "] does not hold input " + std::to_string(q)};
+        }
+  });
+}
+
+}  // namespace baracuda::check

@@ -1,0 +1,26 @@
+// Float64 reference of causal conv1d, written from the definition: the
+// forward sums its W taps, the backward scatters every tap's contribution.
+// Dense [B][C][L] arrays (taps [C][W], states [B][C][W-1]).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace baracuda::reference {
+
+struct Conv1dInputs {
+  int64_t batch = 0, channels = 0, length = 0;
+  int32_t width = 0;
+  bool silu = false;
+  std::vector<double> x, weight, bias, initial;  // bias, initial empty when absent
+};
+
+struct Conv1dGrads {
+  std::vector<double> dx, dweight, dbias, dinitial;
+};
+
+// y, and the last W-1 inputs of the padded sequence.
+void conv1d_forward(const Conv1dInputs &in, std::vector<double> &y, std::vector<double> &final_states);
+Conv1dGrads conv1d_backward(const Conv1dInputs &in, const std::vector<double> &dy);
+
+}  // namespace baracuda::reference

@@ -1,0 +1,100 @@
+// Device tensors with host mirrors, and the small failure plumbing the GPU
+// check harnesses share.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "baracuda/baracuda.h"
+#include "reference/harness.hpp"
+#include "reference/reference.hpp"
+
+namespace baracuda::check {
+
+struct Fail {
+  std::string why;
+};
+
+inline void cuda(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) throw Fail{std::string(what) + ": " + cudaGetErrorString(e)};
+}
+
+inline void status(baracuda_status_t s, const char *what) {
+  if (s != BARACUDA_STATUS_SUCCESS)
+    throw Fail{std::string(what) + " returned " + baracuda_status_string(s) + ": " + baracuda_last_error_message()};
+}
+
+// A device buffer, its host mirror, and a view into both.
+struct TestTensor {
+  std::vector<unsigned char> host;
+  void *dev = nullptr;
+  baracuda_tensor_t tensor{};
+  reference::HostView view{};
+
+  TestTensor() = default;
+  TestTensor(const TestTensor &) = delete;
+  TestTensor &operator=(const TestTensor &) = delete;
+  ~TestTensor() { cudaFree(dev); }
+
+  void upload() { cuda(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy H2D"); }
+  std::vector<unsigned char> download() const {
+    std::vector<unsigned char> out(host.size());
+    cuda(cudaMemcpy(out.data(), dev, out.size(), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    return out;
+  }
+  reference::HostView view_of(std::vector<unsigned char> &bytes) const {
+    reference::HostView v = view;
+    v.base = bytes.data();
+    return v;
+  }
+};
+
+struct PlanGuard {
+  baracuda_plan_t plan = nullptr;
+  ~PlanGuard() { baracuda_plan_destroy(plan); }
+};
+
+template <class Body>
+Result guarded(Body &&body) {
+  try {
+    body();
+    return {};
+  } catch (const Fail &f) {
+    return {false, f.why};
+  }
+}
+
+// A buffer of rank/shape/strides, data `offset` elements past a 16-byte
+// boundary, filled with random bytes (the poison outputs must leave alone).
+inline void make_strided_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape,
+                                const int64_t *strides, int64_t offset, std::mt19937_64 &rng) {
+  const int32_t bits = baracuda_dtype_bits(dtype);
+  int64_t span = 1;
+  for (int32_t d = 0; d < rank; ++d) span += (std::max<int64_t>(shape[d], 1) - 1) * strides[d];
+  const size_t bytes = static_cast<size_t>(((offset + span) * bits + 7) / 8) + 16;
+  t.host.resize(bytes);
+  for (auto &b : t.host) b = static_cast<unsigned char>(rng());
+  cuda(cudaMalloc(&t.dev, bytes), "cudaMalloc");
+  t.tensor.data = static_cast<unsigned char *>(t.dev) + offset * bits / 8;
+  t.tensor.dtype = dtype;
+  t.tensor.rank = rank;
+  for (int32_t d = 0; d < rank; ++d) {
+    t.tensor.shape[d] = shape[d];
+    t.tensor.strides[d] = strides[d];
+  }
+  t.tensor.capacity = span;
+  t.view.base = t.host.data();
+  t.view.bits = bits;
+  t.view.rank = rank;
+  for (int32_t d = 0; d < rank; ++d) {
+    t.view.shape[d] = shape[d];
+    t.view.strides[d] = strides[d];
+  }
+  t.view.offset = offset;
+}
+
+}  // namespace baracuda::check
