@@ -1,6 +1,7 @@
-// GPU benchmarks of the shape family on the issue's problem sizes, timed with
-// CUDA events (median of many runs after warm-up). Each buffer is 0.5 to
-// 1.3 GiB, far past the 60 MB L2, so runs need no buffer rotation. Writes
+// GPU benchmarks of the shape family and causal conv1d on the issues'
+// problem sizes, timed with CUDA events (median of many runs after warm-up).
+// Each big buffer is 0.5 to 1.3 GiB, far past the 60 MB L2, so runs need no
+// buffer rotation. Writes
 // one JSON object per row to stdout; bench/report.py adds the PyTorch side.
 #include <cuda_runtime.h>
 
@@ -88,10 +89,20 @@ void row(const char *op, const char *dtype, const char *shape, double ms, double
 
 struct Plan {
   baracuda_plan_t p = nullptr;
-  explicit Plan(const baracuda_op_header_t *d) { ok(baracuda_plan_select(d, nullptr, &p), "select"); }
-  ~Plan() { baracuda_plan_destroy(p); }
+  void *workspace = nullptr;
+  size_t workspace_bytes = 0;
+  explicit Plan(const baracuda_op_header_t *d) {
+    ok(baracuda_plan_select(d, nullptr, &p), "select");
+    ok(baracuda_plan_workspace_size(p, &workspace_bytes), "workspace_size");
+    if (workspace_bytes) cuda(cudaMalloc(&workspace, workspace_bytes), "cudaMalloc workspace");
+  }
+  ~Plan() {
+    baracuda_plan_destroy(p);
+    cudaFree(workspace);
+  }
   void run(const std::vector<baracuda_arg_t> &args) const {
-    ok(baracuda_plan_run(p, args.data(), static_cast<int32_t>(args.size()), nullptr, 0, nullptr), "run");
+    ok(baracuda_plan_run(p, args.data(), static_cast<int32_t>(args.size()), workspace, workspace_bytes, nullptr),
+       "run");
   }
 };
 
@@ -151,6 +162,66 @@ void bench_dtype(baracuda_dtype_t dt, const char *name, int elem) {
         median_ms([&] { cuda(cudaMemcpyAsync(y.p, x.p, x.bytes, cudaMemcpyDeviceToDevice), "copy"); }), 2 * in_bytes);
 }
 
+// Causal conv1d, B=8 C=4096 L=8192 W=4 with bias and SiLU, in both layouts;
+// the decoding update at B=64 C=8192, beside an empty kernel's time.
+void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem) {
+  const int64_t B = 8, C = 4096, L = 8192, W = 4;
+  const double seq_bytes = double(B) * C * L * elem;
+  Buffer x(static_cast<size_t>(seq_bytes)), y(static_cast<size_t>(seq_bytes)), dy(static_cast<size_t>(seq_bytes));
+  Buffer w(C * W * elem), bias(C * elem), dw(C * W * elem), db(C * elem);
+  for (bool channels_last : {false, true}) {
+    auto seq = [&](void *p) {
+      baracuda_tensor_t t = tensor(p, dt, {B, C, L});
+      if (channels_last) t.strides[0] = L * C, t.strides[1] = 1, t.strides[2] = C;
+      return t;
+    };
+    const char *shape = channels_last ? "[8,4096,8192] channels-last" : "[8,4096,8192]";
+    baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+    d.dtype = dt;
+    d.width = W;
+    d.activation = BARACUDA_ACTIVATION_SILU;
+    d.batch = B, d.channels = C, d.seq_len = L;
+    if (wanted("causal_conv1d_forward")) {
+      Plan p(&d.header);
+      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, seq(x.p)},
+                                             {BARACUDA_ARG_WEIGHT, tensor(w.p, dt, {C, W})},
+                                             {BARACUDA_ARG_BIAS, tensor(bias.p, dt, {C})},
+                                             {BARACUDA_ARG_Y, seq(y.p)}};
+      row("causal_conv1d_forward", name, shape, median_ms([&] { p.run(args); }), 2 * seq_bytes);
+    }
+    d.header.op = BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
+    if (wanted("causal_conv1d_backward")) {
+      Plan p(&d.header);
+      const std::vector<baracuda_arg_t> args{
+          {BARACUDA_ARG_X, seq(x.p)},           {BARACUDA_ARG_WEIGHT, tensor(w.p, dt, {C, W})},
+          {BARACUDA_ARG_BIAS, tensor(bias.p, dt, {C})}, {BARACUDA_ARG_DY, seq(dy.p)},
+          {BARACUDA_ARG_DX, seq(y.p)},          {BARACUDA_ARG_DW, tensor(dw.p, dt, {C, W})},
+          {BARACUDA_ARG_DB, tensor(db.p, dt, {C})}};
+      row("causal_conv1d_backward", name, shape, median_ms([&] { p.run(args); }), 3 * seq_bytes);
+    }
+  }
+  if (wanted("causal_conv1d_update")) {
+    const int64_t UB = 64, UC = 8192, S = W - 1;
+    Buffer ux(UB * UC * elem), uy(UB * UC * elem), state(UB * UC * S * elem), uw(UC * W * elem), ub(UC * elem);
+    baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_UPDATE_DESC_INIT;
+    d.dtype = dt;
+    d.width = W;
+    d.activation = BARACUDA_ACTIVATION_SILU;
+    d.batch = UB, d.channels = UC, d.seq_len = 1, d.state_len = S;
+    Plan p(&d.header);
+    const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(ux.p, dt, {UB, UC})},
+                                           {BARACUDA_ARG_WEIGHT, tensor(uw.p, dt, {UC, W})},
+                                           {BARACUDA_ARG_BIAS, tensor(ub.p, dt, {UC})},
+                                           {BARACUDA_ARG_Y, tensor(uy.p, dt, {UB, UC})},
+                                           {BARACUDA_ARG_STATE, tensor(state.p, dt, {UB, UC, S})}};
+    // Bytes: x and y once, the state read and written.
+    row("causal_conv1d_update", name, "B64 C8192 W4 state 3", median_ms([&] { p.run(args); }, 200),
+        double(UB) * UC * elem * (2 + 2 * S));
+    if (dt == BARACUDA_DTYPE_F32)
+      row("empty_kernel", "-", "<<<1, 32>>>", median_ms([&] { empty_kernel<<<1, 32>>>(); }, 200), 0);
+  }
+}
+
 // Host time of one plan run on a tiny tensor, beside a bare kernel launch.
 void bench_host_overhead() {
   const int n = 200000;
@@ -200,6 +271,8 @@ int main(int argc, char **argv) {
   }
   bench_dtype(BARACUDA_DTYPE_F32, "f32", 4);
   bench_dtype(BARACUDA_DTYPE_BF16, "bf16", 2);
+  bench_conv1d(BARACUDA_DTYPE_F32, "f32", 4);
+  bench_conv1d(BARACUDA_DTYPE_BF16, "bf16", 2);
   if (wanted("host_overhead")) bench_host_overhead();
   return 0;
 }

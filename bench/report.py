@@ -22,8 +22,41 @@ def median_ms(fn, reps=30):
     return statistics.median(times)
 
 
-def torch_ms(op, dtype):
+def conv1d_torch_ms(op, dt, channels_last):
+    """The PyTorch way: F.conv1d with groups=C, padded by W-1 and sliced, then SiLU."""
+    B, C, L, W = 8, 4096, 8192, 4
+    if op == "causal_conv1d_update":
+        x = torch.randn(64, 8192, device="cuda", dtype=dt)
+        state = torch.randn(64, 8192, 3, device="cuda", dtype=dt)
+        w = torch.randn(8192, W, device="cuda", dtype=dt)
+        b = torch.randn(8192, device="cuda", dtype=dt)
+
+        def step():
+            window = torch.cat([state, x[..., None]], dim=-1)
+            state.copy_(window[..., 1:])
+            return F.silu((window * w).sum(-1) + b)
+        return median_ms(step, reps=200)
+    x = torch.randn(B, L, C, device="cuda", dtype=dt).transpose(1, 2) if channels_last else \
+        torch.randn(B, C, L, device="cuda", dtype=dt)
+    w = torch.randn(C, 1, W, device="cuda", dtype=dt)
+    b = torch.randn(C, device="cuda", dtype=dt)
+
+    def forward():
+        return F.silu(F.conv1d(x, w, b, padding=W - 1, groups=C)[..., :L])
+    if op == "causal_conv1d_forward":
+        return median_ms(forward)
+    x.requires_grad_(True)
+    w.requires_grad_(True)
+    b.requires_grad_(True)
+    y = forward()
+    dy = torch.randn_like(y)
+    return median_ms(lambda: torch.autograd.grad(y, (x, w, b), dy, retain_graph=True))
+
+
+def torch_ms(op, dtype, shape=""):
     dt = {"f32": torch.float32, "bf16": torch.bfloat16}[dtype]
+    if op.startswith("causal_conv1d"):
+        return conv1d_torch_ms(op, dt, "channels-last" in shape)
     x = torch.randn(8, 4096, 8192, device="cuda", dtype=dt)
     if op == "pad_constant":
         return median_ms(lambda: F.pad(x, (3, 5, 0, 0, 1, 1)))
@@ -43,16 +76,19 @@ def torch_ms(op, dtype):
 def main(path):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     copy = {r["dtype"]: r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d"}
+    copy["-"] = 1
     print("| op | dtype | shape | ms | GB/s | % of copy | PyTorch ms | speed-up vs PyTorch |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         if r["op"] == "host_overhead":
             continue
         gbs = r["bytes"] / r["ms"] / 1e6
-        tms = torch_ms(r["op"], r["dtype"])
+        tms = torch_ms(r["op"], r["dtype"], r["shape"]) if r["dtype"] != "-" else None
         torch_cols = f"{tms:.3f} | {tms / r['ms']:.2f}x" if tms else "- | -"
-        print(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['ms']:.3f} | {gbs:.0f} | "
-              f"{100 * gbs / copy[r['dtype']]:.1f}% | {torch_cols} |")
+        share = f"{100 * gbs / copy[r['dtype']]:.1f}%" if r["dtype"] in copy and r["bytes"] else "-"
+        print(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['ms'] * 1000:.1f} us | {gbs:.0f} | {share} | {torch_cols} |"
+              if r["ms"] < 0.05 else
+              f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['ms']:.3f} | {gbs:.0f} | {share} | {torch_cols} |")
         torch.cuda.empty_cache()
     for r in rows:
         if r["op"] == "host_overhead":

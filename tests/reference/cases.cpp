@@ -2,6 +2,7 @@
 // covering every mode or layout that op has on a small odd-sized shape.
 #include <string>
 
+#include "reference/conv1d_harness.hpp"
 #include "reference/harness.hpp"
 
 namespace baracuda::check {
@@ -42,6 +43,38 @@ Result slices(baracuda_dtype_t dtype) {
   return {};
 }
 
+// Forward and backward with every option, in both fast layouts and a strided one.
+Result conv1d(int32_t op, baracuda_dtype_t dtype) {
+  uint64_t seed = 40;
+  for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast, SeqLayout::Strided}) {
+    Conv1dCase c;
+    c.op = op;
+    c.dtype = dtype;
+    c.batch = 2, c.channels = 24, c.length = 300, c.width = 4;
+    c.silu = c.bias = c.initial = c.state_out = true;
+    c.layout = layout;
+    c.seed = seed++;
+    Result r = run_conv1d(c);
+    if (!r.ok) return {false, describe(c) + ": " + r.detail};
+  }
+  return {};
+}
+
+Result conv1d_update(baracuda_dtype_t dtype) {
+  for (bool circular : {false, true}) {
+    Conv1dUpdateCase c;
+    c.dtype = dtype;
+    c.batch = 2, c.channels = 24, c.width = 4, c.state_len = 5;
+    c.silu = c.bias = true;
+    c.prefix = {0, 7};
+    c.steps = {1, 2, 1};
+    c.circular = circular;
+    Result r = run_conv1d_update(c);
+    if (!r.ok) return {false, describe(c) + ": " + r.detail};
+  }
+  return {};
+}
+
 }  // namespace
 
 std::vector<NamedCase> smoke_cases() {
@@ -49,12 +82,18 @@ std::vector<NamedCase> smoke_cases() {
   const uint64_t pad_mask = baracuda_op_dtype_mask(BARACUDA_OP_PAD);
   const uint64_t back_mask = baracuda_op_dtype_mask(BARACUDA_OP_PAD_BACKWARD);
   const uint64_t slice_mask = baracuda_op_dtype_mask(BARACUDA_OP_WRITE_SLICE);
+  const uint64_t conv_mask = baracuda_op_dtype_mask(BARACUDA_OP_CAUSAL_CONV1D);
   for (baracuda_dtype_t d = 1; d < BARACUDA_DTYPE_COUNT; ++d) {
     const std::string name = baracuda_dtype_name(d);
     if (pad_mask >> d & 1) out.push_back({"pad", name, [d] { return all_modes(BARACUDA_OP_PAD, d); }});
     if (back_mask >> d & 1)
       out.push_back({"pad_backward", name, [d] { return all_modes(BARACUDA_OP_PAD_BACKWARD, d); }});
     if (slice_mask >> d & 1) out.push_back({"write_slice", name, [d] { return slices(d); }});
+    if (conv_mask >> d & 1) {
+      out.push_back({"causal_conv1d", name, [d] { return conv1d(BARACUDA_OP_CAUSAL_CONV1D, d); }});
+      out.push_back({"causal_conv1d_backward", name, [d] { return conv1d(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, d); }});
+      out.push_back({"causal_conv1d_update", name, [d] { return conv1d_update(d); }});
+    }
   }
   return out;
 }
