@@ -23,7 +23,6 @@ namespace baracuda::kernels::conv1d {
 
 constexpr int kThreads = 128;
 constexpr int kChunk = kConv1dChunk;  // timesteps per walk thread; a tvec block covers at most as many
-constexpr int kUnitsPerThread = 2;  // tvec units (V timesteps each) per thread
 constexpr int kMaxGridY = 65535;
 
 template <class T>
@@ -48,7 +47,9 @@ __device__ __forceinline__ Acc<T> get(const Conv1dView &v, int64_t i0, int64_t i
   return Accum<T>::load(*at<T>(v, i0, i1, i2));
 }
 
-__device__ __forceinline__ float sigmoid(float z) { return 1.0f / (1.0f + expf(-z)); }
+// The hardware exp2 and reciprocal: within a few ulp of f32, far cheaper than
+// the IEEE paths, which would make the kernels instruction-bound.
+__device__ __forceinline__ float sigmoid(float z) { return __frcp_rn(1.0f + __expf(-z)); }
 __device__ __forceinline__ double sigmoid(double z) { return 1.0 / (1.0 + exp(-z)); }
 
 template <class A>
@@ -82,17 +83,16 @@ __device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64
   return p.initial.data ? get<T>(p.initial, b, c, t + W - 1) : Acc<T>(0);
 }
 
-// V consecutive elements along the fastest axis (t for tvec, c for walk)
-// from ptr, whose stride there is `step`: one vector load when V > 1.
+// V consecutive elements from ptr (one vector load when V > 1; V is 1
+// wherever the run's axis is not unit-stride).
 template <class T, int V>
-__device__ __forceinline__ void load_run(const T *ptr, int64_t step, Acc<T> *out) {
+__device__ __forceinline__ void load_run(const T *ptr, Acc<T> *out) {
   if constexpr (V > 1) {
     const Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(ptr);
 #pragma unroll
     for (int e = 0; e < V; ++e) out[e] = Accum<T>::load(v.v[e]);
   } else {
     out[0] = Accum<T>::load(ptr[0]);
-    (void)step;
   }
 }
 template <class T, int V>
@@ -120,33 +120,83 @@ __device__ __forceinline__ void split_row(int64_t r, int64_t channels, int64_t &
 
 // ---- Forward ------------------------------------------------------------------
 
+// A warp takes kSegmentSteps * 32 consecutive units (V timesteps each) of a
+// row, 32 at a time, lane i the i-th; the W-1 inputs before a lane's run
+// come from the lanes before it by shuffle, and for the first lanes from the
+// previous step's last lanes (carry): every input is loaded once.
+constexpr int kSegmentSteps = 8;
+
+// The W-1 inputs before each lane's run: xs[0 .. W-1), given its own run in
+// xs[W-1 .. W-1+V) and carry, the W-1 inputs before lane 0's run.
+template <class A, int W, int V>
+__device__ __forceinline__ void left_halo(A *xs, const A *carry, int lane) {
+#pragma unroll
+  for (int j = 0; j < W - 1; ++j) {
+    const int back = W - 1 - j;              // timesteps before the run
+    const int d = (back + V - 1) / V;        // lanes back
+    const int e = d * V - back;              // element of that lane's run
+    const A from_lane = __shfl_up_sync(0xffffffffu, xs[W - 1 + e], d);
+    A from_carry = carry[0];
+#pragma unroll
+    for (int m = 1; m < W - 1; ++m)
+      if (lane * V + j == m) from_carry = carry[m];
+    xs[j] = lane < d ? from_carry : from_lane;
+  }
+}
+
+// The W-1 inputs before the next step's lane 0: the last ones of this step.
+template <class A, int W, int V>
+__device__ __forceinline__ void next_carry(const A *xs, A *carry) {
+#pragma unroll
+  for (int m = 0; m < W - 1; ++m) {
+    const int back = W - 1 - m;
+    const int d = (back + V - 1) / V;
+    const int e = d * V - back;
+    carry[m] = __shfl_sync(0xffffffffu, xs[W - 1 + e], 32 - d);
+  }
+}
+
 template <class T, int W, int V>
 __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p) {
   using A = Acc<T>;
+  const int lane = threadIdx.x % 32;
   const int64_t units = (p.length + V - 1) / V;
+  const int64_t seg_begin = (static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32) * 32 * kSegmentSteps;
+  if (seg_begin >= units) return;  // the whole warp
   const int64_t rows = p.batch * p.channels;
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     int64_t b, c;
     split_row(row, p.channels, b, c);
     const Taps<T, W> taps(p, c);
+    const T *xr = at<T>(p.x, b, c, 0);
+    T *yr = at<T>(p.y, b, c, 0);
+    const int64_t sx = p.x.stride[2], sy = p.y.stride[2];
+    A carry[W - 1];
 #pragma unroll
-    for (int k = 0; k < kUnitsPerThread; ++k) {
-      const int64_t u = (static_cast<int64_t>(blockIdx.x) * kUnitsPerThread + k) * kThreads + threadIdx.x;
-      if (u >= units) break;
-      const int64_t t0 = u * V;
-      A xs[V + W - 1];  // x_pad[t0 - (W-1) + j]
+    for (int m = 0; m < W - 1; ++m) carry[m] = x_pad<T, W>(p, b, c, seg_begin * V - (W - 1) + m);
+    for (int step = 0; step < kSegmentSteps; ++step) {
+      const int64_t u = seg_begin + step * 32 + lane;
+      A xs[W - 1 + V];
+      if (u < units) {
+        load_run<T, V>(xr + u * V * sx, xs + W - 1);
+      } else {
 #pragma unroll
-      for (int j = 0; j < W - 1; ++j) xs[j] = x_pad<T, W>(p, b, c, t0 - (W - 1) + j);
-      load_run<T, V>(at<T>(p.x, b, c, t0), p.x.stride[2], xs + W - 1);
-      A out[V];
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        A z = taps.bias;
-#pragma unroll
-        for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
-        out[e] = activate(z, p.silu);
+        for (int e = 0; e < V; ++e) xs[W - 1 + e] = A(0);
       }
-      store_run<T, V>(at<T>(p.y, b, c, t0), out);
+      left_halo<A, W, V>(xs, carry, lane);
+      next_carry<A, W, V>(xs, carry);
+      if (u < units) {
+        A out[V];
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          A z = taps.bias;
+#pragma unroll
+          for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
+          out[e] = activate(z, p.silu);
+        }
+        store_run<T, V>(yr + u * V * sy, out);
+      }
+      if (seg_begin + (step + 1) * 32 >= units) break;
     }
   }
 }
@@ -171,6 +221,9 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
     int64_t b, chunk;
     split_row(pair, chunks, b, chunk);
     const int64_t t0 = chunk * kChunk, t1 = t0 + kChunk < p.length ? t0 + kChunk : p.length;
+    const T *xb = at<T>(p.x, b, c0, 0);
+    T *yb = at<T>(p.y, b, c0, 0);
+    const int64_t sx = p.x.stride[2], sy = p.y.stride[2];
     A hist[W][V];  // hist[j] = x_pad[t - (W-1) + j]; hist[W-1] is the current step
 #pragma unroll
     for (int j = 0; j < W - 1; ++j)
@@ -180,7 +233,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
       A cur[kSteps][V];
 #pragma unroll
       for (int s = 0; s < kSteps; ++s)
-        if (t + s < t1) load_run<T, V>(at<T>(p.x, b, c0, t + s), p.x.stride[1], cur[s]);
+        if (t + s < t1) load_run<T, V>(xb + (t + s) * sx, cur[s]);
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) {
         if (t + s >= t1) break;
@@ -194,7 +247,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
           for (int j = 0; j < W; ++j) z += w[v][j] * hist[j][v];
           out[v] = activate(z, p.silu);
         }
-        store_run<T, V>(at<T>(p.y, b, c0, t + s), out);
+        store_run<T, V>(yb + (t + s) * sy, out);
 #pragma unroll
         for (int j = 0; j + 1 < W; ++j)
 #pragma unroll
@@ -218,69 +271,116 @@ __device__ __forceinline__ Acc<T> upstream(const Conv1dProblem &p, const Taps<T,
   return dy * activation_slope(z, true);
 }
 
-// Sums of the block's threads' parts[W+1], in a fixed tree order, into
-// partials[(slot * C + c) * (W+1) + k] by thread 0.
+// Sums each of the block's threads' parts[W+1] (xor-shuffle tree in a warp,
+// then the warps in order: fixed, so bit-stable) into
+// partials[(slot * C + c) * (W+1) + k]. Every thread of the block calls it.
 template <class A, int W>
 __device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, int64_t slot, int64_t channels,
                                                int64_t c) {
-  __shared__ A red[W + 1][kThreads];
+  constexpr int kWarps = kThreads / 32;
+  __shared__ A red[kWarps][W + 1];
 #pragma unroll
-  for (int k = 0; k <= W; ++k) red[k][threadIdx.x] = parts[k];
-  __syncthreads();
-  for (int half = kThreads / 2; half > 0; half /= 2) {
-    if (static_cast<int>(threadIdx.x) < half)
+  for (int k = 0; k <= W; ++k) {
+    A v = parts[k];
 #pragma unroll
-      for (int k = 0; k <= W; ++k) red[k][threadIdx.x] += red[k][threadIdx.x + half];
-    __syncthreads();
+    for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32][k] = v;
   }
-  if (threadIdx.x <= W) partials[(slot * channels + c) * (W + 1) + threadIdx.x] = red[threadIdx.x][0];
+  __syncthreads();
+  if (threadIdx.x <= W) {
+    A sum = red[0][threadIdx.x];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) sum += red[w][threadIdx.x];
+    partials[(slot * channels + c) * (W + 1) + threadIdx.x] = sum;
+  }
   __syncthreads();
 }
 
+// The backward in warp segments, walked right to left: a lane's g for the
+// W-1 timesteps after its run (which dx needs) comes from the lanes after it
+// by shuffle, or from the step to the right (gcarry); its W-1 inputs before
+// the run from the lanes before it, or from memory for the first lanes.
 template <class T, int W, int V>
 __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
+  const int lane = threadIdx.x % 32;
   const int64_t units = (p.length + V - 1) / V;
+  const int64_t seg_begin =
+      (static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32) * 32 * kSegmentSteps;
+  const int64_t seg_end = seg_begin + 32 * kSegmentSteps < units ? seg_begin + 32 * kSegmentSteps : units;
+  const int steps = seg_begin < units ? static_cast<int>((seg_end - seg_begin + 31) / 32) : 0;
   const int64_t rows = p.batch * p.channels;
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     int64_t b, c;
     split_row(row, p.channels, b, c);
     const Taps<T, W> taps(p, c);
+    const T *xr = at<T>(p.x, b, c, 0), *dyr = at<T>(p.dy, b, c, 0);
+    T *dxr = at<T>(p.dx, b, c, 0);
+    const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
+    auto g_at = [&](int64_t t) {  // g at timestep t < L, from memory
+      A xw[W];
+#pragma unroll
+      for (int j = 0; j < W; ++j) xw[j] = x_pad<T, W>(p, b, c, t - (W - 1) + j);
+      return upstream<T, W>(p, taps, xw, Accum<T>::load(dyr[t * sdy]));
+    };
     A parts[W + 1] = {};
+    A gcarry[W - 1];  // g at the W-1 timesteps after the step's last live unit
 #pragma unroll
-    for (int k = 0; k < kUnitsPerThread; ++k) {
-      const int64_t u = (static_cast<int64_t>(blockIdx.x) * kUnitsPerThread + k) * kThreads + threadIdx.x;
-      if (u >= units) break;
+    for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? g_at(seg_end * V + m) : A(0);
+    for (int step = steps - 1; step >= 0; --step) {
+      const int64_t step_begin = seg_begin + step * 32;
+      const int64_t live_end = step_begin + 32 < seg_end ? step_begin + 32 : seg_end;
+      const int64_t u = step_begin + lane;
+      const bool live = u < live_end;
       const int64_t t0 = u * V;
-      A xs[V + 2 * (W - 1)];  // x_pad[t0 - (W-1) + j]
-      A gs[V + W - 1];        // g[t0 + j]
+      A xs[W - 1 + V], g[V];
+      if (live) {
+        load_run<T, V>(xr + t0 * sx, xs + W - 1);
+        load_run<T, V>(dyr + t0 * sdy, g);
+      } else {
 #pragma unroll
-      for (int j = 0; j < W - 1; ++j) xs[j] = x_pad<T, W>(p, b, c, t0 - (W - 1) + j);
-      load_run<T, V>(at<T>(p.x, b, c, t0), p.x.stride[2], xs + W - 1);
-      load_run<T, V>(at<T>(p.dy, b, c, t0), p.dy.stride[2], gs);
-#pragma unroll
-      for (int j = 0; j < W - 1; ++j) {
-        const int64_t t = t0 + V + j;
-        const bool in = t < p.length;
-        xs[V + W - 1 + j] = in ? get<T>(p.x, b, c, t) : A(0);
-        gs[V + j] = in ? get<T>(p.dy, b, c, t) : A(0);
+        for (int e = 0; e < V; ++e) xs[W - 1 + e] = g[e] = A(0);
       }
 #pragma unroll
-      for (int e = 0; e < V + W - 1; ++e) gs[e] = upstream<T, W>(p, taps, xs + e, gs[e]);
-      A dx[V];
+      for (int j = 0; j < W - 1; ++j) {  // the inputs before the run
+        const int back = W - 1 - j, d = (back + V - 1) / V, e = d * V - back;
+        const A from_lane = __shfl_up_sync(0xffffffffu, xs[W - 1 + e], d);
+        xs[j] = lane < d ? x_pad<T, W>(p, b, c, t0 - back) : from_lane;
+      }
+      if (p.silu) {
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        A sum = A(0);
+        for (int e = 0; e < V; ++e) g[e] = upstream<T, W>(p, taps, xs + e, g[e]);
+      }
+      A gs[V + W - 1];  // g over the run and the W-1 timesteps after it
 #pragma unroll
-        for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
-        dx[e] = sum;
-        if (t0 + e < p.length) {
+      for (int e = 0; e < V; ++e) gs[e] = g[e];
 #pragma unroll
-          for (int k = 0; k < W; ++k) parts[k] += gs[e] * xs[e + k];
-          parts[W] += gs[e];
+      for (int m = 0; m < W - 1; ++m) {
+        const int d = m / V + 1, e = m % V;
+        const A from_lane = __shfl_down_sync(0xffffffffu, g[e], d);
+        const int64_t pos = t0 + V + m - live_end * V;  // >= 0 past the step's live units
+        A from_carry = gcarry[0];
+#pragma unroll
+        for (int q = 1; q < W - 1; ++q)
+          if (pos == q) from_carry = gcarry[q];
+        gs[V + m] = u + d < live_end ? from_lane : from_carry;
+      }
+#pragma unroll
+      for (int m = 0; m < W - 1; ++m) gcarry[m] = __shfl_sync(0xffffffffu, g[m % V], m / V);
+      if (live) {
+        A dx[V];
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          A sum = A(0);
+#pragma unroll
+          for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
+          dx[e] = sum;
+#pragma unroll
+          for (int k = 0; k < W; ++k) parts[k] += g[e] * xs[e + k];
+          parts[W] += g[e];
         }
+        store_run<T, V>(dxr + t0 * sdx, dx);
       }
-      store_run<T, V>(at<T>(p.dx, b, c, t0), dx);
     }
     block_partials<A, W>(parts, partials, b * gridDim.x + blockIdx.x, p.channels, c);
   }
@@ -306,6 +406,9 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
     int64_t b, chunk;
     split_row(pair, chunks, b, chunk);
     const int64_t t0 = chunk * kChunk, t1 = t0 + kChunk < p.length ? t0 + kChunk : p.length;
+    const T *xb = at<T>(p.x, b, c0, 0), *dyb = at<T>(p.dy, b, c0, 0);
+    T *dxb = at<T>(p.dx, b, c0, 0);
+    const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
     // Step s computes g[s] from x_pad[s - (W-1) .. s] and, W-1 steps behind, dx[s - (W-1)].
     A xw[W][V], gw[W][V], parts[W + 1][V];
 #pragma unroll
@@ -322,8 +425,8 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
 #pragma unroll
       for (int q = 0; q < kSteps; ++q)
         if (s0 + q < p.length) {
-          load_run<T, V>(at<T>(p.x, b, c0, s0 + q), p.x.stride[1], xs[q]);
-          load_run<T, V>(at<T>(p.dy, b, c0, s0 + q), p.dy.stride[1], dys[q]);
+          load_run<T, V>(xb + (s0 + q) * sx, xs[q]);
+          load_run<T, V>(dyb + (s0 + q) * sdy, dys[q]);
         }
 #pragma unroll
       for (int q = 0; q < kSteps; ++q) {
@@ -357,7 +460,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
           for (int k = 0; k < W; ++k) sum += w[v][k] * gw[W - 1 - k][v];
           dx[v] = sum;
         }
-        if (s - (W - 1) >= t0) store_run<T, V>(at<T>(p.dx, b, c0, s - (W - 1)), dx);
+        if (s - (W - 1) >= t0) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);
       }
     }
     A *slot = partials + ((b * chunks + chunk) * p.channels + c0) * (W + 1);
@@ -493,10 +596,11 @@ Walk choose_walk(const Conv1dProblem &p, std::initializer_list<const Conv1dView 
   return st <= sc ? Walk::Time : Walk::Channel;
 }
 
+constexpr int64_t kUnitsPerBlock = kThreads * kSegmentSteps;  // each warp a segment of 32 * kSegmentSteps
 inline dim3 tvec_grid(const Conv1dProblem &p, int v) {
   const int64_t units = (p.length + v - 1) / v;
   const int64_t rows = p.batch * p.channels;
-  const int64_t x = (units + kThreads * kUnitsPerThread - 1) / (kThreads * kUnitsPerThread);
+  const int64_t x = (units + kUnitsPerBlock - 1) / kUnitsPerBlock;
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(rows < kMaxGridY ? rows : kMaxGridY));
 }
 inline dim3 walk_grid(const Conv1dProblem &p, int v) {
@@ -506,7 +610,7 @@ inline dim3 walk_grid(const Conv1dProblem &p, int v) {
               static_cast<unsigned>(pairs < kMaxGridY ? pairs : kMaxGridY));
 }
 inline bool grid_fits(const Conv1dProblem &p) {
-  return (p.length + kThreads * kUnitsPerThread - 1) / (kThreads * kUnitsPerThread) <= INT_MAX &&
+  return (p.length + kUnitsPerBlock - 1) / kUnitsPerBlock <= INT_MAX &&
          p.channels / kThreads < INT_MAX;
 }
 

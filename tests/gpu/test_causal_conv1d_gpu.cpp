@@ -173,7 +173,9 @@ TEST_CASE("causal conv1d forward indexes past 2^31 elements", "[gpu][causal_conv
   // Windows at the start of each row, across 2^31, and at the very end.
   for (int64_t start : {int64_t{0}, L, (int64_t{1} << 31) - 100, n - 200}) {
     std::vector<uint16_t> got(200);
-    REQUIRE(cudaMemcpy(got.data(), static_cast<uint16_t *>(y) + start, 400, cudaMemcpyDeviceToHost) == cudaSuccess);
+    const cudaError_t e = cudaMemcpy(got.data(), static_cast<uint16_t *>(y) + start, 400, cudaMemcpyDeviceToHost);
+    INFO("window at " << start << ": " << cudaGetErrorString(e));
+    REQUIRE(e == cudaSuccess);
     for (int64_t i = 0; i < 200; ++i) {
       const int64_t flat = start + i, c = flat / L, t = flat % L;
       double z = 0;
