@@ -83,17 +83,18 @@ __device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64
   return p.initial.data ? get<T>(p.initial, b, c, t + W - 1) : Acc<T>(0);
 }
 
-// V consecutive elements from ptr (one vector load when V > 1; V is 1
-// wherever the run's axis is not unit-stride).
+// V consecutive elements from ptr: one vector load when V > 1 (V is 1
+// wherever the run's axis is not unit-stride). Kernels load a batch of these
+// raw before unpacking any, so that the loads are in flight together (the
+// compiler may not move a load above a store to a possibly aliasing output).
 template <class T, int V>
-__device__ __forceinline__ void load_run(const T *ptr, Acc<T> *out) {
-  if constexpr (V > 1) {
-    const Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(ptr);
+__device__ __forceinline__ Vec<T, V> load_vec(const T *ptr) {
+  return *reinterpret_cast<const Vec<T, V> *>(ptr);
+}
+template <class T, int V>
+__device__ __forceinline__ void unpack(const Vec<T, V> &v, Acc<T> *out) {
 #pragma unroll
-    for (int e = 0; e < V; ++e) out[e] = Accum<T>::load(v.v[e]);
-  } else {
-    out[0] = Accum<T>::load(ptr[0]);
-  }
+  for (int e = 0; e < V; ++e) out[e] = Accum<T>::load(v.v[e]);
 }
 template <class T, int V>
 __device__ __forceinline__ void store_run(T *ptr, const Acc<T> *in) {
@@ -174,11 +175,19 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
     A carry[W - 1];
 #pragma unroll
     for (int m = 0; m < W - 1; ++m) carry[m] = x_pad<T, W>(p, b, c, seg_begin * V - (W - 1) + m);
+    Vec<T, V> raw[kSegmentSteps];
+#pragma unroll
     for (int step = 0; step < kSegmentSteps; ++step) {
+      const int64_t u = seg_begin + step * 32 + lane;
+      if (u < units) raw[step] = load_vec<T, V>(xr + u * V * sx);
+    }
+#pragma unroll
+    for (int step = 0; step < kSegmentSteps; ++step) {
+      if (seg_begin + step * 32 >= units) break;
       const int64_t u = seg_begin + step * 32 + lane;
       A xs[W - 1 + V];
       if (u < units) {
-        load_run<T, V>(xr + u * V * sx, xs + W - 1);
+        unpack<T, V>(raw[step], xs + W - 1);
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e) xs[W - 1 + e] = A(0);
@@ -196,7 +205,6 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
         }
         store_run<T, V>(yr + u * V * sy, out);
       }
-      if (seg_begin + (step + 1) * 32 >= units) break;
     }
   }
 }
@@ -204,7 +212,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
 template <class T, int W, int V>
 __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p) {
   using A = Acc<T>;
-  constexpr int kSteps = 4;  // timesteps whose loads are in flight together
+  constexpr int kSteps = 8;  // timesteps whose loads are in flight together
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
@@ -230,15 +238,14 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
 #pragma unroll
       for (int v = 0; v < V; ++v) hist[j][v] = x_pad<T, W>(p, b, c0 + v, t0 - (W - 1) + j);
     for (int64_t t = t0; t < t1; t += kSteps) {
-      A cur[kSteps][V];
+      Vec<T, V> raw[kSteps];
 #pragma unroll
       for (int s = 0; s < kSteps; ++s)
-        if (t + s < t1) load_run<T, V>(xb + (t + s) * sx, cur[s]);
+        if (t + s < t1) raw[s] = load_vec<T, V>(xb + (t + s) * sx);
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) {
         if (t + s >= t1) break;
-#pragma unroll
-        for (int v = 0; v < V; ++v) hist[W - 1][v] = cur[s][v];
+        unpack<T, V>(raw[s], hist[W - 1]);
         A out[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
@@ -327,7 +334,21 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
     A gcarry[W - 1];  // g at the W-1 timesteps after the step's last live unit
 #pragma unroll
     for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? g_at(seg_end * V + m) : A(0);
-    for (int step = steps - 1; step >= 0; --step) {
+    constexpr int kPrefetch = 4;  // steps whose loads are in flight together
+    for (int top = steps - 1; top >= 0; top -= kPrefetch) {
+      Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
+#pragma unroll
+      for (int q = 0; q < kPrefetch; ++q) {
+        const int64_t u = seg_begin + (top - q) * 32 + lane;
+        if (top - q >= 0 && u < seg_end) {
+          rx[q] = load_vec<T, V>(xr + u * V * sx);
+          rdy[q] = load_vec<T, V>(dyr + u * V * sdy);
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < kPrefetch; ++q) {
+      const int step = top - q;
+      if (step < 0) break;
       const int64_t step_begin = seg_begin + step * 32;
       const int64_t live_end = step_begin + 32 < seg_end ? step_begin + 32 : seg_end;
       const int64_t u = step_begin + lane;
@@ -335,8 +356,8 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
       const int64_t t0 = u * V;
       A xs[W - 1 + V], g[V];
       if (live) {
-        load_run<T, V>(xr + t0 * sx, xs + W - 1);
-        load_run<T, V>(dyr + t0 * sdy, g);
+        unpack<T, V>(rx[q], xs + W - 1);
+        unpack<T, V>(rdy[q], g);
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e) xs[W - 1 + e] = g[e] = A(0);
@@ -381,6 +402,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
         }
         store_run<T, V>(dxr + t0 * sdx, dx);
       }
+      }
     }
     block_partials<A, W>(parts, partials, b * gridDim.x + blockIdx.x, p.channels, c);
   }
@@ -389,7 +411,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
 template <class T, int W, int V>
 __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  constexpr int kSteps = 2;  // timesteps whose loads are in flight together
+  constexpr int kSteps = 4;  // timesteps whose loads are in flight together
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
@@ -421,18 +443,23 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
       for (int j = 0; j < W - 1; ++j) xw[j + 1][v] = x_pad<T, W>(p, b, c0 + v, t0 - (W - 1) + j);
     }
     for (int64_t s0 = t0; s0 < t1 + W - 1; s0 += kSteps) {
-      A xs[kSteps][V], dys[kSteps][V];
+      Vec<T, V> rx[kSteps], rdy[kSteps];
 #pragma unroll
       for (int q = 0; q < kSteps; ++q)
         if (s0 + q < p.length) {
-          load_run<T, V>(xb + (s0 + q) * sx, xs[q]);
-          load_run<T, V>(dyb + (s0 + q) * sdy, dys[q]);
+          rx[q] = load_vec<T, V>(xb + (s0 + q) * sx);
+          rdy[q] = load_vec<T, V>(dyb + (s0 + q) * sdy);
         }
 #pragma unroll
       for (int q = 0; q < kSteps; ++q) {
         const int64_t s = s0 + q;
         if (s >= t1 + W - 1) break;
         const bool in = s < p.length;
+        A xs[V], dys[V];
+        if (in) {
+          unpack<T, V>(rx[q], xs);
+          unpack<T, V>(rdy[q], dys);
+        }
         A dx[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
@@ -441,8 +468,8 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
             xw[j][v] = xw[j + 1][v];
             gw[j][v] = gw[j + 1][v];
           }
-          xw[W - 1][v] = in ? xs[q][v] : A(0);
-          A g = in ? dys[q][v] : A(0);
+          xw[W - 1][v] = in ? xs[v] : A(0);
+          A g = in ? dys[v] : A(0);
           if (p.silu && in) {
             A z = bias[v];
 #pragma unroll
