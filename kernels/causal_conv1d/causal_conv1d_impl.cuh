@@ -29,8 +29,24 @@ constexpr int kMaxGridY = 65535;
 
 template <class T>
 constexpr int kTimeVec = 16 / sizeof(T);
-template <class T>
-constexpr int kChannelVec = sizeof(T) == 8 ? 2 : 4;
+// Channels per walk thread: bytes of one vector access, per direction (the
+// backward keeps about five times the forward's registers per channel);
+// measured on the H200, 8 and 4 beat 16 and 8. And the forward walk's
+// timesteps whose loads are in flight together.
+#ifndef BARACUDA_CONV1D_WALK_STEPS
+#define BARACUDA_CONV1D_WALK_STEPS 8
+#endif
+#ifndef BARACUDA_CONV1D_FORWARD_WALK_BYTES
+#define BARACUDA_CONV1D_FORWARD_WALK_BYTES 8
+#endif
+#ifndef BARACUDA_CONV1D_BACKWARD_WALK_BYTES
+#define BARACUDA_CONV1D_BACKWARD_WALK_BYTES 4
+#endif
+template <class T, bool Backward>
+constexpr int kChannelVec =
+    (Backward ? BARACUDA_CONV1D_BACKWARD_WALK_BYTES : BARACUDA_CONV1D_FORWARD_WALK_BYTES) / sizeof(T) > 0
+        ? (Backward ? BARACUDA_CONV1D_BACKWARD_WALK_BYTES : BARACUDA_CONV1D_FORWARD_WALK_BYTES) / sizeof(T)
+        : 1;
 
 // V elements, loaded and stored through `raw` as one vector access (a copy
 // of the element array compiles to one access per element: measured 59% of
@@ -136,7 +152,15 @@ __device__ __forceinline__ void split_row(int64_t r, int64_t channels, int64_t &
 // row, 32 at a time, lane i the i-th; the W-1 inputs before a lane's run
 // come from the lanes before it by shuffle, and for the first lanes from the
 // previous step's last lanes (carry): every input is loaded once.
-constexpr int kSegmentSteps = 8;
+#ifndef BARACUDA_CONV1D_SEGMENT_STEPS
+#define BARACUDA_CONV1D_SEGMENT_STEPS 8
+#endif
+constexpr int kSegmentSteps = BARACUDA_CONV1D_SEGMENT_STEPS;
+// Steps of a segment whose loads are in flight together, forward and backward.
+#ifndef BARACUDA_CONV1D_PREFETCH
+#define BARACUDA_CONV1D_PREFETCH 4
+#endif
+constexpr int kPrefetch = BARACUDA_CONV1D_PREFETCH;
 
 // The W-1 inputs before each lane's run: xs[0 .. W-1), given its own run in
 // xs[W-1 .. W-1+V) and carry, the W-1 inputs before lane 0's run.
@@ -179,22 +203,25 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     int64_t b, c;
     split_row(row, p.channels, b, c);
-    const Taps<T, W> taps(p, c);
     const T *xr = at<T>(p.x, b, c, 0);
     T *yr = at<T>(p.y, b, c, 0);
     const int64_t sx = p.x.stride[2], sy = p.y.stride[2];
-    A carry[W - 1];
-#pragma unroll
-    for (int m = 0; m < W - 1; ++m) carry[m] = x_pad<T, W>(p, b, c, seg_begin * V - (W - 1) + m);
-    constexpr int kPrefetch = 4;  // steps whose loads are in flight together
-    for (int first = 0; first < kSegmentSteps; first += kPrefetch) {
-      if (seg_begin + first * 32 >= units) break;
-      Vec<T, V> raw[kPrefetch];
+    Vec<T, V> raw[kPrefetch];
+    auto load_group = [&](int first) {
 #pragma unroll
       for (int q = 0; q < kPrefetch; ++q) {
         const int64_t u = seg_begin + (first + q) * 32 + lane;
         if (u < units) raw[q] = load_vec<T, V>(xr + u * V * sx);
       }
+    };
+    load_group(0);  // ahead of the set-up's loads, so that they overlap
+    const Taps<T, W> taps(p, c);
+    A carry[W - 1];
+#pragma unroll
+    for (int m = 0; m < W - 1; ++m) carry[m] = x_pad<T, W>(p, b, c, seg_begin * V - (W - 1) + m);
+    for (int first = 0; first < kSegmentSteps; first += kPrefetch) {
+      if (seg_begin + first * 32 >= units) break;
+      if (first > 0) load_group(first);
 #pragma unroll
       for (int q = 0; q < kPrefetch; ++q) {
       const int64_t u = seg_begin + (first + q) * 32 + lane;
@@ -226,7 +253,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
 template <class T, int W, int V>
 __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p) {
   using A = Acc<T>;
-  constexpr int kSteps = 8;  // timesteps whose loads are in flight together
+  constexpr int kSteps = BARACUDA_CONV1D_WALK_STEPS;  // timesteps whose loads are in flight together
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
@@ -334,10 +361,22 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     int64_t b, c;
     split_row(row, p.channels, b, c);
-    const Taps<T, W> taps(p, c);
     const T *xr = at<T>(p.x, b, c, 0), *dyr = at<T>(p.dy, b, c, 0);
     T *dxr = at<T>(p.dx, b, c, 0);
     const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
+    Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
+    auto load_group = [&](int top) {
+#pragma unroll
+      for (int q = 0; q < kPrefetch; ++q) {
+        const int64_t u = seg_begin + (top - q) * 32 + lane;
+        if (top - q >= 0 && u < seg_end) {
+          rx[q] = load_vec<T, V>(xr + u * V * sx);
+          rdy[q] = load_vec<T, V>(dyr + u * V * sdy);
+        }
+      }
+    };
+    load_group(steps - 1);  // ahead of the set-up's loads, so that they overlap
+    const Taps<T, W> taps(p, c);
     auto g_at = [&](int64_t t) {  // g at timestep t < L, from memory
       A xw[W];
 #pragma unroll
@@ -348,17 +387,8 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
     A gcarry[W - 1];  // g at the W-1 timesteps after the step's last live unit
 #pragma unroll
     for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? g_at(seg_end * V + m) : A(0);
-    constexpr int kPrefetch = 4;  // steps whose loads are in flight together
     for (int top = steps - 1; top >= 0; top -= kPrefetch) {
-      Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
-#pragma unroll
-      for (int q = 0; q < kPrefetch; ++q) {
-        const int64_t u = seg_begin + (top - q) * 32 + lane;
-        if (top - q >= 0 && u < seg_end) {
-          rx[q] = load_vec<T, V>(xr + u * V * sx);
-          rdy[q] = load_vec<T, V>(dyr + u * V * sdy);
-        }
-      }
+      if (top < steps - 1) load_group(top);
 #pragma unroll
       for (int q = 0; q < kPrefetch; ++q) {
       const int step = top - q;
@@ -628,10 +658,10 @@ bool vector_layout(std::initializer_list<const Conv1dView *> views, int fast, in
 
 enum class Walk { TimeVector, Time, ChannelVector, Channel };
 
-template <class T>
+template <class T, bool Backward>
 Walk choose_walk(const Conv1dProblem &p, std::initializer_list<const Conv1dView *> views) {
   if (vector_layout<T, kTimeVec<T>>(views, 2, p.length)) return Walk::TimeVector;
-  if (vector_layout<T, kChannelVec<T>>(views, 1, p.channels)) return Walk::ChannelVector;
+  if (vector_layout<T, kChannelVec<T, Backward>>(views, 1, p.channels)) return Walk::ChannelVector;
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
   return st <= sc ? Walk::Time : Walk::Channel;
@@ -658,13 +688,14 @@ inline bool grid_fits(const Conv1dProblem &p) {
 template <class T, int W>
 int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels * p.length > 0) {
-    switch (choose_walk<T>(p, {&p.x, &p.y})) {
+    switch (choose_walk<T, false>(p, {&p.x, &p.y})) {
       case Walk::TimeVector:
         forward_tvec_kernel<T, W, kTimeVec<T>><<<tvec_grid(p, kTimeVec<T>), kThreads, 0, stream>>>(p);
         break;
       case Walk::Time: forward_tvec_kernel<T, W, 1><<<tvec_grid(p, 1), kThreads, 0, stream>>>(p); break;
       case Walk::ChannelVector:
-        forward_walk_kernel<T, W, kChannelVec<T>><<<walk_grid(p, kChannelVec<T>), kThreads, 0, stream>>>(p);
+        forward_walk_kernel<T, W, kChannelVec<T, false>>
+            <<<walk_grid(p, kChannelVec<T, false>), kThreads, 0, stream>>>(p);
         break;
       case Walk::Channel: forward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p); break;
     }
@@ -682,10 +713,10 @@ template <class T, int W>
 int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream) {
   int64_t slots = 0;
   if (p.batch * p.channels * p.length > 0) {
-    const Walk walk = choose_walk<T>(p, {&p.x, &p.dy, &p.dx});
+    const Walk walk = choose_walk<T, true>(p, {&p.x, &p.dy, &p.dx});
     const dim3 grid = walk == Walk::TimeVector ? tvec_grid(p, kTimeVec<T>)
                       : walk == Walk::Time     ? tvec_grid(p, 1)
-                      : walk == Walk::ChannelVector ? walk_grid(p, kChannelVec<T>)
+                      : walk == Walk::ChannelVector ? walk_grid(p, kChannelVec<T, true>)
                                                     : walk_grid(p, 1);
     slots = walk == Walk::TimeVector || walk == Walk::Time ? p.batch * grid.x
                                                            : p.batch * ((p.length + kChunk - 1) / kChunk);
@@ -695,7 +726,7 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
         break;
       case Walk::Time: backward_tvec_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials); break;
       case Walk::ChannelVector:
-        backward_walk_kernel<T, W, kChannelVec<T>><<<grid, kThreads, 0, stream>>>(p, partials);
+        backward_walk_kernel<T, W, kChannelVec<T, true>><<<grid, kThreads, 0, stream>>>(p, partials);
         break;
       case Walk::Channel: backward_walk_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials); break;
     }
