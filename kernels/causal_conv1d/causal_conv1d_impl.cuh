@@ -364,18 +364,6 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
     const T *xr = at<T>(p.x, b, c, 0), *dyr = at<T>(p.dy, b, c, 0);
     T *dxr = at<T>(p.dx, b, c, 0);
     const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
-    Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
-    auto load_group = [&](int top) {
-#pragma unroll
-      for (int q = 0; q < kPrefetch; ++q) {
-        const int64_t u = seg_begin + (top - q) * 32 + lane;
-        if (top - q >= 0 && u < seg_end) {
-          rx[q] = load_vec<T, V>(xr + u * V * sx);
-          rdy[q] = load_vec<T, V>(dyr + u * V * sdy);
-        }
-      }
-    };
-    load_group(steps - 1);  // ahead of the set-up's loads, so that they overlap
     const Taps<T, W> taps(p, c);
     auto g_at = [&](int64_t t) {  // g at timestep t < L, from memory
       A xw[W];
@@ -388,7 +376,15 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
 #pragma unroll
     for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? g_at(seg_end * V + m) : A(0);
     for (int top = steps - 1; top >= 0; top -= kPrefetch) {
-      if (top < steps - 1) load_group(top);
+      Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
+#pragma unroll
+      for (int q = 0; q < kPrefetch; ++q) {
+        const int64_t u = seg_begin + (top - q) * 32 + lane;
+        if (top - q >= 0 && u < seg_end) {
+          rx[q] = load_vec<T, V>(xr + u * V * sx);
+          rdy[q] = load_vec<T, V>(dyr + u * V * sdy);
+        }
+      }
 #pragma unroll
       for (int q = 0; q < kPrefetch; ++q) {
       const int step = top - q;
@@ -406,11 +402,22 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
 #pragma unroll
         for (int e = 0; e < V; ++e) xs[W - 1 + e] = g[e] = A(0);
       }
+      // The inputs before the run: from the lanes before; for the first
+      // lanes, from the step to the left when this group loaded it, else
+      // from memory (a load only those lanes make).
+      const bool left_loaded = q + 1 < kPrefetch && step > 0;
 #pragma unroll
-      for (int j = 0; j < W - 1; ++j) {  // the inputs before the run
+      for (int j = 0; j < W - 1; ++j) {
         const int back = W - 1 - j, d = (back + V - 1) / V, e = d * V - back;
         const A from_lane = __shfl_up_sync(0xffffffffu, xs[W - 1 + e], d);
-        xs[j] = lane < d ? x_pad<T, W>(p, b, c, t0 - back) : from_lane;
+        A left = A(0);
+        if (q + 1 < kPrefetch) {
+          T word;
+          memcpy(&word, &rx[q + 1 < kPrefetch ? q + 1 : q].v[e], sizeof(T));
+          left = __shfl_sync(0xffffffffu, Accum<T>::load(word), (lane + 32 - d) % 32);
+        }
+        xs[j] = lane >= d ? from_lane : left;
+        if (lane < d && !left_loaded) xs[j] = x_pad<T, W>(p, b, c, t0 - back);
       }
       if (p.silu) {
 #pragma unroll
