@@ -168,9 +168,9 @@ template <class A, int W, int V>
 __device__ __forceinline__ void left_halo(A *xs, const A *carry, int lane) {
 #pragma unroll
   for (int j = 0; j < W - 1; ++j) {
-    const int back = W - 1 - j;              // timesteps before the run
-    const int d = (back + V - 1) / V;        // lanes back
-    const int e = d * V - back;              // element of that lane's run
+    const int back = W - 1 - j;        // timesteps before the run
+    const int d = (back + V - 1) / V;  // lanes back
+    const int e = d * V - back;        // element of that lane's run
     const A from_lane = __shfl_up_sync(0xffffffffu, xs[W - 1 + e], d);
     A from_carry = carry[0];
 #pragma unroll
@@ -197,7 +197,8 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
   using A = Acc<T>;
   const int lane = threadIdx.x % 32;
   const int64_t units = (p.length + V - 1) / V;
-  const int64_t seg_begin = (static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32) * 32 * kSegmentSteps;
+  const int64_t seg_begin =
+      (static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32) * 32 * kSegmentSteps;
   if (seg_begin >= units) return;  // the whole warp
   const int64_t rows = p.batch * p.channels;
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
@@ -224,27 +225,27 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
       if (first > 0) load_group(first);
 #pragma unroll
       for (int q = 0; q < kPrefetch; ++q) {
-      const int64_t u = seg_begin + (first + q) * 32 + lane;
-      A xs[W - 1 + V];
-      if (u < units) {
-        unpack<T, V>(raw[q], xs + W - 1);
-      } else {
+        const int64_t u = seg_begin + (first + q) * 32 + lane;
+        A xs[W - 1 + V];
+        if (u < units) {
+          unpack<T, V>(raw[q], xs + W - 1);
+        } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) xs[W - 1 + e] = A(0);
-      }
-      left_halo<A, W, V>(xs, carry, lane);
-      next_carry<A, W, V>(xs, carry);
-      if (u < units) {
-        A out[V];
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          A z = taps.bias;
-#pragma unroll
-          for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
-          out[e] = activate(z, p.silu);
+          for (int e = 0; e < V; ++e) xs[W - 1 + e] = A(0);
         }
-        store_run<T, V>(yr + u * V * sy, out);
-      }
+        left_halo<A, W, V>(xs, carry, lane);
+        next_carry<A, W, V>(xs, carry);
+        if (u < units) {
+          A out[V];
+#pragma unroll
+          for (int e = 0; e < V; ++e) {
+            A z = taps.bias;
+#pragma unroll
+            for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
+            out[e] = activate(z, p.silu);
+          }
+          store_run<T, V>(yr + u * V * sy, out);
+        }
       }
     }
   }
@@ -387,72 +388,72 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
       }
 #pragma unroll
       for (int q = 0; q < kPrefetch; ++q) {
-      const int step = top - q;
-      if (step < 0) break;
-      const int64_t step_begin = seg_begin + step * 32;
-      const int64_t live_end = step_begin + 32 < seg_end ? step_begin + 32 : seg_end;
-      const int64_t u = step_begin + lane;
-      const bool live = u < live_end;
-      const int64_t t0 = u * V;
-      A xs[W - 1 + V], g[V];
-      if (live) {
-        unpack<T, V>(rx[q], xs + W - 1);
-        unpack<T, V>(rdy[q], g);
-      } else {
+        const int step = top - q;
+        if (step < 0) break;
+        const int64_t step_begin = seg_begin + step * 32;
+        const int64_t live_end = step_begin + 32 < seg_end ? step_begin + 32 : seg_end;
+        const int64_t u = step_begin + lane;
+        const bool live = u < live_end;
+        const int64_t t0 = u * V;
+        A xs[W - 1 + V], g[V];
+        if (live) {
+          unpack<T, V>(rx[q], xs + W - 1);
+          unpack<T, V>(rdy[q], g);
+        } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) xs[W - 1 + e] = g[e] = A(0);
-      }
-      // The inputs before the run: from the lanes before; for the first
-      // lanes, from the step to the left when this group loaded it, else
-      // from memory (a load only those lanes make).
-      const bool left_loaded = q + 1 < kPrefetch && step > 0;
-#pragma unroll
-      for (int j = 0; j < W - 1; ++j) {
-        const int back = W - 1 - j, d = (back + V - 1) / V, e = d * V - back;
-        const A from_lane = __shfl_up_sync(0xffffffffu, xs[W - 1 + e], d);
-        A left = A(0);
-        if (q + 1 < kPrefetch) {
-          T word;
-          memcpy(&word, &rx[q + 1 < kPrefetch ? q + 1 : q].v[e], sizeof(T));
-          left = __shfl_sync(0xffffffffu, Accum<T>::load(word), (lane + 32 - d) % 32);
+          for (int e = 0; e < V; ++e) xs[W - 1 + e] = g[e] = A(0);
         }
-        xs[j] = lane >= d ? from_lane : left;
-        if (lane < d && !left_loaded) xs[j] = x_pad<T, W>(p, b, c, t0 - back);
-      }
-      if (p.silu) {
+        // The inputs before the run: from the lanes before; for the first
+        // lanes, from the step to the left when this group loaded it, else
+        // from memory (a load only those lanes make).
+        const bool left_loaded = q + 1 < kPrefetch && step > 0;
 #pragma unroll
-        for (int e = 0; e < V; ++e) g[e] = upstream<T, W>(p, taps, xs + e, g[e]);
-      }
-      A gs[V + W - 1];  // g over the run and the W-1 timesteps after it
-#pragma unroll
-      for (int e = 0; e < V; ++e) gs[e] = g[e];
-#pragma unroll
-      for (int m = 0; m < W - 1; ++m) {
-        const int d = m / V + 1, e = m % V;
-        const A from_lane = __shfl_down_sync(0xffffffffu, g[e], d);
-        const int64_t pos = t0 + V + m - live_end * V;  // >= 0 past the step's live units
-        A from_carry = gcarry[0];
-#pragma unroll
-        for (int q = 1; q < W - 1; ++q)
-          if (pos == q) from_carry = gcarry[q];
-        gs[V + m] = u + d < live_end ? from_lane : from_carry;
-      }
-#pragma unroll
-      for (int m = 0; m < W - 1; ++m) gcarry[m] = __shfl_sync(0xffffffffu, g[m % V], m / V);
-      if (live) {
-        A dx[V];
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          A sum = A(0);
-#pragma unroll
-          for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
-          dx[e] = sum;
-#pragma unroll
-          for (int k = 0; k < W; ++k) parts[k] += g[e] * xs[e + k];
-          parts[W] += g[e];
+        for (int j = 0; j < W - 1; ++j) {
+          const int back = W - 1 - j, d = (back + V - 1) / V, e = d * V - back;
+          const A from_lane = __shfl_up_sync(0xffffffffu, xs[W - 1 + e], d);
+          A left = A(0);
+          if (q + 1 < kPrefetch) {
+            T word;
+            memcpy(&word, &rx[q + 1 < kPrefetch ? q + 1 : q].v[e], sizeof(T));  // (q + 1 in range here)
+            left = __shfl_sync(0xffffffffu, Accum<T>::load(word), (lane + 32 - d) % 32);
+          }
+          xs[j] = lane >= d ? from_lane : left;
+          if (lane < d && !left_loaded) xs[j] = x_pad<T, W>(p, b, c, t0 - back);
         }
-        store_run<T, V>(dxr + t0 * sdx, dx);
-      }
+        if (p.silu) {
+#pragma unroll
+          for (int e = 0; e < V; ++e) g[e] = upstream<T, W>(p, taps, xs + e, g[e]);
+        }
+        A gs[V + W - 1];  // g over the run and the W-1 timesteps after it
+#pragma unroll
+        for (int e = 0; e < V; ++e) gs[e] = g[e];
+#pragma unroll
+        for (int m = 0; m < W - 1; ++m) {
+          const int d = m / V + 1, e = m % V;
+          const A from_lane = __shfl_down_sync(0xffffffffu, g[e], d);
+          const int64_t pos = t0 + V + m - live_end * V;  // >= 0 past the step's live units
+          A from_carry = gcarry[0];
+#pragma unroll
+          for (int k = 1; k < W - 1; ++k)
+            if (pos == k) from_carry = gcarry[k];
+          gs[V + m] = u + d < live_end ? from_lane : from_carry;
+        }
+#pragma unroll
+        for (int m = 0; m < W - 1; ++m) gcarry[m] = __shfl_sync(0xffffffffu, g[m % V], m / V);
+        if (live) {
+          A dx[V];
+#pragma unroll
+          for (int e = 0; e < V; ++e) {
+            A sum = A(0);
+#pragma unroll
+            for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
+            dx[e] = sum;
+#pragma unroll
+            for (int k = 0; k < W; ++k) parts[k] += g[e] * xs[e + k];
+            parts[W] += g[e];
+          }
+          store_run<T, V>(dxr + t0 * sdx, dx);
+        }
       }
     }
     block_partials<A, W>(parts, partials, b * gridDim.x + blockIdx.x, p.channels, c);
@@ -551,8 +552,8 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
 
 // dw[c, k] and db[c]: the slots' partial sums, in slot order.
 template <class T, int W>
-__global__ void __launch_bounds__(kThreads) reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials,
-                                                                   int64_t slots) {
+__global__ void __launch_bounds__(kThreads)
+    reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials, int64_t slots) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= p.channels * (W + 1)) return;
   const int64_t c = i / (W + 1);
@@ -688,8 +689,7 @@ inline dim3 walk_grid(const Conv1dProblem &p, int v) {
               static_cast<unsigned>(pairs < kMaxGridY ? pairs : kMaxGridY));
 }
 inline bool grid_fits(const Conv1dProblem &p) {
-  return (p.length + kUnitsPerBlock - 1) / kUnitsPerBlock <= INT_MAX &&
-         p.channels / kThreads < INT_MAX;
+  return (p.length + kUnitsPerBlock - 1) / kUnitsPerBlock <= INT_MAX && p.channels / kThreads < INT_MAX;
 }
 
 template <class T, int W>
@@ -699,18 +699,22 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
       case Walk::TimeVector:
         forward_tvec_kernel<T, W, kTimeVec<T>><<<tvec_grid(p, kTimeVec<T>), kThreads, 0, stream>>>(p);
         break;
-      case Walk::Time: forward_tvec_kernel<T, W, 1><<<tvec_grid(p, 1), kThreads, 0, stream>>>(p); break;
+      case Walk::Time:
+        forward_tvec_kernel<T, W, 1><<<tvec_grid(p, 1), kThreads, 0, stream>>>(p);
+        break;
       case Walk::ChannelVector:
         forward_walk_kernel<T, W, kChannelVec<T, false>>
             <<<walk_grid(p, kChannelVec<T, false>), kThreads, 0, stream>>>(p);
         break;
-      case Walk::Channel: forward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p); break;
+      case Walk::Channel:
+        forward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p);
+        break;
     }
     if (const int rc = launch_error()) return rc;
   }
   if (p.final_states.data && p.batch * p.channels > 0) {
-    row_ends_kernel<T, W><<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0,
-                            stream>>>(p);
+    row_ends_kernel<T, W>
+        <<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p);
     return launch_error();
   }
   return 0;
@@ -721,8 +725,8 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
   int64_t slots = 0;
   if (p.batch * p.channels * p.length > 0) {
     const Walk walk = choose_walk<T, true>(p, {&p.x, &p.dy, &p.dx});
-    const dim3 grid = walk == Walk::TimeVector ? tvec_grid(p, kTimeVec<T>)
-                      : walk == Walk::Time     ? tvec_grid(p, 1)
+    const dim3 grid = walk == Walk::TimeVector      ? tvec_grid(p, kTimeVec<T>)
+                      : walk == Walk::Time          ? tvec_grid(p, 1)
                       : walk == Walk::ChannelVector ? walk_grid(p, kChannelVec<T, true>)
                                                     : walk_grid(p, 1);
     slots = walk == Walk::TimeVector || walk == Walk::Time ? p.batch * grid.x
@@ -731,22 +735,27 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
       case Walk::TimeVector:
         backward_tvec_kernel<T, W, kTimeVec<T>><<<grid, kThreads, 0, stream>>>(p, partials);
         break;
-      case Walk::Time: backward_tvec_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials); break;
+      case Walk::Time:
+        backward_tvec_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials);
+        break;
       case Walk::ChannelVector:
         backward_walk_kernel<T, W, kChannelVec<T, true>><<<grid, kThreads, 0, stream>>>(p, partials);
         break;
-      case Walk::Channel: backward_walk_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials); break;
+      case Walk::Channel:
+        backward_walk_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials);
+        break;
     }
     if (const int rc = launch_error()) return rc;
   }
   if ((p.dweight.data || p.dbias.data) && p.channels > 0) {
-    reduce_partials_kernel<T, W><<<static_cast<unsigned>((p.channels * (W + 1) + kThreads - 1) / kThreads), kThreads,
-                                   0, stream>>>(p, partials, slots);
+    reduce_partials_kernel<T, W>
+        <<<static_cast<unsigned>((p.channels * (W + 1) + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p, partials,
+                                                                                                           slots);
     if (const int rc = launch_error()) return rc;
   }
   if (p.dinitial.data && p.batch * p.channels > 0) {
-    row_ends_kernel<T, W><<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0,
-                            stream>>>(p);
+    row_ends_kernel<T, W>
+        <<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p);
     return launch_error();
   }
   return 0;
@@ -755,8 +764,8 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
 template <class T, int W>
 int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels == 0) return 0;
-  update_kernel<T, W><<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0,
-                        stream>>>(p);
+  update_kernel<T, W>
+      <<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p);
   return launch_error();
 }
 
@@ -765,41 +774,52 @@ template <class T>
 int forward(const Conv1dProblem &p, cudaStream_t stream) {
   if (!grid_fits(p)) return 3;
   switch (p.width) {
-    case 2: return forward_width<T, 2>(p, stream);
-    case 3: return forward_width<T, 3>(p, stream);
-    case 4: return forward_width<T, 4>(p, stream);
-    default: return 3;
+    case 2:
+      return forward_width<T, 2>(p, stream);
+    case 3:
+      return forward_width<T, 3>(p, stream);
+    case 4:
+      return forward_width<T, 4>(p, stream);
+    default:
+      return 3;
   }
 }
 
 template <class T>
 int backward(const Conv1dProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
   if (!grid_fits(p)) return 3;
-  if (workspace_bytes <
-      causal_conv1d_backward_workspace(p.batch, p.channels, p.length, p.width, sizeof(T) == 8))
+  if (workspace_bytes < causal_conv1d_backward_workspace(p.batch, p.channels, p.length, p.width, sizeof(T) == 8))
     return 4;
   auto *partials = static_cast<Acc<T> *>(workspace);
   switch (p.width) {
-    case 2: return backward_width<T, 2>(p, partials, stream);
-    case 3: return backward_width<T, 3>(p, partials, stream);
-    case 4: return backward_width<T, 4>(p, partials, stream);
-    default: return 3;
+    case 2:
+      return backward_width<T, 2>(p, partials, stream);
+    case 3:
+      return backward_width<T, 3>(p, partials, stream);
+    case 4:
+      return backward_width<T, 4>(p, partials, stream);
+    default:
+      return 3;
   }
 }
 
 template <class T>
 int update(const Conv1dProblem &p, cudaStream_t stream) {
   switch (p.width) {
-    case 2: return update_width<T, 2>(p, stream);
-    case 3: return update_width<T, 3>(p, stream);
-    case 4: return update_width<T, 4>(p, stream);
-    default: return 3;
+    case 2:
+      return update_width<T, 2>(p, stream);
+    case 3:
+      return update_width<T, 3>(p, stream);
+    case 4:
+      return update_width<T, 4>(p, stream);
+    default:
+      return 3;
   }
 }
 
 }  // namespace baracuda::kernels::conv1d
 
 #define BARACUDA_CAUSAL_CONV1D_ENTRIES(NAME, TYPE)                                                             \
-  const baracuda::kernels::Conv1dEntries baracuda::kernels::NAME = {                                           \
-      baracuda::kernels::conv1d::forward<TYPE>, baracuda::kernels::conv1d::backward<TYPE>,                     \
-      baracuda::kernels::conv1d::update<TYPE>}
+  const baracuda::kernels::Conv1dEntries baracuda::kernels::NAME = {baracuda::kernels::conv1d::forward<TYPE>,  \
+                                                                    baracuda::kernels::conv1d::backward<TYPE>, \
+                                                                    baracuda::kernels::conv1d::update<TYPE>}
