@@ -16,6 +16,7 @@
 
 #include <climits>
 #include <cstring>
+#include <type_traits>
 
 #include "causal_conv1d/causal_conv1d_kernels.h"
 #include "common/accumulate.cuh"
@@ -69,20 +70,36 @@ __device__ __forceinline__ Acc<T> get(const Conv1dView &v, int64_t i0, int64_t i
   return Accum<T>::load(*at<T>(v, i0, i1, i2));
 }
 
-// The hardware exp2 and reciprocal: within a few ulp of f32, far cheaper than
-// the IEEE paths, which would make the kernels instruction-bound.
-__device__ __forceinline__ float sigmoid(float z) { return __fdividef(1.0f, 1.0f + __expf(-z)); }
-__device__ __forceinline__ double sigmoid(double z) { return 1.0 / (1.0 + exp(-z)); }
+// sigmoid in T's accumulator. f32 math takes the hardware exp2 and
+// reciprocal: within a few ulp, far cheaper than the IEEE paths, which made
+// the kernels instruction-bound. With BARACUDA_CONV1D_TANH_SIGMOID, bf16
+// (whose output rounding is 2^-9) takes one tanh.approx instead (2^-11).
+#ifndef BARACUDA_CONV1D_TANH_SIGMOID
+#define BARACUDA_CONV1D_TANH_SIGMOID 0
+#endif
+template <class T>
+__device__ __forceinline__ Acc<T> sigmoid(Acc<T> z) {
+  if constexpr (sizeof(T) == 8) {
+    return 1.0 / (1.0 + exp(-z));
+  } else if constexpr (BARACUDA_CONV1D_TANH_SIGMOID && std::is_same_v<T, __nv_bfloat16>) {
+    float t;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(0.5f * z));
+    return fmaf(0.5f, t, 0.5f);
+  } else {
+    return __fdividef(1.0f, 1.0f + __expf(-z));
+  }
+}
 
-template <class A>
-__device__ __forceinline__ A activate(A z, bool silu) {
-  return silu ? z * sigmoid(z) : z;
+template <class T>
+__device__ __forceinline__ Acc<T> activate(Acc<T> z, bool silu) {
+  return silu ? z * sigmoid<T>(z) : z;
 }
 // d act / d z at z.
-template <class A>
-__device__ __forceinline__ A activation_slope(A z, bool silu) {
+template <class T>
+__device__ __forceinline__ Acc<T> activation_slope(Acc<T> z, bool silu) {
+  using A = Acc<T>;
   if (!silu) return A(1);
-  const A s = sigmoid(z);
+  const A s = sigmoid<T>(z);
   return s * (A(1) + z * (A(1) - s));
 }
 
@@ -242,7 +259,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
             A z = taps.bias;
 #pragma unroll
             for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
-            out[e] = activate(z, p.silu);
+            out[e] = activate<T>(z, p.silu);
           }
           store_run<T, V>(yr + u * V * sy, out);
         }
@@ -294,7 +311,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
           A z = bias[v];
 #pragma unroll
           for (int j = 0; j < W; ++j) z += w[v][j] * hist[j][v];
-          out[v] = activate(z, p.silu);
+          out[v] = activate<T>(z, p.silu);
         }
         store_run<T, V>(yb + (t + s) * sy, out);
 #pragma unroll
@@ -317,7 +334,7 @@ __device__ __forceinline__ Acc<T> upstream(const Conv1dProblem &p, const Taps<T,
   Acc<T> z = taps.bias;
 #pragma unroll
   for (int j = 0; j < W; ++j) z += taps.w[j] * xs[j];
-  return dy * activation_slope(z, true);
+  return dy * activation_slope<T>(z, true);
 }
 
 // Sums each of the block's threads' parts[W+1] (xor-shuffle tree in a warp,
@@ -526,7 +543,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
             A z = bias[v];
 #pragma unroll
             for (int j = 0; j < W; ++j) z += w[v][j] * xw[j][v];
-            g *= activation_slope(z, true);
+            g *= activation_slope<T>(z, true);
           }
           gw[W - 1][v] = g;
           if (s < t1) {
@@ -633,7 +650,7 @@ __global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
     A z = taps.bias;
 #pragma unroll
     for (int j = 0; j < W; ++j) z += taps.w[j] * win[j];
-    *at<T>(p.y, b, c, i) = Accum<T>::store(activate(z, p.silu));
+    *at<T>(p.y, b, c, i) = Accum<T>::store(activate<T>(z, p.silu));
   }
   if (circular) {
     for (int64_t i = 0; i < n; ++i) *at<T>(p.state, b, c, slot(i)) = *at<T>(p.x, b, c, i);
