@@ -42,11 +42,15 @@ if [ "${BINDINGS:-1}" = 1 ]; then
 fi
 
 if [ "${SANITIZE:-1}" = 1 ]; then
+  step "compute-sanitizer memcheck and racecheck, side by side (GPU suite without the >2^31 cases)"
   for tool in memcheck racecheck; do
-    step "compute-sanitizer $tool (GPU suite without the >2^31 case)"
-    timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/gpu_tests" "~[large]" \
-      >"$OUT/sanitizer-$tool.txt" 2>&1
-    echo "exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases" "$OUT/sanitizer-$tool.txt" | tail -3
+    (timeout 520 compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/gpu_tests" "~[large]" \
+      >"$OUT/sanitizer-$tool.txt" 2>&1; echo "$tool exit $?" >>"$OUT/sanitizer-$tool.txt") &
+  done
+  wait
+  for tool in memcheck racecheck; do
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test cases|exit" "$OUT/sanitizer-$tool.txt" | tail -3
+    grep -q "$tool exit 0" "$OUT/sanitizer-$tool.txt" || status=1
   done
 fi
 
