@@ -705,8 +705,11 @@ inline dim3 walk_grid(const Conv1dProblem &p, int v) {
   return dim3(static_cast<unsigned>((groups + kThreads - 1) / kThreads),
               static_cast<unsigned>(pairs < kMaxGridY ? pairs : kMaxGridY));
 }
+// Every launch's x extent within 2^31 - 1 blocks: the tvec and walk grids, and
+// the one-thread-per-row (B*C) and per-tap (C*(W+1)) kernels.
 inline bool grid_fits(const Conv1dProblem &p) {
-  return (p.length + kUnitsPerBlock - 1) / kUnitsPerBlock <= INT_MAX && p.channels / kThreads < INT_MAX;
+  return (p.length + kUnitsPerBlock - 1) / kUnitsPerBlock <= INT_MAX && p.channels / kThreads < INT_MAX &&
+         p.batch * p.channels / kThreads < INT_MAX && p.channels * (p.width + 1) / kThreads < INT_MAX;
 }
 
 template <class T, int W>
@@ -822,6 +825,7 @@ int backward(const Conv1dProblem &p, void *workspace, size_t workspace_bytes, cu
 
 template <class T>
 int update(const Conv1dProblem &p, cudaStream_t stream) {
+  if (!grid_fits(p)) return 3;
   switch (p.width) {
     case 2:
       return update_width<T, 2>(p, stream);
