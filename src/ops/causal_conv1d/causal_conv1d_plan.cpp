@@ -55,8 +55,10 @@ Spec read_desc(const baracuda_op_header_t *header, Kind kind) {
     numel *= extents[i];
   }
   if (numel > kMaxExtent) fail(invalid, op, ": batch * channels * seq_len is over 2^62");
-  if (static_cast<__int128>(d.batch) * d.channels * (d.state_len > d.width ? d.state_len : d.width) > kMaxExtent)
-    fail(invalid, op, ": batch * channels * max(width, state_len) is over 2^62");
+  const int64_t per_row = kind == Kind::Update && d.state_len > d.width ? d.state_len : d.width;  // states, taps
+  if (static_cast<__int128>(d.batch) * d.channels * per_row > kMaxExtent)
+    fail(invalid, op, ": batch * channels * ", kind == Kind::Update ? "max(width, state_len)" : "width",
+         " is over 2^62");
   if (kind == Kind::Update && (d.state_len < d.width - 1 || d.state_len > kMaxExtent))
     fail(invalid, op, ": state_len is ", d.state_len, ", must be >= width - 1 (", d.width - 1, ")");
   if (!(causal_conv1d_dtypes() & dtype_bit(d.dtype)))
