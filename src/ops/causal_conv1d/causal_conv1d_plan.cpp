@@ -56,7 +56,8 @@ Spec read_desc(const baracuda_op_header_t *header, Kind kind) {
   }
   if (numel > kMaxExtent) fail(invalid, op, ": batch * channels * seq_len is over 2^62");
   const int64_t per_row = kind == Kind::Update && d.state_len > d.width ? d.state_len : d.width;  // states, taps
-  if (static_cast<__int128>(d.batch) * d.channels * per_row > kMaxExtent)
+  const __int128 rows = static_cast<__int128>(d.batch) * d.channels;  // each factor <= 2^62: no overflow
+  if (rows > kMaxExtent || rows * per_row > kMaxExtent)
     fail(invalid, op, ": batch * channels * ", kind == Kind::Update ? "max(width, state_len)" : "width",
          " is over 2^62");
   if (kind == Kind::Update && (d.state_len < d.width - 1 || d.state_len > kMaxExtent))
