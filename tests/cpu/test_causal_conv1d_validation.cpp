@@ -71,6 +71,11 @@ TEST_CASE("causal_conv1d: negative extents, activations and reserved fields are 
   CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
   require_message({"reserved0 is 1"});
   d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  d.batch = d.channels = int64_t{1} << 40;
+  d.seq_len = 0;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"batch * channels * width is over 2^62"});
+  d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
   d.header.struct_size = 8;
   CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
 }
