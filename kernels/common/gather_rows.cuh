@@ -7,10 +7,12 @@
 // before any is used. Row edges, short rows and strided rows go element by
 // element.
 //
-// Two walks share the kernel, differing only in which output rows the
-// blocks take. Gather: every output row. Single-source (pad backward's copy
-// pass): the dx rows whose outer axes have one dy source row, each that row
-// shifted; rows of sums are left to the backward's own kernels.
+// Three walks share the kernel, differing only in which output rows the
+// blocks take. Gather: every output row. Mirror (pad forward with one padded
+// outer axis): the rows of that axis's interior, each also stored to its copy
+// in the pad. Single-source (pad backward's copy pass): the dx rows whose
+// outer axes have one dy source row, each that row shifted; rows of sums are
+// left to the backward's own kernels.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -70,11 +72,17 @@ __device__ __forceinline__ void store_unit_elements(const RowsProblem &p, int64_
     if (x.c0 + e < x.c1) out[(x.c0 + e) * os] = x.vals.elem[e];
 }
 
-enum class RowWalk { Gather, SingleSource };
+enum class RowWalk { Gather, Mirror, SingleSource };
 
-// What a walk needs besides the problem: nothing, or the rows with one source.
+// What a walk needs besides the problem: nothing, the padded axis whose copies
+// a mirror walk writes, or the rows with one source.
 template <RowWalk W>
 struct WalkArgs {};
+template <>
+struct WalkArgs<RowWalk::Mirror> {
+  int32_t axis;
+  int64_t lo, n, m;  // the axis's pad_low, input and output extents before it was cut to its interior
+};
 template <>
 struct WalkArgs<RowWalk::SingleSource> {
   RowDomain dom;
@@ -83,10 +91,11 @@ struct WalkArgs<RowWalk::SingleSource> {
 // Where block row g reads (in_base, -1 for a row of fill values) and writes.
 template <IndexMap M, RowWalk W>
 __device__ __forceinline__ void plan_row(const RowsProblem &p, const WalkArgs<W> &w, int64_t g, int64_t &in_base,
-                                         int64_t &out_base) {
+                                         int64_t &out_base, int64_t &mirror) {
   const int inner = p.rank - 1;
   int64_t o = 0, i = 0;
   bool fill = false;
+  mirror = 0;
   if constexpr (W == RowWalk::SingleSource) {  // dx row c reads dy row c + lo; pad_low holds -lo
     RowCoords rc(g, w.dom.extent, inner);
 #pragma unroll
@@ -104,6 +113,12 @@ __device__ __forceinline__ void plan_row(const RowsProblem &p, const WalkArgs<W>
       const int64_t m = map_index<M>(c, p.pad_low[d], p.in_extent[d]);
       fill |= m < 0;
       i += m * p.in_stride[d];
+      if constexpr (W == RowWalk::Mirror) {
+        if (d == w.axis) {  // the interior row c has at most one other copy along the axis
+          const int64_t other = other_copy<M>(c, w.lo, w.n, w.m);
+          if (other >= 0) mirror = (other - (c + w.lo)) * p.out_stride[d];
+        }
+      }
     }
   }
   in_base = fill ? -1 : i;
@@ -141,6 +156,7 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
   using P = Pack16<E>;
   constexpr int V = P::kCount;
   __shared__ int64_t s_out[kMaxRowsPerBlock];
+  __shared__ int64_t s_mirror[W == RowWalk::Mirror ? kMaxRowsPerBlock : 1];  // offset of the row's copy, 0: none
   __shared__ int64_t s_in[kMaxRowsPerBlock];  // -1: a row of fill values
   __shared__ int32_t s_head[kMaxRowsPerBlock];
 
@@ -150,9 +166,10 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
   E *out = static_cast<E *>(p.out);
 
   if (static_cast<int>(threadIdx.x) < span.nrows) {
-    int64_t in_base, out_base;
-    plan_row<M, W>(p, w, span.row0 + threadIdx.x, in_base, out_base);
+    int64_t in_base, out_base, mirror;
+    plan_row<M, W>(p, w, span.row0 + threadIdx.x, in_base, out_base, mirror);
     s_out[threadIdx.x] = out_base;
+    if constexpr (W == RowWalk::Mirror) s_mirror[threadIdx.x] = mirror;
     s_in[threadIdx.x] = in_base;
     s_head[threadIdx.x] = row_head(out + out_base, Bytes, t.vec);
   }
@@ -165,8 +182,11 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
     const int total = span.nrows * span.units;
     for (int f = threadIdx.x; f < total; f += kThreads) {
       const int r = f / span.units;
-      store_unit_elements<Bytes>(
-          p, s_out[r], load_unit_elements<Bytes, kMap>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], fill_value));
+      const UnitElements<Bytes> x =
+          load_unit_elements<Bytes, kMap>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], fill_value);
+      store_unit_elements<Bytes>(p, s_out[r], x);
+      if constexpr (W == RowWalk::Mirror)
+        if (s_mirror[r]) store_unit_elements<Bytes>(p, s_out[r] + s_mirror[r], x);
     }
     return;
   }
@@ -174,6 +194,7 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
   // One row (or a chunk of one): the lean path over its vector run.
   const int32_t head = s_head[0];
   const int64_t in_base = s_in[0], out_base = s_out[0];
+  const int64_t mirror = W == RowWalk::Mirror ? s_mirror[0] : 0;
   const int64_t width = p.out_extent[inner], n = p.in_extent[inner], lo = p.pad_low[inner];
   int64_t first = 0, last = 0;  // empty unless rows are unit-stride
   if (t.vec == V && p.out_stride[inner] == 1) {
@@ -201,16 +222,21 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
 #pragma unroll
     for (int k = 0; k < kUnitsPerThread; ++k) {
       const int64_t u = batch + k * kThreads;
-      if (lean(u))
-        *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) =
-            in_base < 0 ? fill_pack.vector : combine16(raw[k], shift);
+      if (!lean(u)) continue;
+      const uint4 v = in_base < 0 ? fill_pack.vector : combine16(raw[k], shift);
+      *reinterpret_cast<uint4 *>(out + out_base + head + (u - 1) * V) = v;
+      if constexpr (W == RowWalk::Mirror)
+        if (mirror) *reinterpret_cast<uint4 *>(out + out_base + mirror + head + (u - 1) * V) = v;
     }
   }
   // The edge units last: read ahead of the vector loads, they cost the
   // registers that occupancy needs (measured slower on the H200).
   const EdgeUnits<kThreads> edges(span.unit0, end, first, last);
-  for (int64_t edge = EdgeUnits<kThreads>::first_edge(); edge < edges.count; edge += kThreads)
-    store_unit_elements<Bytes>(p, out_base, load_unit_elements<Bytes, kMap>(p, t, edges.unit(edge), head, in_base, fill_value));
+  for (int64_t edge = EdgeUnits<kThreads>::first_edge(); edge < edges.count; edge += kThreads) {
+    const UnitElements<Bytes> x = load_unit_elements<Bytes, kMap>(p, t, edges.unit(edge), head, in_base, fill_value);
+    store_unit_elements<Bytes>(p, out_base, x);
+    if (mirror) store_unit_elements<Bytes>(p, out_base + mirror, x);
+  }
 }
 
 // 0, or the negated CUDA error of the launch.
@@ -225,8 +251,40 @@ int launch_rows_walk(const RowsProblem &p, const WalkArgs<W> &w, cudaStream_t st
   return -static_cast<int>(cudaGetLastError());
 }
 
+// A pad forward whose one padded outer axis gives no input index more than
+// two copies, and whose copies of a row share a 16-byte phase, is walked over
+// the axis's interior only, each block writing its row and the row's copy from
+// one read: a reflected plane then costs its stores but no second pass of its
+// loads through the SMs. Fills w and the cut problem q; false otherwise.
+template <int Bytes, IndexMap M>
+bool mirror_walk(const RowsProblem &p, WalkArgs<RowWalk::Mirror> &w, RowsProblem &q) {
+  w.axis = -1;
+  for (int d = 0; d < p.rank - 1; ++d) {
+    if (p.out_extent[d] == p.in_extent[d]) continue;
+    if (w.axis >= 0) return false;
+    w.axis = d;
+  }
+  if (w.axis < 0) return false;
+  const int a = w.axis;
+  w.lo = p.pad_low[a], w.n = p.in_extent[a], w.m = p.out_extent[a];
+  if ((p.out_stride[a] * Bytes) % 16 != 0) return false;
+  const int64_t hi = w.m - w.n - w.lo;
+  for (int64_t i : {int64_t{0}, int64_t{1}, w.lo, w.n - 1 - hi, w.n - 2, w.n - 1, hi - 1, w.n - w.lo})
+    if (i >= 0 && i < w.n && copy_count<M>(i, w.lo, w.n, w.m) > 2) return false;
+  q = p;
+  q.out = static_cast<unsigned char *>(p.out) + w.lo * p.out_stride[a] * Bytes;
+  q.out_extent[a] = w.n;
+  q.pad_low[a] = 0;
+  return true;
+}
+
 template <int Bytes, IndexMap M>
 int launch_gather_rows(const RowsProblem &p, cudaStream_t stream) {
+  if constexpr (M != IndexMap::Constant && M != IndexMap::Copy) {  // the modes whose rows have copies
+    WalkArgs<RowWalk::Mirror> w;
+    RowsProblem q;
+    if (mirror_walk<Bytes, M>(p, w, q)) return launch_rows_walk<Bytes, M, RowWalk::Mirror>(q, w, stream);
+  }
   return launch_rows_walk<Bytes, M, RowWalk::Gather>(p, WalkArgs<RowWalk::Gather>{}, stream);
 }
 

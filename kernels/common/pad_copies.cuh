@@ -52,6 +52,25 @@ __host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo,
   return s;
 }
 
+// The output index other than i + lo that copies input i, or -1, on an axis
+// where no index has more than two copies (the case the mirror walk serves).
+template <IndexMap M>
+__host__ __device__ __forceinline__ int64_t other_copy(int64_t i, int64_t lo, int64_t n, int64_t m) {
+  if constexpr (M == IndexMap::Reflect) {
+    if (i >= 1 && i <= lo) return lo - i;
+    const int64_t mirror = lo + 2 * (n - 1) - i;
+    return mirror >= lo + n && mirror < m ? mirror : -1;
+  } else if constexpr (M == IndexMap::Replicate) {
+    if (i == 0 && lo > 0) return 0;
+    return i == n - 1 && m > lo + n ? lo + n : -1;
+  } else if constexpr (M == IndexMap::Circular) {
+    if (i + lo - n >= 0) return i + lo - n;
+    return i + lo + n < m ? i + lo + n : -1;
+  } else {
+    return -1;
+  }
+}
+
 // How many output indices copies_of(i, ...) lists, without listing them.
 template <IndexMap M>
 __host__ __device__ __forceinline__ int64_t copy_count(int64_t i, int64_t lo, int64_t n, int64_t m) {
