@@ -177,28 +177,20 @@ __device__ __forceinline__ void plan_sum_row(const RowsProblem &p, const RowDoma
 #endif
 constexpr int kSumUnits = BARACUDA_SUMS_UNITS;
 
-// Pass 2, vectors: a chunk of the long dx rows of dom, which have several
-// outer source rows (at most kMaxSourceRows): the units inside the columns
-// [cbegin, cend) that have one inner source and whose loads stay inside every
-// source row. The other columns are left to the cells.
-struct RowsJob {
-  RowDomain dom;
-  RowTiling t;
-  int64_t cbegin, cend;
-  int64_t blocks;  // 0: no rows in this launch
-};
-
+// Pass 2, vectors: of a long dx row with several outer source rows (at most
+// kMaxSourceRows), the units inside the columns [cbegin, cend) that have one
+// inner source and whose loads stay inside every source row. The other
+// columns are left to the cells kernel.
 template <class T, IndexMap M>
-__device__ __forceinline__ void sum_rows_block(const RowsProblem &p, const RowsJob &job, int64_t block,
-                                               SumRow &s_row) {
+__global__ void __launch_bounds__(kGatherThreads)
+    pad_backward_sum_rows_kernel(RowsProblem p, RowTiling t, RowDomain dom, int64_t cbegin, int64_t cend) {
   constexpr int kThreads = kGatherThreads;
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
-  const RowTiling &t = job.t;
-  const int64_t cbegin = job.cbegin, cend = job.cend;
-  const BlockSpan span = block_span(t, block);
-  if (threadIdx.x == 0) plan_sum_row<M>(p, job.dom, span.row0, s_row);
+  __shared__ SumRow s_row;
+  const BlockSpan span = block_span(t);
+  if (threadIdx.x == 0) plan_sum_row<M>(p, dom, span.row0, s_row);
   __syncthreads();
 
   const int inner = p.rank - 1;
@@ -278,15 +270,16 @@ struct CellJobs {
 };
 
 // Passes 2 and 3, cells: one cell per thread, several rows per block, every
-// job of the launch (the leftover columns of each pass 2 walk, and pass 3).
+// job of the launch (the leftover columns of each pass 2 launch, and pass 3)
+// in one grid.
 template <class T, IndexMap M>
-__device__ __forceinline__ void sum_cells_block(const RowsProblem &p, const CellJobs &jobs, int64_t block,
-                                                SumRow *s_row) {
+__global__ void __launch_bounds__(kGatherThreads) pad_backward_sum_cells_kernel(RowsProblem p, CellJobs jobs) {
   constexpr int kThreads = kGatherThreads;
+  __shared__ SumRow s_row[kThreads];
   int j = 0;
-  while (j + 1 < jobs.count && jobs.job[j + 1].first_block <= block) ++j;
+  while (j + 1 < jobs.count && jobs.job[j + 1].first_block <= blockIdx.x) ++j;
   const CellJob &job = jobs.job[j];
-  const BlockSpan span = block_span(job.t, block - job.first_block);
+  const BlockSpan span = block_span(job.t, blockIdx.x - job.first_block);
   if (static_cast<int>(threadIdx.x) < span.nrows)
     plan_sum_row<M>(p, job.dom, span.row0 + threadIdx.x, s_row[threadIdx.x]);
   __syncthreads();
@@ -303,35 +296,15 @@ __device__ __forceinline__ void sum_cells_block(const RowsProblem &p, const Cell
   }
 }
 
-// Passes 2 and 3 in one grid: the first rows.blocks blocks sum rows as
-// vectors, the rest sum cells. Their outputs are disjoint, and the cells'
-// latency hides under the rows' traffic instead of adding a launch.
-template <class T, IndexMap M>
-__global__ void __launch_bounds__(kGatherThreads)
-    pad_backward_sums_kernel(RowsProblem p, RowsJob rows, CellJobs cells) {
-  __shared__ SumRow s_row[kGatherThreads];
-  if (blockIdx.x < rows.blocks)
-    sum_rows_block<T, M>(p, rows, blockIdx.x, s_row[0]);
-  else
-    sum_cells_block<T, M>(p, cells, blockIdx.x - rows.blocks, s_row);
-}
-
 // ---- Launches (host) ----------------------------------------------------------
 
-// Collects one rows job and up to kCellJobsPerLaunch cell jobs per launch.
+// Collects cell jobs and launches them kCellJobsPerLaunch at a time.
 template <class T, IndexMap M>
-class SumLauncher {
+class CellLauncher {
  public:
-  SumLauncher(const RowsProblem &p, cudaStream_t stream) : p_(p), stream_(stream) {}
+  CellLauncher(const RowsProblem &p, cudaStream_t stream) : p_(p), stream_(stream) {}
 
-  int add_rows(const RowsJob &job) {
-    if (rows_.blocks > 0)
-      if (const int rc = flush()) return rc;
-    rows_ = job;
-    return 0;
-  }
-
-  int add_cells(const RowDomain &dom, const IndexRanges &cols) {
+  int add(const RowDomain &dom, const IndexRanges &cols) {
     CellJob job{dom, cols, {}, 0};
     RowsProblem shape = p_;  // the tiling's view: a unit per listed column
     shape.out_extent[p_.rank - 1] = cols.size();
@@ -339,31 +312,28 @@ class SumLauncher {
     // About one cell per thread, so each block's cells wait on memory once.
     job.t = make_row_tiling(shape, dom.extent, sizeof(T), kGatherThreads, kGatherThreads / kUnitsPerThread);
     if (job.t.blocks == 0 || cols.size() == 0) return 0;
-    if (cells_.count == kCellJobsPerLaunch)
+    if (jobs_.count == kCellJobsPerLaunch)
       if (const int rc = flush()) return rc;
-    job.first_block = cell_blocks_;
-    cell_blocks_ += job.t.blocks;
-    cells_.job[cells_.count++] = job;
+    job.first_block = blocks_;
+    blocks_ += job.t.blocks;
+    jobs_.job[jobs_.count++] = job;
     return 0;
   }
 
   int flush() {
-    const int64_t blocks = rows_.blocks + cell_blocks_;
-    if (blocks == 0) return 0;
-    if (blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
-    pad_backward_sums_kernel<T, M><<<static_cast<unsigned>(blocks), kGatherThreads, 0, stream_>>>(p_, rows_, cells_);
-    rows_.blocks = 0;
-    cells_.count = 0;
-    cell_blocks_ = 0;
+    if (jobs_.count == 0) return 0;
+    if (blocks_ > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
+    pad_backward_sum_cells_kernel<T, M><<<static_cast<unsigned>(blocks_), kGatherThreads, 0, stream_>>>(p_, jobs_);
+    jobs_.count = 0;
+    blocks_ = 0;
     return -static_cast<int>(cudaGetLastError());
   }
 
  private:
   RowsProblem p_;
   cudaStream_t stream_;
-  RowsJob rows_{};
-  CellJobs cells_{};
-  int64_t cell_blocks_ = 0;
+  CellJobs jobs_{};
+  int64_t blocks_ = 0;
 };
 
 // Rows at least this many bytes long are summed as vectors, one per block,
@@ -384,16 +354,17 @@ constexpr int64_t kLongRowBytes = 2048;
 // with equal sums). dom's rows may have at most kMaxSourceRows outer sources
 // for the vectors.
 template <class T, IndexMap M>
-int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sources, SumLauncher<T, M> &sums) {
+int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sources, CellLauncher<T, M> &cells,
+                    cudaStream_t stream) {
   constexpr int64_t V = 16 / sizeof(T);
   const int inner = p.rank - 1;
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
   const IndexRanges whole{{0}, {width}, 1};
   const bool vectors = width * static_cast<int64_t>(sizeof(T)) >= kLongRowBytes && p.out_stride[inner] == 1 &&
                        p.in_stride[inner] == 1 && max_sources <= kMaxSourceRows;
-  if (!vectors) return sums.add_cells(dom, whole);
+  if (!vectors) return cells.add(dom, whole);
   const IndexRanges single = complement(summed_indices<M>(lo, width, m - width - lo), width);
-  if (single.count == 0) return sums.add_cells(dom, whole);
+  if (single.count == 0) return cells.add(dom, whole);
   int widest = 0;
   for (int k = 1; k < single.count; ++k)
     if (single.end[k] - single.begin[k] > single.end[widest] - single.begin[widest]) widest = k;
@@ -413,11 +384,15 @@ int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sour
     rest_begin = cbegin + V;
     rest_end = cend - V;
   }
-  if (rest_end - rest_begin < 2 * V) return sums.add_cells(dom, whole);
+  if (rest_end - rest_begin < 2 * V) return cells.add(dom, whole);
   const RowTiling t = make_row_tiling(p, dom.extent, sizeof(T), 1, kGatherThreads, BARACUDA_SUMS_CHUNK_BATCHES);
-  if (t.blocks > 0)
-    if (const int rc = sums.add_rows(RowsJob{dom, t, cbegin, cend, t.blocks})) return rc;
-  return sums.add_cells(dom, joined(IndexRanges{{0, rest_end}, {rest_begin, width}, 2}));
+  if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
+  if (t.blocks > 0) {
+    pad_backward_sum_rows_kernel<T, M>
+        <<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t, dom, cbegin, cend);
+    if (const int rc = -static_cast<int>(cudaGetLastError())) return rc;
+  }
+  return cells.add(dom, joined(IndexRanges{{0, rest_end}, {rest_begin, width}, 2}));
 }
 
 template <class T, IndexMap M>
@@ -448,13 +423,13 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
     max_sources = c > kMaxSourceRows ? kMaxSourceRows + 1 : max_sources * c;
     if (max_sources > kMaxSourceRows) max_sources = kMaxSourceRows + 1;
   }
-  SumLauncher<T, M> sums(p, stream);
+  CellLauncher<T, M> cells(p, stream);
   for (int d = 0; d < inner; ++d)  // pass 2
     if (summed[d].count > 0)
-      if (const int rc = launch_sum_rows<T, M>(p, domain(d), max_sources, sums)) return rc;
+      if (const int rc = launch_sum_rows<T, M>(p, domain(d), max_sources, cells, stream)) return rc;
   if (summed[inner].count > 0)  // pass 3
-    if (const int rc = sums.add_cells(domain(inner), summed[inner])) return rc;
-  return sums.flush();
+    if (const int rc = cells.add(domain(inner), summed[inner])) return rc;
+  return cells.flush();
 }
 
 template <class T>
