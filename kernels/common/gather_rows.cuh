@@ -268,9 +268,7 @@ bool mirror_walk(const RowsProblem &p, WalkArgs<RowWalk::Mirror> &w, RowsProblem
   const int a = w.axis;
   w.lo = p.pad_low[a], w.n = p.in_extent[a], w.m = p.out_extent[a];
   if ((p.out_stride[a] * Bytes) % 16 != 0) return false;
-  const int64_t hi = w.m - w.n - w.lo;
-  for (int64_t i : {int64_t{0}, int64_t{1}, w.lo, w.n - 1 - hi, w.n - 2, w.n - 1, hi - 1, w.n - w.lo})
-    if (i >= 0 && i < w.n && copy_count<M>(i, w.lo, w.n, w.m) > 2) return false;
+  if (!at_most_two_copies<M>(w.lo, w.n, w.m)) return false;
   q = p;
   q.out = static_cast<unsigned char *>(p.out) + w.lo * p.out_stride[a] * Bytes;
   q.out_extent[a] = w.n;

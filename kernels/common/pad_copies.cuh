@@ -85,6 +85,16 @@ __host__ __device__ __forceinline__ int64_t copy_count(int64_t i, int64_t lo, in
   }
 }
 
+// True when no input index of the axis has more than two copies (the index
+// counts can only change at these places, for every mode).
+template <IndexMap M>
+inline bool at_most_two_copies(int64_t lo, int64_t n, int64_t m) {
+  const int64_t hi = m - n - lo;
+  for (int64_t i : {int64_t{0}, int64_t{1}, lo, n - 1 - hi, n - 2, n - 1, hi - 1, n - lo})
+    if (i >= 0 && i < n && copy_count<M>(i, lo, n, m) > 2) return false;
+  return true;
+}
+
 // The most copies any input index of an axis has.
 template <IndexMap M>
 __host__ __device__ inline int64_t max_copies(int64_t lo, int64_t n, int64_t hi) {
@@ -103,6 +113,10 @@ __host__ __device__ inline int64_t max_copies(int64_t lo, int64_t n, int64_t hi)
 struct RowDomain {
   IndexRanges axis[kMaxRank - 1];
   int64_t extent[kMaxRank];
+  // The one padded outer axis when no other is padded and no index has more
+  // than two copies (a row's sources are then its own and one other_copy
+  // away); -1 otherwise.
+  int32_t pair_axis = -1;
 };
 
 // Where copies_of's results land, axis by axis over the outer axes: the

@@ -167,7 +167,24 @@ __device__ __forceinline__ void plan_sum_row(const RowsProblem &p, const RowDoma
     o += c * p.out_stride[d];
   }
   r.dx = o;
-  r.count = expand_copy_rows<M>(r.coord, dx_to_dy(p), r.rows, kMaxSourceRows);
+  const int a = dom.pair_axis;
+  if (a < 0) {
+    r.count = expand_copy_rows<M>(r.coord, dx_to_dy(p), r.rows, kMaxSourceRows);
+    return;
+  }
+  // One padded axis: the row's own source, and the other copy along it when
+  // there is one, in ascending dy order (the general lister's order).
+  int64_t own = 0;
+  for (int d = 0; d < inner; ++d) own += (r.coord[d] + p.pad_low[d]) * p.in_stride[d];
+  const int64_t lo = p.pad_low[a], c = r.coord[a];
+  const int64_t other = other_copy<M>(c, lo, p.out_extent[a], p.in_extent[a]);
+  r.rows[0] = own;
+  r.count = 1;
+  if (other < 0) return;
+  const int64_t other_row = own + (other - (c + lo)) * p.in_stride[a];
+  r.rows[other < c + lo ? 0 : 1] = other_row;
+  r.rows[other < c + lo ? 1 : 0] = own;
+  r.count = 2;
 }
 
 // Units a thread sums per batch (each from every source row): fewer than the
@@ -401,8 +418,15 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
   IndexRanges summed[kMaxRank];
   for (int d = 0; d < p.rank; ++d)
     summed[d] = summed_indices<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
+  // Sources by other_copy when one outer axis is padded and none of its indices has over two copies.
+  int32_t pair_axis = -1, padded = 0;
+  for (int d = 0; d < inner; ++d)
+    if (p.out_extent[d] != p.in_extent[d]) ++padded, pair_axis = d;
+  if (padded != 1 || !at_most_two_copies<M>(p.pad_low[pair_axis], p.out_extent[pair_axis], p.in_extent[pair_axis]))
+    pair_axis = -1;
   auto domain = [&](int axis) {  // axes before `axis` single-source, `axis` summed, later ones whole
     RowDomain dom{};
+    dom.pair_axis = pair_axis;
     for (int e = 0; e < inner; ++e) {
       const IndexRanges all{{0}, {p.out_extent[e]}, 1};
       dom.axis[e] = e < axis ? complement(summed[e], p.out_extent[e]) : e == axis ? summed[e] : all;
