@@ -198,9 +198,12 @@ constexpr int kSumUnits = BARACUDA_SUMS_UNITS;
 // kMaxSourceRows), the units inside the columns [cbegin, cend) that have one
 // inner source and whose loads stay inside every source row. The other
 // columns are left to the cells kernel.
+// [lean_first, lean_last): those units when every row has the same ones
+// (rows of equal 16-byte phase, found once on the host); empty: per row.
 template <class T, IndexMap M>
 __global__ void __launch_bounds__(kGatherThreads)
-    pad_backward_sum_rows_kernel(RowsProblem p, RowTiling t, RowDomain dom, int64_t cbegin, int64_t cend) {
+    pad_backward_sum_rows_kernel(RowsProblem p, RowTiling t, RowDomain dom, int64_t cbegin, int64_t cend,
+                                 int64_t lean_first, int64_t lean_last) {
   constexpr int kThreads = kGatherThreads;
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
@@ -217,12 +220,15 @@ __global__ void __launch_bounds__(kGatherThreads)
   T *row = static_cast<T *>(p.out) + s_row.dx;
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
   const int32_t head = row_head(row, sizeof(T), t.vec);
-  int64_t first = 1, last = 1 + floor_div(width - head, V);
-  for (int q = 0; q < nsrc; ++q) {
-    int64_t f, l;
-    vector_run(head, V, width, cbegin, cend, dy + s_row.rows[q], lo, m, f, l);
-    first = f > first ? f : first;
-    last = l < last ? l : last;
+  int64_t first = lean_first, last = lean_last;  // the same for every row where phases agree
+  if (first >= last) {
+    first = 1, last = 1 + floor_div(width - head, V);
+    for (int q = 0; q < nsrc; ++q) {
+      int64_t f, l;
+      vector_run(head, V, width, cbegin, cend, dy + s_row.rows[q], lo, m, f, l);
+      first = f > first ? f : first;
+      last = l < last ? l : last;
+    }
   }
   const int64_t end = span.unit0 + span.units;
   auto lean = [&](int64_t u) { return u >= first && u < last && u < end; };
@@ -388,10 +394,9 @@ int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sour
   bool uniform = true;
   for (int d = 0; d < inner; ++d)
     uniform &= (p.out_stride[d] * sizeof(T)) % 16 == 0 && (p.in_stride[d] * sizeof(T)) % 16 == 0;
-  int64_t cbegin = single.begin[widest], cend = single.end[widest], rest_begin, rest_end;
+  int64_t cbegin = single.begin[widest], cend = single.end[widest], rest_begin, rest_end, first = 0, last = 0;
   if (uniform) {
     const int32_t head = row_head(p.out, sizeof(T), V);
-    int64_t first, last;
     vector_run(head, V, width, cbegin, cend, static_cast<const T *>(p.in), lo, m, first, last);
     rest_begin = first < last ? head + (first - 1) * V : width;
     rest_end = first < last ? head + (last - 1) * V : width;
@@ -406,7 +411,7 @@ int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sour
   if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
   if (t.blocks > 0) {
     pad_backward_sum_rows_kernel<T, M>
-        <<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t, dom, cbegin, cend);
+        <<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t, dom, cbegin, cend, first, last);
     if (const int rc = -static_cast<int>(cudaGetLastError())) return rc;
   }
   return cells.add(dom, joined(IndexRanges{{0, rest_end}, {rest_begin, width}, 2}));
