@@ -12,155 +12,17 @@
 // workspace, reduced per channel in a fixed order: no atomics.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <climits>
-#include <cstring>
-#include <type_traits>
-
-#include "causal_conv1d/causal_conv1d_kernels.h"
-#include "common/accumulate.cuh"
-#include "common/element_words.cuh"
+#include "causal_conv1d/conv1d_math.cuh"
+#include "causal_conv1d/conv1d_staged.cuh"
 
 namespace baracuda::kernels::conv1d {
 
-constexpr int kThreads = 128;
-constexpr int kChunk = kConv1dChunk;  // timesteps per walk thread; a tvec block covers at most as many
-constexpr int kMaxGridY = 65535;
-
-template <class T>
-constexpr int kTimeVec = 16 / sizeof(T);
-// Channels per walk thread: bytes of one vector access, per direction (the
-// backward keeps about five times the forward's registers per channel);
-// measured on the H200, 8 and 4 beat 16 and 8. And the forward walk's
-// timesteps whose loads are in flight together.
-#ifndef BARACUDA_CONV1D_WALK_STEPS
-#define BARACUDA_CONV1D_WALK_STEPS 8
-#endif
-#ifndef BARACUDA_CONV1D_FORWARD_WALK_BYTES
-#define BARACUDA_CONV1D_FORWARD_WALK_BYTES 8
-#endif
-#ifndef BARACUDA_CONV1D_BACKWARD_WALK_BYTES
-#define BARACUDA_CONV1D_BACKWARD_WALK_BYTES 4
-#endif
-template <class T, bool Backward>
-constexpr int kChannelVec =
-    (Backward ? BARACUDA_CONV1D_BACKWARD_WALK_BYTES : BARACUDA_CONV1D_FORWARD_WALK_BYTES) / sizeof(T) > 0
-        ? (Backward ? BARACUDA_CONV1D_BACKWARD_WALK_BYTES : BARACUDA_CONV1D_FORWARD_WALK_BYTES) / sizeof(T)
-        : 1;
-
-// V elements, loaded and stored through `raw` as one vector access (a copy
-// of the element array compiles to one access per element: measured 59% of
-// sectors wasted).
-template <class T, int V>
-union Vec {
-  typename Word<sizeof(T) * V>::type raw;
-  typename Word<sizeof(T)>::type v[V];
-};
-
-template <class T>
-using Acc = typename Accum<T>::type;
-
-template <class T>
-__device__ __forceinline__ T *at(const Conv1dView &v, int64_t i0, int64_t i1, int64_t i2) {
-  return static_cast<T *>(v.data) + i0 * v.stride[0] + i1 * v.stride[1] + i2 * v.stride[2];
-}
-template <class T>
-__device__ __forceinline__ Acc<T> get(const Conv1dView &v, int64_t i0, int64_t i1, int64_t i2) {
-  return Accum<T>::load(*at<T>(v, i0, i1, i2));
-}
-
-// sigmoid in T's accumulator. f32 math takes the hardware exp2 and
-// reciprocal: within a few ulp, far cheaper than the IEEE paths, which made
-// the kernels instruction-bound. bf16 (whose output rounding is 2^-9) takes
-// one tanh.approx (error 2^-11) instead: measured 25% faster channels-last.
-#ifndef BARACUDA_CONV1D_TANH_SIGMOID
-#define BARACUDA_CONV1D_TANH_SIGMOID 1
-#endif
-template <class T>
-__device__ __forceinline__ Acc<T> sigmoid(Acc<T> z) {
-  if constexpr (sizeof(T) == 8) {
-    return 1.0 / (1.0 + exp(-z));
-  } else if constexpr (BARACUDA_CONV1D_TANH_SIGMOID && std::is_same_v<T, __nv_bfloat16>) {
-    float t;
-    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(0.5f * z));
-    return fmaf(0.5f, t, 0.5f);
-  } else {
-    return __fdividef(1.0f, 1.0f + __expf(-z));
-  }
-}
-
-template <class T>
-__device__ __forceinline__ Acc<T> activate(Acc<T> z, bool silu) {
-  return silu ? z * sigmoid<T>(z) : z;
-}
-// d act / d z at z.
-template <class T>
-__device__ __forceinline__ Acc<T> activation_slope(Acc<T> z, bool silu) {
-  using A = Acc<T>;
-  if (!silu) return A(1);
-  const A s = sigmoid<T>(z);
-  return s * (A(1) + z * (A(1) - s));
-}
-
-// Channel c's taps and bias, in the accumulator type.
+// upstream with the activation chosen at run time, for the kernels below that
+// serve the layouts without a staged path.
 template <class T, int W>
-struct Taps {
-  Acc<T> w[W];
-  Acc<T> bias;
-  __device__ Taps(const Conv1dProblem &p, int64_t c) {
-#pragma unroll
-    for (int k = 0; k < W; ++k) w[k] = get<T>(p.weight, c, k, 0);
-    bias = p.bias.data ? get<T>(p.bias, c, 0, 0) : Acc<T>(0);
-  }
-};
-
-// x padded on the left: x, INITIAL_STATES or 0 at t >= -(W-1).
-template <class T, int W>
-__device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64_t c, int64_t t) {
-  if (t >= 0) return get<T>(p.x, b, c, t);
-  return p.initial.data ? get<T>(p.initial, b, c, t + W - 1) : Acc<T>(0);
-}
-
-// V consecutive elements from ptr: one vector load when V > 1 (V is 1
-// wherever the run's axis is not unit-stride). Kernels load a batch of these
-// raw before unpacking any, so that the loads are in flight together (the
-// compiler may not move a load above a store to a possibly aliasing output).
-template <class T, int V>
-__device__ __forceinline__ Vec<T, V> load_vec(const T *ptr) {
-  Vec<T, V> v;
-  v.raw = *reinterpret_cast<const decltype(v.raw) *>(ptr);
-  return v;
-}
-template <class T, int V>
-__device__ __forceinline__ void unpack(const Vec<T, V> &v, Acc<T> *out) {
-#pragma unroll
-  for (int e = 0; e < V; ++e) {
-    T x;
-    memcpy(&x, &v.v[e], sizeof(T));
-    out[e] = Accum<T>::load(x);
-  }
-}
-template <class T, int V>
-__device__ __forceinline__ void store_run(T *ptr, const Acc<T> *in) {
-  Vec<T, V> v;
-#pragma unroll
-  for (int e = 0; e < V; ++e) {
-    const T x = Accum<T>::store(in[e]);
-    memcpy(&v.v[e], &x, sizeof(T));
-  }
-  *reinterpret_cast<decltype(v.raw) *>(ptr) = v.raw;
-}
-
-// (b, c) of row r of B*C, in 32 bits where it fits.
-__device__ __forceinline__ void split_row(int64_t r, int64_t channels, int64_t &b, int64_t &c) {
-  if (r <= INT32_MAX && channels <= INT32_MAX) {
-    b = static_cast<uint32_t>(r) / static_cast<uint32_t>(channels);
-    c = static_cast<uint32_t>(r) - static_cast<uint32_t>(b) * static_cast<uint32_t>(channels);
-  } else {
-    b = r / channels;
-    c = r - b * channels;
-  }
+__device__ __forceinline__ Acc<T> upstream_of(const Conv1dProblem &p, const Taps<T, W> &taps, const Acc<T> *xs,
+                                              Acc<T> dy) {
+  return p.silu ? upstream<T, W, true>(taps, xs, dy) : dy;
 }
 
 // ---- Forward ------------------------------------------------------------------
@@ -259,7 +121,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
             A z = taps.bias;
 #pragma unroll
             for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
-            out[e] = activate<T>(z, p.silu);
+            out[e] = p.silu ? activate<T, true>(z) : z;
           }
           store_run<T, V>(yr + u * V * sy, out);
         }
@@ -271,7 +133,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
 template <class T, int W, int V>
 __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p) {
   using A = Acc<T>;
-  constexpr int kSteps = BARACUDA_CONV1D_WALK_STEPS;  // timesteps whose loads are in flight together
+  constexpr int kSteps = 8;  // timesteps whose loads are in flight together
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
@@ -311,7 +173,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
           A z = bias[v];
 #pragma unroll
           for (int j = 0; j < W; ++j) z += w[v][j] * hist[j][v];
-          out[v] = activate<T>(z, p.silu);
+          out[v] = p.silu ? activate<T, true>(z) : z;
         }
         store_run<T, V>(yb + (t + s) * sy, out);
 #pragma unroll
@@ -324,43 +186,6 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
 }
 
 // ---- Backward -----------------------------------------------------------------
-
-// g = dy * act'(z) at timestep t of row (b, c), from the W inputs xs[0 .. W)
-// = x_pad[t - (W-1) .. t]; 0 past the end of the row.
-template <class T, int W>
-__device__ __forceinline__ Acc<T> upstream(const Conv1dProblem &p, const Taps<T, W> &taps, const Acc<T> *xs,
-                                           Acc<T> dy) {
-  if (!p.silu) return dy;
-  Acc<T> z = taps.bias;
-#pragma unroll
-  for (int j = 0; j < W; ++j) z += taps.w[j] * xs[j];
-  return dy * activation_slope<T>(z, true);
-}
-
-// Sums each of the block's threads' parts[W+1] (xor-shuffle tree in a warp,
-// then the warps in order: fixed, so bit-stable) into
-// partials[(slot * C + c) * (W+1) + k]. Every thread of the block calls it.
-template <class A, int W>
-__device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, int64_t slot, int64_t channels,
-                                               int64_t c) {
-  constexpr int kWarps = kThreads / 32;
-  __shared__ A red[kWarps][W + 1];
-#pragma unroll
-  for (int k = 0; k <= W; ++k) {
-    A v = parts[k];
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
-    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32][k] = v;
-  }
-  __syncthreads();
-  if (threadIdx.x <= W) {
-    A sum = red[0][threadIdx.x];
-#pragma unroll
-    for (int w = 1; w < kWarps; ++w) sum += red[w][threadIdx.x];
-    partials[(slot * channels + c) * (W + 1) + threadIdx.x] = sum;
-  }
-  __syncthreads();
-}
 
 // The backward in warp segments, walked right to left: a lane's g for the
 // W-1 timesteps after its run (which dx needs) comes from the lanes after it
@@ -387,7 +212,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
       A xw[W];
 #pragma unroll
       for (int j = 0; j < W; ++j) xw[j] = x_pad<T, W>(p, b, c, t - (W - 1) + j);
-      return upstream<T, W>(p, taps, xw, Accum<T>::load(dyr[t * sdy]));
+      return upstream_of<T, W>(p, taps, xw, Accum<T>::load(dyr[t * sdy]));
     };
     A parts[W + 1] = {};
     A gcarry[W - 1];  // g at the W-1 timesteps after the step's last live unit
@@ -439,7 +264,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
         }
         if (p.silu) {
 #pragma unroll
-          for (int e = 0; e < V; ++e) g[e] = upstream<T, W>(p, taps, xs + e, g[e]);
+          for (int e = 0; e < V; ++e) g[e] = upstream<T, W, true>(taps, xs + e, g[e]);
         }
         A gs[V + W - 1];  // g over the run and the W-1 timesteps after it
 #pragma unroll
@@ -543,7 +368,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
             A z = bias[v];
 #pragma unroll
             for (int j = 0; j < W; ++j) z += w[v][j] * xw[j][v];
-            g *= activation_slope<T>(z, true);
+            g *= activation_slope<T, true>(z);
           }
           gw[W - 1][v] = g;
           if (s < t1) {
@@ -607,7 +432,7 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
     A xs[W];
 #pragma unroll
     for (int j = 0; j < W; ++j) xs[j] = x_pad<T, W>(p, b, c, s - (W - 1) + j);
-    g[s] = upstream<T, W>(p, taps, xs, get<T>(p.dy, b, c, s));
+    g[s] = upstream_of<T, W>(p, taps, xs, get<T>(p.dy, b, c, s));
   }
 #pragma unroll
   for (int j = 0; j < W - 1; ++j) {
@@ -650,7 +475,7 @@ __global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
     A z = taps.bias;
 #pragma unroll
     for (int j = 0; j < W; ++j) z += taps.w[j] * win[j];
-    *at<T>(p.y, b, c, i) = Accum<T>::store(activate<T>(z, p.silu));
+    *at<T>(p.y, b, c, i) = Accum<T>::store(p.silu ? activate<T, true>(z) : z);
   }
   if (circular) {
     for (int64_t i = 0; i < n; ++i) *at<T>(p.state, b, c, slot(i)) = *at<T>(p.x, b, c, i);
@@ -681,50 +506,78 @@ bool vector_layout(std::initializer_list<const Conv1dView *> views, int fast, in
   return true;
 }
 
-enum class Walk { TimeVector, Time, ChannelVector, Channel };
+enum class Walk { TimeTiles, ChannelTiles, Time, Channel };
 
-template <class T, bool Backward>
+// Time tiles where rows are contiguous and 16-byte aligned; channel tiles
+// where channels are (2- and 4-byte types: an f64 box would not fit the
+// ring); else the register-fed kernels along the smaller stride.
+template <class T>
 Walk choose_walk(const Conv1dProblem &p, std::initializer_list<const Conv1dView *> views) {
-  if (vector_layout<T, kTimeVec<T>>(views, 2, p.length)) return Walk::TimeVector;
-  if (vector_layout<T, kChannelVec<T, Backward>>(views, 1, p.channels)) return Walk::ChannelVector;
+  if (vector_layout<T, kTimeVec<T>>(views, 2, p.length)) return Walk::TimeTiles;
+  if (sizeof(T) <= 4 && vector_layout<T, kTimeVec<T>>(views, 1, p.channels)) return Walk::ChannelTiles;
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
   return st <= sc ? Walk::Time : Walk::Channel;
 }
 
-constexpr int64_t kUnitsPerBlock = kThreads * kSegmentSteps;  // each warp a segment of 32 * kSegmentSteps
-inline dim3 tvec_grid(const Conv1dProblem &p, int v) {
-  const int64_t units = (p.length + v - 1) / v;
-  const int64_t rows = p.batch * p.channels;
-  const int64_t x = (units + kUnitsPerBlock - 1) / kUnitsPerBlock;
+inline dim3 rows_grid(int64_t x, int64_t rows) {
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(rows < kMaxGridY ? rows : kMaxGridY));
 }
+constexpr int64_t kUnitsPerBlock = kThreads * kSegmentSteps;  // each warp a segment of 32 * kSegmentSteps
+inline dim3 tvec_grid(const Conv1dProblem &p) {
+  return rows_grid((p.length + kUnitsPerBlock - 1) / kUnitsPerBlock, p.batch * p.channels);
+}
+template <int Steps>
+dim3 time_tiles_grid(const Conv1dProblem &p, int v) {
+  constexpr int64_t vecs = TimeTiles<Steps>::kVecs;
+  const int64_t tiles = (p.length / v + vecs - 1) / vecs;
+  return rows_grid((tiles + kTilesPerBlock - 1) / kTilesPerBlock,
+                   (p.batch * p.channels + kRowsPerBlock - 1) / kRowsPerBlock);
+}
+// Blocks of kThreads * v channels by (b, chunk) pairs: the walk and the channel tiles.
 inline dim3 walk_grid(const Conv1dProblem &p, int v) {
   const int64_t groups = (p.channels + v - 1) / v;
-  const int64_t pairs = p.batch * ((p.length + kChunk - 1) / kChunk);
-  return dim3(static_cast<unsigned>((groups + kThreads - 1) / kThreads),
-              static_cast<unsigned>(pairs < kMaxGridY ? pairs : kMaxGridY));
+  return rows_grid((groups + kThreads - 1) / kThreads, p.batch * ((p.length + kChunk - 1) / kChunk));
 }
-// Every launch's x extent within 2^31 - 1 blocks: the tvec and walk grids, and
-// the one-thread-per-row (B*C) and per-tap (C*(W+1)) kernels.
+// Every launch's x extent within 2^31 - 1 blocks: the tvec grid (the widest
+// along L), the walk grids, and the one-thread-per-row (B*C) and per-tap
+// (C*(W+1)) kernels.
 inline bool grid_fits(const Conv1dProblem &p) {
   return (p.length + kUnitsPerBlock - 1) / kUnitsPerBlock <= INT_MAX && p.channels / kThreads < INT_MAX &&
          p.batch * p.channels / kThreads < INT_MAX && p.channels * (p.width + 1) / kThreads < INT_MAX;
 }
 
+// fn(std::true_type) where silu, else fn(std::false_type): the staged
+// kernels take the activation as a template argument.
+template <class Fn>
+void with_silu(bool silu, Fn &&fn) {
+  if (silu) {
+    fn(std::true_type{});
+  } else {
+    fn(std::false_type{});
+  }
+}
+
+inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
+
 template <class T, int W>
 int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels * p.length > 0) {
-    switch (choose_walk<T, false>(p, {&p.x, &p.y})) {
-      case Walk::TimeVector:
-        forward_tvec_kernel<T, W, kTimeVec<T>><<<tvec_grid(p, kTimeVec<T>), kThreads, 0, stream>>>(p);
+    switch (choose_walk<T>(p, {&p.x, &p.y})) {
+      case Walk::TimeTiles:
+        with_silu(p.silu, [&](auto silu) {
+          forward_time_tiles_kernel<T, W, silu>
+              <<<time_tiles_grid<kForwardTileSteps>(p, kTimeVec<T>), kThreads, 0, stream>>>(p);
+        });
+        break;
+      case Walk::ChannelTiles:
+        if constexpr (sizeof(T) <= 4)
+          with_silu(p.silu, [&](auto silu) {
+            forward_channel_tiles_kernel<T, W, silu><<<walk_grid(p, kForwardChannelVec<T>), kThreads, 0, stream>>>(p);
+          });
         break;
       case Walk::Time:
-        forward_tvec_kernel<T, W, 1><<<tvec_grid(p, 1), kThreads, 0, stream>>>(p);
-        break;
-      case Walk::ChannelVector:
-        forward_walk_kernel<T, W, kChannelVec<T, false>>
-            <<<walk_grid(p, kChannelVec<T, false>), kThreads, 0, stream>>>(p);
+        forward_tvec_kernel<T, W, 1><<<tvec_grid(p), kThreads, 0, stream>>>(p);
         break;
       case Walk::Channel:
         forward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p);
@@ -733,8 +586,7 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
     if (const int rc = launch_error()) return rc;
   }
   if (p.final_states.data && p.batch * p.channels > 0) {
-    row_ends_kernel<T, W>
-        <<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p);
+    row_ends_kernel<T, W><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
     return launch_error();
   }
   return 0;
@@ -744,38 +596,43 @@ template <class T, int W>
 int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream) {
   int64_t slots = 0;
   if (p.batch * p.channels * p.length > 0) {
-    const Walk walk = choose_walk<T, true>(p, {&p.x, &p.dy, &p.dx});
-    const dim3 grid = walk == Walk::TimeVector      ? tvec_grid(p, kTimeVec<T>)
-                      : walk == Walk::Time          ? tvec_grid(p, 1)
-                      : walk == Walk::ChannelVector ? walk_grid(p, kChannelVec<T, true>)
-                                                    : walk_grid(p, 1);
-    slots = walk == Walk::TimeVector || walk == Walk::Time ? p.batch * grid.x
-                                                           : p.batch * ((p.length + kChunk - 1) / kChunk);
-    switch (walk) {
-      case Walk::TimeVector:
-        backward_tvec_kernel<T, W, kTimeVec<T>><<<grid, kThreads, 0, stream>>>(p, partials);
+    const int64_t chunk_slots = p.batch * ((p.length + kChunk - 1) / kChunk);
+    switch (choose_walk<T>(p, {&p.x, &p.dy, &p.dx})) {
+      case Walk::TimeTiles: {
+        const dim3 grid = time_tiles_grid<kBackwardTileSteps>(p, kTimeVec<T>);
+        slots = p.batch * grid.x;
+        with_silu(p.silu, [&](auto silu) {
+          backward_time_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p, partials);
+        });
         break;
-      case Walk::Time:
+      }
+      case Walk::ChannelTiles:
+        slots = chunk_slots;
+        if constexpr (sizeof(T) <= 4)
+          with_silu(p.silu, [&](auto silu) {
+            backward_channel_tiles_kernel<T, W, silu>
+                <<<walk_grid(p, kBackwardChannelVec<T>), kThreads, 0, stream>>>(p, partials);
+          });
+        break;
+      case Walk::Time: {
+        const dim3 grid = tvec_grid(p);
+        slots = p.batch * grid.x;
         backward_tvec_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials);
         break;
-      case Walk::ChannelVector:
-        backward_walk_kernel<T, W, kChannelVec<T, true>><<<grid, kThreads, 0, stream>>>(p, partials);
-        break;
+      }
       case Walk::Channel:
-        backward_walk_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials);
+        slots = chunk_slots;
+        backward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p, partials);
         break;
     }
     if (const int rc = launch_error()) return rc;
   }
   if ((p.dweight.data || p.dbias.data) && p.channels > 0) {
-    reduce_partials_kernel<T, W>
-        <<<static_cast<unsigned>((p.channels * (W + 1) + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p, partials,
-                                                                                                           slots);
+    reduce_partials_kernel<T, W><<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, slots);
     if (const int rc = launch_error()) return rc;
   }
   if (p.dinitial.data && p.batch * p.channels > 0) {
-    row_ends_kernel<T, W>
-        <<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p);
+    row_ends_kernel<T, W><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
     return launch_error();
   }
   return 0;
@@ -784,25 +641,30 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
 template <class T, int W>
 int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels == 0) return 0;
-  update_kernel<T, W>
-      <<<static_cast<unsigned>((p.batch * p.channels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(p);
+  update_kernel<T, W><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
   return launch_error();
 }
 
-// Widths served: 2, 3, 4 (the plan rejects others first).
-template <class T>
-int forward(const Conv1dProblem &p, cudaStream_t stream) {
-  if (!grid_fits(p)) return 3;
-  switch (p.width) {
+// fn(std::integral_constant<int, W>) for the widths served, 2, 3 and 4 (the
+// plan rejects others first).
+template <class Fn>
+int with_width(int width, Fn &&fn) {
+  switch (width) {
     case 2:
-      return forward_width<T, 2>(p, stream);
+      return fn(std::integral_constant<int, 2>{});
     case 3:
-      return forward_width<T, 3>(p, stream);
+      return fn(std::integral_constant<int, 3>{});
     case 4:
-      return forward_width<T, 4>(p, stream);
+      return fn(std::integral_constant<int, 4>{});
     default:
       return 3;
   }
+}
+
+template <class T>
+int forward(const Conv1dProblem &p, cudaStream_t stream) {
+  if (!grid_fits(p)) return 3;
+  return with_width(p.width, [&](auto w) { return forward_width<T, decltype(w)::value>(p, stream); });
 }
 
 template <class T>
@@ -811,31 +673,13 @@ int backward(const Conv1dProblem &p, void *workspace, size_t workspace_bytes, cu
   if (workspace_bytes < causal_conv1d_backward_workspace(p.batch, p.channels, p.length, p.width, sizeof(T) == 8))
     return 4;
   auto *partials = static_cast<Acc<T> *>(workspace);
-  switch (p.width) {
-    case 2:
-      return backward_width<T, 2>(p, partials, stream);
-    case 3:
-      return backward_width<T, 3>(p, partials, stream);
-    case 4:
-      return backward_width<T, 4>(p, partials, stream);
-    default:
-      return 3;
-  }
+  return with_width(p.width, [&](auto w) { return backward_width<T, decltype(w)::value>(p, partials, stream); });
 }
 
 template <class T>
 int update(const Conv1dProblem &p, cudaStream_t stream) {
   if (!grid_fits(p)) return 3;
-  switch (p.width) {
-    case 2:
-      return update_width<T, 2>(p, stream);
-    case 3:
-      return update_width<T, 3>(p, stream);
-    case 4:
-      return update_width<T, 4>(p, stream);
-    default:
-      return 3;
-  }
+  return with_width(p.width, [&](auto w) { return update_width<T, decltype(w)::value>(p, stream); });
 }
 
 }  // namespace baracuda::kernels::conv1d

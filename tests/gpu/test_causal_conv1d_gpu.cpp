@@ -19,8 +19,11 @@ const SeqLayout kLayouts[] = {SeqLayout::Contiguous, SeqLayout::ChannelsLast, Se
 struct Size {
   int64_t batch, channels, length;
 };
-// L = 1, L < W, odd C and L, lengths past one chunk (256), vector-friendly and not.
-const Size kSizes[] = {{2, 3, 1}, {1, 5, 2}, {2, 8, 67}, {3, 17, 300}, {2, 16, 1024}};
+// L = 1, L < W, odd C and L, lengths past one chunk (256), vector-friendly and
+// not; rows of several time tiles with a partial last one (2056, 8200: more
+// tiles than a block takes), channel counts over one block's with a partial
+// last group (136), chunks with a short last one.
+const Size kSizes[] = {{2, 3, 1}, {1, 5, 2}, {2, 8, 67}, {3, 17, 300}, {2, 16, 1024}, {2, 136, 2056}, {1, 24, 8200}};
 
 Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t width, SeqLayout layout,
                      uint64_t seed) {
@@ -90,7 +93,7 @@ TEST_CASE("causal conv1d backward through SiLU with initial states and their gra
   for (baracuda_dtype_t dtype : kDtypes)
     for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast, SeqLayout::Strided})
       for (int flags = 0; flags < 16; ++flags) {
-        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, {2, 12, 600}, 4, layout, seed++);
+        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, {2, 16, 2056}, 4, layout, seed++);
         c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
         CHECK_CASE(c, run_conv1d);
       }

@@ -1,0 +1,215 @@
+// What every causal conv1d kernel shares: element access through strided
+// views, vector packs, the activation and its slope in the accumulator type,
+// a channel's taps, and the block reduction of dw/db partial sums.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstring>
+#include <type_traits>
+
+#include "causal_conv1d/causal_conv1d_kernels.h"
+#include "common/accumulate.cuh"
+#include "common/element_words.cuh"
+
+namespace baracuda::kernels::conv1d {
+
+constexpr int kThreads = 128;
+constexpr int kChunk = kConv1dChunk;  // timesteps of a channel walk; a time-segment block covers at most as many
+constexpr int kMaxGridY = 65535;
+
+template <class T>
+constexpr int kTimeVec = 16 / sizeof(T);
+// V elements, loaded and stored through `raw` as one vector access (a copy
+// of the element array compiles to one access per element: measured 59% of
+// sectors wasted).
+template <class T, int V>
+union Vec {
+  typename Word<sizeof(T) * V>::type raw;
+  typename Word<sizeof(T)>::type v[V];
+};
+
+template <class T>
+using Acc = typename Accum<T>::type;
+
+template <class T>
+__device__ __forceinline__ T *at(const Conv1dView &v, int64_t i0, int64_t i1, int64_t i2) {
+  return static_cast<T *>(v.data) + i0 * v.stride[0] + i1 * v.stride[1] + i2 * v.stride[2];
+}
+template <class T>
+__device__ __forceinline__ Acc<T> get(const Conv1dView &v, int64_t i0, int64_t i1, int64_t i2) {
+  return Accum<T>::load(*at<T>(v, i0, i1, i2));
+}
+
+// sigmoid in T's accumulator. f32 math takes the hardware exp2 and
+// reciprocal: within a few ulp, far cheaper than the IEEE paths, which made
+// the kernels instruction-bound. bf16 (whose output rounding is 2^-9) takes
+// one tanh.approx (error 2^-11) instead: measured 25% faster channels-last.
+#ifndef BARACUDA_CONV1D_TANH_SIGMOID
+#define BARACUDA_CONV1D_TANH_SIGMOID 1
+#endif
+template <class T>
+__device__ __forceinline__ Acc<T> sigmoid(Acc<T> z) {
+  if constexpr (sizeof(T) == 8) {
+    return 1.0 / (1.0 + exp(-z));
+  } else if constexpr (BARACUDA_CONV1D_TANH_SIGMOID && std::is_same_v<T, __nv_bfloat16>) {
+    float t;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(0.5f * z));
+    return fmaf(0.5f, t, 0.5f);
+  } else {
+    return __fdividef(1.0f, 1.0f + __expf(-z));
+  }
+}
+
+// The activation is a compile-time choice in the staged kernels' loops: a
+// runtime one compiled to a branch per element, each element in
+// its own basic block, and cost the instruction-level parallelism between them.
+template <class T, bool Silu>
+__device__ __forceinline__ Acc<T> activate(Acc<T> z) {
+  if constexpr (Silu) {
+    return z * sigmoid<T>(z);
+  } else {
+    return z;
+  }
+}
+// d act / d z at z.
+template <class T, bool Silu>
+__device__ __forceinline__ Acc<T> activation_slope(Acc<T> z) {
+  using A = Acc<T>;
+  if constexpr (Silu) {
+    const A s = sigmoid<T>(z);
+    return s * (A(1) + z * (A(1) - s));
+  } else {
+    return A(1);
+  }
+}
+// Channel c's taps and bias, in the accumulator type.
+template <class T, int W>
+struct Taps {
+  Acc<T> w[W];
+  Acc<T> bias;
+  __device__ Taps(const Conv1dProblem &p, int64_t c) {
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = get<T>(p.weight, c, k, 0);
+    bias = p.bias.data ? get<T>(p.bias, c, 0, 0) : Acc<T>(0);
+  }
+};
+
+// x padded on the left: x, INITIAL_STATES or 0 at t >= -(W-1).
+template <class T, int W>
+__device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64_t c, int64_t t) {
+  if (t >= 0) return get<T>(p.x, b, c, t);
+  return p.initial.data ? get<T>(p.initial, b, c, t + W - 1) : Acc<T>(0);
+}
+
+// V consecutive elements from ptr: one vector load when V > 1 (V is 1
+// wherever the run's axis is not unit-stride). Kernels load a batch of these
+// raw before unpacking any, so that the loads are in flight together (the
+// compiler may not move a load above a store to a possibly aliasing output).
+template <class T, int V>
+__device__ __forceinline__ Vec<T, V> load_vec(const T *ptr) {
+  Vec<T, V> v;
+  v.raw = *reinterpret_cast<const decltype(v.raw) *>(ptr);
+  return v;
+}
+template <class T, int V>
+__device__ __forceinline__ void unpack(const Vec<T, V> &v, Acc<T> *out) {
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    T x;
+    memcpy(&x, &v.v[e], sizeof(T));
+    out[e] = Accum<T>::load(x);
+  }
+}
+// V elements rounded to T and stored as one access of sizeof(T) * V bytes
+// (global memory), packed into 32-bit words. Written as PTX because in the
+// staged kernels the compiler split a plain 16-byte store into four 4-byte
+// ones (measured: 3.7x the L2 write sectors, L2 at 96% of its throughput).
+template <class T>
+__device__ __forceinline__ uint64_t bits_of(Acc<T> v) {
+  const T x = Accum<T>::store(v);
+  typename Word<sizeof(T)>::type w;
+  memcpy(&w, &x, sizeof(T));
+  return w;
+}
+template <class T, int V>
+__device__ __forceinline__ void store_run(T *ptr, const Acc<T> *in) {
+  constexpr int kBytes = static_cast<int>(sizeof(T)) * V;
+  if constexpr (kBytes < 4) {
+    *ptr = Accum<T>::store(in[0]);
+  } else {
+    constexpr int kWords = kBytes / 4;
+    uint32_t w[kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+      if constexpr (sizeof(T) == 2) {
+        w[i] = static_cast<uint32_t>(bits_of<T>(in[2 * i]) | bits_of<T>(in[2 * i + 1]) << 16);
+      } else if constexpr (sizeof(T) == 4) {
+        w[i] = static_cast<uint32_t>(bits_of<T>(in[i]));
+      } else {
+        w[i] = static_cast<uint32_t>(bits_of<T>(in[i / 2]) >> (32 * (i % 2)));
+      }
+    }
+    if constexpr (kWords == 1) {
+      *reinterpret_cast<uint32_t *>(ptr) = w[0];
+    } else if constexpr (kWords == 2) {
+      asm volatile("{\n.reg .u64 g;\ncvta.to.global.u64 g, %0;\nst.global.v2.u32 [g], {%1, %2};\n}" ::"l"(ptr),
+                   "r"(w[0]), "r"(w[1]));
+    } else {
+      asm volatile("{\n.reg .u64 g;\ncvta.to.global.u64 g, %0;\nst.global.v4.u32 [g], {%1, %2, %3, %4};\n}" ::"l"(ptr),
+                   "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
+    }
+  }
+}
+
+// (b, c) of row r of B*C, in 32 bits where it fits.
+__device__ __forceinline__ void split_row(int64_t r, int64_t channels, int64_t &b, int64_t &c) {
+  if (r <= INT32_MAX && channels <= INT32_MAX) {
+    b = static_cast<uint32_t>(r) / static_cast<uint32_t>(channels);
+    c = static_cast<uint32_t>(r) - static_cast<uint32_t>(b) * static_cast<uint32_t>(channels);
+  } else {
+    b = r / channels;
+    c = r - b * channels;
+  }
+}
+
+// g = dy * act'(z) at a timestep, from its W inputs xs[0 .. W) = x_pad[t - (W-1) .. t].
+template <class T, int W, bool Silu>
+__device__ __forceinline__ Acc<T> upstream(const Taps<T, W> &taps, const Acc<T> *xs, Acc<T> dy) {
+  if constexpr (Silu) {
+    Acc<T> z = taps.bias;
+#pragma unroll
+    for (int j = 0; j < W; ++j) z += taps.w[j] * xs[j];
+    return dy * activation_slope<T, true>(z);
+  } else {
+    return dy;
+  }
+}
+
+// Sums each of the block's threads' parts[W+1] (xor-shuffle tree in a warp,
+// then the warps in order: fixed, so bit-stable) into
+// partials[(slot * C + c) * (W+1) + k]. Every thread of the block calls it.
+template <class A, int W>
+__device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, int64_t slot, int64_t channels,
+                                               int64_t c) {
+  constexpr int kWarps = kThreads / 32;
+  __shared__ A red[kWarps][W + 1];
+#pragma unroll
+  for (int k = 0; k <= W; ++k) {
+    A v = parts[k];
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32][k] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x <= W) {
+    A sum = red[0][threadIdx.x];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) sum += red[w][threadIdx.x];
+    partials[(slot * channels + c) * (W + 1) + threadIdx.x] = sum;
+  }
+  __syncthreads();
+}
+
+}  // namespace baracuda::kernels::conv1d

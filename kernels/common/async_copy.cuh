@@ -1,0 +1,48 @@
+// Global-to-shared copies that do not pass through registers (cp.async,
+// sm_80 and later): a block can keep many tiles' bytes in flight without
+// spending registers on them, which is what memory-bound kernels with a
+// heavy per-element body lack.
+#pragma once
+
+namespace baracuda::kernels {
+
+// 16 bytes, both addresses 16-byte aligned; cached in L2 only (streamed data).
+__device__ __forceinline__ void async_copy16(void *shared, const void *global) {
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(global) : "memory");
+}
+
+// Closes the group of the copies this thread issued since the last commit.
+__device__ __forceinline__ void async_copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Waits until at most Pending of this thread's groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void async_copy_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Runs items 0 .. items-1 of a block through a ring of Stages shared buffers:
+// load(i, stage) issues item i's copies (and may store into the stage
+// directly), use(i, stage) reads the stage once every thread's copies have
+// landed, while the next Stages - 1 items' copies are in flight. Every
+// thread of the block calls it with the same items.
+template <int Stages, class Load, class Use>
+__device__ __forceinline__ void stream_stages(int64_t items, Load &&load, Use &&use) {
+  static_assert(Stages >= 2, "a ring needs a stage to fill while another is used");
+#pragma unroll
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < items) load(int64_t{s}, s);
+    async_copy_commit();
+  }
+  for (int64_t i = 0; i < items; ++i) {
+    const int64_t ahead = i + Stages - 1;  // its stage was used by item i - 1, released by the barrier below
+    if (ahead < items) load(ahead, static_cast<int>(ahead % Stages));
+    async_copy_commit();
+    async_copy_wait<Stages - 1>();
+    __syncthreads();
+    use(i, static_cast<int>(i % Stages));
+    __syncthreads();
+  }
+}
+
+}  // namespace baracuda::kernels
