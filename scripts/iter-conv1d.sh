@@ -15,6 +15,10 @@ for r in barrier long_scoreboard short_scoreboard mio_throttle lg_throttle wait 
 done
 for pr in ${PROFILE:-}; do
   f=${pr%%:*}; k=${pr#*:}; n=$(echo "$k" | tr -c "a-zA-Z0-9_\n" "_")
+  if [ -n "${SOURCE:-}" ]; then
+    ncu --kernel-name-base demangled -k "regex:$k" --launch-count 1 --section SourceCounters --page source \
+      --print-source sass --csv build-gpu/bench/bench_ops $f >$OUT/src-$n.csv 2>&1
+  fi
   ncu --kernel-name-base demangled -k "regex:$k" --launch-count 1 \
     --metrics "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sector_op_read_hit_rate.pct,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed$stalls" \
     build-gpu/bench/bench_ops $f >$OUT/ncu-$n.txt 2>&1

@@ -84,6 +84,19 @@ __device__ __forceinline__ Acc<T> activation_slope(Acc<T> z) {
     return A(1);
   }
 }
+// The bf16 SiLU backward through t = tanh(h), h = z/2 (the sigmoid above):
+// 2 g = dy (1 + t + h (1 - t^2)), four instructions once h is summed. A kernel
+// taking it keeps its taps halved (exact), so that their sum is h and
+// sum_k (w_k / 2) (2 g) is the dx it would have summed, and halves the 2 g
+// where it accumulates them (exact as well).
+template <class T, bool Silu>
+constexpr bool kHalvedSilu = Silu &&BARACUDA_CONV1D_TANH_SIGMOID &&std::is_same_v<T, __nv_bfloat16>;
+__device__ __forceinline__ float doubled_upstream_at_half(float h, float dy) {
+  float t;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
+  return fmaf(dy, fmaf(h, fmaf(-t, t, 1.0f), t), dy);
+}
+
 // Channel c's taps and bias, in the accumulator type.
 template <class T, int W>
 struct Taps {

@@ -45,6 +45,15 @@ namespace baracuda::kernels::conv1d {
 #ifndef BARACUDA_CONV1D_BACKWARD_CHANNEL_BYTES
 #define BARACUDA_CONV1D_BACKWARD_CHANNEL_BYTES 4
 #endif
+// The channel-tile backward's stages and the blocks per SM it is compiled
+// for (which caps its registers): its per-step state is the largest, so it
+// trades a stage for occupancy.
+#ifndef BARACUDA_CONV1D_BACKWARD_CHANNEL_STAGES
+#define BARACUDA_CONV1D_BACKWARD_CHANNEL_STAGES 2
+#endif
+#ifndef BARACUDA_CONV1D_BACKWARD_CHANNEL_BLOCKS
+#define BARACUDA_CONV1D_BACKWARD_CHANNEL_BLOCKS 7
+#endif
 
 constexpr int kStages = BARACUDA_CONV1D_STAGES;
 constexpr int kForwardTileSteps = BARACUDA_CONV1D_FORWARD_TILE_STEPS;
@@ -360,18 +369,26 @@ struct ChannelTiles {
   template <int W>
   __device__ void stage_rows(const Conv1dProblem &p, const Conv1dView &view, int64_t b, int64_t t_of_row0, int r_begin,
                              int r_end, uint4 *to) const {
+    constexpr int kRowsPerPass = kThreads / kPieces;
     const int piece = threadIdx.x % kPieces;
     if (piece >= live_pieces) return;
     const int64_t c = c0 + piece * (16 / static_cast<int>(sizeof(T)));
-    const T *column = at<T>(view, b, c, 0);
-    const int64_t st = view.stride[2];
-    for (int r = r_begin + static_cast<int>(threadIdx.x) / kPieces; r < r_end; r += kThreads / kPieces) {
+    int r = r_begin + static_cast<int>(threadIdx.x) / kPieces;
+    uint4 *slot = to + r * kPieces + piece;
+    if (t_of_row0 + r_begin >= 0 && t_of_row0 + r_end <= p.length) {  // all inside the sequence: no checks
+      const int64_t step = kRowsPerPass * view.stride[2];
+      for (const T *src = at<T>(view, b, c, t_of_row0 + r); r < r_end; r += kRowsPerPass, src += step) {
+        async_copy16(slot, src);
+        slot += kRowsPerPass * kPieces;
+      }
+      return;
+    }
+    for (; r < r_end; r += kRowsPerPass, slot += kRowsPerPass * kPieces) {
       const int64_t t = t_of_row0 + r;
-      uint4 *slot = to + r * kPieces + piece;
       if (t >= p.length) {
         *slot = make_uint4(0, 0, 0, 0);
       } else if (t >= 0) {
-        async_copy16(slot, column + t * st);
+        async_copy16(slot, at<T>(view, b, c, t));
       } else {
         store_initial16<T, W>(p, b, c, t, 1, slot);
       }
@@ -400,17 +417,17 @@ constexpr int kBackwardChannelVec = BARACUDA_CONV1D_BACKWARD_CHANNEL_BYTES / siz
 template <class T, int Vc>
 constexpr int kBoxSteps = BARACUDA_CONV1D_BOX_BYTES / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
-// Per thread: Vc channels' taps.
+// Per thread: Vc channels' taps, times scale.
 template <class T, int W, int Vc>
 struct ChannelTaps {
   Acc<T> w[Vc][W], bias[Vc];
-  __device__ ChannelTaps(const Conv1dProblem &p, int64_t c) {
+  __device__ ChannelTaps(const Conv1dProblem &p, int64_t c, Acc<T> scale = Acc<T>(1)) {
 #pragma unroll
     for (int v = 0; v < Vc; ++v) {
       const Taps<T, W> taps(p, c < p.channels ? c + v : 0);
 #pragma unroll
-      for (int k = 0; k < W; ++k) w[v][k] = taps.w[k];
-      bias[v] = taps.bias;
+      for (int k = 0; k < W; ++k) w[v][k] = scale * taps.w[k];
+      bias[v] = scale * taps.bias;
     }
   }
 };
@@ -469,20 +486,22 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 // dx[s - (W-1)]; the chunk's last box runs W-1 steps past the chunk for the
 // g that its last dx need. Partial dw/db per (b, chunk) slot.
 template <class T, int W, bool Silu>
-__global__ void __launch_bounds__(kThreads) backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
+__global__ void __launch_bounds__(kThreads, BARACUDA_CONV1D_BACKWARD_CHANNEL_BLOCKS)
+    backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int Vc = kBackwardChannelVec<T>, Steps = kBoxSteps<T, Vc> / 2;  // two tensors staged
   using Tiles = ChannelTiles<T, Vc, Steps>;
-  constexpr int kRows = W - 1 + Steps + W - 1;
-  __shared__ uint4 xstage[kStages][kRows * Tiles::kPieces];   // row r: timestep box_t0 - (W-1) + r
-  __shared__ uint4 dystage[kStages][kRows * Tiles::kPieces];  // the same rows
+  constexpr int kRows = W - 1 + Steps + W - 1, kChannelStages = BARACUDA_CONV1D_BACKWARD_CHANNEL_STAGES;
+  __shared__ uint4 xstage[kChannelStages][kRows * Tiles::kPieces];               // row r: timestep box_t0 - (W-1) + r
+  __shared__ uint4 dystage[kChannelStages][(kRows - (W - 1)) * Tiles::kPieces];  // row r: timestep box_t0 + r
   const Tiles tiles(p);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  const ChannelTaps<T, W, Vc> taps(p, c);
+  constexpr bool kHalved = kHalvedSilu<T, Silu>;  // taps halved, gw and parts hold 2g
+  const ChannelTaps<T, W, Vc> taps(p, c, kHalved ? A(0.5) : A(1));
   A xw[W][Vc], gw[W][Vc], parts[W + 1][Vc];
   auto loading = tiles.start(p), using_ = loading;
-  stream_stages<kStages>(
+  stream_stages<kChannelStages>(
       tiles.items,
       [&](int64_t, int s) {
         const auto x = loading;
@@ -491,7 +510,7 @@ __global__ void __launch_bounds__(kThreads) backward_channel_tiles_kernel(Conv1d
         if (steps == 0) return;
         const int end = W - 1 + steps + (x.last(p) ? W - 1 : 0);
         tiles.template stage_rows<W>(p, p.x, x.b, x.box_t0() - (W - 1), x.first() ? 0 : W - 1, end, xstage[s]);
-        tiles.template stage_rows<W>(p, p.dy, x.b, x.box_t0() - (W - 1), W - 1, end, dystage[s]);
+        tiles.template stage_rows<W>(p, p.dy, x.b, x.box_t0(), 0, end - (W - 1), dystage[s]);
       },
       [&](int64_t, int s) {
         const auto x = using_;
@@ -512,12 +531,11 @@ __global__ void __launch_bounds__(kThreads) backward_channel_tiles_kernel(Conv1d
         }
         const int64_t sdx = p.dx.stride[2];
         T *dxr = at<T>(p.dx, x.b, c, x.box_t0() - (W - 1));  // dx of step r, W-1 behind
-        const int steps = counted_steps + (last ? W - 1 : 0);
-        run_steps<Steps>(steps, [&](int r) {
-          const bool counted = r < counted_steps;  // steps past the chunk only give g to its last dx
+        // counted: a step of the chunk (the W-1 past it only give g to its last dx)
+        auto step = [&](int r, auto counted) {
           A xs[Vc], dys[Vc];
           Tiles::read(xstage[s], W - 1 + r, xs);  // zeros past the sequence: g is 0 there
-          Tiles::read(dystage[s], W - 1 + r, dys);
+          Tiles::read(dystage[s], r, dys);
           A dx[Vc];
 #pragma unroll
           for (int v = 0; v < Vc; ++v) {
@@ -529,29 +547,37 @@ __global__ void __launch_bounds__(kThreads) backward_channel_tiles_kernel(Conv1d
             xw[W - 1][v] = xs[v];
             A g = dys[v];
             if constexpr (Silu) {
-              A z = taps.bias[v];
+              A z = taps.bias[v];  // z/2 when halved
 #pragma unroll
               for (int j = 0; j < W; ++j) z += taps.w[v][j] * xw[j][v];
-              g *= activation_slope<T, true>(z);
+              if constexpr (kHalved) {
+                g = doubled_upstream_at_half(z, g);
+              } else {
+                g *= activation_slope<T, true>(z);
+              }
             }
             gw[W - 1][v] = g;
-            const A gc = counted ? g : A(0);
+            if constexpr (decltype(counted)::value) {
 #pragma unroll
-            for (int k = 0; k < W; ++k) parts[k][v] += gc * xw[k][v];
-            parts[W][v] += gc;
+              for (int k = 0; k < W; ++k) parts[k][v] += g * xw[k][v];
+              parts[W][v] += g;
+            }
             A sum = A(0);
 #pragma unroll
             for (int k = 0; k < W; ++k) sum += taps.w[v][k] * gw[W - 1 - k][v];
             dx[v] = sum;
           }
           if (r >= W - 1 || !first) store_run<T, Vc>(dxr + r * sdx, dx);
-        });
+        };
+        run_steps<Steps>(counted_steps, [&](int r) { step(r, std::true_type{}); });
+        if (last)
+          for (int r = counted_steps; r < counted_steps + W - 1; ++r) step(r, std::false_type{});
         if (last) {
           A *slot = partials + ((x.b * tiles.chunks + x.chunk()) * p.channels + c) * (W + 1);
 #pragma unroll
           for (int v = 0; v < Vc; ++v)
 #pragma unroll
-            for (int k = 0; k <= W; ++k) slot[v * (W + 1) + k] = parts[k][v];
+            for (int k = 0; k <= W; ++k) slot[v * (W + 1) + k] = kHalved ? A(0.5) * parts[k][v] : parts[k][v];
         }
       });
 }

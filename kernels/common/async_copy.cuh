@@ -34,14 +34,17 @@ __device__ __forceinline__ void stream_stages(int64_t items, Load &&load, Use &&
     if (s < items) load(int64_t{s}, s);
     async_copy_commit();
   }
+  int used = 0, filled = Stages - 1;  // the stages of items i and i + Stages - 1
   for (int64_t i = 0; i < items; ++i) {
-    const int64_t ahead = i + Stages - 1;  // its stage was used by item i - 1, released by the barrier below
-    if (ahead < items) load(ahead, static_cast<int>(ahead % Stages));
+    // filled's stage was used by item i - 1, released by the barrier below.
+    if (i + Stages - 1 < items) load(i + Stages - 1, filled);
     async_copy_commit();
     async_copy_wait<Stages - 1>();
     __syncthreads();
-    use(i, static_cast<int>(i % Stages));
+    use(i, used);
     __syncthreads();
+    used = used + 1 == Stages ? 0 : used + 1;
+    filled = filled + 1 == Stages ? 0 : filled + 1;
   }
 }
 
