@@ -1,15 +1,17 @@
 // Causal conv1d kernels, one instantiation per element type (the .cu files).
 //
-// Two shapes of work serve every layout:
-//   tvec: a thread takes V consecutive timesteps of one (b, c) row, so a warp
-//         reads a contiguous stretch of the row: for [B, C, L] with stride 1
-//         along L. V is a 16-byte vector when rows are aligned, else 1.
-//   walk: a thread takes V channels of one b and walks a chunk of timesteps,
-//         keeping the last W-1 inputs in registers, so a warp reads a
-//         contiguous stretch of channels at each step: for channels-last
-//         ([B, L, C] memory). V is 4 (2 for f64) when aligned, else 1.
-// The backward's dw and db come from per-(b, chunk) partial sums in the
-// workspace, reduced per channel in a fixed order: no atomics.
+// Layouts whose rows allow 16-byte copies (stride 1 along L, or along C for
+// 2- and 4-byte types) take the staged kernels of conv1d_staged.cuh. Every
+// other layout (misaligned pointers, extents that are not a multiple of the
+// vector, general strides) takes the element-wise kernels here:
+//   tvec: a thread takes one timestep of a (b, c) row, a warp a stretch of
+//         the row, the W-1 inputs before a lane from the lanes before it:
+//         where the stride along L is the smaller one.
+//   walk: a thread takes one channel of one b and walks a chunk of
+//         timesteps, keeping the last W-1 inputs in registers: otherwise.
+// Also here: the reduction of the backward's dw/db partial sums (per channel,
+// in slot order: no atomics), FINAL_STATES / DINITIAL_STATES, the update,
+// and the launches.
 #pragma once
 
 #include "causal_conv1d/conv1d_math.cuh"
@@ -71,9 +73,10 @@ __device__ __forceinline__ void next_carry(const A *xs, A *carry) {
   }
 }
 
-template <class T, int W, int V>
+template <class T, int W>
 __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p) {
   using A = Acc<T>;
+  constexpr int V = 1;  // element-wise: the layouts without a staged path
   const int lane = threadIdx.x % 32;
   const int64_t units = (p.length + V - 1) / V;
   const int64_t seg_begin =
@@ -130,9 +133,10 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
   }
 }
 
-template <class T, int W, int V>
+template <class T, int W>
 __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p) {
   using A = Acc<T>;
+  constexpr int V = 1;       // element-wise: the layouts without a staged path
   constexpr int kSteps = 8;  // timesteps whose loads are in flight together
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
@@ -191,9 +195,10 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
 // W-1 timesteps after its run (which dx needs) comes from the lanes after it
 // by shuffle, or from the step to the right (gcarry); its W-1 inputs before
 // the run from the lanes before it, or from memory for the first lanes.
-template <class T, int W, int V>
+template <class T, int W>
 __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
+  constexpr int V = 1;  // element-wise: the layouts without a staged path
   const int lane = threadIdx.x % 32;
   const int64_t units = (p.length + V - 1) / V;
   const int64_t seg_begin =
@@ -302,9 +307,10 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
   }
 }
 
-template <class T, int W, int V>
+template <class T, int W>
 __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
+  constexpr int V = 1;       // element-wise: the layouts without a staged path
   constexpr int kSteps = 4;  // timesteps whose loads are in flight together
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
@@ -531,8 +537,7 @@ template <int Steps>
 dim3 time_tiles_grid(const Conv1dProblem &p, int v) {
   constexpr int64_t vecs = TimeTiles<Steps>::kVecs;
   const int64_t tiles = (p.length / v + vecs - 1) / vecs;
-  return rows_grid((tiles + kTilesPerBlock - 1) / kTilesPerBlock,
-                   (p.batch * p.channels + kRowsPerBlock - 1) / kRowsPerBlock);
+  return rows_grid((tiles + kTilesPerBlock - 1) / kTilesPerBlock, p.batch * p.channels);
 }
 // Blocks of kThreads * v channels by (b, chunk) pairs: the walk and the channel tiles.
 inline dim3 walk_grid(const Conv1dProblem &p, int v) {
@@ -577,10 +582,10 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
           });
         break;
       case Walk::Time:
-        forward_tvec_kernel<T, W, 1><<<tvec_grid(p), kThreads, 0, stream>>>(p);
+        forward_tvec_kernel<T, W><<<tvec_grid(p), kThreads, 0, stream>>>(p);
         break;
       case Walk::Channel:
-        forward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p);
+        forward_walk_kernel<T, W><<<walk_grid(p, 1), kThreads, 0, stream>>>(p);
         break;
     }
     if (const int rc = launch_error()) return rc;
@@ -617,12 +622,12 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
       case Walk::Time: {
         const dim3 grid = tvec_grid(p);
         slots = p.batch * grid.x;
-        backward_tvec_kernel<T, W, 1><<<grid, kThreads, 0, stream>>>(p, partials);
+        backward_tvec_kernel<T, W><<<grid, kThreads, 0, stream>>>(p, partials);
         break;
       }
       case Walk::Channel:
         slots = chunk_slots;
-        backward_walk_kernel<T, W, 1><<<walk_grid(p, 1), kThreads, 0, stream>>>(p, partials);
+        backward_walk_kernel<T, W><<<walk_grid(p, 1), kThreads, 0, stream>>>(p, partials);
         break;
     }
     if (const int rc = launch_error()) return rc;

@@ -59,11 +59,6 @@ constexpr int kStages = BARACUDA_CONV1D_STAGES;
 constexpr int kForwardTileSteps = BARACUDA_CONV1D_FORWARD_TILE_STEPS;
 constexpr int kBackwardTileSteps = BARACUDA_CONV1D_BACKWARD_TILE_STEPS;
 constexpr int kTilesPerBlock = BARACUDA_CONV1D_TILES_PER_BLOCK;
-// Rows per block of time tiles (more items per block, fewer blocks).
-#ifndef BARACUDA_CONV1D_ROWS_PER_BLOCK
-#define BARACUDA_CONV1D_ROWS_PER_BLOCK 1
-#endif
-constexpr int64_t kRowsPerBlock = BARACUDA_CONV1D_ROWS_PER_BLOCK;
 
 // Whole vectors that hold the W-1 timesteps beside a time tile.
 template <class T, int W>
