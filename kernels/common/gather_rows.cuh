@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "common/element_words.cuh"
+#include "common/overlap_launch.cuh"
 #include "common/pad_copies.cuh"
 #include "common/rows_tiling.cuh"
 #include "common/shifted_load.cuh"
@@ -56,26 +57,30 @@ __device__ __forceinline__ UnitElements<Bytes> load_unit_elements(const RowsProb
   return x;
 }
 
+// Stores the unit's elements whose columns lie in [cbegin, cend).
 template <int Bytes>
 __device__ __forceinline__ void store_unit_elements(const RowsProblem &p, int64_t out_base,
-                                                    const UnitElements<Bytes> &x) {
+                                                    const UnitElements<Bytes> &x, int64_t cbegin, int64_t cend) {
   using E = typename Word<Bytes>::type;
   constexpr int V = Pack16<E>::kCount;
   const int64_t os = p.out_stride[p.rank - 1];
   E *out = static_cast<E *>(p.out) + out_base;
-  if (x.c1 - x.c0 == V && os == 1) {
+  if (x.c1 - x.c0 == V && os == 1 && x.c0 >= cbegin && x.c1 <= cend) {
     *reinterpret_cast<uint4 *>(out + x.c0) = x.vals.vector;
     return;
   }
 #pragma unroll
-  for (int e = 0; e < V; ++e)
-    if (x.c0 + e < x.c1) out[(x.c0 + e) * os] = x.vals.elem[e];
+  for (int e = 0; e < V; ++e) {
+    const int64_t c = x.c0 + e;
+    if (c < x.c1 && c >= cbegin && c < cend) out[c * os] = x.vals.elem[e];
+  }
 }
 
 enum class RowWalk { Gather, Mirror, SingleSource };
 
 // What a walk needs besides the problem: nothing, the padded axis whose copies
-// a mirror walk writes, or the rows with one source.
+// a mirror walk writes, or the rows with one source and the columns of them
+// it writes (the caller writes the others).
 template <RowWalk W>
 struct WalkArgs {};
 template <>
@@ -86,6 +91,7 @@ struct WalkArgs<RowWalk::Mirror> {
 template <>
 struct WalkArgs<RowWalk::SingleSource> {
   RowDomain dom;
+  int64_t cbegin, cend;
 };
 
 // Where block row g reads (in_base, -1 for a row of fill values) and writes.
@@ -150,6 +156,7 @@ template <int Bytes, IndexMap M, RowWalk W>
 __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
     gather_rows_kernel(RowsProblem p, RowTiling t, WalkArgs<W> w) {
   constexpr int kThreads = kGatherThreads;
+  if constexpr (W == RowWalk::SingleSource) let_next_pass_start();  // pad backward's next pass may overlap it
   // The index map of the walk: the copy pass reads dy at dx index + lo.
   constexpr IndexMap kMap = W == RowWalk::SingleSource ? IndexMap::Copy : M;
   using E = typename Word<Bytes>::type;
@@ -157,7 +164,7 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
   constexpr int V = P::kCount;
   __shared__ int64_t s_out[kMaxRowsPerBlock];
   __shared__ int64_t s_mirror[W == RowWalk::Mirror ? kMaxRowsPerBlock : 1];  // offset of the row's copy, 0: none
-  __shared__ int64_t s_in[kMaxRowsPerBlock];  // -1: a row of fill values
+  __shared__ int64_t s_in[kMaxRowsPerBlock];                                 // -1: a row of fill values
   __shared__ int32_t s_head[kMaxRowsPerBlock];
 
   const BlockSpan span = block_span(t);
@@ -177,6 +184,9 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
 
   E fill_value;
   memcpy(&fill_value, p.fill, Bytes);
+  // The columns the walk writes.
+  int64_t cbegin = 0, cend = p.out_extent[inner];
+  if constexpr (W == RowWalk::SingleSource) cbegin = w.cbegin, cend = w.cend;
 
   if (span.nrows > 1) {  // several short rows
     const int total = span.nrows * span.units;
@@ -184,9 +194,9 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
       const int r = f / span.units;
       const UnitElements<Bytes> x =
           load_unit_elements<Bytes, kMap>(p, t, span.unit0 + (f - r * span.units), s_head[r], s_in[r], fill_value);
-      store_unit_elements<Bytes>(p, s_out[r], x);
+      store_unit_elements<Bytes>(p, s_out[r], x, cbegin, cend);
       if constexpr (W == RowWalk::Mirror)
-        if (s_mirror[r]) store_unit_elements<Bytes>(p, s_out[r] + s_mirror[r], x);
+        if (s_mirror[r]) store_unit_elements<Bytes>(p, s_out[r] + s_mirror[r], x, cbegin, cend);
     }
     return;
   }
@@ -202,7 +212,8 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
       first = 1;
       last = 1 + floor_div(width - head, V);
     } else if (p.in_stride[inner] == 1) {
-      vector_run(head, V, width, lo, lo + n, in + in_base, -lo, n, first, last);
+      vector_run(head, V, width, lo > cbegin ? lo : cbegin, lo + n < cend ? lo + n : cend, in + in_base, -lo, n, first,
+                 last);
     }
   }
   P fill_pack;
@@ -234,19 +245,22 @@ __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
   const EdgeUnits<kThreads> edges(span.unit0, end, first, last);
   for (int64_t edge = EdgeUnits<kThreads>::first_edge(); edge < edges.count; edge += kThreads) {
     const UnitElements<Bytes> x = load_unit_elements<Bytes, kMap>(p, t, edges.unit(edge), head, in_base, fill_value);
-    store_unit_elements<Bytes>(p, out_base, x);
-    if (mirror) store_unit_elements<Bytes>(p, out_base + mirror, x);
+    store_unit_elements<Bytes>(p, out_base, x, cbegin, cend);
+    if (mirror) store_unit_elements<Bytes>(p, out_base + mirror, x, cbegin, cend);
   }
 }
 
-// 0, or the negated CUDA error of the launch.
+// 0, or the negated CUDA error of the launch: an ordinary one on stream, or
+// the next pass of passes.
 template <int Bytes, IndexMap M, RowWalk W>
-int launch_rows_walk(const RowsProblem &p, const WalkArgs<W> &w, cudaStream_t stream) {
+int launch_rows_walk(const RowsProblem &p, const WalkArgs<W> &w, cudaStream_t stream, PassSequence *passes = nullptr) {
   const int64_t *row_extent = p.out_extent;
   if constexpr (W == RowWalk::SingleSource) row_extent = w.dom.extent;
   const RowTiling t = make_row_tiling(p, row_extent, Bytes, kMaxRowsPerBlock, kGatherThreads);
   if (t.blocks == 0 || p.out_extent[p.rank - 1] == 0) return 0;
   if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks (~2^41 elements)
+  if (passes)
+    return passes->launch(gather_rows_kernel<Bytes, M, W>, static_cast<unsigned>(t.blocks), kGatherThreads, p, t, w);
   gather_rows_kernel<Bytes, M, W><<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t, w);
   return -static_cast<int>(cudaGetLastError());
 }

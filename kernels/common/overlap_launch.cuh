@@ -1,0 +1,60 @@
+// Independent passes of one op, overlapped: Hopper's programmatic dependent
+// launch lets a kernel start while the kernel before it on the stream runs
+// its last blocks, instead of after its last block ends. Only for passes that
+// neither read what the others write nor write what they read or write (the
+// same values written twice are fine); the caller's later work on the stream
+// still waits for every pass. Before sm_90 the trigger is a no-op and the
+// launches are ordinary ones.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <utility>
+
+namespace baracuda::kernels {
+
+// Called at the start of a pass kernel: once every block of it has called
+// this, the next pass (launched with launch_overlapping) may start.
+__device__ __forceinline__ void let_next_pass_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// kernel<<<grid, block, 0, stream>>>(args...), allowed to start before the
+// kernel launched before it on the stream has finished. 0 or the negated
+// CUDA error.
+template <class... Params, class... Args>
+int launch_overlapping(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream, Args &&...args) {
+  cudaLaunchAttribute overlap[1];
+  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.stream = stream;
+  config.attrs = overlap;
+  config.numAttrs = 1;
+  return -static_cast<int>(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+// The passes of one op, launched in order: the first as an ordinary launch
+// (it follows the caller's work, which may write what it reads), every later
+// one overlapping the pass before it.
+class PassSequence {
+ public:
+  explicit PassSequence(cudaStream_t stream) : stream_(stream) {}
+  template <class... Params, class... Args>
+  int launch(void (*kernel)(Params...), unsigned grid, unsigned block, Args &&...args) {
+    if (started_) return launch_overlapping(kernel, grid, block, stream_, std::forward<Args>(args)...);
+    started_ = true;
+    kernel<<<grid, block, 0, stream_>>>(std::forward<Args>(args)...);
+    return -static_cast<int>(cudaGetLastError());
+  }
+
+ private:
+  cudaStream_t stream_;
+  bool started_ = false;
+};
+
+}  // namespace baracuda::kernels
