@@ -136,7 +136,7 @@ __host__ __device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b) { re
 // The full 16-byte units [first, last) of a row (head elements before the
 // first boundary, vec elements per unit) whose columns c all lie in
 // [cbegin, cend) and read source element c + delta of a source row of
-// src_len elements, such that load16_at stays inside that row. Units in the
+// src_len elements, such that issue_load16_at stays inside that row. Units in the
 // run cost two vector loads, a funnel shift and one vector store each.
 template <class E>
 __host__ __device__ inline void vector_run(int32_t head, int32_t vec, int64_t width, int64_t cbegin, int64_t cend,

@@ -8,7 +8,7 @@
 
 namespace baracuda::kernels {
 
-// True when the aligned vectors that load16_at(p) reads lie inside the bytes
+// True when the aligned vectors that issue_load16_at(p) reads lie inside the bytes
 // [begin, end), so no read leaves the caller's tensor.
 __host__ __device__ __forceinline__ bool can_load16_at(const void *p, const void *begin, const void *end) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
@@ -54,7 +54,5 @@ __device__ __forceinline__ uint4 combine16(const Pair16 &l, int shift) {
   }
 #undef BARACUDA_SHIFTED
 }
-
-__device__ __forceinline__ uint4 load16_at(const void *p) { return combine16(issue_load16_at(p), shift16_of(p)); }
 
 }  // namespace baracuda::kernels

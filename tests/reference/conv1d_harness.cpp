@@ -54,35 +54,6 @@ void output_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const in
   t.upload();
 }
 
-// The numbers in t's view against ref (row-major), every other byte against the poison.
-void compare(const TestTensor &t, const std::vector<unsigned char> &got, const std::vector<double> &ref,
-             const std::string &name, double tol) {
-  const baracuda_dtype_t dtype = t.tensor.dtype;
-  const int32_t size = baracuda_dtype_bits(dtype) / 8;
-  std::vector<unsigned char> bytes = got, in_view(got.size(), 0);
-  const reference::HostView v = t.view_of(bytes);
-  double max_err = 0, max_ref = 0;
-  size_t flat = 0;
-  bool nan = false;
-  reference::for_each_index(v.rank, v.shape, [&](const int64_t *idx) {
-    const int64_t at = v.at(idx) * size;
-    std::fill(in_view.begin() + at, in_view.begin() + at + size, 1);
-    const double g = reference::decode_float(dtype, v.elem(idx)), r = ref[flat++];
-    nan |= std::isnan(g);
-    max_err = std::max(max_err, std::fabs(g - r));
-    max_ref = std::max(max_ref, std::fabs(r));
-  });
-  for (size_t i = 0; i < got.size(); ++i)
-    if (!in_view[i] && got[i] != t.host[i]) throw Fail{"byte " + std::to_string(i) + " outside " + name + " was written"};
-  if (nan) throw Fail{name + " holds NaN"};
-  const double rel = max_ref > 0 ? max_err / max_ref : max_err;
-  if (rel > tol) {
-    std::ostringstream os;
-    os << name << ": max abs error / max abs reference = " << rel << " > tolerance " << tol;
-    throw Fail{os.str()};
-  }
-}
-
 baracuda_causal_conv1d_desc_t make_desc(int32_t op, baracuda_dtype_t dtype, int64_t B, int64_t C, int64_t L,
                                         int32_t W, bool silu) {
   baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
@@ -223,7 +194,7 @@ Result run_conv1d(const Conv1dCase &c) {
     std::vector<std::vector<unsigned char>> first;
     for (const Output &o : outputs) {
       first.push_back(o.tensor->download());
-      compare(*o.tensor, first.back(), o.ref, o.name, tolerance(c.dtype));
+      compare_to_reference(*o.tensor, first.back(), o.ref, o.name, tolerance(c.dtype));
     }
     for (const Output &o : outputs) o.tensor->upload();  // poison again
     run_with_workspace(&desc.header, args);
@@ -312,7 +283,7 @@ Result run_conv1d_update(const Conv1dUpdateCase &c) {
           make_desc(BARACUDA_OP_CAUSAL_CONV1D_UPDATE, c.dtype, B, C, n, c.width, c.silu);
       desc.state_len = S;
       run_with_workspace(&desc.header, args);
-      compare(y, y.download(), ref, "Y of step " + std::to_string(done), tolerance(c.dtype));
+      compare_to_reference(y, y.download(), ref, "Y of step " + std::to_string(done), tolerance(c.dtype));
       done += n;
     }
     // The state after the last step: the inputs it should hold, exactly.

@@ -5,7 +5,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -95,6 +97,38 @@ inline void make_strided_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t r
     t.view.strides[d] = strides[d];
   }
   t.view.offset = offset;
+}
+
+// The numbers in t's view (downloaded: got) against ref, row-major, within
+// tol of the largest reference magnitude; every byte outside the view must
+// still hold what was uploaded (the poison).
+inline void compare_to_reference(const TestTensor &t, const std::vector<unsigned char> &got,
+                                 const std::vector<double> &ref, const std::string &name, double tol) {
+  const baracuda_dtype_t dtype = t.tensor.dtype;
+  const int32_t size = baracuda_dtype_bits(dtype) / 8;
+  std::vector<unsigned char> bytes = got, in_view(got.size(), 0);
+  const reference::HostView v = t.view_of(bytes);
+  double max_err = 0, max_ref = 0;
+  size_t flat = 0;
+  bool nan = false;
+  reference::for_each_index(v.rank, v.shape, [&](const int64_t *idx) {
+    const int64_t at = v.at(idx) * size;
+    std::fill(in_view.begin() + at, in_view.begin() + at + size, 1);
+    const double g = reference::decode_float(dtype, v.elem(idx)), r = ref[flat++];
+    nan |= std::isnan(g);
+    max_err = std::max(max_err, std::fabs(g - r));
+    max_ref = std::max(max_ref, std::fabs(r));
+  });
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!in_view[i] && got[i] != t.host[i])
+      throw Fail{"byte " + std::to_string(i) + " outside " + name + " was written"};
+  if (nan) throw Fail{name + " holds NaN"};
+  const double rel = max_ref > 0 ? max_err / max_ref : max_err;
+  if (rel > tol) {
+    std::ostringstream os;
+    os << name << ": max abs error / max abs reference = " << rel << " > tolerance " << tol;
+    throw Fail{os.str()};
+  }
 }
 
 }  // namespace baracuda::check

@@ -71,37 +71,6 @@ std::string shape_text(int32_t rank, const int64_t *v) {
   return os.str();
 }
 
-// Backward: compare view elements numerically, everything else bytewise.
-void compare_backward(const PadCase &c, const TestTensor &dx, const std::vector<unsigned char> &got,
-                      const std::vector<double> &ref) {
-  const baracuda_dtype_t dtype = c.desc.dtype;
-  const int32_t size = baracuda_dtype_bits(dtype) / 8;
-  std::vector<unsigned char> in_view(got.size(), 0);
-  double max_err = 0, max_ref = 0;
-  size_t flat = 0;
-  std::vector<unsigned char> got_copy = got;
-  reference::HostView v = dx.view_of(got_copy);
-  bool nan = false;
-  reference::for_each_index(v.rank, v.shape, [&](const int64_t *idx) {
-    const int64_t at = v.at(idx) * size;
-    std::fill(in_view.begin() + at, in_view.begin() + at + size, 1);
-    const double g = reference::decode_float(dtype, v.elem(idx)), r = ref[flat++];
-    nan |= std::isnan(g);
-    max_err = std::max(max_err, std::fabs(g - r));
-    max_ref = std::max(max_ref, std::fabs(r));
-  });
-  for (size_t i = 0; i < got.size(); ++i)
-    if (!in_view[i] && got[i] != dx.host[i])
-      throw Fail{"byte " + std::to_string(i) + " outside dx's view was written"};
-  if (nan) throw Fail{"dx holds NaN"};
-  const double rel = max_ref > 0 ? max_err / max_ref : max_err;
-  if (rel > tolerance(dtype)) {
-    std::ostringstream os;
-    os << "max abs error / max abs reference = " << rel << " > tolerance " << tolerance(dtype);
-    throw Fail{os.str()};
-  }
-}
-
 }  // namespace
 
 const char *layout_name(Layout l) {
@@ -191,7 +160,7 @@ Result run_pad(const PadCase &c, cudaStream_t stream) {
     run_plan(&c.desc.header, args, 2, stream);
     const std::vector<unsigned char> got = out.download();
     if (backward) {
-      compare_backward(c, out, got, reference::pad_backward(c.desc, in.view));
+      compare_to_reference(out, got, reference::pad_backward(c.desc, in.view), "dx", tolerance(c.desc.dtype));
     } else {
       std::vector<unsigned char> want = out.host;
       reference::pad_forward(c.desc, in.view, out.view_of(want));
