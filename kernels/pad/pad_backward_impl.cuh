@@ -15,8 +15,8 @@
 //      thread per cell, all in one launch (pad_backward_sum_cells_kernel).
 // Pass 1 writes only the widest span of single-source columns of its rows,
 // pass 3 the rest of them, so no two passes write the same cell with
-// different values: they run as independent launches, each overlapping the
-// one before it (common/overlap_launch.cuh).
+// different values: they run as independent launches, the cells first, each
+// overlapping the one before it (common/overlap_launch.cuh).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -298,29 +298,38 @@ struct CellJobs {
 
 // Passes 2 and 3, cells: one cell per thread, several rows per block, every
 // job of the launch (the leftover columns of each pass 2 launch, and pass 3)
-// in one grid.
+// in one grid of `blocks` blocks, walked by a grid of at most
+// kCellGridBlocks, which starts whole at once: the passes after it then
+// start at once too and overlap its latency-bound work.
+#ifndef BARACUDA_CELL_GRID_BLOCKS
+#define BARACUDA_CELL_GRID_BLOCKS 1024
+#endif
+constexpr int64_t kCellGridBlocks = BARACUDA_CELL_GRID_BLOCKS;
 template <class T, IndexMap M>
-__global__ void __launch_bounds__(kGatherThreads) pad_backward_sum_cells_kernel(RowsProblem p, CellJobs jobs) {
+__global__ void __launch_bounds__(kGatherThreads)
+    pad_backward_sum_cells_kernel(RowsProblem p, CellJobs jobs, int64_t blocks) {
   constexpr int kThreads = kGatherThreads;
   let_next_pass_start();
   __shared__ SumRow s_row[kThreads];
-  int j = 0;
-  while (j + 1 < jobs.count && jobs.job[j + 1].first_block <= blockIdx.x) ++j;
-  const CellJob &job = jobs.job[j];
-  const BlockSpan span = block_span(job.t, blockIdx.x - job.first_block);
-  if (static_cast<int>(threadIdx.x) < span.nrows)
-    plan_sum_row<M>(p, job.dom, span.row0 + threadIdx.x, s_row[threadIdx.x]);
-  __syncthreads();
-
   T *dx = static_cast<T *>(p.out);
   const int64_t os = p.out_stride[p.rank - 1];
-  const int total = span.nrows * span.units;
-  for (int f = threadIdx.x; f < total; f += kThreads) {
-    const int r = f / span.units;
-    const int64_t u = span.unit0 + (f - r * span.units);
-    if (u == 0) continue;
-    const int64_t c = nth_index(job.cols, u - 1);
-    dx[s_row[r].dx + c * os] = summed_cell<T, M>(p, s_row[r], c);
+  for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+    int j = 0;
+    while (j + 1 < jobs.count && jobs.job[j + 1].first_block <= b) ++j;
+    const CellJob &job = jobs.job[j];
+    const BlockSpan span = block_span(job.t, b - job.first_block);
+    if (static_cast<int>(threadIdx.x) < span.nrows)
+      plan_sum_row<M>(p, job.dom, span.row0 + threadIdx.x, s_row[threadIdx.x]);
+    __syncthreads();
+    const int total = span.nrows * span.units;
+    for (int f = threadIdx.x; f < total; f += kThreads) {
+      const int r = f / span.units;
+      const int64_t u = span.unit0 + (f - r * span.units);
+      if (u == 0) continue;
+      const int64_t c = nth_index(job.cols, u - 1);
+      dx[s_row[r].dx + c * os] = summed_cell<T, M>(p, s_row[r], c);
+    }
+    __syncthreads();  // before the rows are planned again
   }
 }
 
@@ -351,8 +360,9 @@ class CellLauncher {
   int flush() {
     if (jobs_.count == 0) return 0;
     if (blocks_ > INT_MAX) return 3;  // UNSUPPORTED: over 2^31 blocks
-    const int rc =
-        passes_.launch(pad_backward_sum_cells_kernel<T, M>, static_cast<unsigned>(blocks_), kGatherThreads, p_, jobs_);
+    const int64_t grid = blocks_ < kCellGridBlocks ? blocks_ : kCellGridBlocks;
+    const int rc = passes_.launch(pad_backward_sum_cells_kernel<T, M>, static_cast<unsigned>(grid), kGatherThreads, p_,
+                                  jobs_, blocks_);
     jobs_.count = 0;
     blocks_ = 0;
     return rc;
@@ -476,6 +486,7 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
   single.dom = domain(inner);
   widest_range(complement(summed[inner], width), single.cbegin, single.cend);
   if (const int rc = cells.add(single.dom, joined(IndexRanges{{0, single.cend}, {single.cbegin, width}, 2}))) return rc;
+  if (const int rc = cells.flush()) return rc;  // first: the copies overlap its latency-bound cells
 
   if (single.cbegin < single.cend) {
     RowsProblem copy = p;  // pass 1 reads dy at dx index + lo
@@ -488,7 +499,7 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
                                      kGatherThreads, p, q.t, q.dom, q.cbegin, q.cend, q.first, q.last))
       return rc;
   }
-  return cells.flush();  // last: the latency-bound cells overlap the tail of the passes before
+  return 0;
 }
 
 template <class T>
