@@ -37,20 +37,24 @@ Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t 
   return c;
 }
 
-}  // namespace
-
-TEST_CASE("causal conv1d forward matches the reference for every dtype, width, layout and size",
-          "[gpu][causal_conv1d]") {
-  uint64_t seed = 1;
+// op over every dtype x width x layout x size, bias and SiLU varied with the seed.
+void check_every_shape(int32_t op, uint64_t seed) {
   for (baracuda_dtype_t dtype : kDtypes)
     for (int32_t width : {2, 3, 4})
       for (SeqLayout layout : kLayouts)
         for (const Size &s : kSizes) {
-          Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, s, width, layout, seed++);
+          Conv1dCase c = make_case(op, dtype, s, width, layout, seed++);
           c.bias = seed % 2 == 0;
           c.silu = seed % 3 != 0;
           CHECK_CASE(c, run_conv1d);
         }
+}
+
+}  // namespace
+
+TEST_CASE("causal conv1d forward matches the reference for every dtype, width, layout and size",
+          "[gpu][causal_conv1d]") {
+  check_every_shape(BARACUDA_OP_CAUSAL_CONV1D, 1);
 }
 
 TEST_CASE("causal conv1d forward with and without bias, SiLU, initial and final states", "[gpu][causal_conv1d]") {
@@ -76,16 +80,7 @@ TEST_CASE("causal conv1d final states of sequences shorter than the window come 
 
 TEST_CASE("causal conv1d backward matches the reference gradients for every dtype, width, layout and size",
           "[gpu][causal_conv1d]") {
-  uint64_t seed = 3000;
-  for (baracuda_dtype_t dtype : kDtypes)
-    for (int32_t width : {2, 3, 4})
-      for (SeqLayout layout : kLayouts)
-        for (const Size &s : kSizes) {
-          Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, s, width, layout, seed++);
-          c.bias = seed % 2 == 0;
-          c.silu = seed % 3 != 0;
-          CHECK_CASE(c, run_conv1d);
-        }
+  check_every_shape(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, 3000);
 }
 
 TEST_CASE("causal conv1d backward through SiLU with initial states and their gradient", "[gpu][causal_conv1d]") {
