@@ -142,14 +142,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
   const int64_t chunks = (p.length + kChunk - 1) / kChunk;
-  Acc<T> w[V][W], bias[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    const Taps<T, W> taps(p, c0 + v);
-#pragma unroll
-    for (int k = 0; k < W; ++k) w[v][k] = taps.w[k];
-    bias[v] = taps.bias;
-  }
+  const ChannelTaps<T, W, V> taps(p, c0);
   for (int64_t pair = blockIdx.y; pair < p.batch * chunks; pair += gridDim.y) {
     int64_t b, chunk;
     split_row(pair, chunks, b, chunk);
@@ -174,9 +167,9 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
         A out[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
-          A z = bias[v];
+          A z = taps.bias[v];
 #pragma unroll
-          for (int j = 0; j < W; ++j) z += w[v][j] * hist[j][v];
+          for (int j = 0; j < W; ++j) z += taps.w[v][j] * hist[j][v];
           out[v] = p.silu ? activate<T, true>(z) : z;
         }
         store_run<T, V>(yb + (t + s) * sy, out);
@@ -316,14 +309,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
   const int64_t chunks = (p.length + kChunk - 1) / kChunk;
-  A w[V][W], bias[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v) {
-    const Taps<T, W> taps(p, c0 + v);
-#pragma unroll
-    for (int k = 0; k < W; ++k) w[v][k] = taps.w[k];
-    bias[v] = taps.bias;
-  }
+  const ChannelTaps<T, W, V> taps(p, c0);
   for (int64_t pair = blockIdx.y; pair < p.batch * chunks; pair += gridDim.y) {
     int64_t b, chunk;
     split_row(pair, chunks, b, chunk);
@@ -371,9 +357,9 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
           xw[W - 1][v] = in ? xs[v] : A(0);
           A g = in ? dys[v] : A(0);
           if (p.silu && in) {
-            A z = bias[v];
+            A z = taps.bias[v];
 #pragma unroll
-            for (int j = 0; j < W; ++j) z += w[v][j] * xw[j][v];
+            for (int j = 0; j < W; ++j) z += taps.w[v][j] * xw[j][v];
             g *= activation_slope<T, true>(z);
           }
           gw[W - 1][v] = g;
@@ -384,7 +370,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
           }
           A sum = A(0);
 #pragma unroll
-          for (int k = 0; k < W; ++k) sum += w[v][k] * gw[W - 1 - k][v];
+          for (int k = 0; k < W; ++k) sum += taps.w[v][k] * gw[W - 1 - k][v];
           dx[v] = sum;
         }
         if (s - (W - 1) >= t0) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);

@@ -109,6 +109,22 @@ struct Taps {
   }
 };
 
+// A thread's taps and biases of channels c .. c + Vc - 1, times scale (channel
+// 0's where c is past the last channel: such threads still run the sums).
+template <class T, int W, int Vc>
+struct ChannelTaps {
+  Acc<T> w[Vc][W], bias[Vc];
+  __device__ ChannelTaps(const Conv1dProblem &p, int64_t c, Acc<T> scale = Acc<T>(1)) {
+#pragma unroll
+    for (int v = 0; v < Vc; ++v) {
+      const Taps<T, W> taps(p, c < p.channels ? c + v : 0);
+#pragma unroll
+      for (int k = 0; k < W; ++k) w[v][k] = scale * taps.w[k];
+      bias[v] = scale * taps.bias;
+    }
+  }
+};
+
 // x padded on the left: x, INITIAL_STATES or 0 at t >= -(W-1).
 template <class T, int W>
 __device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64_t c, int64_t t) {

@@ -412,21 +412,6 @@ constexpr int kBackwardChannelVec = BARACUDA_CONV1D_BACKWARD_CHANNEL_BYTES / siz
 template <class T, int Vc>
 constexpr int kBoxSteps = BARACUDA_CONV1D_BOX_BYTES / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
-// Per thread: Vc channels' taps, times scale.
-template <class T, int W, int Vc>
-struct ChannelTaps {
-  Acc<T> w[Vc][W], bias[Vc];
-  __device__ ChannelTaps(const Conv1dProblem &p, int64_t c, Acc<T> scale = Acc<T>(1)) {
-#pragma unroll
-    for (int v = 0; v < Vc; ++v) {
-      const Taps<T, W> taps(p, c < p.channels ? c + v : 0);
-#pragma unroll
-      for (int k = 0; k < W; ++k) w[v][k] = scale * taps.w[k];
-      bias[v] = scale * taps.bias;
-    }
-  }
-};
-
 template <class T, int W, bool Silu>
 __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
