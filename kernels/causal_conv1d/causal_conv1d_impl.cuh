@@ -141,12 +141,8 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
-  const int64_t chunks = (p.length + kChunk - 1) / kChunk;
   const ChannelTaps<T, W, V> taps(p, c0);
-  for (int64_t pair = blockIdx.y; pair < p.batch * chunks; pair += gridDim.y) {
-    int64_t b, chunk;
-    split_row(pair, chunks, b, chunk);
-    const int64_t t0 = chunk * kChunk, t1 = t0 + kChunk < p.length ? t0 + kChunk : p.length;
+  for_each_walk_chunk(p, [&](int64_t, int64_t b, int64_t t0, int64_t t1) {
     const T *xb = at<T>(p.x, b, c0, 0);
     T *yb = at<T>(p.y, b, c0, 0);
     const int64_t sx = p.x.stride[2], sy = p.y.stride[2];
@@ -179,7 +175,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
           for (int v = 0; v < V; ++v) hist[j][v] = hist[j + 1][v];
       }
     }
-  }
+  });
 }
 
 // ---- Backward -----------------------------------------------------------------
@@ -308,12 +304,8 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
-  const int64_t chunks = (p.length + kChunk - 1) / kChunk;
   const ChannelTaps<T, W, V> taps(p, c0);
-  for (int64_t pair = blockIdx.y; pair < p.batch * chunks; pair += gridDim.y) {
-    int64_t b, chunk;
-    split_row(pair, chunks, b, chunk);
-    const int64_t t0 = chunk * kChunk, t1 = t0 + kChunk < p.length ? t0 + kChunk : p.length;
+  for_each_walk_chunk(p, [&](int64_t pair, int64_t b, int64_t t0, int64_t t1) {
     const T *xb = at<T>(p.x, b, c0, 0), *dyb = at<T>(p.dy, b, c0, 0);
     T *dxb = at<T>(p.dx, b, c0, 0);
     const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
@@ -376,12 +368,12 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
         if (s - (W - 1) >= t0) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);
       }
     }
-    A *slot = partials + ((b * chunks + chunk) * p.channels + c0) * (W + 1);
+    A *slot = partials + (pair * p.channels + c0) * (W + 1);
 #pragma unroll
     for (int v = 0; v < V; ++v)
 #pragma unroll
       for (int k = 0; k <= W; ++k) slot[v * (W + 1) + k] = parts[k][v];
-  }
+  });
 }
 
 // dw[c, k] and db[c]: the slots' partial sums, in slot order.

@@ -203,6 +203,20 @@ __device__ __forceinline__ void split_row(int64_t r, int64_t channels, int64_t &
   }
 }
 
+// The (batch, chunk) pairs of a channel walk's grid: block row y takes pairs
+// y, y + gridDim.y, ...; visit(pair, b, t0, t1) for each, [t0, t1) its
+// timesteps (pair = b * chunks + chunk also numbers its partial-sum slot).
+template <class Visit>
+__device__ __forceinline__ void for_each_walk_chunk(const Conv1dProblem &p, Visit &&visit) {
+  const int64_t chunks = (p.length + kChunk - 1) / kChunk;
+  for (int64_t pair = blockIdx.y; pair < p.batch * chunks; pair += gridDim.y) {
+    int64_t b, chunk;
+    split_row(pair, chunks, b, chunk);
+    const int64_t t0 = chunk * kChunk;
+    visit(pair, b, t0, t0 + kChunk < p.length ? t0 + kChunk : p.length);
+  }
+}
+
 // g = dy * act'(z) at a timestep, from its W inputs xs[0 .. W) = x_pad[t - (W-1) .. t].
 template <class T, int W, bool Silu>
 __device__ __forceinline__ Acc<T> upstream(const Taps<T, W> &taps, const Acc<T> *xs, Acc<T> dy) {
