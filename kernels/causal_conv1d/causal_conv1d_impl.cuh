@@ -163,9 +163,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
         A out[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
-          A z = taps.bias[v];
-#pragma unroll
-          for (int j = 0; j < W; ++j) z += taps.w[v][j] * hist[j][v];
+          const A z = taps.pre_activation(v, hist);
           out[v] = p.silu ? activate<T, true>(z) : z;
         }
         store_run<T, V>(yb + (t + s) * sy, out);
@@ -348,22 +346,10 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
           }
           xw[W - 1][v] = in ? xs[v] : A(0);
           A g = in ? dys[v] : A(0);
-          if (p.silu && in) {
-            A z = taps.bias[v];
-#pragma unroll
-            for (int j = 0; j < W; ++j) z += taps.w[v][j] * xw[j][v];
-            g *= activation_slope<T, true>(z);
-          }
+          if (p.silu && in) g *= activation_slope<T, true>(taps.pre_activation(v, xw));
           gw[W - 1][v] = g;
-          if (s < t1) {
-#pragma unroll
-            for (int k = 0; k < W; ++k) parts[k][v] += g * xw[k][v];
-            parts[W][v] += g;
-          }
-          A sum = A(0);
-#pragma unroll
-          for (int k = 0; k < W; ++k) sum += taps.w[v][k] * gw[W - 1 - k][v];
-          dx[v] = sum;
+          if (s < t1) add_partials<T, W, V>(parts, v, g, xw);
+          dx[v] = taps.transposed(v, gw);
         }
         if (s - (W - 1) >= t0) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);
       }

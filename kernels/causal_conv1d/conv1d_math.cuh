@@ -123,7 +123,30 @@ struct ChannelTaps {
       bias[v] = scale * taps.bias;
     }
   }
+  // Channel v's pre-activation over the window x (x[j] = x_pad[t - (W-1) + j]).
+  __device__ Acc<T> pre_activation(int v, const Acc<T> (&x)[W][Vc]) const {
+    Acc<T> z = bias[v];
+#pragma unroll
+    for (int j = 0; j < W; ++j) z += w[v][j] * x[j][v];
+    return z;
+  }
+  // Channel v's dx at t - (W-1) from the upstream window g (g[j] = g[t - (W-1) + j]).
+  __device__ Acc<T> transposed(int v, const Acc<T> (&g)[W][Vc]) const {
+    Acc<T> sum = Acc<T>(0);
+#pragma unroll
+    for (int k = 0; k < W; ++k) sum += w[v][k] * g[W - 1 - k][v];
+    return sum;
+  }
 };
+
+// Channel v's dw and db partial sums (parts[k] for tap k, parts[W] for the
+// bias) take the step's upstream g over its input window x.
+template <class T, int W, int Vc>
+__device__ __forceinline__ void add_partials(Acc<T> (&parts)[W + 1][Vc], int v, Acc<T> g, const Acc<T> (&x)[W][Vc]) {
+#pragma unroll
+  for (int k = 0; k < W; ++k) parts[k][v] += g * x[k][v];
+  parts[W][v] += g;
+}
 
 // x padded on the left: x, INITIAL_STATES or 0 at t >= -(W-1).
 template <class T, int W>

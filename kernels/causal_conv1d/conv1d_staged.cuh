@@ -447,12 +447,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
           Tiles::read(stage[s], W - 1 + r, hist[W - 1]);
           A out[Vc];
 #pragma unroll
-          for (int v = 0; v < Vc; ++v) {
-            A z = taps.bias[v];
-#pragma unroll
-            for (int j = 0; j < W; ++j) z += taps.w[v][j] * hist[j][v];
-            out[v] = activate<T, Silu>(z);
-          }
+          for (int v = 0; v < Vc; ++v) out[v] = activate<T, Silu>(taps.pre_activation(v, hist));
           store_run<T, Vc>(yb + r * sy, out);
 #pragma unroll
           for (int j = 0; j + 1 < W; ++j)
@@ -527,9 +522,7 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_CONV1D_BACKWARD_CHANNEL_BLO
             xw[W - 1][v] = xs[v];
             A g = dys[v];
             if constexpr (Silu) {
-              A z = taps.bias[v];  // z/2 when halved
-#pragma unroll
-              for (int j = 0; j < W; ++j) z += taps.w[v][j] * xw[j][v];
+              const A z = taps.pre_activation(v, xw);  // z/2 when halved
               if constexpr (kHalved) {
                 g = doubled_upstream_at_half(z, g);
               } else {
@@ -537,15 +530,8 @@ __global__ void __launch_bounds__(kThreads, BARACUDA_CONV1D_BACKWARD_CHANNEL_BLO
               }
             }
             gw[W - 1][v] = g;
-            if constexpr (decltype(counted)::value) {
-#pragma unroll
-              for (int k = 0; k < W; ++k) parts[k][v] += g * xw[k][v];
-              parts[W][v] += g;
-            }
-            A sum = A(0);
-#pragma unroll
-            for (int k = 0; k < W; ++k) sum += taps.w[v][k] * gw[W - 1 - k][v];
-            dx[v] = sum;
+            if constexpr (decltype(counted)::value) add_partials<T, W, Vc>(parts, v, g, xw);
+            dx[v] = taps.transposed(v, gw);
           }
           if (r >= W - 1 || !first) store_run<T, Vc>(dxr + r * sdx, dx);
         };
