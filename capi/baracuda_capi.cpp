@@ -6,6 +6,7 @@
 #include <new>
 
 #include "baracuda/baracuda.h"
+#include "baracuda_build_config.h"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/plan.hpp"
@@ -122,7 +123,10 @@ const char *baracuda_status_string(int32_t status) {
 
 const char *baracuda_last_error_message(void) { return baracuda::last_error(); }
 
-uint32_t baracuda_version(void) { return BARACUDA_VERSION_NUMBER; }
+static_assert(BARACUDA_BUILD_VERSION == BARACUDA_VERSION,
+              "meson.build's project version and include/baracuda/core.h's BARACUDA_VERSION_* disagree");
+
+uint32_t baracuda_version(void) { return BARACUDA_BUILD_VERSION; }
 
 const char *baracuda_dtype_name(baracuda_dtype_t dtype) { return baracuda::dtype_name(dtype); }
 

@@ -35,7 +35,7 @@ int info() {
   std::printf("machine code for sm:");
   for (int i = 0; i < b.num_sass_archs; ++i) std::printf(" %d", b.sass_archs[i]);
   std::printf("; PTX for sm %d\n", b.ptx_arch);
-  std::printf("cuDNN backend: %s\n\n", b.cudnn_enabled ? "found at build time (no op routes to it yet)" : "off");
+  std::printf("cuDNN backend: %s\n\n", b.cudnn_enabled ? "on" : "not in this build");
 
   int32_t ops[64];
   const int32_t n = baracuda_op_list(ops, 64);

@@ -266,7 +266,16 @@ BARACUDA_API const char *baracuda_status_string(int32_t status);
  */
 BARACUDA_API const char *baracuda_last_error_message(void);
 
-/* major * 10000 + minor * 100 + patch */
+/*
+ * The version these headers describe. baracuda_version() returns the loaded
+ * library's; a binding that reads the headers at run time compares the two.
+ */
+#define BARACUDA_VERSION_MAJOR 0
+#define BARACUDA_VERSION_MINOR 1
+#define BARACUDA_VERSION_PATCH 0
+#define BARACUDA_VERSION (BARACUDA_VERSION_MAJOR * 10000 + BARACUDA_VERSION_MINOR * 100 + BARACUDA_VERSION_PATCH)
+
+/* The loaded library's version: major * 10000 + minor * 100 + patch. */
 BARACUDA_API uint32_t baracuda_version(void);
 
 /* "f32", "bf16", ...; "invalid" for values that name no dtype. Never NULL. */

@@ -5,15 +5,9 @@
 #include <sstream>
 #include <string>
 
+#include "baracuda_build_config.h"
 #include "core/error.hpp"
 #include "core/versioned.hpp"
-
-#ifndef BARACUDA_SASS_ARCHS
-#error "the build must define BARACUDA_SASS_ARCHS, e.g. 80,89,90"
-#endif
-#ifndef BARACUDA_PTX_ARCH
-#error "the build must define BARACUDA_PTX_ARCH"
-#endif
 
 namespace baracuda {
 
@@ -21,14 +15,11 @@ namespace {
 
 baracuda_build_info_t make_build_info() {
   baracuda_build_info_t info = BARACUDA_BUILD_INFO_INIT;
-  const int32_t sass[] = {BARACUDA_SASS_ARCHS};
+  const int32_t sass[] = {BARACUDA_BUILD_SASS_ARCHS};
   for (int32_t sm : sass)
     if (info.num_sass_archs < 16) info.sass_archs[info.num_sass_archs++] = sm;
-  info.ptx_arch = BARACUDA_PTX_ARCH;
-  info.version = BARACUDA_VERSION_NUMBER;
-#ifdef BARACUDA_HAVE_CUDNN
-  info.cudnn_enabled = 1;
-#endif
+  info.ptx_arch = BARACUDA_BUILD_PTX_ARCH;
+  info.version = BARACUDA_BUILD_VERSION;
   info.cuda_runtime_version = CUDART_VERSION;
   return info;
 }
