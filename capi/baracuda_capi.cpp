@@ -101,7 +101,6 @@ baracuda_status_t baracuda_plan_get_info(baracuda_plan_t plan, baracuda_plan_inf
                                 sizeof(baracuda_plan_info_t), sizeof(baracuda_plan_info_t));
     baracuda_plan_info_t filled = plan->info;
     filled.struct_size = info->struct_size;
-    filled.workspace_bytes = plan->workspace_size();
     std::memcpy(info, &filled, sizeof filled);
   });
 }
