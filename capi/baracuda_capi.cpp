@@ -60,7 +60,7 @@ baracuda_status_t baracuda_plan_select(const baracuda_op_header_t *desc, const b
     if (desc == nullptr) fail(BARACUDA_STATUS_INVALID_PROBLEM, "baracuda_plan_select: desc is NULL");
     const baracuda::OpEntry *entry = baracuda::find_op(desc->op);
     if (entry == nullptr) fail(BARACUDA_STATUS_INVALID_PROBLEM, "baracuda_plan_select: op ", desc->op, " is not an op");
-    const baracuda::SelectContext ctx = baracuda::resolve_select_options(entry->name, opts);
+    const baracuda::SelectContext ctx = baracuda::resolve_select_options(entry->def->name, opts);
     *out_plan = entry->select(desc, ctx).release();
   });
 }
@@ -101,7 +101,6 @@ baracuda_status_t baracuda_plan_get_info(baracuda_plan_t plan, baracuda_plan_inf
                                 sizeof(baracuda_plan_info_t), sizeof(baracuda_plan_info_t));
     baracuda_plan_info_t filled = plan->info;
     filled.struct_size = info->struct_size;
-    filled.workspace_bytes = plan->workspace_size();
     std::memcpy(info, &filled, sizeof filled);
   });
 }
@@ -135,18 +134,18 @@ int32_t baracuda_dtype_bits(baracuda_dtype_t dtype) { return baracuda::dtype_tra
 int32_t baracuda_op_list(int32_t *ops, int32_t capacity) {
   size_t count = 0;
   const baracuda::OpEntry *entries = baracuda::op_entries(&count);
-  for (size_t i = 0; ops != nullptr && i < count && static_cast<int32_t>(i) < capacity; ++i) ops[i] = entries[i].op;
+  for (size_t i = 0; ops != nullptr && i < count && static_cast<int32_t>(i) < capacity; ++i) ops[i] = entries[i].def->id;
   return static_cast<int32_t>(count);
 }
 
 const char *baracuda_op_name(int32_t op) {
   const baracuda::OpEntry *e = baracuda::find_op(op);
-  return e ? e->name : nullptr;
+  return e ? e->def->name : nullptr;
 }
 
 uint64_t baracuda_op_dtype_mask(int32_t op) {
   const baracuda::OpEntry *e = baracuda::find_op(op);
-  return e ? e->dtypes : 0;
+  return e ? e->def->dtypes : 0;
 }
 
 baracuda_status_t baracuda_get_build_info(baracuda_build_info_t *info) {

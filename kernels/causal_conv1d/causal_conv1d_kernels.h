@@ -28,12 +28,13 @@ struct Conv1dProblem {
 };
 
 // The backward keeps one partial sum of dw and db per (b, chunk of this
-// many timesteps, channel): its workspace, in bytes.
+// many timesteps, channel): its workspace, in bytes. 128-bit, so that the plan
+// layer can refuse a size beyond 2^62 instead of seeing it wrap.
 constexpr int64_t kConv1dChunk = 256;
-inline size_t causal_conv1d_backward_workspace(int64_t batch, int64_t channels, int64_t length, int32_t width,
-                                               bool f64) {
-  const int64_t slots = batch * ((length + kConv1dChunk - 1) / kConv1dChunk);
-  return static_cast<size_t>(slots * channels * (width + 1)) * (f64 ? sizeof(double) : sizeof(float));
+inline __int128 causal_conv1d_backward_workspace(int64_t batch, int64_t channels, int64_t length, int32_t width,
+                                                 bool f64) {
+  const __int128 slots = static_cast<__int128>(batch) * ((length + kConv1dChunk - 1) / kConv1dChunk);
+  return slots * channels * (width + 1) * (f64 ? sizeof(double) : sizeof(float));
 }
 
 struct Conv1dEntries {

@@ -3,45 +3,43 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/tensor.hpp"
 
 namespace baracuda {
 
-const char *role_name(int32_t role) {
-  static const char *const kNames[] = {"unknown", "X",      "WEIGHT", "BIAS",    "Y",      "DY",     "DX",
-                                       "DW",      "DB",     "DEST",   "SOURCE",  "SCORES", "SLOPES", "DSCORES",
-                                       "DSLOPES", "Q",      "K",      "V",       "OUT",    "LSE",    "DOUT",
-                                       "DQ",      "DK",     "DV",     "STATE",   "INITIAL_STATES", "FINAL_STATES",
-                                       "DINITIAL_STATES", "CACHE_SEQLENS"};
-  constexpr int32_t count = static_cast<int32_t>(sizeof(kNames) / sizeof(kNames[0]));
-  return role > 0 && role < count ? kNames[role] : kNames[0];
-}
-
 namespace {
-std::string role_list(const RoleSpec *specs, size_t n) {
+std::string role_list(const OpDef &op) {
   std::string s;
-  for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + std::string(role_name(specs[i].role));
+  for (size_t i = 0; i < op.num_roles; ++i) s += (i ? ", " : "") + std::string(op.roles[i].name);
   return s;
 }
 }  // namespace
 
-void bind_args(const char *op, const baracuda_arg_t *args, int32_t num_args, const RoleSpec *specs,
-               size_t num_specs, const baracuda_tensor_t **out) {
+BoundArgs bind_args(const OpDef &op, const baracuda_arg_t *args, int32_t num_args) {
   constexpr int32_t invalid = BARACUDA_STATUS_INVALID_PROBLEM;
-  if (num_args < 0) fail(invalid, op, ": num_args is ", num_args, ", must be >= 0");
-  if (args == nullptr && num_args > 0) fail(invalid, op, ": args is NULL but num_args is ", num_args);
-  for (size_t s = 0; s < num_specs; ++s) out[s] = nullptr;
+  if (num_args < 0) fail(invalid, op.name, ": num_args is ", num_args, ", must be >= 0");
+  if (args == nullptr && num_args > 0) fail(invalid, op.name, ": args is NULL but num_args is ", num_args);
+  BoundArgs bound;
   for (int32_t i = 0; i < num_args; ++i) {
-    size_t s = 0;
-    while (s < num_specs && specs[s].role != args[i].role) ++s;
-    if (s == num_specs)
-      fail(invalid, op, ": args[", i, "] has role ", args[i].role, " (", role_name(args[i].role), "), which ", op,
-           " does not take (it takes ", role_list(specs, num_specs), ")");
-    if (out[s] != nullptr) fail(invalid, op, ": arg ", role_name(specs[s].role), " is given twice");
-    out[s] = &args[i].tensor;
+    const ArgRole *r = op.find_role(args[i].role);
+    if (r == nullptr)
+      fail(invalid, op.name, ": args[", i, "] has role ", args[i].role, " (", role_name(args[i].role), "), which ",
+           op.name, " does not take (it takes ", role_list(op), ")");
+    if (bound.by_role_[r->role] != nullptr) fail(invalid, op.name, ": arg ", r->name, " is given twice");
+    bound.by_role_[r->role] = &args[i].tensor;
   }
-  for (size_t s = 0; s < num_specs; ++s)
-    if (specs[s].required && out[s] == nullptr)
-      fail(invalid, op, ": required arg ", role_name(specs[s].role), " is missing");
+  for (size_t s = 0; s < op.num_roles; ++s)
+    if (op.roles[s].need == Need::Required && bound.by_role_[op.roles[s].role] == nullptr)
+      fail(invalid, op.name, ": required arg ", op.roles[s].name, " is missing");
+  return bound;
+}
+
+void validate_arg(const OpDef &op, const BoundArgs &bound, int32_t role, baracuda_dtype_t dtype, int32_t rank,
+                  const int64_t *shape) {
+  const ArgRole *r = op.find_role(role);
+  if (r == nullptr) fail(BARACUDA_STATUS_INVALID_PROBLEM, op.name, ": internal: role ", role_name(role), " is not in its table");
+  if (bound[role] == nullptr) return;
+  validate_tensor(*bound[role], {op.name, r->name, dtype, rank, shape, r->flow != Flow::In});
 }
 
 }  // namespace baracuda

@@ -14,18 +14,6 @@ namespace baracuda {
 
 namespace {
 
-const DtypeTraits kTraits[BARACUDA_DTYPE_COUNT] = {
-    {"invalid", 0, DtypeKind::Invalid},   {"f32", 32, DtypeKind::Float},
-    {"f16", 16, DtypeKind::Float},        {"bf16", 16, DtypeKind::Float},
-    {"f64", 64, DtypeKind::Float},        {"f32_strict", 32, DtypeKind::Float},
-    {"i32", 32, DtypeKind::SignedInt},    {"i64", 64, DtypeKind::SignedInt},
-    {"bool", 8, DtypeKind::Bool},         {"s8", 8, DtypeKind::SignedInt},
-    {"u8", 8, DtypeKind::UnsignedInt},    {"s4", 4, DtypeKind::Packed},
-    {"u4", 4, DtypeKind::Packed},         {"fp8_e4m3", 8, DtypeKind::Float},
-    {"fp8_e5m2", 8, DtypeKind::Float},    {"complex32", 64, DtypeKind::Complex},
-    {"complex64", 128, DtypeKind::Complex}, {"bin", 1, DtypeKind::Packed},
-};
-
 template <class T>
 void store(unsigned char out[16], T value) {
   std::memcpy(out, &value, sizeof(T));
@@ -58,16 +46,11 @@ double fp8_to_double(__nv_fp8_storage_t bits, __nv_fp8_interpretation_t kind) {
 
 }  // namespace
 
-const DtypeTraits &dtype_traits(baracuda_dtype_t dtype) {
-  if (dtype <= 0 || dtype >= BARACUDA_DTYPE_COUNT) return kTraits[0];
-  return kTraits[dtype];
-}
-
-uint64_t byte_aligned_dtype_mask() {
-  uint64_t mask = 0;
+std::string dtype_list(uint64_t mask) {
+  std::string s;
   for (baracuda_dtype_t d = 1; d < BARACUDA_DTYPE_COUNT; ++d)
-    if (dtype_bytes(d) != 0) mask |= dtype_bit(d);
-  return mask;
+    if (mask & dtype_bit(d)) s += (s.empty() ? "" : ", ") + std::string(dtype_name(d));
+  return s;
 }
 
 void encode_scalar(baracuda_dtype_t dtype, double re, double im, const char *what, unsigned char out[16]) {

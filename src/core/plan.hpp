@@ -10,7 +10,8 @@
 
 struct baracuda_plan_s {
   virtual ~baracuda_plan_s() = default;
-  virtual size_t workspace_size() const { return 0; }
+  // Decided at select, with the candidate (see core/candidates.hpp).
+  size_t workspace_size() const { return static_cast<size_t>(info.workspace_bytes); }
   // Everything run() validates, without launching.
   virtual void check(const baracuda_arg_t *args, int32_t num_args) const = 0;
   // Validates, then enqueues on stream. The workspace is already checked.

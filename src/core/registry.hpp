@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "baracuda/core.h"
+#include "core/op_def.hpp"
 #include "core/plan.hpp"
 #include "core/select_context.hpp"
 
@@ -14,9 +15,7 @@ namespace baracuda {
 using SelectFn = std::unique_ptr<Plan> (*)(const baracuda_op_header_t *desc, const SelectContext &ctx);
 
 struct OpEntry {
-  int32_t op;
-  const char *name;
-  uint64_t dtypes;  // bit (1 << dtype) per dtype served
+  const OpDef *def;
   SelectFn select;
 };
 

@@ -19,9 +19,7 @@ struct TensorExpect {
 
 // Dtype, rank, shape, strides (negative: UNSUPPORTED), NULL data for a
 // non-empty tensor, alignment to the element size (MISALIGNED_OPERAND) and
-// capacity. Throws baracuda::Error.
+// capacity; the view may reach no element past 2^62. Throws baracuda::Error.
 void validate_tensor(const baracuda_tensor_t &t, const TensorExpect &expect);
-
-int64_t shape_numel(int32_t rank, const int64_t *shape);
 
 }  // namespace baracuda

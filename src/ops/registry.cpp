@@ -9,14 +9,12 @@ namespace baracuda {
 
 namespace {
 const OpEntry kOps[] = {
-    {BARACUDA_OP_PAD, "pad", pad::pad_dtypes(), pad::select_pad},
-    {BARACUDA_OP_PAD_BACKWARD, "pad_backward", pad::pad_backward_dtypes(), pad::select_pad_backward},
-    {BARACUDA_OP_WRITE_SLICE, "write_slice", write_slice::write_slice_dtypes(), write_slice::select_write_slice},
-    {BARACUDA_OP_CAUSAL_CONV1D, "causal_conv1d", causal_conv1d::causal_conv1d_dtypes(), causal_conv1d::select_forward},
-    {BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, "causal_conv1d_backward", causal_conv1d::causal_conv1d_dtypes(),
-     causal_conv1d::select_backward},
-    {BARACUDA_OP_CAUSAL_CONV1D_UPDATE, "causal_conv1d_update", causal_conv1d::causal_conv1d_dtypes(),
-     causal_conv1d::select_update},
+    {&pad::kPad, pad::select_pad},
+    {&pad::kPadBackward, pad::select_pad_backward},
+    {&write_slice::kWriteSlice, write_slice::select_write_slice},
+    {&causal_conv1d::kForward, causal_conv1d::select_forward},
+    {&causal_conv1d::kBackward, causal_conv1d::select_backward},
+    {&causal_conv1d::kUpdate, causal_conv1d::select_update},
 };
 }  // namespace
 
@@ -27,7 +25,7 @@ const OpEntry *op_entries(size_t *count) {
 
 const OpEntry *find_op(int32_t op) {
   for (const OpEntry &e : kOps)
-    if (e.op == op) return &e;
+    if (e.def->id == op) return &e;
   return nullptr;
 }
 

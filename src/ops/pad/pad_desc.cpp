@@ -2,50 +2,54 @@
 
 #include <cstring>
 
+#include "core/checked_math.hpp"
+#include "core/descriptor.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/layout.hpp"
-#include "core/versioned.hpp"
 #include "ops/pad/pad_ops.hpp"
 
 namespace baracuda::pad {
 
 namespace {
 
-// No extent or element count may come near int64's range, so that every
-// offset the kernels form stays exact.
-constexpr int64_t kMaxExtent = int64_t{1} << 62;
+// Pads may crop (constant mode), so they range over -2^62..2^62.
+int64_t require_pad(const OpDef &op, const char *field, int32_t d, int64_t value) {
+  if (value < -kMaxExtent || value > kMaxExtent)
+    fail(BARACUDA_STATUS_INVALID_PROBLEM, op.name, ": ", field, "[", d, "] is ", value, ", must be -2^62 to 2^62");
+  return value;
+}
 
-void validate_axis(const PadSpec &s, int32_t d) {
+void require_mode_fits(const PadSpec &s, int32_t d) {
   constexpr int32_t invalid = BARACUDA_STATUS_INVALID_PROBLEM;
+  const char *op = s.op->name;
   const int64_t n = s.input_shape[d], lo = s.pad_low[d], hi = s.pad_high[d];
-  if (n < 0) fail(invalid, s.op, ": input_shape[", d, "] is ", n, ", must be >= 0");
-  if (n > kMaxExtent || lo > kMaxExtent || hi > kMaxExtent || lo < -kMaxExtent || hi < -kMaxExtent)
-    fail(invalid, s.op, ": axis ", d, " extent or pad is beyond 2^62");
-  if (s.mode == BARACUDA_PAD_CONSTANT) {
-    if (n + lo + hi < 0)
-      fail(invalid, s.op, ": axis ", d, " output extent is ", n + lo + hi, " (input ", n, " + pad_low ", lo,
-           " + pad_high ", hi, "), must be >= 0");
-    return;
-  }
+  if (s.mode == BARACUDA_PAD_CONSTANT) return;
   if (lo < 0 || hi < 0)
-    fail(invalid, s.op, ": pad_low[", d, "] is ", lo, " and pad_high[", d, "] is ", hi, "; only constant mode crops with negative pads");
+    fail(invalid, op, ": pad_low[", d, "] is ", lo, " and pad_high[", d, "] is ", hi, "; only constant mode crops with negative pads");
   if (s.mode == BARACUDA_PAD_REFLECT && (lo >= n || hi >= n) && (lo > 0 || hi > 0))
-    fail(invalid, s.op, ": reflect needs pad < input extent; axis ", d, " has input_shape ", n, ", pad_low ", lo,
+    fail(invalid, op, ": reflect needs pad < input extent; axis ", d, " has input_shape ", n, ", pad_low ", lo,
          ", pad_high ", hi);
   if (s.mode == BARACUDA_PAD_REPLICATE && n == 0 && (lo > 0 || hi > 0))
-    fail(invalid, s.op, ": replicate has nothing to repeat on axis ", d, " (input_shape[", d, "] is 0)");
+    fail(invalid, op, ": replicate has nothing to repeat on axis ", d, " (input_shape[", d, "] is 0)");
   if (s.mode == BARACUDA_PAD_CIRCULAR && (lo > n || hi > n))
-    fail(invalid, s.op, ": circular needs pad <= input extent; axis ", d, " has input_shape ", n, ", pad_low ", lo,
+    fail(invalid, op, ": circular needs pad <= input extent; axis ", d, " has input_shape ", n, ", pad_low ", lo,
          ", pad_high ", hi);
 }
 
-void check_numel(const char *op, const char *what, int32_t rank, const int64_t *shape) {
-  __int128 n = 1;
-  for (int32_t d = 0; d < rank; ++d) {
-    n *= shape[d];
-    if (n > kMaxExtent) fail(BARACUDA_STATUS_INVALID_PROBLEM, op, ": ", what, " has over 2^62 elements");
-  }
+// Reads axis d and forms its output extent in 128 bits: three terms of up to
+// 2^62 each would wrap int64.
+void read_axis(const baracuda_pad_desc_t &desc, PadSpec &s, int32_t d) {
+  const OpDef &op = *s.op;
+  s.input_shape[d] = require_extent(op, cat("input_shape[", d, "]"), desc.input_shape[d]);
+  s.pad_low[d] = require_pad(op, "pad_low", d, desc.pad_low[d]);
+  s.pad_high[d] = require_pad(op, "pad_high", d, desc.pad_high[d]);
+  require_mode_fits(s, d);
+  const int128 out = int128{s.input_shape[d]} + s.pad_low[d] + s.pad_high[d];
+  if (!within_extent_range(out))
+    fail(BARACUDA_STATUS_INVALID_PROBLEM, op.name, ": axis ", d, " output extent is ", to_decimal(out), " (input ",
+         s.input_shape[d], " + pad_low ", s.pad_low[d], " + pad_high ", s.pad_high[d], "), must be 0 to 2^62");
+  s.output_shape[d] = static_cast<int64_t>(out);
 }
 
 }  // namespace
@@ -63,46 +67,30 @@ const char *mode_name(int32_t mode) {
 kernels::IndexMap index_map(int32_t mode) { return static_cast<kernels::IndexMap>(mode); }
 
 PadSpec read_pad_desc(const baracuda_op_header_t *header, bool backward) {
-  constexpr int32_t invalid = BARACUDA_STATUS_INVALID_PROBLEM;
-  const char *op = backward ? "pad_backward" : "pad";
+  const OpDef &op = backward ? kPadBackward : kPad;
   const baracuda_pad_desc_t defaults = BARACUDA_PAD_DESC_INIT;
-  const baracuda_pad_desc_t desc =
-      read_versioned(op, "descriptor", header, header->struct_size, sizeof(baracuda_pad_desc_t), defaults);
+  const baracuda_pad_desc_t desc = read_descriptor(op, header, defaults);
 
   PadSpec s{};
-  s.op = op;
+  s.op = &op;
+  s.backward = backward;
   s.dtype = desc.dtype;
   s.mode = desc.mode;
   s.rank = desc.rank;
-  if (!dtype_valid(desc.dtype)) fail(invalid, op, ": dtype ", desc.dtype, " is not a dtype");
-  if (desc.rank < 1 || desc.rank > BARACUDA_MAX_RANK) fail(invalid, op, ": rank is ", desc.rank, ", must be 1 to 8");
+  require_rank(op, desc.rank);
   if (desc.mode < BARACUDA_PAD_CONSTANT || desc.mode > BARACUDA_PAD_CIRCULAR)
-    fail(invalid, op, ": mode is ", desc.mode, ", not a BARACUDA_PAD_* mode");
-  if (desc.reserved0 != 0) fail(invalid, op, ": reserved0 is ", desc.reserved0, ", must be 0");
-  for (int32_t d = 0; d < s.rank; ++d) {
-    s.input_shape[d] = desc.input_shape[d];
-    s.pad_low[d] = desc.pad_low[d];
-    s.pad_high[d] = desc.pad_high[d];
-    validate_axis(s, d);
-    s.output_shape[d] = s.input_shape[d] + s.pad_low[d] + s.pad_high[d];
-  }
-  check_numel(op, "input", s.rank, s.input_shape);
-  check_numel(op, "output", s.rank, s.output_shape);
-
-  if (backward) {
-    if (!(pad_backward_dtypes() & dtype_bit(s.dtype)))
-      fail(BARACUDA_STATUS_UNSUPPORTED, op, ": dtype ", dtype_name(s.dtype), " is not served (f32, f16, bf16, f64)");
-  } else {
-    if (dtype_bytes(s.dtype) == 0)
-      fail(BARACUDA_STATUS_UNSUPPORTED, op, ": dtype ", dtype_name(s.dtype),
-           " is not served (every byte-aligned dtype is; packed ones are not)");
-    if (s.mode == BARACUDA_PAD_CONSTANT) encode_scalar(s.dtype, desc.value, desc.value_imag, "pad: value", s.fill);
-  }
+    fail(BARACUDA_STATUS_INVALID_PROBLEM, op.name, ": mode is ", desc.mode, ", not a BARACUDA_PAD_* mode");
+  require_zero(op, "reserved0", desc.reserved0);
+  for (int32_t d = 0; d < s.rank; ++d) read_axis(desc, s, d);
+  require_element_count(op, "input", s.rank, s.input_shape);
+  require_element_count(op, "output", s.rank, s.output_shape);
+  require_served_dtype(op, s.dtype);
+  if (!backward && s.mode == BARACUDA_PAD_CONSTANT) encode_scalar(s.dtype, desc.value, desc.value_imag, "pad: value", s.fill);
   return s;
 }
 
-kernels::RowsProblem rows_problem(const PadSpec &spec, const baracuda_tensor_t &in, const baracuda_tensor_t &out,
-                                  bool backward) {
+kernels::RowsProblem rows_problem(const PadSpec &spec, const baracuda_tensor_t &in, const baracuda_tensor_t &out) {
+  const bool backward = spec.backward;
   // The iteration space is the written tensor; padded axes are pinned.
   const int64_t *out_shape = backward ? spec.input_shape : spec.output_shape;
   const int64_t *in_shape = backward ? spec.output_shape : spec.input_shape;

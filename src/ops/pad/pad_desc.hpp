@@ -5,11 +5,13 @@
 
 #include "baracuda/pad.h"
 #include "common/rows_problem.h"
+#include "core/op_def.hpp"
 
 namespace baracuda::pad {
 
 struct PadSpec {
-  const char *op;  // "pad" or "pad_backward"
+  const OpDef *op;  // kPad or kPadBackward
+  bool backward;
   baracuda_dtype_t dtype;
   int32_t mode;
   int32_t rank;
@@ -29,7 +31,6 @@ kernels::IndexMap index_map(int32_t mode);
 // The kernels' view of input -> output (forward: in = x, out = y; backward:
 // in = dy, out = dx), with unpadded axes merged. Constant mode's backward is
 // posed as a forward gather from dy, its pads negated.
-kernels::RowsProblem rows_problem(const PadSpec &spec, const baracuda_tensor_t &in, const baracuda_tensor_t &out,
-                                  bool backward);
+kernels::RowsProblem rows_problem(const PadSpec &spec, const baracuda_tensor_t &in, const baracuda_tensor_t &out);
 
 }  // namespace baracuda::pad

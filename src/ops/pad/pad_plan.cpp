@@ -1,11 +1,14 @@
-// pad forward and backward plans.
-#include <cstdio>
+// pad forward and backward plans, and their candidate kernels.
 #include <memory>
 
 #include "core/args.hpp"
+#include "core/candidates.hpp"
+#include "core/checked_math.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/kernel_table.hpp"
 #include "core/plan.hpp"
+#include "core/plan_info.hpp"
 #include "core/select_context.hpp"
 #include "core/tensor.hpp"
 #include "ops/pad/pad_desc.hpp"
@@ -18,52 +21,30 @@ namespace {
 
 using Entry = kernels::RowsEntry;
 
-Entry backward_entry(baracuda_dtype_t dtype) {
-  switch (dtype) {
-    case BARACUDA_DTYPE_F16: return kernels::pad_backward_f16_run;
-    case BARACUDA_DTYPE_BF16: return kernels::pad_backward_bf16_run;
-    case BARACUDA_DTYPE_F64: return kernels::pad_backward_f64_run;
-    default: return kernels::pad_backward_f32_run;
-  }
-}
-
-// Constant mode's backward is a slice of dy (zeros where the forward cropped):
-// a forward gather from dy with the pads negated, no arithmetic at all.
-bool slice_backward(const PadSpec &spec, bool backward) { return backward && spec.mode == BARACUDA_PAD_CONSTANT; }
+inline constexpr Keyed<Entry> kGatherByWidth[] = {
+    {1, kernels::pad_forward_b1_run}, {2, kernels::pad_forward_b2_run},   {4, kernels::pad_forward_b4_run},
+    {8, kernels::pad_forward_b8_run}, {16, kernels::pad_forward_b16_run},
+};
+inline constexpr Keyed<Entry> kBackwardByDtype[] = {
+    {BARACUDA_DTYPE_F32, kernels::pad_backward_f32_run},
+    {BARACUDA_DTYPE_F16, kernels::pad_backward_f16_run},
+    {BARACUDA_DTYPE_BF16, kernels::pad_backward_bf16_run},
+    {BARACUDA_DTYPE_F64, kernels::pad_backward_f64_run},
+};
+static_assert(table_keys(kBackwardByDtype) == kPadBackward.dtypes, "pad_backward serves exactly its kernels' dtypes");
 
 // Forward: X -> Y. Backward: DY -> DX. Same machinery, roles and shapes swapped.
 class PadPlan final : public Plan {
  public:
-  PadPlan(const PadSpec &spec, const SelectContext &ctx, bool backward)
-      : spec_(spec),
-        backward_(backward),
-        entry_(backward && !slice_backward(spec, backward) ? backward_entry(spec.dtype)
-                                                           : kernels::kPadForwardByWidth[kernels::width_slot(dtype_bytes(spec.dtype))]) {
-    info.op = backward ? BARACUDA_OP_PAD_BACKWARD : BARACUDA_OP_PAD;
-    info.dtype = spec.dtype;
-    info.target_sm = ctx.target_sm;
-    info.backend = BARACUDA_BACKEND_BESPOKE;
-    const baracuda_dtype_t acc = spec.dtype == BARACUDA_DTYPE_F64 ? BARACUDA_DTYPE_F64 : BARACUDA_DTYPE_F32;
-    const bool sums = backward && !slice_backward(spec, backward);
-    info.math_precision = sums ? acc : BARACUDA_DTYPE_INVALID;
-    info.accumulator = sums ? acc : BARACUDA_DTYPE_INVALID;
-    info.deterministic = 1;
-    info.bit_stable = 1;
-    if (sums)
-      std::snprintf(info.kernel_name, sizeof info.kernel_name, "pad_backward_rows_%s_%s", dtype_name(spec.dtype),
-                    mode_name(spec.mode));
-    else
-      std::snprintf(info.kernel_name, sizeof info.kernel_name, "pad_gather_rows_b%d_%s", dtype_bytes(spec.dtype),
-                    mode_name(spec.mode));
-  }
+  PadPlan(const PadSpec &spec, Entry entry) : spec_(spec), entry_(entry) {}
 
   void check(const baracuda_arg_t *args, int32_t num_args) const override { bind(args, num_args); }
 
   void run(const baracuda_arg_t *args, int32_t num_args, void *, size_t, baracuda_stream_t stream) const override {
     const Bound b = bind(args, num_args);
-    if (shape_numel(spec_.rank, backward_ ? spec_.input_shape : spec_.output_shape) == 0) return;
-    const kernels::RowsProblem p = rows_problem(spec_, *b.in, *b.out, backward_);
-    check_launch(entry_(p, stream), spec_.op);
+    if (element_count(spec_.rank, spec_.backward ? spec_.input_shape : spec_.output_shape) == 0) return;
+    const kernels::RowsProblem p = rows_problem(spec_, *b.in, *b.out);
+    check_launch(entry_(p, stream), spec_.op->name);
   }
 
  private:
@@ -73,37 +54,78 @@ class PadPlan final : public Plan {
   };
 
   Bound bind(const baracuda_arg_t *args, int32_t num_args) const {
-    const RoleSpec roles[2] = {{backward_ ? BARACUDA_ARG_DY : BARACUDA_ARG_X, true},
-                               {backward_ ? BARACUDA_ARG_DX : BARACUDA_ARG_Y, true}};
-    const baracuda_tensor_t *t[2];
-    bind_args(spec_.op, args, num_args, roles, 2, t);
-    const int64_t *in_shape = backward_ ? spec_.output_shape : spec_.input_shape;
-    const int64_t *out_shape = backward_ ? spec_.input_shape : spec_.output_shape;
-    validate_tensor(*t[0], {spec_.op, role_name(roles[0].role), spec_.dtype, spec_.rank, in_shape, false});
-    validate_tensor(*t[1], {spec_.op, role_name(roles[1].role), spec_.dtype, spec_.rank, out_shape, true});
-    return {t[0], t[1]};
+    const OpDef &op = *spec_.op;
+    const int32_t in_role = spec_.backward ? BARACUDA_ARG_DY : BARACUDA_ARG_X;
+    const int32_t out_role = spec_.backward ? BARACUDA_ARG_DX : BARACUDA_ARG_Y;
+    const BoundArgs bound = bind_args(op, args, num_args);
+    validate_arg(op, bound, in_role, spec_.dtype, spec_.rank, spec_.backward ? spec_.output_shape : spec_.input_shape);
+    validate_arg(op, bound, out_role, spec_.dtype, spec_.rank, spec_.backward ? spec_.input_shape : spec_.output_shape);
+    return {bound[in_role], bound[out_role]};
   }
 
   PadSpec spec_;
-  bool backward_;
   Entry entry_;
+};
+
+std::string width_text(const PadSpec &s) { return cat(dtype_bytes(s.dtype), "-byte elements"); }
+
+WhyNot gather_can_implement(const PadSpec &s, const SelectContext &) {
+  if (!table_has(kGatherByWidth, dtype_bytes(s.dtype))) return cat("no kernel for ", width_text(s));
+  return serves();
+}
+
+// Constant mode's backward is a slice of dy (zeros where the forward cropped):
+// a forward gather from dy with the pads negated, no arithmetic at all.
+WhyNot slice_can_implement(const PadSpec &s, const SelectContext &ctx) {
+  if (s.mode != BARACUDA_PAD_CONSTANT) return cat(mode_name(s.mode), " mode's backward sums, it is not a slice");
+  return gather_can_implement(s, ctx);
+}
+
+WhyNot rows_backward_can_implement(const PadSpec &s, const SelectContext &) {
+  if (s.mode == BARACUDA_PAD_CONSTANT) return std::string("constant mode's backward is a slice, not a sum");
+  return serves();
+}
+
+int128 no_workspace(const PadSpec &) { return 0; }
+
+std::unique_ptr<Plan> make_gather(const PadSpec &s, const SelectContext &) {
+  auto plan = std::make_unique<PadPlan>(s, kernel_for(s.op->name, kGatherByWidth, dtype_bytes(s.dtype), width_text(s)));
+  set_moves_data(plan->info);
+  set_kernel_name(plan->info, cat("pad_gather_rows_b", dtype_bytes(s.dtype), "_", mode_name(s.mode)));
+  return plan;
+}
+
+std::unique_ptr<Plan> make_rows_backward(const PadSpec &s, const SelectContext &) {
+  const Entry entry = kernel_for(s.op->name, kBackwardByDtype, s.dtype, cat("dtype ", dtype_name(s.dtype)));
+  auto plan = std::make_unique<PadPlan>(s, entry);
+  set_accumulates(plan->info, s.dtype);
+  set_kernel_name(plan->info, cat("pad_backward_rows_", dtype_name(s.dtype), "_", mode_name(s.mode)));
+  return plan;
+}
+
+// Every candidate gathers in a fixed order with no atomics.
+constexpr CandidateTraits kGatherTraits = {"pad_gather_rows", BARACUDA_BACKEND_BESPOKE, true, true};
+constexpr CandidateTraits kSliceTraits = {"pad_backward_slice", BARACUDA_BACKEND_BESPOKE, true, true};
+constexpr CandidateTraits kRowsBackwardTraits = {"pad_backward_rows", BARACUDA_BACKEND_BESPOKE, true, true};
+
+const Candidate<PadSpec> kForwardCandidates[] = {
+    {kGatherTraits, gather_can_implement, no_workspace, make_gather},
+};
+const Candidate<PadSpec> kBackwardCandidates[] = {
+    {kSliceTraits, slice_can_implement, no_workspace, make_gather},
+    {kRowsBackwardTraits, rows_backward_can_implement, no_workspace, make_rows_backward},
 };
 
 }  // namespace
 
 std::unique_ptr<Plan> select_pad(const baracuda_op_header_t *desc, const SelectContext &ctx) {
-  return std::make_unique<PadPlan>(read_pad_desc(desc, false), ctx, false);
+  const PadSpec spec = read_pad_desc(desc, false);
+  return select_candidate(kPad, spec.dtype, spec, ctx, kForwardCandidates);
 }
 
 std::unique_ptr<Plan> select_pad_backward(const baracuda_op_header_t *desc, const SelectContext &ctx) {
-  return std::make_unique<PadPlan>(read_pad_desc(desc, true), ctx, true);
-}
-
-uint64_t pad_dtypes() { return byte_aligned_dtype_mask(); }
-
-uint64_t pad_backward_dtypes() {
-  return dtype_bit(BARACUDA_DTYPE_F32) | dtype_bit(BARACUDA_DTYPE_F16) | dtype_bit(BARACUDA_DTYPE_BF16) |
-         dtype_bit(BARACUDA_DTYPE_F64);
+  const PadSpec spec = read_pad_desc(desc, true);
+  return select_candidate(kPadBackward, spec.dtype, spec, ctx, kBackwardCandidates);
 }
 
 }  // namespace baracuda::pad

@@ -1,17 +1,20 @@
 // write_slice plan: dest[start:end] = source.
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
 #include <memory>
 
 #include "baracuda/write_slice.h"
 #include "core/args.hpp"
+#include "core/candidates.hpp"
+#include "core/checked_math.hpp"
+#include "core/descriptor.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/kernel_table.hpp"
 #include "core/layout.hpp"
 #include "core/plan.hpp"
+#include "core/plan_info.hpp"
 #include "core/tensor.hpp"
-#include "core/versioned.hpp"
 #include "ops/write_slice/write_slice_ops.hpp"
 #include "write_slice/write_slice_kernels.h"
 
@@ -19,8 +22,9 @@ namespace baracuda::write_slice {
 
 namespace {
 
-constexpr const char *kOp = "write_slice";
-constexpr int64_t kMaxExtent = int64_t{1} << 62;
+using kernels::RowsEntry;
+
+constexpr const char *kOp = kWriteSlice.name;
 
 struct SliceSpec {
   baracuda_dtype_t dtype;
@@ -31,53 +35,36 @@ struct SliceSpec {
 };
 
 SliceSpec read_desc(const baracuda_op_header_t *header) {
-  constexpr int32_t invalid = BARACUDA_STATUS_INVALID_PROBLEM;
   const baracuda_write_slice_desc_t defaults = BARACUDA_WRITE_SLICE_DESC_INIT;
-  const baracuda_write_slice_desc_t desc = read_versioned(kOp, "descriptor", header, header->struct_size,
-                                                          sizeof(baracuda_write_slice_desc_t), defaults);
+  const baracuda_write_slice_desc_t desc = read_descriptor(kWriteSlice, header, defaults);
   SliceSpec s{};
   s.dtype = desc.dtype;
   s.rank = desc.rank;
-  if (!dtype_valid(desc.dtype)) fail(invalid, kOp, ": dtype ", desc.dtype, " is not a dtype");
-  if (desc.rank < 1 || desc.rank > BARACUDA_MAX_RANK) fail(invalid, kOp, ": rank is ", desc.rank, ", must be 1 to 8");
-  __int128 numel = 1;
+  require_rank(kWriteSlice, desc.rank);
   for (int32_t d = 0; d < s.rank; ++d) {
-    const int64_t n = desc.dest_shape[d], b = desc.start[d], e = desc.end[d];
-    if (n < 0 || n > kMaxExtent) fail(invalid, kOp, ": dest_shape[", d, "] is ", n, ", must be 0 to 2^62");
+    const int64_t n = require_extent(kWriteSlice, cat("dest_shape[", d, "]"), desc.dest_shape[d]);
+    const int64_t b = desc.start[d], e = desc.end[d];
     if (b < 0 || b > e || e > n)
-      fail(invalid, kOp, ": axis ", d, " has start ", b, " and end ", e, " with dest_shape ", n,
-           "; need 0 <= start <= end <= dest_shape");
-    numel *= n;
-    if (numel > kMaxExtent) fail(invalid, kOp, ": dest has over 2^62 elements");
+      fail(BARACUDA_STATUS_INVALID_PROBLEM, kOp, ": axis ", d, " has start ", b, " and end ", e, " with dest_shape ",
+           n, "; need 0 <= start <= end <= dest_shape");
     s.dest_shape[d] = n;
     s.start[d] = b;
     s.source_shape[d] = e - b;
   }
-  if (s.dtype == BARACUDA_DTYPE_BIN) fail(BARACUDA_STATUS_UNSUPPORTED, kOp, ": dtype bin is not served");
+  require_element_count(kWriteSlice, "dest", s.rank, s.dest_shape);
+  require_served_dtype(kWriteSlice, s.dtype);
   return s;
 }
 
 class WriteSlicePlan final : public Plan {
  public:
-  WriteSlicePlan(const SliceSpec &spec, const SelectContext &ctx) : spec_(spec) {
-    info.op = BARACUDA_OP_WRITE_SLICE;
-    info.dtype = spec.dtype;
-    info.target_sm = ctx.target_sm;
-    info.backend = BARACUDA_BACKEND_BESPOKE;
-    info.deterministic = 1;
-    info.bit_stable = 1;
-    if (dtype_is_nibble(spec.dtype))
-      std::snprintf(info.kernel_name, sizeof info.kernel_name, "write_slice_nibble (memcpy when dense)");
-    else
-      std::snprintf(info.kernel_name, sizeof info.kernel_name, "write_slice_rows_b%d (memcpy when dense)",
-                    dtype_bytes(spec.dtype));
-  }
+  WriteSlicePlan(const SliceSpec &spec, RowsEntry rows_entry) : spec_(spec), rows_entry_(rows_entry) {}
 
   void check(const baracuda_arg_t *args, int32_t num_args) const override { bind(args, num_args); }
 
   void run(const baracuda_arg_t *args, int32_t num_args, void *, size_t, baracuda_stream_t stream) const override {
     const Bound b = bind(args, num_args);
-    if (shape_numel(spec_.rank, spec_.source_shape) == 0) return;
+    if (element_count(spec_.rank, spec_.source_shape) == 0) return;
     const AxisSet axes = layout(b);
     const int32_t inner = axes.rank - 1;
     const bool dense = axes.rank == 1 && axes.stride[0][0] == 1 && axes.stride[1][0] == 1;
@@ -114,7 +101,7 @@ class WriteSlicePlan final : public Plan {
     }
     p.out = window;
     p.in = b.source->data;
-    return check_launch(kernels::kWriteSliceByWidth[kernels::width_slot(bytes)](p, stream), kOp);
+    return check_launch(rows_entry_(p, stream), kOp);
   }
 
  private:
@@ -124,12 +111,10 @@ class WriteSlicePlan final : public Plan {
   };
 
   Bound bind(const baracuda_arg_t *args, int32_t num_args) const {
-    static constexpr RoleSpec roles[2] = {{BARACUDA_ARG_DEST, true}, {BARACUDA_ARG_SOURCE, true}};
-    const baracuda_tensor_t *t[2];
-    bind_args(kOp, args, num_args, roles, 2, t);
-    validate_tensor(*t[0], {kOp, "DEST", spec_.dtype, spec_.rank, spec_.dest_shape, true});
-    validate_tensor(*t[1], {kOp, "SOURCE", spec_.dtype, spec_.rank, spec_.source_shape, false});
-    return {t[0], t[1]};
+    const BoundArgs bound = bind_args(kWriteSlice, args, num_args);
+    validate_arg(kWriteSlice, bound, BARACUDA_ARG_DEST, spec_.dtype, spec_.rank, spec_.dest_shape);
+    validate_arg(kWriteSlice, bound, BARACUDA_ARG_SOURCE, spec_.dtype, spec_.rank, spec_.source_shape);
+    return {bound[BARACUDA_ARG_DEST], bound[BARACUDA_ARG_SOURCE]};
   }
 
   // The window of dest (tensor 0) and the source (tensor 1), merged.
@@ -152,19 +137,53 @@ class WriteSlicePlan final : public Plan {
   }
 
   SliceSpec spec_;
+  RowsEntry rows_entry_;  // NULL for the nibble kernel
+};
+
+inline constexpr Keyed<RowsEntry> kRowsByWidth[] = {
+    {1, kernels::write_slice_b1_run}, {2, kernels::write_slice_b2_run},   {4, kernels::write_slice_b4_run},
+    {8, kernels::write_slice_b8_run}, {16, kernels::write_slice_b16_run},
+};
+
+std::string width_text(const SliceSpec &s) { return cat(dtype_bytes(s.dtype), "-byte elements"); }
+
+WhyNot nibble_can_implement(const SliceSpec &s, const SelectContext &) {
+  if (!dtype_is_nibble(s.dtype)) return cat(dtype_name(s.dtype), " is not a 4-bit dtype");
+  return serves();
+}
+
+WhyNot rows_can_implement(const SliceSpec &s, const SelectContext &) {
+  if (!table_has(kRowsByWidth, dtype_bytes(s.dtype))) return cat("no kernel for ", width_text(s));
+  return serves();
+}
+
+int128 no_workspace(const SliceSpec &) { return 0; }
+
+std::unique_ptr<Plan> make_nibble(const SliceSpec &s, const SelectContext &) {
+  auto plan = std::make_unique<WriteSlicePlan>(s, nullptr);
+  set_moves_data(plan->info);
+  set_kernel_name(plan->info, "write_slice_nibble (memcpy when dense)");
+  return plan;
+}
+
+std::unique_ptr<Plan> make_rows(const SliceSpec &s, const SelectContext &) {
+  auto plan = std::make_unique<WriteSlicePlan>(s, kernel_for(kOp, kRowsByWidth, dtype_bytes(s.dtype), width_text(s)));
+  set_moves_data(plan->info);
+  set_kernel_name(plan->info, cat("write_slice_rows_b", dtype_bytes(s.dtype), " (memcpy when dense)"));
+  return plan;
+}
+
+// Pure copies: no atomics, no arithmetic.
+const Candidate<SliceSpec> kCandidates[] = {
+    {{"write_slice_nibble", BARACUDA_BACKEND_BESPOKE, true, true}, nibble_can_implement, no_workspace, make_nibble},
+    {{"write_slice_rows", BARACUDA_BACKEND_BESPOKE, true, true}, rows_can_implement, no_workspace, make_rows},
 };
 
 }  // namespace
 
 std::unique_ptr<Plan> select_write_slice(const baracuda_op_header_t *desc, const SelectContext &ctx) {
-  return std::make_unique<WriteSlicePlan>(read_desc(desc), ctx);
-}
-
-uint64_t write_slice_dtypes() {
-  uint64_t mask = 0;
-  for (baracuda_dtype_t d = 1; d < BARACUDA_DTYPE_COUNT; ++d)
-    if (d != BARACUDA_DTYPE_BIN) mask |= dtype_bit(d);
-  return mask;
+  const SliceSpec spec = read_desc(desc);
+  return select_candidate(kWriteSlice, spec.dtype, spec, ctx, kCandidates);
 }
 
 }  // namespace baracuda::write_slice
