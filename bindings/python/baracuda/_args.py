@@ -82,10 +82,10 @@ class Arguments:
         """(args, stream handle, keep-alive) for arrays by role name. stream is the
         caller's handle or None: then PyTorch's current stream of the first torch
         tensor's device, else the legacy default stream (0)."""
-        key = (get_ident(), tuple(arrays))
+        key = (get_ident(), *arrays)
         args = self._arrays.get(key)
         if args is None:
-            args = self._arrays[key] = self._array(key[1])
+            args = self._arrays[key] = self._array(key[1:])
         first_torch = None
         generic = []
         offset = _TENSOR_AT
@@ -95,27 +95,26 @@ class Arguments:
                 generic.append((offset, name, obj))
             else:
                 try:
-                    data, dtype, shape, strides, device = support.view(obj)
+                    data, dtype, shape, strides = support.view(obj)
                 except TypeError as e:
                     raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
-                self._pack(args, offset, name, data, dtype, shape, strides)
+                pack = _PACKERS.get(len(shape)) or self._over_rank(name, shape)
+                pack(args, offset, data, dtype, len(shape), *shape, *strides)
                 if first_torch is None:
-                    first_torch = (support, device)
+                    first_torch = (support, obj)
             offset += _SIZE
         if stream is None:
-            stream = first_torch[0].current_stream(first_torch[1]) if first_torch is not None else 0
+            stream = first_torch[0].current_stream(first_torch[1].get_device()) if first_torch is not None else 0
         keep = []
         for at, name, obj in generic:
             try:
                 data, dtype, shape, strides, k = _tensors.describe(obj, stream or None)
             except TypeError as e:
                 raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
-            self._pack(args, at, name, data, DTYPES[dtype], shape, strides)
+            pack = _PACKERS.get(len(shape)) or self._over_rank(name, shape)
+            pack(args, at, data, DTYPES[dtype], len(shape), *shape, *strides)
             keep.append(k)
         return args, stream, keep
 
-    def _pack(self, args, offset, name, data, dtype, shape, strides):
-        pack = _PACKERS.get(len(shape))
-        if pack is None:
-            raise BaracudaError(INVALID_PROBLEM, f"{self.op}: arg {name} has rank {len(shape)}, over {_MAX_RANK}")
-        pack(args, offset, data, dtype, len(shape), *shape, *strides)
+    def _over_rank(self, name, shape):
+        raise BaracudaError(INVALID_PROBLEM, f"{self.op}: arg {name} has rank {len(shape)}, over {_MAX_RANK}")

@@ -1,6 +1,7 @@
 """Framework-style helpers over Plan. Each caches its plan and output shape on
 a key built from what the call was given (shape, dtype, pads, mode ...), so a
-repeated call costs a dict lookup, an allocation and a Plan.run."""
+repeated call costs a dict lookup, an allocation and a Plan.run. Entries are
+truthy, so `_plans.get(key) or _remember(key, ...)` plans only on a miss."""
 from ._abi import DTYPES
 from ._args import dtype_and_shape, support_for
 from ._plan import Plan
@@ -9,12 +10,10 @@ _NAMES = {v: k for k, v in DTYPES.items()}
 _plans = {}  # call key -> (plan, output shape)
 
 
-def _cached(key, make):
-    entry = _plans.get(key)
-    if entry is None:
-        if len(_plans) > 256:
-            _plans.clear()
-        entry = _plans[key] = make()
+def _remember(key, entry):
+    if len(_plans) > 256:
+        _plans.clear()
+    _plans[key] = entry
     return entry
 
 
@@ -60,9 +59,8 @@ def _make_pad_backward(dtype, shape, pad, mode):
 def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
     """torch.nn.functional.pad semantics on any axis; returns out."""
     dtype, shape = dtype_and_shape(x)
-    pad = tuple(pad)
-    plan, out_shape = _cached(("pad", dtype, tuple(shape), pad, mode, value),
-                              lambda: _make_pad(dtype, shape, pad, mode, value))
+    key = ("pad", dtype, tuple(shape), tuple(pad), mode, value)
+    plan, out_shape = _plans.get(key) or _remember(key, _make_pad(dtype, shape, pad, mode, value))
     out = _empty(x, out_shape) if out is None else out
     plan.run(X=x, Y=out, stream=stream)
     return out
@@ -71,9 +69,8 @@ def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
 def pad_backward(dy, pad, mode="constant", out=None, stream=None):
     """The gradient of pad(x, pad, mode) with respect to x, given dy."""
     dtype, shape = dtype_and_shape(dy)
-    pad = tuple(pad)
-    plan, in_shape = _cached(("pad_backward", dtype, tuple(shape), pad, mode),
-                             lambda: _make_pad_backward(dtype, shape, pad, mode))
+    key = ("pad_backward", dtype, tuple(shape), tuple(pad), mode)
+    plan, in_shape = _plans.get(key) or _remember(key, _make_pad_backward(dtype, shape, pad, mode))
     out = _empty(dy, in_shape) if out is None else out
     plan.run(DY=dy, DX=out, stream=stream)
     return out
@@ -83,15 +80,14 @@ def _make_write_slice(dtype, dest_shape, source_shape, start):
     start = [int(s) for s in start] + [0] * (len(dest_shape) - len(start))
     end = [s + n for s, n in zip(start, source_shape)]
     return Plan("write_slice", dtype=_NAMES[dtype], rank=len(dest_shape), dest_shape=list(dest_shape), start=start,
-                end=end), None
+                end=end)
 
 
 def write_slice(dest, source, start, stream=None):
     """dest[start[0]:start[0]+source.shape[0], ...] = source, in place; returns dest."""
     dtype, dest_shape = dtype_and_shape(dest)
     _, source_shape = dtype_and_shape(source)
-    start = tuple(start)
-    plan, _ = _cached(("write_slice", dtype, tuple(dest_shape), tuple(source_shape), start),
-                      lambda: _make_write_slice(dtype, dest_shape, source_shape, start))
+    key = ("write_slice", dtype, tuple(dest_shape), tuple(source_shape), tuple(start))
+    plan = _plans.get(key) or _remember(key, _make_write_slice(dtype, dest_shape, source_shape, start))
     plan.run(DEST=dest, SOURCE=source, stream=stream)
     return dest

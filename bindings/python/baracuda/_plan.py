@@ -35,6 +35,8 @@ class Plan:
             if isinstance(value, str):  # a dtype, or a constant named by the descriptor or by the field
                 names = [prefix + value.upper(), "BARACUDA_" + key.upper() + "_" + value.upper()]
                 known = [n for n in names if n in h.constants]
+                if key == "dtype" and value not in DTYPES:
+                    raise ValueError(f"baracuda: {value!r} is not a dtype (dtypes: {', '.join(DTYPES)})")
                 if key != "dtype" and not known:
                     raise ValueError(f"baracuda: {value!r} is not a value of {key} (no {' or '.join(names)})")
                 value = DTYPES[value] if key == "dtype" else h.constants[known[0]]

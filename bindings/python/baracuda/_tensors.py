@@ -1,6 +1,6 @@
-"""Views any framework's CUDA array as a baracuda_tensor_t, without copying:
-through __cuda_array_interface__ (PyTorch, CuPy, Numba) or DLPack's
-__dlpack__ (PyTorch, CuPy, JAX; bf16 goes this way)."""
+"""The generic way to view a framework's CUDA array without copying: through
+__cuda_array_interface__ (CuPy, Numba) or DLPack's __dlpack__ (CuPy, JAX;
+bf16 goes this way). PyTorch tensors take the faster way of _torch."""
 import ctypes
 
 # __cuda_array_interface__ typestr (kind + bytes) -> dtype name

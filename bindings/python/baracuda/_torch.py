@@ -10,6 +10,10 @@ _NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f6
           "float8_e4m3fn": "fp8_e4m3", "float8_e5m2": "fp8_e5m2"}
 
 
+def _no_dtype(dtype):
+    raise TypeError(f"{dtype} has no baracuda dtype")
+
+
 class TorchSupport:
     """Reads the tensors of one torch module and its current CUDA stream."""
 
@@ -22,19 +26,17 @@ class TorchSupport:
 
     def dtype(self, t):
         """The baracuda dtype of t (TypeError when none)."""
-        code = self.dtypes.get(t.dtype)
-        if code is None:
-            raise TypeError(f"{t.dtype} has no baracuda dtype")
-        return code
+        return self.dtypes.get(t.dtype) or _no_dtype(t.dtype)
 
     def view(self, t):
-        """(data pointer, baracuda dtype, shape, element strides, device index) of a CUDA tensor."""
+        """(data pointer, baracuda dtype, shape, element strides) of a CUDA tensor."""
         if not t.is_cuda:
             raise TypeError(f"the tensor is on {t.device}, not on a CUDA device")
-        code = self.dtype(t)
-        if t.dtype in self.complex and (t.is_conj() or t.is_neg()):  # lazy views: memory is not the values
+        dtype = t.dtype
+        code = self.dtypes.get(dtype) or _no_dtype(dtype)
+        if dtype in self.complex and (t.is_conj() or t.is_neg()):  # lazy views: memory is not the values
             raise TypeError("the tensor is a lazy conj()/neg() view; call resolve_conj()/resolve_neg() first")
-        return t.data_ptr(), code, t.shape, t.stride(), t.get_device()
+        return t.data_ptr(), code, t.shape, t.stride()
 
     def empty(self, like, shape):
         return like.new_empty(shape)

@@ -2,29 +2,20 @@
 C compiler gives for `static const T v = MACRO;`, and Plan starts from it."""
 import os
 import re
-import subprocess
-import tempfile
 
 import baracuda
 from baracuda._header import header_dir
+from c_program import printed_by
 
 
 def c_images():
-    lines = ["#include <stdio.h>", '#include "baracuda/baracuda.h"',
-             "static void dump(const char *name, const void *p, size_t n) {",
-             '  printf("%s ", name);',
-             '  for (size_t i = 0; i < n; ++i) printf("%02x", ((const unsigned char *)p)[i]);',
-             '  printf("\\n");', "}", "int main(void) {"]
-    for macro, (struct, _) in baracuda._h.defaults.items():
-        lines.append(f"  {{ static const {struct} v = {macro}; dump(\"{macro}\", &v, sizeof v); }}")
-    lines += ["  return 0;", "}"]
-    with tempfile.TemporaryDirectory() as d:
-        src, exe = os.path.join(d, "defaults.c"), os.path.join(d, "defaults")
-        with open(src, "w") as out:
-            out.write("\n".join(lines))
-        subprocess.run(["cc", "-std=c99", "-I", os.path.dirname(header_dir()), src, "-o", exe], check=True)
-        printed = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
-    return dict(line.split(" ") for line in printed.splitlines())
+    dump = ["static void dump(const char *name, const void *p, size_t n) {",
+            '  printf("%s ", name);',
+            '  for (size_t i = 0; i < n; ++i) printf("%02x", ((const unsigned char *)p)[i]);',
+            '  printf("\\n");', "}"]
+    lines = [f"  {{ static const {struct} v = {macro}; dump(\"{macro}\", &v, sizeof v); }}"
+             for macro, (struct, _) in baracuda._h.defaults.items()]
+    return dict(line.split(" ") for line in printed_by(lines, dump).splitlines())
 
 
 def test_every_init_macro_is_read():
