@@ -86,13 +86,12 @@ class Arguments:
         args = self._arrays.get(key)
         if args is None:
             args = self._arrays[key] = self._array(key[1:])
-        first_torch = None
-        generic = []
+        torch_support = torch_tensor = generic = keep = None
         offset = _TENSOR_AT
         for name, obj in arrays.items():
             support = _supports.get(type(obj)) or support_for(obj)
             if support is None:
-                generic.append((offset, name, obj))
+                generic = (generic or []) + [(offset, name, obj)]
             else:
                 try:
                     data, dtype, shape, strides = support.view(obj)
@@ -100,20 +99,21 @@ class Arguments:
                     raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
                 pack = _PACKERS.get(len(shape)) or self._over_rank(name, shape)
                 pack(args, offset, data, dtype, len(shape), *shape, *strides)
-                if first_torch is None:
-                    first_torch = (support, obj)
+                if torch_support is None:
+                    torch_support, torch_tensor = support, obj
             offset += _SIZE
         if stream is None:
-            stream = first_torch[0].current_stream(first_torch[1].get_device()) if first_torch is not None else 0
-        keep = []
-        for at, name, obj in generic:
-            try:
-                data, dtype, shape, strides, k = _tensors.describe(obj, stream or None)
-            except TypeError as e:
-                raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
-            pack = _PACKERS.get(len(shape)) or self._over_rank(name, shape)
-            pack(args, at, data, DTYPES[dtype], len(shape), *shape, *strides)
-            keep.append(k)
+            stream = torch_support.current_stream(torch_tensor.get_device()) if torch_support is not None else 0
+        if generic:
+            keep = []
+            for at, name, obj in generic:
+                try:
+                    data, dtype, shape, strides, k = _tensors.describe(obj, stream or None)
+                except TypeError as e:
+                    raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
+                pack = _PACKERS.get(len(shape)) or self._over_rank(name, shape)
+                pack(args, at, data, DTYPES[dtype], len(shape), *shape, *strides)
+                keep.append(k)
         return args, stream, keep
 
     def _over_rank(self, name, shape):

@@ -57,7 +57,9 @@ class Plan:
     def check(self, **arrays):
         """Everything run checks about arrays, launching nothing (no GPU needed)."""
         args, _, _keep = self._args.fill(arrays, None)
-        _checked(_check(self._handle, args, len(args)))
+        status = _check(self._handle, args, len(args))
+        if status:
+            raise_status(status)
 
     def run(self, workspace=None, stream=None, **arrays):
         """Enqueue on stream (an int cudaStream_t, or an object with cuda_stream or ptr;

@@ -19,7 +19,7 @@ class TorchSupport:
 
     def __init__(self, torch, dtypes):
         self.torch = torch
-        self.dtypes = {getattr(torch, a): dtypes[n] for a, n in _NAMES.items() if hasattr(torch, a) and n in dtypes}
+        self.dtypes = {getattr(torch, a): dtypes[n] for a, n in _NAMES.items() if hasattr(torch, a)}
         self.complex = {getattr(torch, a) for a in ("complex64", "complex128") if hasattr(torch, a)}
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.current_stream = raw if raw is not None else lambda d: torch.cuda.current_stream(d).cuda_stream
