@@ -1,6 +1,6 @@
-"""Finds and loads libbaracuda_kernels, and declares the C functions."""
+"""Finds and loads libbaracuda_kernels, declares the C functions, and checks
+that the library is the version the headers describe."""
 import ctypes
-import ctypes.util
 import os
 
 _NAME = "libbaracuda_kernels.so.0"
@@ -18,6 +18,36 @@ def load():
         except OSError as e:
             tried.append(f"{path}: {e}")
     raise ImportError("baracuda: cannot load the library; set BARACUDA_LIBRARY. Tried:\n  " + "\n  ".join(tried))
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p), ("dli_sname", ctypes.c_char_p),
+                ("dli_saddr", ctypes.c_void_p)]
+
+
+def path_of(lib):
+    """The file the dynamic loader opened for lib (the name it was asked for when dladdr cannot tell)."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+    except AttributeError:
+        return lib._name
+    info = _DlInfo()
+    if dladdr(ctypes.cast(lib.baracuda_version, ctypes.c_void_p), ctypes.byref(info)) and info.dli_fname:
+        return os.path.realpath(info.dli_fname.decode())
+    return lib._name
+
+
+def _dotted(version):
+    return f"{version // 10000}.{version // 100 % 100}.{version % 100}"
+
+
+def check_version(lib, h):
+    """ImportError unless the headers' BARACUDA_VERSION is the loaded library's baracuda_version()."""
+    theirs, ours = lib.baracuda_version(), h.constants.get("BARACUDA_VERSION")
+    if theirs != ours:
+        header = "no BARACUDA_VERSION" if ours is None else f"version {_dotted(ours)}"
+        raise ImportError(f"baracuda: the headers in {h.folder} describe {header} but the library {path_of(lib)} is "
+                          f"version {_dotted(theirs)}; point BARACUDA_INCLUDE and BARACUDA_LIBRARY at one build")
 
 
 def declare(lib, h):

@@ -1,6 +1,6 @@
-"""Views any framework's CUDA array as a baracuda_tensor_t, without copying:
-through __cuda_array_interface__ (PyTorch, CuPy, Numba) or DLPack's
-__dlpack__ (PyTorch, CuPy, JAX; bf16 goes this way)."""
+"""The generic way to view a framework's CUDA array without copying: through
+__cuda_array_interface__ (CuPy, Numba) or DLPack's __dlpack__ (CuPy, JAX;
+bf16 goes this way). PyTorch tensors take the faster way of _torch."""
 import ctypes
 
 # __cuda_array_interface__ typestr (kind + bytes) -> dtype name
@@ -76,17 +76,10 @@ def describe(obj, stream=None):
     raise TypeError(f"baracuda: {type(obj).__name__} offers neither __cuda_array_interface__ nor __dlpack__")
 
 
-def stream_handle(stream, *arrays):
-    """A cudaStream_t as an int: given (int, or an object with cuda_stream / ptr), or
-    PyTorch's current stream for PyTorch arrays, else the legacy default stream (0)."""
-    if stream is not None:
-        for attr in ("cuda_stream", "ptr"):
-            if hasattr(stream, attr):
-                return int(getattr(stream, attr))
-        return int(stream)
-    for a in arrays:
-        if type(a).__module__.startswith("torch"):
-            import torch
-
-            return torch.cuda.current_stream(a.device).cuda_stream
-    return 0
+def stream_handle(stream):
+    """A cudaStream_t given as an int or as an object with cuda_stream (PyTorch,
+    CuPy) or ptr (CuPy), as an int."""
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    return int(stream)

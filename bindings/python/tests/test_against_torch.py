@@ -135,3 +135,29 @@ def test_causal_conv1d_matches_f_conv1d(dtype):
     ref = F.silu(F.conv1d(x.double(), w.double()[:, None], b.double(), padding=W - 1, groups=C)[..., :L])
     err = (y.double() - ref).abs().max() / ref.abs().max()
     assert err <= TOL[dtype], f"{dtype}: {err}"
+
+
+def test_tensors_that_require_grad_are_read_as_they_are():
+    x = torch.randn(4, 100, device="cuda", requires_grad=True)
+    assert torch.equal(baracuda.pad(x, (3, 5), mode="reflect"), F.pad(x.detach(), (3, 5), mode="reflect"))
+    B, C, L, W = 2, 16, 40, 4
+    xs = torch.randn(B, C, L, device="cuda", requires_grad=True)
+    w = torch.nn.Parameter(torch.randn(C, W, device="cuda"))
+    y = torch.empty_like(xs, requires_grad=False)
+    baracuda.Plan("causal_conv1d", dtype="f32", batch=B, channels=C, seq_len=L).run(X=xs, WEIGHT=w, Y=y)
+    ref = F.conv1d(xs.detach().double(), w.detach().double()[:, None], padding=W - 1, groups=C)[..., :L]
+    assert (y.double() - ref).abs().max() / ref.abs().max() <= TOL[torch.float32]
+
+
+def test_the_default_stream_is_torchs_current_one():
+    s = torch.cuda.Stream()
+    x = torch.randn(8, 1000, device="cuda", dtype=torch.bfloat16)
+    plan = baracuda.Plan("pad", dtype="bf16", mode="replicate", rank=2, input_shape=[8, 1000], pad_high=[0, 2])
+    with torch.cuda.stream(s):
+        _, handle, _ = plan._args.fill({"X": x, "Y": x}, None)
+    assert handle == s.cuda_stream != torch.cuda.current_stream().cuda_stream
+
+
+def test_a_host_tensor_is_refused_by_name():
+    with pytest.raises(TypeError, match="pad: arg X: the tensor is on cpu"):
+        baracuda.pad(torch.randn(4, 10), (1, 1))

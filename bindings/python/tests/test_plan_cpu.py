@@ -27,9 +27,13 @@ def test_an_unserved_dtype_is_unsupported():
     assert e.value.status == baracuda.STATUS_UNSUPPORTED
 
 
-def test_unknown_fields_are_named():
+def test_unknown_fields_and_values_are_named():
     with pytest.raises(TypeError, match="no field 'shape'"):
         baracuda.Plan("pad", target_sm=90, shape=[4])
+    with pytest.raises(ValueError, match="'float32' is not a dtype"):
+        baracuda.Plan("pad", target_sm=90, dtype="float32")
+    with pytest.raises(ValueError, match="'sideways' is not a value of mode"):
+        baracuda.Plan("pad", target_sm=90, mode="sideways")
 
 
 def test_the_registry_is_read_from_the_library():

@@ -1,0 +1,93 @@
+"""Framework-style helpers over Plan. Each caches its plan and output shape on
+a key built from what the call was given (shape, dtype, pads, mode ...), so a
+repeated call costs a dict lookup, an allocation and a Plan.run. Entries are
+truthy, so `_plans.get(key) or _remember(key, ...)` plans only on a miss."""
+from ._abi import DTYPES
+from ._args import dtype_and_shape, support_for
+from ._plan import Plan
+
+_NAMES = {v: k for k, v in DTYPES.items()}
+_plans = {}  # call key -> (plan, output shape)
+
+
+def _remember(key, entry):
+    if len(_plans) > 256:
+        _plans.clear()
+    _plans[key] = entry
+    return entry
+
+
+def _empty(like, shape):
+    support = support_for(like)
+    if support is not None:
+        return support.empty(like, shape)
+    if type(like).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        return cupy.empty(shape, dtype=like.dtype)
+    raise TypeError(f"baracuda: cannot allocate a {type(like).__name__}; pass out=")
+
+
+def _per_axis(pad, rank):
+    """F.pad's (last_low, last_high, next_low, ...) as per-axis lists."""
+    if len(pad) % 2 or len(pad) // 2 > rank:
+        raise ValueError(f"baracuda: pad {pad} does not fit rank {rank}")
+    low, high = [0] * rank, [0] * rank
+    for i in range(len(pad) // 2):
+        low[rank - 1 - i], high[rank - 1 - i] = int(pad[2 * i]), int(pad[2 * i + 1])
+    return low, high
+
+
+def _pad_plan(op, dtype, in_shape, low, high, mode, **value):
+    return Plan(op, dtype=_NAMES[dtype], mode=mode, rank=len(in_shape), input_shape=in_shape, pad_low=low,
+                pad_high=high, **value)
+
+
+def _make_pad(dtype, shape, pad, mode, value):
+    low, high = _per_axis(pad, len(shape))
+    real, imag = (value.real, value.imag) if isinstance(value, complex) else (float(value), 0.0)
+    plan = _pad_plan("pad", dtype, list(shape), low, high, mode, value=real, value_imag=imag)
+    return plan, [n + a + b for n, a, b in zip(shape, low, high)]
+
+
+def _make_pad_backward(dtype, shape, pad, mode):
+    low, high = _per_axis(pad, len(shape))
+    in_shape = [n - a - b for n, a, b in zip(shape, low, high)]
+    return _pad_plan("pad_backward", dtype, in_shape, low, high, mode), in_shape
+
+
+def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
+    """torch.nn.functional.pad semantics on any axis; returns out."""
+    dtype, shape = dtype_and_shape(x)
+    key = ("pad", dtype, tuple(shape), tuple(pad), mode, value)
+    plan, out_shape = _plans.get(key) or _remember(key, _make_pad(dtype, shape, pad, mode, value))
+    out = _empty(x, out_shape) if out is None else out
+    plan.run(X=x, Y=out, stream=stream)
+    return out
+
+
+def pad_backward(dy, pad, mode="constant", out=None, stream=None):
+    """The gradient of pad(x, pad, mode) with respect to x, given dy."""
+    dtype, shape = dtype_and_shape(dy)
+    key = ("pad_backward", dtype, tuple(shape), tuple(pad), mode)
+    plan, in_shape = _plans.get(key) or _remember(key, _make_pad_backward(dtype, shape, pad, mode))
+    out = _empty(dy, in_shape) if out is None else out
+    plan.run(DY=dy, DX=out, stream=stream)
+    return out
+
+
+def _make_write_slice(dtype, dest_shape, source_shape, start):
+    start = [int(s) for s in start] + [0] * (len(dest_shape) - len(start))
+    end = [s + n for s, n in zip(start, source_shape)]
+    return Plan("write_slice", dtype=_NAMES[dtype], rank=len(dest_shape), dest_shape=list(dest_shape), start=start,
+                end=end)
+
+
+def write_slice(dest, source, start, stream=None):
+    """dest[start[0]:start[0]+source.shape[0], ...] = source, in place; returns dest."""
+    dtype, dest_shape = dtype_and_shape(dest)
+    _, source_shape = dtype_and_shape(source)
+    key = ("write_slice", dtype, tuple(dest_shape), tuple(source_shape), tuple(start))
+    plan = _plans.get(key) or _remember(key, _make_write_slice(dtype, dest_shape, source_shape, start))
+    plan.run(DEST=dest, SOURCE=source, stream=stream)
+    return dest

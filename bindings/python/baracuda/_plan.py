@@ -1,0 +1,106 @@
+"""Plan: a descriptor built from keyword fields, selected once, run many times."""
+import ctypes
+
+from . import _tensors
+from ._abi import DTYPES, INVALID_PROBLEM, OPS, BaracudaError, h, lib, raise_status
+from ._args import Arguments, support_for
+
+_S = h.structs
+_run = lib.baracuda_plan_run
+_check = lib.baracuda_plan_check
+_NAMES = {v: k for k, v in OPS.items()}
+
+
+def _checked(status):
+    if status:
+        raise_status(status)
+
+
+class Plan:
+    """A selected plan: Plan(op, **descriptor fields). op is a name ("pad") or id;
+    fields not given keep the header's ..._DESC_INIT defaults; string field values
+    name constants (dtype="bf16", mode="reflect"); lists fill array fields.
+    target_sm plans without a GPU; flags are BARACUDA_SELECT_* bits."""
+
+    def __init__(self, op, *, target_sm=0, device=-1, flags=0, **fields):
+        op = OPS[op] if isinstance(op, str) else op
+        if op not in h.descriptors:
+            raise BaracudaError(INVALID_PROBLEM, f"op {op} has no descriptor")
+        desc = h.new(h.descriptors[op])
+        name = type(desc).__name__
+        prefix = "BARACUDA_" + name[len("baracuda_"):-len("_desc_t")].upper() + "_"
+        for key, value in fields.items():
+            if key not in h.fields[name] or key == "header":
+                raise TypeError(f"baracuda: {name} has no field {key!r} (fields: {', '.join(h.fields[name][1:])})")
+            if isinstance(value, str):  # a dtype, or a constant named by the descriptor or by the field
+                names = [prefix + value.upper(), "BARACUDA_" + key.upper() + "_" + value.upper()]
+                known = [n for n in names if n in h.constants]
+                if key == "dtype" and value not in DTYPES:
+                    raise ValueError(f"baracuda: {value!r} is not a dtype (dtypes: {', '.join(DTYPES)})")
+                if key != "dtype" and not known:
+                    raise ValueError(f"baracuda: {value!r} is not a value of {key} (no {' or '.join(names)})")
+                value = DTYPES[value] if key == "dtype" else h.constants[known[0]]
+            if isinstance(value, (list, tuple)):
+                array = getattr(desc, key)
+                for i, v in enumerate(value):
+                    array[i] = v
+            else:
+                setattr(desc, key, value)
+        opts = h.new("BARACUDA_SELECT_OPTIONS_INIT")
+        opts.device, opts.target_sm, opts.flags = device, target_sm, flags
+        self._args = Arguments(_NAMES.get(op, f"op {op}"))
+        self._plan = ctypes.c_void_p()
+        _checked(lib.baracuda_plan_select(ctypes.cast(ctypes.byref(desc), ctypes.POINTER(_S["baracuda_op_header_t"])),
+                                          ctypes.byref(opts), ctypes.byref(self._plan)))
+        self._handle = self._plan.value
+
+    def check(self, **arrays):
+        """Everything run checks about arrays, launching nothing (no GPU needed)."""
+        args, _, _keep = self._args.fill(arrays, None)
+        status = _check(self._handle, args, len(args))
+        if status:
+            raise_status(status)
+
+    def run(self, workspace=None, stream=None, **arrays):
+        """Enqueue on stream (an int cudaStream_t, or an object with cuda_stream or ptr;
+        default: PyTorch's current stream for PyTorch tensors, else the legacy default
+        stream); arrays by role: X=..., Y=...."""
+        args, handle, _keep = self._args.fill(arrays, None if stream is None else _tensors.stream_handle(stream))
+        ws_ptr, ws_bytes = (0, 0) if workspace is None else _workspace(workspace)
+        status = _run(self._handle, args, len(args), ws_ptr, ws_bytes, handle)
+        if status:
+            raise_status(status)
+
+    @property
+    def workspace_size(self):
+        n = ctypes.c_size_t()
+        _checked(lib.baracuda_plan_workspace_size(self._plan, ctypes.byref(n)))
+        return n.value
+
+    @property
+    def info(self):
+        i = h.new("BARACUDA_PLAN_INFO_INIT")
+        _checked(lib.baracuda_plan_get_info(self._plan, ctypes.byref(i)))
+        out = {f: getattr(i, f) for f in h.fields["baracuda_plan_info_t"] if f not in ("struct_size", "reserved0")}
+        out["kernel_name"] = i.kernel_name.decode()
+        return out
+
+    def close(self):
+        if getattr(self, "_plan", None):
+            lib.baracuda_plan_destroy(self._plan)
+            self._plan = None
+            self._handle = None
+
+    __del__ = close
+
+
+def _workspace(obj):
+    """(pointer, bytes) of the array given as workspace."""
+    support = support_for(obj)
+    if support is not None:
+        return support.workspace(obj)
+    data, dtype, shape, _, _ = _tensors.describe(obj)
+    count = 1
+    for n in shape:
+        count *= n
+    return data, count * lib.baracuda_dtype_bits(DTYPES[dtype]) // 8

@@ -1,0 +1,82 @@
+"""The PyTorch path on the CPU: a stand-in torch module (fake_torch) goes
+through the same code as real tensors, checked with Plan.check (no GPU)."""
+import sys
+import threading
+
+import pytest
+
+import baracuda
+from baracuda import _args
+from fake_torch import CURRENT_STREAM, Parameter, Tensor
+from fake_torch import torch as fake
+
+
+@pytest.fixture(autouse=True)
+def torch_is_the_fake(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", fake)
+
+
+def _pad_plan(dtype="bf16"):
+    return baracuda.Plan("pad", target_sm=90, dtype=dtype, mode="reflect", rank=2, input_shape=[4, 100],
+                         pad_low=[0, 3], pad_high=[0, 5])
+
+
+def test_tensors_that_require_grad_are_accepted():
+    _pad_plan().check(X=Tensor([4, 100], fake.bfloat16, requires_grad=True), Y=Tensor([4, 108], fake.bfloat16))
+    conv = baracuda.Plan("causal_conv1d", target_sm=90, dtype="f32", batch=2, channels=8, seq_len=50)
+    conv.check(X=Tensor([2, 8, 50], fake.float32), WEIGHT=Parameter([8, 4], fake.float32),
+               BIAS=Parameter([8], fake.float32), Y=Tensor([2, 8, 50], fake.float32))
+
+
+def test_the_library_sees_the_shape_of_each_call():
+    plan = _pad_plan()
+    plan.check(X=Tensor([4, 100], fake.bfloat16), Y=Tensor([4, 108], fake.bfloat16))
+    with pytest.raises(baracuda.BaracudaError, match="arg Y shape"):
+        plan.check(X=Tensor([4, 100], fake.bfloat16), Y=Tensor([4, 107], fake.bfloat16))
+    with pytest.raises(baracuda.BaracudaError) as e:
+        plan.check(X=Tensor([4, 100], fake.float32), Y=Tensor([4, 108], fake.float32))
+    assert e.value.status == baracuda.STATUS_INVALID_PROBLEM
+
+
+@pytest.mark.parametrize("rank", range(9))
+def test_packed_arguments_are_what_the_tensor_says(rank):
+    shape = [3 + d for d in range(rank)]
+    strides = [7 * d + 1 for d in range(rank)]
+    x = Tensor(shape, fake.complex64, strides=strides)
+    wide = Tensor([2] * 8, fake.int8)
+    arguments = _args.Arguments("test")
+    arguments.fill({"X": wide}, None)  # a rank-8 tensor first: nothing of it may stay behind
+    args, stream, _ = arguments.fill({"X": x}, None)
+    t = args[0].tensor
+    assert args[0].role == baracuda.ARG_X and stream == CURRENT_STREAM
+    assert (t.data, t.dtype, t.rank) == (x.data_ptr(), baracuda.DTYPE_COMPLEX32, rank)
+    assert list(t.shape) == shape + [0] * (8 - rank) and list(t.strides) == strides + [0] * (8 - rank)
+
+
+def test_an_explicit_stream_wins():
+    _, stream, _ = _args.Arguments("test").fill({"X": Tensor([4], fake.float32)}, 1234)
+    assert stream == 1234
+
+
+def test_each_thread_packs_its_own_array():
+    arguments = _args.Arguments("test")
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(arguments.fill({"X": Tensor([4], fake.float32)}, 0)[0]))
+    worker.start()
+    worker.join()
+    assert arguments.fill({"X": Tensor([4], fake.float32)}, 0)[0] is not seen[0]
+
+
+def test_bad_tensors_are_named():
+    plan = _pad_plan("f32")
+    with pytest.raises(TypeError, match="pad: arg X: the tensor is on cpu"):
+        plan.check(X=Tensor([4, 100], fake.float32, device="cpu"), Y=Tensor([4, 108], fake.float32))
+    with pytest.raises(TypeError, match="pad: arg Y: torch.int16 has no baracuda dtype"):
+        plan.check(X=Tensor([4, 100], fake.float32), Y=Tensor([4, 108], fake.int16))
+    with pytest.raises(TypeError, match="arg X: the tensor is a lazy conj"):
+        _pad_plan("complex32").check(X=Tensor([4, 100], fake.complex64, conj=True), Y=Tensor([4, 108], fake.complex64))
+    with pytest.raises(baracuda.BaracudaError, match="pad: arg X has rank 9, over 8") as e:
+        plan.check(X=Tensor([1] * 9, fake.float32), Y=Tensor([4, 108], fake.float32))
+    assert e.value.status == baracuda.STATUS_INVALID_PROBLEM
+    with pytest.raises(baracuda.BaracudaError, match="pad: W is no argument role"):
+        plan.check(X=Tensor([4, 100], fake.float32), W=Tensor([4, 108], fake.float32))
