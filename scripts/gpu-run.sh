@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine (DESIGN.md section 7): build, run `baracuda info` and
 # `check`, the whole test suite, compute-sanitizer memcheck and racecheck over
-# the GPU suite, and the benchmarks. Logs go under $OUT (default ./gpu-out).
+# the GPU suite, the benchmarks and the Python binding's per-call overhead. Logs go under $OUT (default ./gpu-out).
 # Catch2 must be unpacked under .deps/ first (scripts/fetch-deps.sh, on a
 # machine with Debian's package archive).
 set -uo pipefail
@@ -58,5 +58,10 @@ if [ "${BENCH:-1}" = 1 ]; then
   step "benchmarks"
   "$build/bench/bench_ops" >"$OUT/bench.jsonl" 2>"$OUT/bench.err" || { cat "$OUT/bench.err"; status=1; }
   python3 bench/report.py "$OUT/bench.jsonl" | tee "$OUT/bench.md"
+fi
+if [ "${PYBENCH:-1}" = 1 ]; then
+  step "Python binding: per-call overhead beside PyTorch and a bare ctypes call"
+  BARACUDA_LIBRARY="$PWD/$build/libbaracuda_kernels.so.0" PYTHONPATH=bindings/python \
+    python3 bench/python_overhead.py --json "$OUT/python_overhead.json" | tee "$OUT/python_overhead.md" || status=1
 fi
 exit $status
