@@ -5,9 +5,13 @@ cached plans, beside PyTorch's own ops and a bare ctypes call, in one process.
         python3 bench/python_overhead.py [--json PATH]
 
 Each row: warm-up, then the median over repeats of a loop of calls that ends
-with a device synchronize. --cpu needs neither torch nor a GPU: it runs the
-PyTorch path with the tests' stand-in torch module through Plan.check
-(plans for sm_90), an estimate of the Python side alone."""
+with a device synchronize. Each binding row also times its C floor: the same
+plan's C function through ctypes with an argument array built once (what a
+C++ extension pays: plan validation and the op's launches, several for some
+modes), so Python's share is the difference. --cpu needs neither torch nor a
+GPU: it runs the PyTorch path with the tests' stand-in torch module through
+Plan.check (plans for sm_90) and counts this thread's CPU time, an estimate
+of the Python side alone on a shared machine."""
 import argparse
 import ctypes
 import functools
