@@ -88,3 +88,10 @@ def test_bad_tensors_are_named():
     assert e.value.status == baracuda.STATUS_INVALID_PROBLEM
     with pytest.raises(baracuda.BaracudaError, match="pad: W is no argument role"):
         plan.check(X=Tensor([4, 100], fake.float32), W=Tensor([4, 108], fake.float32))
+
+
+def test_a_closed_plan_raises_instead_of_crashing():
+    plan = _pad_plan("f32")
+    plan.close()
+    with pytest.raises(baracuda.BaracudaError, match="plan is NULL"):
+        plan.check(X=Tensor([4, 100], fake.float32), Y=Tensor([4, 108], fake.float32))
