@@ -5,10 +5,15 @@ cached plans, beside PyTorch's own ops and a bare ctypes call, in one process.
         python3 bench/python_overhead.py [--json PATH]
 
 Each row: warm-up, then the median over repeats of a loop of calls that ends
-with a device synchronize. --cpu needs neither torch nor a GPU: it runs the
-PyTorch path with the tests' stand-in torch module through Plan.check
-(plans for sm_90), an estimate of the Python side alone."""
+with a device synchronize. Each binding row also times its C floor: the same
+plan's C function through ctypes with an argument array built once (what a
+C++ extension pays: plan validation and the op's launches, several for some
+modes), so Python's share is the difference. --cpu needs neither torch nor a
+GPU: it runs the PyTorch path with the tests' stand-in torch module through
+Plan.check (plans for sm_90) and counts this thread's CPU time, an estimate
+of the Python side alone on a shared machine."""
 import argparse
+import ctypes
 import functools
 import json
 import os
@@ -21,56 +26,78 @@ REPEATS = 7
 WARMUP = 200
 
 
-def per_call_us(call, sync):
+def per_call_us(call, sync, clock):
     for _ in range(WARMUP):
         call()
     sync()
     times = []
     for _ in range(REPEATS):
-        start = time.perf_counter_ns()
+        start = clock()
         for _ in range(CALLS):
             call()
         sync()
-        times.append((time.perf_counter_ns() - start) / CALLS / 1000)
+        times.append((clock() - start) / CALLS / 1000)
     return statistics.median(times)
 
 
-def binding_rows(baracuda, make, method, **select):
-    """The binding's rows: make(shape, torch dtype name, requires_grad) gives a tensor,
-    method is "run" or "check", select goes to every Plan."""
+def bare(c_function, plan, **arrays):
+    """plan's C function called through ctypes with an argument array built once, as a
+    C++ extension would call it: the C floor of a call (plan validation and, for run,
+    the launches)."""
+    args, stream, _ = plan._args.fill(arrays, None)
+    handle, count = plan._plan, len(args)
+    if c_function.__name__ == "baracuda_plan_run":
+        stream, no_bytes = ctypes.c_void_p(stream) if stream else None, ctypes.c_size_t(0)
+        return lambda: c_function(handle, args, count, None, no_bytes, stream)
+    return lambda: c_function(handle, args, count)
+
+
+def cached_plan(baracuda, helper_call):
+    """The plan a helper call cached (its newest entry)."""
+    helper_call()
+    entry = list(baracuda._ops._plans.values())[-1]
+    return entry[0] if isinstance(entry, tuple) else entry
+
+
+def binding_rows(baracuda, make, method, c_function, **select):
+    """The binding's rows (name, call, its C floor, goal): make(shape, torch dtype name,
+    requires_grad) gives a tensor, method is "run" or "check" (c_function the matching
+    C function), select goes to every Plan."""
 
     def pad_plan(name):
-        plan = baracuda.Plan("pad", dtype={"float32": "f32", "bfloat16": "bf16"}[name], mode="reflect", rank=2, input_shape=[4, 100], pad_low=[0, 3],
-                             pad_high=[0, 5], **select)
-        return getattr(plan, method), make([4, 100], name), make([4, 108], name)
+        plan = baracuda.Plan("pad", dtype={"float32": "f32", "bfloat16": "bf16"}[name], mode="reflect", rank=2,
+                             input_shape=[4, 100], pad_low=[0, 3], pad_high=[0, 5], **select)
+        return plan, make([4, 100], name), make([4, 108], name)
 
     pad32, x32, y32 = pad_plan("float32")
     pad16, x16, y16 = pad_plan("bfloat16")
     B, C, L, W = 2, 64, 8, 4
-    cx, cy = make([B, C, L], "bfloat16"), make([B, C, L], "bfloat16")
-    cw, cb = make([C, W], "bfloat16", True), make([C], "bfloat16", True)
-    conv = getattr(baracuda.Plan("causal_conv1d", dtype="bf16", width=W, activation="silu", batch=B, channels=C,
-                                 seq_len=L, **select), method)
-    dy = make([4, 108], "float32")
+    conv_arrays = {"X": make([B, C, L], "bfloat16"), "WEIGHT": make([C, W], "bfloat16", True),
+                   "BIAS": make([C], "bfloat16", True), "Y": make([B, C, L], "bfloat16")}
+    conv = baracuda.Plan("causal_conv1d", dtype="bf16", width=W, activation="silu", batch=B, channels=C, seq_len=L,
+                         **select)
+    dy, dx = make([4, 108], "float32"), make([4, 100], "float32")
     dest, source = make([4, 64, 32], "float32"), make([4, 1, 32], "float32")
-    label = "" if method == "run" else " (check instead of run)"
+
+    def helper_row(name, helper_call, **arrays):
+        floor = bare(c_function, cached_plan(baracuda, helper_call), **arrays)
+        return (name + ("" if method == "run" else " (check instead of run)"), helper_call, floor, 12)
+
+    def plan_row(name, plan, **arrays):
+        return (f"Plan.{method} {name}", functools.partial(getattr(plan, method), **arrays),
+                bare(c_function, plan, **arrays), 8)
+
     return [
-        (f"Plan.{method} pad f32", lambda: pad32(X=x32, Y=y32), 8),
-        (f"Plan.{method} pad bf16", lambda: pad16(X=x16, Y=y16), 8),
-        (f"Plan.{method} causal_conv1d bf16", lambda: conv(X=cx, WEIGHT=cw, BIAS=cb, Y=cy), 8),
-        ("baracuda.pad" + label, lambda: baracuda.pad(x32, (3, 5), mode="reflect"), 12),
-        ("baracuda.pad_backward" + label, lambda: baracuda.pad_backward(dy, (3, 5), mode="reflect"), 12),
-        ("baracuda.write_slice" + label, lambda: baracuda.write_slice(dest, source, (0, 10, 0)), 12),
-    ], (pad32.__self__, x32, y32)
-
-
-def bare_row(c_function, plan, x, y):
-    """The C function called with the plan's prebuilt argument array, as an extension would."""
-    args, stream, _ = plan._args.fill({"X": x, "Y": y}, None)
-    handle = plan._handle
-    if c_function.__name__ == "baracuda_plan_run":
-        return (f"bare ctypes {c_function.__name__}", lambda: c_function(handle, args, 2, None, 0, stream), None)
-    return (f"bare ctypes {c_function.__name__}", lambda: c_function(handle, args, 2), None)
+        plan_row("pad f32", pad32, X=x32, Y=y32),
+        plan_row("pad bf16", pad16, X=x16, Y=y16),
+        plan_row("causal_conv1d bf16", conv, **conv_arrays),
+        helper_row("baracuda.pad", lambda: baracuda.pad(x32, (3, 5), mode="reflect"), X=x32, Y=y32),
+        helper_row("baracuda.pad_backward reflect", lambda: baracuda.pad_backward(dy, (3, 5), mode="reflect"), DY=dy,
+                   DX=dx),
+        helper_row("baracuda.pad_backward constant", lambda: baracuda.pad_backward(dy, (3, 5)), DY=dy, DX=dx),
+        helper_row("baracuda.write_slice", lambda: baracuda.write_slice(dest, source, (0, 10, 0)), DEST=dest,
+                   SOURCE=source),
+    ], (pad32, x32, y32)
 
 
 def gpu_rows():
@@ -82,15 +109,20 @@ def gpu_rows():
     def make(shape, name, requires_grad=False):  # random, never zeros
         return torch.randn(shape, device="cuda").to(getattr(torch, name)).requires_grad_(requires_grad)
 
-    rows, (plan, x, y) = binding_rows(baracuda, make, "run")
+    run = baracuda._plan._run
+    rows, (plan, x, y) = binding_rows(baracuda, make, "run", run)
     plan.run(X=x, Y=y)
     assert torch.equal(y, F.pad(x, (3, 5), mode="reflect")), "baracuda's pad differs from F.pad"
+    shape, dtype, device = (4, 108), x.dtype, x.device
     rows += [
-        ("F.pad (PyTorch)", lambda: F.pad(x, (3, 5), mode="reflect"), None),
-        ("torch.add (PyTorch)", lambda: torch.add(x, x), None),
-        bare_row(baracuda._lib.baracuda_plan_run, plan, x, y),
+        ("F.pad (PyTorch)", lambda: F.pad(x, (3, 5), mode="reflect"), None, None),
+        ("torch.add (PyTorch)", lambda: torch.add(x, x), None, None),
+        ("x.new_empty(shape) (PyTorch)", lambda: x.new_empty(shape), None, None),
+        ("torch.empty(shape, dtype=, device=) (PyTorch)", lambda: torch.empty(shape, dtype=dtype, device=device), None,
+         None),
+        (f"bare ctypes {run.__name__} (pad f32)", bare(run, plan, X=x, Y=y), None, None),
     ]
-    return rows, torch.cuda.synchronize, torch.cuda.get_device_name()
+    return rows, torch.cuda.synchronize, torch.cuda.get_device_name(), time.perf_counter_ns
 
 
 def cpu_rows():
@@ -104,7 +136,7 @@ def cpu_rows():
 
     # the helpers plan for sm_90 and check where they would run
     _ops.Plan = functools.partial(_plan.Plan, target_sm=90)
-    check = baracuda._lib.baracuda_plan_check
+    check = _plan._check
     _plan._run = lambda plan, args, count, workspace, workspace_bytes, stream: check(plan, args, count)
 
     def make(shape, name, requires_grad=False):
@@ -113,9 +145,23 @@ def cpu_rows():
     def python_call():
         pass
 
-    rows, (plan, x, y) = binding_rows(baracuda, make, "check", target_sm=90)
-    rows += [bare_row(check, plan, x, y), ("an empty Python function call (this machine's speed)", python_call, None)]
-    return rows, lambda: None, "CPU only (stand-in torch, Plan.check)"
+    rows, (plan, x, y) = binding_rows(baracuda, make, "check", check, target_sm=90)
+    rows += [(f"bare ctypes {check.__name__} (pad f32)", bare(check, plan, X=x, Y=y), None, None),
+             ("an empty Python function call (this machine's speed)", python_call, None, None)]
+    # the CPU time of this thread: the development machine is shared, and wall clock counts the others' turns
+    return rows, lambda: None, "CPU only (stand-in torch, Plan.check; thread CPU time)", time.thread_time_ns
+
+
+def measure(rows, sync, clock):
+    """A dict per row: us per call, and for the binding's rows the C floor and Python's share."""
+    results = []
+    for name, call, floor, goal in rows:
+        r = {"row": name, "us_per_call": per_call_us(call, sync, clock), "goal_us": goal}
+        if floor is not None:
+            r["c_floor_us"] = per_call_us(floor, sync, clock)
+            r["python_us"] = r["us_per_call"] - r["c_floor_us"]
+        results.append(r)
+    return results
 
 
 def main():
@@ -123,14 +169,16 @@ def main():
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     parser.add_argument("--cpu", action="store_true", help="no GPU or torch: the Python side through Plan.check")
     options = parser.parse_args()
-    rows, sync, device = cpu_rows() if options.cpu else gpu_rows()
-    results = [{"row": name, "us_per_call": per_call_us(call, sync), "goal_us": goal} for name, call, goal in rows]
-    print(f"Python overhead on {device}: median of {REPEATS} loops of {CALLS} calls, tiny tensors, cached plans\n")
-    print("| row | us/call | goal |")
-    print("| --- | ---: | ---: |")
+    rows, sync, device, clock = cpu_rows() if options.cpu else gpu_rows()
+    results = measure(rows, sync, clock)
+    print(f"Python overhead on {device}: median of {REPEATS} loops of {CALLS} calls, tiny tensors, cached plans.")
+    print("C floor: the same plan's C function with an argument array built once (validation and launches).\n")
+    print("| row | us/call | C floor us | Python's share us | goal |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     for r in results:
+        floor, share = (f"{r['c_floor_us']:.2f}", f"{r['python_us']:.2f}") if "c_floor_us" in r else ("", "")
         goal = "" if r["goal_us"] is None else f"<= {r['goal_us']}"
-        print(f"| {r['row']} | {r['us_per_call']:.2f} | {goal} |")
+        print(f"| {r['row']} | {r['us_per_call']:.2f} | {floor} | {share} | {goal} |")
     if options.json:
         with open(options.json, "w") as f:
             json.dump({"device": device, "calls": CALLS, "repeats": REPEATS, "rows": results}, f, indent=1)

@@ -1,12 +1,13 @@
 """The baracuda_arg_t array of a call. Each (thread, role names) pair of a
 plan keeps one array, its roles written once; a call only packs each
 tensor's pointer, dtype, rank, shape and strides into it with one
-precompiled struct.pack_into. Arrays are per thread because ctypes releases
-the GIL during the C call, while another thread may be packing its own."""
+precompiled struct.pack_into. Arrays are per thread (threading.local)
+because ctypes releases the GIL during the C call, while another thread may
+be packing its own."""
 import ctypes
 import struct
 import sys
-from threading import get_ident
+import threading
 
 from . import _tensors
 from ._abi import DTYPES, INVALID_PROBLEM, ROLES, BaracudaError, h
@@ -34,7 +35,7 @@ def _packer(rank):
     return struct.Struct(fmt)
 
 
-_PACKERS = {rank: _packer(rank).pack_into for rank in range(_MAX_RANK + 1)}
+_PACKERS = [_packer(rank).pack_into for rank in range(_MAX_RANK + 1)]
 _supports = {}  # array type -> its TorchSupport, or None for the generic path
 _torch_supports = {}  # torch module -> TorchSupport
 
@@ -62,12 +63,19 @@ def dtype_and_shape(obj):
     return DTYPES[dtype], shape
 
 
+class _Arrays(threading.local):
+    """One thread's argument arrays of a plan, by the tuple of role names."""
+
+    def __init__(self):
+        self.by_names = {}
+
+
 class Arguments:
     """The argument arrays of one plan; op names it in messages."""
 
     def __init__(self, op):
         self.op = op
-        self._arrays = {}
+        self._local = _Arrays()
 
     def _array(self, names):
         args = (_ARG * len(names))()
@@ -76,34 +84,37 @@ class Arguments:
             if role is None:
                 raise BaracudaError(INVALID_PROBLEM, f"{self.op}: {name} is no argument role (roles: {', '.join(ROLES)})")
             args[i].role = role
+        self._local.by_names[names] = args
         return args
 
     def fill(self, arrays, stream):
         """(args, stream handle, keep-alive) for arrays by role name. stream is the
         caller's handle or None: then PyTorch's current stream of the first torch
         tensor's device, else the legacy default stream (0)."""
-        key = (get_ident(), *arrays)
-        args = self._arrays.get(key)
-        if args is None:
-            args = self._arrays[key] = self._array(key[1:])
-        torch_support = torch_tensor = generic = keep = None
+        names = tuple(arrays)
+        args = self._local.by_names.get(names) or self._array(names)
+        first = first_support = generic = keep = None
         offset = _TENSOR_AT
         for name, obj in arrays.items():
             support = _supports.get(type(obj)) or support_for(obj)
             if support is None:
                 generic = (generic or []) + [(offset, name, obj)]
             else:
+                # the common case read inline, a call and a set lookup fewer per tensor than view
+                code = support.plain.get(obj.dtype)
+                if code and obj.is_cuda:
+                    data, shape, strides = obj.data_ptr(), obj.shape, obj.stride()
+                else:
+                    data, code, shape, strides = self._view(support, name, obj)
                 try:
-                    data, dtype, shape, strides = support.view(obj)
-                except TypeError as e:
-                    raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
-                pack = _PACKERS.get(len(shape)) or self._over_rank(name, shape)
-                pack(args, offset, data, dtype, len(shape), *shape, *strides)
-                if torch_support is None:
-                    torch_support, torch_tensor = support, obj
+                    _PACKERS[len(shape)](args, offset, data, code, len(shape), *shape, *strides)
+                except IndexError:
+                    self._over_rank(name, shape)
+                if first is None:
+                    first, first_support = obj, support
             offset += _SIZE
         if stream is None:
-            stream = torch_support.current_stream(torch_tensor.get_device()) if torch_support is not None else 0
+            stream = first_support.current_stream(first.get_device()) if first is not None else 0
         if generic:
             keep = []
             for at, name, obj in generic:
@@ -111,10 +122,18 @@ class Arguments:
                     data, dtype, shape, strides, k = _tensors.describe(obj, stream or None)
                 except TypeError as e:
                     raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
-                pack = _PACKERS.get(len(shape)) or self._over_rank(name, shape)
-                pack(args, at, data, DTYPES[dtype], len(shape), *shape, *strides)
+                try:
+                    _PACKERS[len(shape)](args, at, data, DTYPES[dtype], len(shape), *shape, *strides)
+                except IndexError:
+                    self._over_rank(name, shape)
                 keep.append(k)
         return args, stream, keep
+
+    def _view(self, support, name, obj):
+        try:
+            return support.view(obj)
+        except TypeError as e:
+            raise TypeError(f"baracuda {self.op}: arg {name}: {e}") from None
 
     def _over_rank(self, name, shape):
         raise BaracudaError(INVALID_PROBLEM, f"{self.op}: arg {name} has rank {len(shape)}, over {_MAX_RANK}")

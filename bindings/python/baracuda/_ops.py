@@ -3,7 +3,7 @@ a key built from what the call was given (shape, dtype, pads, mode ...), so a
 repeated call costs a dict lookup, an allocation and a Plan.run. Entries are
 truthy, so `_plans.get(key) or _remember(key, ...)` plans only on a miss."""
 from ._abi import DTYPES
-from ._args import dtype_and_shape, support_for
+from ._args import _supports, dtype_and_shape, support_for
 from ._plan import Plan
 
 _NAMES = {v: k for k, v in DTYPES.items()}
@@ -17,8 +17,17 @@ def _remember(key, entry):
     return entry
 
 
+def _signature(x):
+    """x's dtype and shape for a cache key: the framework's own objects where it has
+    them (no conversion per call; they decide the plan as much as baracuda's do)."""
+    try:
+        return x.dtype, x.shape
+    except AttributeError:  # an array known only by __cuda_array_interface__ or __dlpack__
+        return dtype_and_shape(x)
+
+
 def _empty(like, shape):
-    support = support_for(like)
+    support = _supports.get(type(like)) or support_for(like)
     if support is not None:
         return support.empty(like, shape)
     if type(like).__module__.split(".")[0] == "cupy":
@@ -58,9 +67,8 @@ def _make_pad_backward(dtype, shape, pad, mode):
 
 def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
     """torch.nn.functional.pad semantics on any axis; returns out."""
-    dtype, shape = dtype_and_shape(x)
-    key = ("pad", dtype, tuple(shape), tuple(pad), mode, value)
-    plan, out_shape = _plans.get(key) or _remember(key, _make_pad(dtype, shape, pad, mode, value))
+    key = ("pad", *_signature(x), tuple(pad), mode, value)
+    plan, out_shape = _plans.get(key) or _remember(key, _make_pad(*dtype_and_shape(x), pad, mode, value))
     out = _empty(x, out_shape) if out is None else out
     plan.run(X=x, Y=out, stream=stream)
     return out
@@ -68,9 +76,8 @@ def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
 
 def pad_backward(dy, pad, mode="constant", out=None, stream=None):
     """The gradient of pad(x, pad, mode) with respect to x, given dy."""
-    dtype, shape = dtype_and_shape(dy)
-    key = ("pad_backward", dtype, tuple(shape), tuple(pad), mode)
-    plan, in_shape = _plans.get(key) or _remember(key, _make_pad_backward(dtype, shape, pad, mode))
+    key = ("pad_backward", *_signature(dy), tuple(pad), mode)
+    plan, in_shape = _plans.get(key) or _remember(key, _make_pad_backward(*dtype_and_shape(dy), pad, mode))
     out = _empty(dy, in_shape) if out is None else out
     plan.run(DY=dy, DX=out, stream=stream)
     return out
@@ -85,9 +92,8 @@ def _make_write_slice(dtype, dest_shape, source_shape, start):
 
 def write_slice(dest, source, start, stream=None):
     """dest[start[0]:start[0]+source.shape[0], ...] = source, in place; returns dest."""
-    dtype, dest_shape = dtype_and_shape(dest)
-    _, source_shape = dtype_and_shape(source)
-    key = ("write_slice", dtype, tuple(dest_shape), tuple(source_shape), tuple(start))
-    plan = _plans.get(key) or _remember(key, _make_write_slice(dtype, dest_shape, source_shape, start))
+    key = ("write_slice", *_signature(dest), _signature(source)[1], tuple(start))
+    plan = _plans.get(key) or _remember(key, _make_write_slice(*dtype_and_shape(dest), dtype_and_shape(source)[1],
+                                                                start))
     plan.run(DEST=dest, SOURCE=source, stream=stream)
     return dest

@@ -6,8 +6,21 @@ from ._abi import DTYPES, INVALID_PROBLEM, OPS, BaracudaError, h, lib, raise_sta
 from ._args import Arguments, support_for
 
 _S = h.structs
-_run = lib.baracuda_plan_run
-_check = lib.baracuda_plan_check
+
+
+def _per_call(name):
+    """The C function as called per run and check: without argtypes, since converting
+    through them costs about as much as the C function itself (check: 0.66 us with them,
+    0.33 without). Each argument is then given as its exact C type: the plan's c_void_p,
+    the argument array (a pointer), an int (int32_t), c_void_p or None, c_size_t."""
+    function = lib[name]
+    function.restype = ctypes.c_int32
+    return function
+
+
+_run = _per_call("baracuda_plan_run")
+_check = _per_call("baracuda_plan_check")
+_NO_WORKSPACE = (None, ctypes.c_size_t(0))
 _NAMES = {v: k for k, v in OPS.items()}
 
 
@@ -49,15 +62,15 @@ class Plan:
         opts = h.new("BARACUDA_SELECT_OPTIONS_INIT")
         opts.device, opts.target_sm, opts.flags = device, target_sm, flags
         self._args = Arguments(_NAMES.get(op, f"op {op}"))
+        self._fill = self._args.fill
         self._plan = ctypes.c_void_p()
         _checked(lib.baracuda_plan_select(ctypes.cast(ctypes.byref(desc), ctypes.POINTER(_S["baracuda_op_header_t"])),
                                           ctypes.byref(opts), ctypes.byref(self._plan)))
-        self._handle = self._plan.value
 
     def check(self, **arrays):
         """Everything run checks about arrays, launching nothing (no GPU needed)."""
-        args, _, _keep = self._args.fill(arrays, None)
-        status = _check(self._handle, args, len(args))
+        args, _, _keep = self._fill(arrays, None)
+        status = _check(self._plan, args, len(args))
         if status:
             raise_status(status)
 
@@ -65,9 +78,9 @@ class Plan:
         """Enqueue on stream (an int cudaStream_t, or an object with cuda_stream or ptr;
         default: PyTorch's current stream for PyTorch tensors, else the legacy default
         stream); arrays by role: X=..., Y=...."""
-        args, handle, _keep = self._args.fill(arrays, None if stream is None else _tensors.stream_handle(stream))
-        ws_ptr, ws_bytes = (0, 0) if workspace is None else _workspace(workspace)
-        status = _run(self._handle, args, len(args), ws_ptr, ws_bytes, handle)
+        args, stream, _keep = self._fill(arrays, None if stream is None else _tensors.stream_handle(stream))
+        ws_ptr, ws_bytes = _NO_WORKSPACE if workspace is None else _workspace(workspace)
+        status = _run(self._plan, args, len(args), ws_ptr, ws_bytes, ctypes.c_void_p(stream) if stream else None)
         if status:
             raise_status(status)
 
@@ -89,18 +102,19 @@ class Plan:
         if getattr(self, "_plan", None):
             lib.baracuda_plan_destroy(self._plan)
             self._plan = None
-            self._handle = None
 
     __del__ = close
 
 
 def _workspace(obj):
-    """(pointer, bytes) of the array given as workspace."""
+    """(pointer, bytes) of the array given as workspace, as C arguments."""
     support = support_for(obj)
     if support is not None:
-        return support.workspace(obj)
-    data, dtype, shape, _, _ = _tensors.describe(obj)
-    count = 1
-    for n in shape:
-        count *= n
-    return data, count * lib.baracuda_dtype_bits(DTYPES[dtype]) // 8
+        data, size = support.workspace(obj)
+    else:
+        data, dtype, shape, _, _ = _tensors.describe(obj)
+        count = 1
+        for n in shape:
+            count *= n
+        size = count * lib.baracuda_dtype_bits(DTYPES[dtype]) // 8
+    return ctypes.c_void_p(data), ctypes.c_size_t(size)

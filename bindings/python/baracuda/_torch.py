@@ -21,6 +21,8 @@ class TorchSupport:
         self.torch = torch
         self.dtypes = {getattr(torch, a): dtypes[n] for a, n in _NAMES.items() if hasattr(torch, a)}
         self.complex = {getattr(torch, a) for a in ("complex64", "complex128") if hasattr(torch, a)}
+        # what a call may read with no further question; a complex tensor may be a lazy view, so it goes through view
+        self.plain = {dtype: code for dtype, code in self.dtypes.items() if dtype not in self.complex}
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.current_stream = raw if raw is not None else lambda d: torch.cuda.current_stream(d).cuda_stream
 

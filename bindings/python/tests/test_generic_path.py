@@ -5,7 +5,7 @@ import sys
 import pytest
 
 import baracuda
-from baracuda import _args
+from baracuda import _args, _plan
 from fake_torch import CURRENT_STREAM, Tensor
 from fake_torch import torch as fake
 
@@ -38,3 +38,8 @@ def test_strides_in_bytes_become_elements_and_the_stream_is_the_torch_one_when_m
     assert stream == 0 and list(args[0].tensor.strides)[:2] == [1, 3] and args[0].tensor.dtype == baracuda.DTYPE_F64
     _, stream, _ = arguments.fill({"X": CudaArray([3, 5]), "Y": Tensor([3, 5], fake.float32)}, None)
     assert stream == CURRENT_STREAM
+
+
+def test_an_interface_workspace_is_passed_as_pointer_and_bytes():
+    data, size = _plan._workspace(CudaArray([4, 6], "<f2"))
+    assert (data.value, size.value) == (0x7E0000000000, 4 * 6 * 2)

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 import baracuda
-from baracuda import _args
+from baracuda import _args, _plan
 from fake_torch import CURRENT_STREAM, Parameter, Tensor
 from fake_torch import torch as fake
 
@@ -38,19 +38,27 @@ def test_the_library_sees_the_shape_of_each_call():
     assert e.value.status == baracuda.STATUS_INVALID_PROBLEM
 
 
+# f32 is read inline by fill, complex64 through TorchSupport.view (it may be a lazy conj view)
+@pytest.mark.parametrize("dtype, code", [("float32", "F32"), ("complex64", "COMPLEX32")])
 @pytest.mark.parametrize("rank", range(9))
-def test_packed_arguments_are_what_the_tensor_says(rank):
+def test_packed_arguments_are_what_the_tensor_says(rank, dtype, code):
     shape = [3 + d for d in range(rank)]
     strides = [7 * d + 1 for d in range(rank)]
-    x = Tensor(shape, fake.complex64, strides=strides)
+    x = Tensor(shape, getattr(fake, dtype), strides=strides)
     wide = Tensor([2] * 8, fake.int8)
     arguments = _args.Arguments("test")
     arguments.fill({"X": wide}, None)  # a rank-8 tensor first: nothing of it may stay behind
     args, stream, _ = arguments.fill({"X": x}, None)
     t = args[0].tensor
     assert args[0].role == baracuda.ARG_X and stream == CURRENT_STREAM
-    assert (t.data, t.dtype, t.rank) == (x.data_ptr(), baracuda.DTYPE_COMPLEX32, rank)
+    assert (t.data, t.dtype, t.rank) == (x.data_ptr(), getattr(baracuda, "DTYPE_" + code), rank)
     assert list(t.shape) == shape + [0] * (8 - rank) and list(t.strides) == strides + [0] * (8 - rank)
+
+
+def test_a_workspace_is_passed_as_pointer_and_bytes():
+    ws = Tensor([3, 5], fake.float64)
+    data, size = _plan._workspace(ws)
+    assert (data.value, size.value) == (ws.data_ptr(), 3 * 5 * 8)
 
 
 def test_an_explicit_stream_wins():
@@ -80,3 +88,10 @@ def test_bad_tensors_are_named():
     assert e.value.status == baracuda.STATUS_INVALID_PROBLEM
     with pytest.raises(baracuda.BaracudaError, match="pad: W is no argument role"):
         plan.check(X=Tensor([4, 100], fake.float32), W=Tensor([4, 108], fake.float32))
+
+
+def test_a_closed_plan_raises_instead_of_crashing():
+    plan = _pad_plan("f32")
+    plan.close()
+    with pytest.raises(baracuda.BaracudaError, match="plan is NULL"):
+        plan.check(X=Tensor([4, 100], fake.float32), Y=Tensor([4, 108], fake.float32))
