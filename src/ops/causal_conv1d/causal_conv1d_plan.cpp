@@ -52,7 +52,8 @@ Spec read_desc(const baracuda_op_header_t *header, Kind kind) {
   for (int i = 0; i < 3; ++i) {
     if (extents[i] < 0 || extents[i] > kMaxExtent)
       fail(invalid, op, ": ", names[i], " is ", extents[i], ", must be 0 to 2^62");
-    numel *= extents[i];
+    // Saturated just past the limit: three extents of 2^62 overflow even 128 bits, and a 0 extent still gives 0.
+    numel = numel * extents[i] > kMaxExtent ? kMaxExtent + 1 : numel * extents[i];
   }
   if (numel > kMaxExtent) fail(invalid, op, ": batch * channels * seq_len is over 2^62");
   const int64_t per_row = kind == Kind::Update && d.state_len > d.width ? d.state_len : d.width;  // states, taps
