@@ -47,7 +47,7 @@ run_check() {
 }
 
 run_check fuzz "command -v clang++-14 && libfuzzer_present" ./scripts/fuzz.sh "$fuzz_seconds" "$build"
-grep -E '^#[0-9]+ *DONE|^stat::number_of_executed_units' "$build/hardening-fuzz.log" 2>/dev/null
+grep -E "^#[0-9]+ *DONE|^fuzz: " "$build/hardening-fuzz.log" 2>/dev/null
 run_check leaks "command -v valgrind" ./scripts/leak-check.sh "$build"
 grep -E 'cycles over|definitely lost|indirectly lost' "$build/hardening-leaks.log" 2>/dev/null
 run_check abi "command -v abidw && command -v abidiff" ./scripts/abi-check.sh "$build"
