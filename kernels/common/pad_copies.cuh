@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "common/copy_counts.h"
 #include "common/rows_problem.h"
 
 namespace baracuda::kernels {
@@ -68,43 +69,6 @@ __host__ __device__ __forceinline__ int64_t other_copy(int64_t i, int64_t lo, in
     return i + lo + n < m ? i + lo + n : -1;
   } else {
     return -1;
-  }
-}
-
-// How many output indices copies_of(i, ...) lists, without listing them.
-template <IndexMap M>
-__host__ __device__ __forceinline__ int64_t copy_count(int64_t i, int64_t lo, int64_t n, int64_t m) {
-  if constexpr (M == IndexMap::Reflect) {
-    return 1 + (i >= 1 && i <= lo) + (i <= n - 2 && i >= n - 1 - (m - n - lo));
-  } else if constexpr (M == IndexMap::Replicate) {
-    return (i == n - 1 ? m : i + lo + 1) - (i == 0 ? 0 : i + lo);
-  } else if constexpr (M == IndexMap::Circular) {
-    return 1 + (i + lo - n >= 0) + (i + lo + n < m);
-  } else {
-    return 1;
-  }
-}
-
-// True when no input index of the axis has more than two copies (the index
-// counts can only change at these places, for every mode).
-template <IndexMap M>
-inline bool at_most_two_copies(int64_t lo, int64_t n, int64_t m) {
-  const int64_t hi = m - n - lo;
-  for (int64_t i : {int64_t{0}, int64_t{1}, lo, n - 1 - hi, n - 2, n - 1, hi - 1, n - lo})
-    if (i >= 0 && i < n && copy_count<M>(i, lo, n, m) > 2) return false;
-  return true;
-}
-
-// The most copies any input index of an axis has.
-template <IndexMap M>
-__host__ __device__ inline int64_t max_copies(int64_t lo, int64_t n, int64_t hi) {
-  if constexpr (M == IndexMap::Replicate) {
-    if (n == 1) return 1 + lo + hi;
-    return 1 + (lo > hi ? lo : hi);
-  } else if constexpr (M == IndexMap::Reflect || M == IndexMap::Circular) {
-    return 1 + (lo > 0) + (hi > 0);
-  } else {
-    return 1;
   }
 }
 

@@ -3,8 +3,8 @@
 // row, every later unit one 16-byte vector (or one element when the output
 // row is not unit-stride). A block of `threads` threads takes several short
 // rows (about threads * kUnitsPerThread units in all), or one chunk of up to
-// BARACUDA_CHUNK_BLOCKS times that of a long row, which its threads walk in
-// batches of kUnitsPerThread units each so that a batch's loads are all in
+// GatherRowsTraits::kChunkBatches times that of a long row, which its threads
+// walk in batches of kUnitsPerThread units each so that a batch's loads are all in
 // flight together. Long chunks keep the per-block set-up (the row's offsets)
 // small beside the bytes moved.
 #pragma once
@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "common/gather_rows_traits.h"
 #include "common/rows_problem.h"
 #include "common/shifted_load.cuh"
 
@@ -19,9 +20,6 @@ namespace baracuda::kernels {
 
 constexpr int kUnitsPerThread = 4;
 constexpr int kMaxRowsPerBlock = 128;
-#ifndef BARACUDA_CHUNK_BLOCKS
-#define BARACUDA_CHUNK_BLOCKS 4
-#endif
 
 struct RowTiling {
   int64_t num_rows;
@@ -36,9 +34,10 @@ struct RowTiling {
 // row_extent: the extents whose outer axes count the rows walked (the output's,
 // or the input's for a scatter); threads: the kernel's block size. A block
 // walks kUnitsPerThread units per thread at a time, and up to
-// chunk_batches (default BARACUDA_CHUNK_BLOCKS) such batches of a long row.
+// chunk_batches (default GatherRowsTraits::kChunkBatches) such batches of a long row.
 inline RowTiling make_row_tiling(const RowsProblem &p, const int64_t *row_extent, int elem_bytes,
-                                 int max_rows_per_block, int threads, int chunk_batches = BARACUDA_CHUNK_BLOCKS) {
+                                 int max_rows_per_block, int threads,
+                                 int chunk_batches = GatherRowsTraits::kChunkBatches) {
   const int64_t units_per_block = static_cast<int64_t>(threads) * kUnitsPerThread;
   const int64_t max_units_per_chunk = chunk_batches * units_per_block;
   if (max_rows_per_block > threads) max_rows_per_block = threads;  // one preamble thread per row

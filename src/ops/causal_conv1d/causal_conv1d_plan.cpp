@@ -100,8 +100,12 @@ class CausalConv1dPlan final : public Plan {
     info.deterministic = 1;
     info.bit_stable = 1;
     info.workspace_bytes = workspace_size();
-    std::snprintf(info.kernel_name, sizeof info.kernel_name, "%s_w%d_%s (layout chosen per run)", spec.op,
-                  spec.width, dtype_name(spec.dtype));
+    kernels::write_dense_conv1d_kernel_name(
+        info.kernel_name, sizeof info.kernel_name, spec.op,
+        spec.kind == Kind::Forward    ? kernels::Conv1dPass::Forward
+        : spec.kind == Kind::Backward ? kernels::Conv1dPass::Backward
+                                      : kernels::Conv1dPass::Update,
+        dtype_bytes(spec.dtype), spec.batch, spec.channels, spec.length, spec.width, dtype_name(spec.dtype));
   }
 
   size_t workspace_size() const override {
