@@ -13,6 +13,7 @@
 #include "common/pad_copies.cuh"
 #include "common/rows_tiling.cuh"
 #include "common/shifted_load.cuh"
+#include "pad/pad_backward_copies.cuh"
 #include "pad/pad_backward_heuristics.h"
 #include "pad/pad_backward_traits.h"
 
