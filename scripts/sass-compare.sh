@@ -8,7 +8,7 @@
 # Needs no GPU: cuobjdump and nvdisasm from the CUDA toolkit, or without it
 # `pip install --target DIR nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and DIR/nvidia/cu13/bin on PATH.
 # Usage: scripts/sass-compare.sh BASE_REF [SM ...]   (default: 80 90)
-#   SASS_NVCC_FLAGS: extra nvcc flags for both sides (e.g. a knob override)
+#   SASS_NVCC_FLAGS: extra nvcc flags for both sides (e.g. -Xptxas options)
 #   SASS_WORK: where listings go (default build-sass/; BASE_REF's are reused)
 # Exit status: 0 identical, 1 some kernel differs or exists on one side only.
 set -euo pipefail
