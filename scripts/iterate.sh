@@ -4,7 +4,8 @@
 # copy bandwidth, then optionally Nsight Compute metrics of chosen kernels,
 # knob variants (scripts/variants.sh) and the two sanitizers. Logs under $OUT.
 #   TESTS=Catch2 filter  BENCH=bench_ops filter  PROFILE="bench_filter:kernel_regex ..."
-#   SOURCE=1 (per-SASS-line counts too, see scripts/profile.sh)  VARIANTS="name:-DKNOB=1,-DOTHER=2 ..."  SAN=0|1
+#   SOURCE=1 (per-SASS-line counts too, see scripts/profile.sh)  SAN=0|1
+#   VARIANTS="name:Conv1dTraits.kStages=2,Conv1dTraits.kTilesPerBlock=4 ..." (traits members, see scripts/variants.sh)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 t0=$(date +%s)

@@ -7,30 +7,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "causal_conv1d/conv1d_heuristics.h"
+#include "causal_conv1d/conv1d_problem.h"
+#include "causal_conv1d/conv1d_traits.h"
+
 namespace baracuda::kernels {
-
-// A tensor as the kernels see it: its data and element strides, over
-// [B, C, L] (or [C, W], [C], [B]); data null when the argument was left out.
-struct Conv1dView {
-  void *data = nullptr;
-  int64_t stride[3] = {};
-};
-
-struct Conv1dProblem {
-  int64_t batch = 0, channels = 0;
-  int64_t length = 0;  // L; the update's n new tokens
-  int32_t width = 0;
-  int32_t silu = 0;
-  Conv1dView x, weight, bias, y, initial, final_states;  // forward (and the inputs of the others)
-  Conv1dView dy, dx, dweight, dbias, dinitial;           // backward
-  Conv1dView state, cache_seqlens;                       // update
-  int64_t state_len = 0;
-};
 
 // The backward keeps one partial sum of dw and db per (b, chunk of this
 // many timesteps, channel): its workspace, in bytes. 128-bit, so that the plan
 // layer can refuse a size beyond 2^62 instead of seeing it wrap.
-constexpr int64_t kConv1dChunk = 256;
+constexpr int64_t kConv1dChunk = Conv1dTraits::kChunk;
 inline __int128 causal_conv1d_backward_workspace(int64_t batch, int64_t channels, int64_t length, int32_t width,
                                                  bool f64) {
   const __int128 slots = static_cast<__int128>(batch) * ((length + kConv1dChunk - 1) / kConv1dChunk);

@@ -15,9 +15,8 @@
 
 namespace baracuda::kernels::conv1d {
 
-constexpr int kThreads = 128;
-constexpr int kChunk = kConv1dChunk;  // timesteps of a channel walk; a time-segment block covers at most as many
-constexpr int kMaxGridY = 65535;
+constexpr int kThreads = Conv1dTraits::kThreads;
+constexpr int kChunk = Conv1dTraits::kChunk;
 
 template <class T>
 constexpr int kTimeVec = 16 / sizeof(T);
@@ -46,14 +45,11 @@ __device__ __forceinline__ Acc<T> get(const Conv1dView &v, int64_t i0, int64_t i
 // reciprocal: within a few ulp, far cheaper than the IEEE paths, which made
 // the kernels instruction-bound. bf16 (whose output rounding is 2^-9) takes
 // one tanh.approx (error 2^-11) instead: measured 25% faster channels-last.
-#ifndef BARACUDA_CONV1D_TANH_SIGMOID
-#define BARACUDA_CONV1D_TANH_SIGMOID 1
-#endif
 template <class T>
 __device__ __forceinline__ Acc<T> sigmoid(Acc<T> z) {
   if constexpr (sizeof(T) == 8) {
     return 1.0 / (1.0 + exp(-z));
-  } else if constexpr (BARACUDA_CONV1D_TANH_SIGMOID && std::is_same_v<T, __nv_bfloat16>) {
+  } else if constexpr (Conv1dTraits::kTanhSigmoid && std::is_same_v<T, __nv_bfloat16>) {
     float t;
     asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(0.5f * z));
     return fmaf(0.5f, t, 0.5f);
@@ -90,7 +86,7 @@ __device__ __forceinline__ Acc<T> activation_slope(Acc<T> z) {
 // sum_k (w_k / 2) (2 g) is the dx it would have summed, and halves the 2 g
 // where it accumulates them (exact as well).
 template <class T, bool Silu>
-constexpr bool kHalvedSilu = Silu &&BARACUDA_CONV1D_TANH_SIGMOID &&std::is_same_v<T, __nv_bfloat16>;
+constexpr bool kHalvedSilu = Silu && Conv1dTraits::kTanhSigmoid && std::is_same_v<T, __nv_bfloat16>;
 __device__ __forceinline__ float doubled_upstream_at_half(float h, float dy) {
   float t;
   asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
@@ -276,6 +272,14 @@ __device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, i
     partials[(slot * channels + c) * (W + 1) + threadIdx.x] = sum;
   }
   __syncthreads();
+}
+
+// upstream with the activation chosen at run time, for the kernels below that
+// serve the layouts without a staged path.
+template <class T, int W>
+__device__ __forceinline__ Acc<T> upstream_of(const Conv1dProblem &p, const Taps<T, W> &taps, const Acc<T> *xs,
+                                              Acc<T> dy) {
+  return p.silu ? upstream<T, W, true>(taps, xs, dy) : dy;
 }
 
 }  // namespace baracuda::kernels::conv1d

@@ -21,6 +21,8 @@
 #include <cstring>
 
 #include "common/element_words.cuh"
+#include "common/gather_rows_heuristics.h"
+#include "common/gather_rows_traits.h"
 #include "common/overlap_launch.cuh"
 #include "common/pad_copies.cuh"
 #include "common/rows_tiling.cuh"
@@ -131,26 +133,12 @@ __device__ __forceinline__ void plan_row(const RowsProblem &p, const WalkArgs<W>
   out_base = o;
 }
 
-// Blocks per SM the register budget is cut for, as measured on the H200 with
-// 64-thread blocks: 4 for 1- and 2-byte elements, 3 for wider ones (at that
-// block size neither caps the registers the compiler wants).
-#ifndef BARACUDA_GATHER_MIN_BLOCKS_NARROW
-#define BARACUDA_GATHER_MIN_BLOCKS_NARROW 4
-#endif
-#ifndef BARACUDA_GATHER_MIN_BLOCKS_WIDE
-#define BARACUDA_GATHER_MIN_BLOCKS_WIDE 3
-#endif
 template <int Bytes>
 constexpr int gather_min_blocks() {
-  return Bytes >= 4 ? BARACUDA_GATHER_MIN_BLOCKS_WIDE : BARACUDA_GATHER_MIN_BLOCKS_NARROW;
+  return Bytes >= 4 ? GatherRowsTraits::kMinBlocksWide : GatherRowsTraits::kMinBlocksNarrow;
 }
 
-// Threads per block: measured on the H200, 64 beats 128 and 256 (more, shorter-lived
-// blocks per SM hide each block's set-up better).
-#ifndef BARACUDA_GATHER_THREADS
-#define BARACUDA_GATHER_THREADS 64
-#endif
-constexpr int kGatherThreads = BARACUDA_GATHER_THREADS;
+constexpr int kGatherThreads = GatherRowsTraits::kThreads;
 
 template <int Bytes, IndexMap M, RowWalk W>
 __global__ void __launch_bounds__(kGatherThreads, gather_min_blocks<Bytes>())
@@ -265,24 +253,14 @@ int launch_rows_walk(const RowsProblem &p, const WalkArgs<W> &w, cudaStream_t st
   return -static_cast<int>(cudaGetLastError());
 }
 
-// A pad forward whose one padded outer axis gives no input index more than
-// two copies, and whose copies of a row share a 16-byte phase, is walked over
-// the axis's interior only, each block writing its row and the row's copy from
-// one read: a reflected plane then costs its stores but no second pass of its
-// loads through the SMs. Fills w and the cut problem q; false otherwise.
+// The mirror walk's arguments and the problem cut to the axis's interior,
+// where mirror_walk_axis takes it; false otherwise.
 template <int Bytes, IndexMap M>
 bool mirror_walk(const RowsProblem &p, WalkArgs<RowWalk::Mirror> &w, RowsProblem &q) {
-  w.axis = -1;
-  for (int d = 0; d < p.rank - 1; ++d) {
-    if (p.out_extent[d] == p.in_extent[d]) continue;
-    if (w.axis >= 0) return false;
-    w.axis = d;
-  }
+  w.axis = mirror_walk_axis<M>(p, Bytes);
   if (w.axis < 0) return false;
   const int a = w.axis;
   w.lo = p.pad_low[a], w.n = p.in_extent[a], w.m = p.out_extent[a];
-  if ((p.out_stride[a] * Bytes) % 16 != 0) return false;
-  if (!at_most_two_copies<M>(w.lo, w.n, w.m)) return false;
   q = p;
   q.out = static_cast<unsigned char *>(p.out) + w.lo * p.out_stride[a] * Bytes;
   q.out_extent[a] = w.n;

@@ -1,9 +1,8 @@
-// The inverse of a pad's index map: along one axis, the output indices that a
-// pad forward fills from input index i. Pad backward sums, into each dx cell,
-// the dy cells these name.
+// Ranges of indices along one axis of a pad, and the one other output index
+// that copies an input index where an axis has at most two: what the gather
+// kernel's walks (mirror, single-source) and pad backward share.
 #pragma once
 
-#include <climits>
 #include <cstdint>
 
 #include "common/rows_problem.h"
@@ -22,35 +21,6 @@ struct IndexRanges {
     return n;
   }
 };
-
-// n: input extent, m = lo + n + hi: output extent. Every mode but Constant
-// (whose inverse is a shift, no ranges needed).
-template <IndexMap M>
-__host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo, int64_t n, int64_t m) {
-  IndexRanges s;
-  s.count = 0;
-  auto add = [&s](int64_t b, int64_t e) {
-    s.begin[s.count] = b;
-    s.end[s.count] = e;
-    ++s.count;
-  };
-  const int64_t j = i + lo;  // where the forward put x[i] itself
-  if constexpr (M == IndexMap::Reflect) {
-    if (i >= 1 && i <= lo) add(lo - i, lo - i + 1);
-    add(j, j + 1);
-    const int64_t mirror = lo + 2 * (n - 1) - i;
-    if (mirror >= lo + n && mirror < m) add(mirror, mirror + 1);
-  } else if constexpr (M == IndexMap::Replicate) {
-    add(i == 0 ? 0 : j, i == n - 1 ? m : j + 1);
-  } else if constexpr (M == IndexMap::Circular) {
-    if (j - n >= 0) add(j - n, j - n + 1);
-    add(j, j + 1);
-    if (j + n < m) add(j + n, j + n + 1);
-  } else {
-    add(j, j + 1);
-  }
-  return s;
-}
 
 // The output index other than i + lo that copies input i, or -1, on an axis
 // where no index has more than two copies (the case the mirror walk serves).
@@ -71,43 +41,6 @@ __host__ __device__ __forceinline__ int64_t other_copy(int64_t i, int64_t lo, in
   }
 }
 
-// How many output indices copies_of(i, ...) lists, without listing them.
-template <IndexMap M>
-__host__ __device__ __forceinline__ int64_t copy_count(int64_t i, int64_t lo, int64_t n, int64_t m) {
-  if constexpr (M == IndexMap::Reflect) {
-    return 1 + (i >= 1 && i <= lo) + (i <= n - 2 && i >= n - 1 - (m - n - lo));
-  } else if constexpr (M == IndexMap::Replicate) {
-    return (i == n - 1 ? m : i + lo + 1) - (i == 0 ? 0 : i + lo);
-  } else if constexpr (M == IndexMap::Circular) {
-    return 1 + (i + lo - n >= 0) + (i + lo + n < m);
-  } else {
-    return 1;
-  }
-}
-
-// True when no input index of the axis has more than two copies (the index
-// counts can only change at these places, for every mode).
-template <IndexMap M>
-inline bool at_most_two_copies(int64_t lo, int64_t n, int64_t m) {
-  const int64_t hi = m - n - lo;
-  for (int64_t i : {int64_t{0}, int64_t{1}, lo, n - 1 - hi, n - 2, n - 1, hi - 1, n - lo})
-    if (i >= 0 && i < n && copy_count<M>(i, lo, n, m) > 2) return false;
-  return true;
-}
-
-// The most copies any input index of an axis has.
-template <IndexMap M>
-__host__ __device__ inline int64_t max_copies(int64_t lo, int64_t n, int64_t hi) {
-  if constexpr (M == IndexMap::Replicate) {
-    if (n == 1) return 1 + lo + hi;
-    return 1 + (lo > hi ? lo : hi);
-  } else if constexpr (M == IndexMap::Reflect || M == IndexMap::Circular) {
-    return 1 + (lo > 0) + (hi > 0);
-  } else {
-    return 1;
-  }
-}
-
 // The outer indices a row walk visits, per axis (rows of sums, or rows with
 // one source), and how many of each: the extents its rows are counted over.
 struct RowDomain {
@@ -117,17 +50,6 @@ struct RowDomain {
   // than two copies (a row's sources are then its own and one other_copy
   // away); -1 otherwise.
   int32_t pair_axis = -1;
-};
-
-// Where copies_of's results land, axis by axis over the outer axes: the
-// source extents n, the copied extents m, the pads and the strides of the
-// copied side.
-struct CopyAxes {
-  const int64_t *lo;
-  const int64_t *n;
-  const int64_t *m;
-  const int64_t *stride;
-  int axes;
 };
 
 // The k-th index (0-based) of the ranges r.
@@ -140,55 +62,5 @@ __host__ __device__ __forceinline__ int64_t nth_index(const IndexRanges &r, int6
   }
   return -1;
 }
-
-#ifdef __CUDACC__
-
-// How many rows the copies of the row at outer coordinates coord make.
-template <IndexMap M>
-__device__ __forceinline__ int64_t copy_row_count(const int64_t *coord, const CopyAxes &a) {
-  int64_t count = 1;
-#pragma unroll
-  for (int d = 0; d < kMaxRank - 1; ++d)
-    if (d < a.axes) count *= copy_count<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
-  return count;
-}
-
-// fn(offset) for each of those rows, in ascending order (last axis fastest).
-// The axes' loops are unrolled so that a caller's coord array stays in
-// registers.
-template <IndexMap M, class Fn>
-__device__ __forceinline__ void for_each_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, Fn &&fn) {
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t rest = k, off = 0;
-#pragma unroll
-    for (int d = kMaxRank - 2; d >= 0; --d) {
-      if (d >= a.axes) continue;
-      const IndexRanges r = copies_of<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
-      const int64_t size = r.size();
-      int64_t pick;
-      if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
-        pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
-        rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
-      } else {
-        pick = rest % size;
-        rest /= size;
-      }
-      off += nth_index(r, pick) * a.stride[d];
-    }
-    fn(off);
-  }
-}
-
-// The offsets of those rows into rows[0 .. cap); how many, or -1 when more than cap.
-template <IndexMap M>
-__device__ __forceinline__ int expand_copy_rows(const int64_t *coord, const CopyAxes &a, int64_t *rows, int cap) {
-  const int64_t count = copy_row_count<M>(coord, a);
-  if (count > cap) return -1;
-  int k = 0;
-  for_each_copy_row<M>(coord, a, count, [&](int64_t off) { rows[k++] = off; });
-  return static_cast<int>(count);
-}
-
-#endif  // __CUDACC__
 
 }  // namespace baracuda::kernels

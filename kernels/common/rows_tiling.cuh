@@ -3,8 +3,8 @@
 // row, every later unit one 16-byte vector (or one element when the output
 // row is not unit-stride). A block of `threads` threads takes several short
 // rows (about threads * kUnitsPerThread units in all), or one chunk of up to
-// BARACUDA_CHUNK_BLOCKS times that of a long row, which its threads walk in
-// batches of kUnitsPerThread units each so that a batch's loads are all in
+// GatherRowsTraits::kChunkBatches times that of a long row, which its threads
+// walk in batches of kUnitsPerThread units each so that a batch's loads are all in
 // flight together. Long chunks keep the per-block set-up (the row's offsets)
 // small beside the bytes moved.
 #pragma once
@@ -13,55 +13,10 @@
 #include <cstdint>
 
 #include "common/rows_problem.h"
+#include "common/rows_tiling_heuristics.h"
 #include "common/shifted_load.cuh"
 
 namespace baracuda::kernels {
-
-constexpr int kUnitsPerThread = 4;
-constexpr int kMaxRowsPerBlock = 128;
-#ifndef BARACUDA_CHUNK_BLOCKS
-#define BARACUDA_CHUNK_BLOCKS 4
-#endif
-
-struct RowTiling {
-  int64_t num_rows;
-  int64_t units_per_row;
-  int64_t units_per_chunk;
-  int64_t chunks_per_row;
-  int32_t rows_per_block;
-  int32_t vec;  // elements per full unit
-  int64_t blocks;
-};
-
-// row_extent: the extents whose outer axes count the rows walked (the output's,
-// or the input's for a scatter); threads: the kernel's block size. A block
-// walks kUnitsPerThread units per thread at a time, and up to
-// chunk_batches (default BARACUDA_CHUNK_BLOCKS) such batches of a long row.
-inline RowTiling make_row_tiling(const RowsProblem &p, const int64_t *row_extent, int elem_bytes,
-                                 int max_rows_per_block, int threads, int chunk_batches = BARACUDA_CHUNK_BLOCKS) {
-  const int64_t units_per_block = static_cast<int64_t>(threads) * kUnitsPerThread;
-  const int64_t max_units_per_chunk = chunk_batches * units_per_block;
-  if (max_rows_per_block > threads) max_rows_per_block = threads;  // one preamble thread per row
-  RowTiling t{};
-  const int32_t inner = p.rank - 1;
-  t.num_rows = 1;
-  for (int32_t d = 0; d < inner; ++d) t.num_rows *= row_extent[d];
-  t.vec = p.out_stride[inner] == 1 ? 16 / elem_bytes : 1;
-  const int64_t width = p.out_extent[inner];
-  t.units_per_row = 1 + (width + t.vec - 1) / t.vec;
-  if (t.units_per_row >= units_per_block / 2) {
-    t.rows_per_block = 1;
-    t.chunks_per_row = (t.units_per_row + max_units_per_chunk - 1) / max_units_per_chunk;
-    t.units_per_chunk = (t.units_per_row + t.chunks_per_row - 1) / t.chunks_per_row;
-  } else {
-    int64_t r = units_per_block / t.units_per_row;
-    t.rows_per_block = static_cast<int32_t>(r < max_rows_per_block ? r : max_rows_per_block);
-    t.chunks_per_row = 1;
-    t.units_per_chunk = t.units_per_row;
-  }
-  t.blocks = (t.num_rows + t.rows_per_block - 1) / t.rows_per_block * t.chunks_per_row;
-  return t;
-}
 
 #ifdef __CUDACC__
 

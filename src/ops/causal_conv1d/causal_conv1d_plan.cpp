@@ -28,9 +28,20 @@ static_assert(table_keys(kEntriesByDtype) == kForward.dtypes && kForward.dtypes 
                   kBackward.dtypes == kUpdate.dtypes,
               "the causal conv1d ops serve exactly their kernels' dtypes");
 
-// The name plan info reports for the kernel.
+kernels::Conv1dPass pass_of(Kind kind) {
+  return kind == Kind::Forward    ? kernels::Conv1dPass::Forward
+         : kind == Kind::Backward ? kernels::Conv1dPass::Backward
+                                  : kernels::Conv1dPass::Update;
+}
+
+// The kernel the dense layout (contiguous, 16-byte aligned) runs. Strided or
+// misaligned views may take another, which run chooses through the same
+// heuristics once it sees the strides.
 std::string kernel_name(const Spec &spec) {
-  return cat(spec.op->name, "_w", spec.width, "_", dtype_name(spec.dtype), " (layout chosen per run)");
+  char name[sizeof(baracuda_plan_info_t{}.kernel_name)];
+  kernels::write_dense_conv1d_kernel_name(name, sizeof name, spec.op->name, pass_of(spec.kind), dtype_bytes(spec.dtype),
+                                          spec.batch, spec.channels, spec.length, spec.width, dtype_name(spec.dtype));
+  return name;
 }
 
 class CausalConv1dPlan final : public Plan {

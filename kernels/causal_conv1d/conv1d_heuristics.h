@@ -1,0 +1,158 @@
+// Which causal conv1d kernel serves a problem, and its grid: one function for
+// the entry points (which know the strides and pointers only at run) and the
+// plan (which names the kernel of the dense layout). Host-only, no CUDA.
+//
+// Layouts whose rows allow 16-byte copies take the staged kernels: time
+// tiles where every operand has stride 1 along L ([B, C, L]), channel tiles
+// where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
+// f64 box would not fit the ring). Every other layout (misaligned pointers,
+// extents that are not a multiple of the vector, general strides) takes an
+// element-wise kernel along the smaller stride of x: the time walk (a thread
+// a timestep, a warp a stretch of a row) or the channel walk (a thread a
+// channel, walking a chunk of timesteps).
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+
+#include "causal_conv1d/conv1d_problem.h"
+#include "causal_conv1d/conv1d_traits.h"
+
+namespace baracuda::kernels {
+
+enum class Conv1dPass { Forward, Backward, Update };
+enum class Conv1dKernel { StagedTimeTiles, StagedChannelTiles, WalkTime, WalkChannels, Update };
+
+// The chosen kernel, its grid (x blocks by y rows of blocks) and, for the
+// backward, the dw/db partial-sum slots it writes per channel: one per (b,
+// block along L) for the kernels along L, per (b, chunk) for the channel grids.
+struct Conv1dLaunch {
+  Conv1dKernel kernel;
+  int64_t grid_x, grid_y;
+  int64_t partial_slots = 0;
+};
+
+namespace conv1d_heuristics {
+
+constexpr int64_t kMaxGridY = 65535;
+// Timesteps of a tvec block: each warp a segment of 32 * kSegmentSteps.
+constexpr int64_t kUnitsPerBlock = int64_t{Conv1dTraits::kThreads} * Conv1dTraits::kSegmentSteps;
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+inline bool aligned(const Conv1dView &v, int64_t bytes) {
+  return reinterpret_cast<uintptr_t>(v.data) % static_cast<uintptr_t>(bytes) == 0;
+}
+
+// The [B, C, L] operands a pass reads and writes.
+struct Conv1dOperands {
+  const Conv1dView *view[3];
+  int count;
+};
+
+// Every operand has stride 1 on axis `fast`, the others a multiple of vec,
+// and vec-element alignment; the extent along `fast` a multiple of vec.
+inline bool vector_layout(const Conv1dOperands &ops, int elem_bytes, int64_t vec, int fast, int64_t extent) {
+  if (extent % vec != 0) return false;
+  for (int k = 0; k < ops.count; ++k) {
+    const Conv1dView &v = *ops.view[k];
+    if (v.stride[fast] != 1 || !aligned(v, elem_bytes * vec)) return false;
+    for (int a = 0; a < 3; ++a)
+      if (a != fast && v.stride[a] % vec != 0) return false;
+  }
+  return true;
+}
+
+// x blocks along L by the B*C rows: a partial-sum slot per (b, x block).
+inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x) {
+  const int64_t rows = p.batch * p.channels;
+  return {k, x, rows < kMaxGridY ? rows : kMaxGridY, p.batch * x};
+}
+
+// Blocks of kThreads * vec channels by (b, chunk) pairs: the walk and the channel tiles.
+inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t vec) {
+  const int64_t groups = ceil_div(p.channels, vec), pairs = p.batch * ceil_div(p.length, Conv1dTraits::kChunk);
+  return {k, ceil_div(groups, Conv1dTraits::kThreads), pairs < kMaxGridY ? pairs : kMaxGridY, pairs};
+}
+
+}  // namespace conv1d_heuristics
+
+// Every launch's x extent within 2^31 - 1 blocks: the tvec grid (the widest
+// along L), the walk grids, and the one-thread-per-row (B*C) and per-tap
+// (C*(W+1)) kernels. False: the problem is not served (UNSUPPORTED).
+inline bool conv1d_grid_fits(const Conv1dProblem &p) {
+  constexpr int64_t threads = Conv1dTraits::kThreads;
+  return conv1d_heuristics::ceil_div(p.length, conv1d_heuristics::kUnitsPerBlock) <= INT_MAX &&
+         p.channels / threads < INT_MAX && p.batch * p.channels / threads < INT_MAX &&
+         p.channels * (p.width + 1) / threads < INT_MAX;
+}
+
+// The kernel of a pass over p (p.batch * p.channels * p.length > 0) whose
+// operands, pointers included, are those the pass reads and writes along
+// [B, C, L] (forward x, y; backward x, dy, dx), for elements of elem_bytes.
+inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const Conv1dProblem &p) {
+  using namespace conv1d_heuristics;
+  using K = Conv1dKernel;
+  if (pass == Conv1dPass::Update) return {K::Update, ceil_div(p.batch * p.channels, Conv1dTraits::kThreads), 1, 0};
+  const bool forward = pass == Conv1dPass::Forward;
+  const Conv1dOperands ops = forward ? Conv1dOperands{{&p.x, &p.y}, 2} : Conv1dOperands{{&p.x, &p.dy, &p.dx}, 3};
+  const int64_t vec = 16 / elem_bytes;
+  if (vector_layout(ops, elem_bytes, vec, 2, p.length)) {
+    const int64_t tile = int64_t{Conv1dTraits::kThreads} *
+                         (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
+    const int64_t tiles = ceil_div(p.length / vec, tile);
+    return rows_grid(K::StagedTimeTiles, p, ceil_div(tiles, Conv1dTraits::kTilesPerBlock));
+  }
+  if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
+    return channel_grid(
+        K::StagedChannelTiles, p,
+        (forward ? Conv1dTraits::kForwardChannelBytes : Conv1dTraits::kBackwardChannelBytes) / elem_bytes);
+  const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
+  const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
+  if (st <= sc) return rows_grid(K::WalkTime, p, ceil_div(p.length, kUnitsPerBlock));
+  return channel_grid(K::WalkChannels, p, 1);
+}
+
+// The problem with every [B, C, L] operand contiguous and 16-byte aligned:
+// the layout a plan names its kernel for.
+inline Conv1dProblem dense_conv1d_problem(int64_t batch, int64_t channels, int64_t length, int32_t width) {
+  Conv1dProblem p;
+  p.batch = batch, p.channels = channels, p.length = length, p.width = width;
+  for (Conv1dView *v : {&p.x, &p.y, &p.dy, &p.dx}) {
+    v->stride[0] = channels * length;
+    v->stride[1] = length;
+    v->stride[2] = 1;
+  }
+  return p;
+}
+
+inline const char *conv1d_kernel_label(Conv1dKernel k) {
+  switch (k) {
+    case Conv1dKernel::StagedTimeTiles:
+      return "_staged_time_tiles";
+    case Conv1dKernel::StagedChannelTiles:
+      return "_staged_channel_tiles";
+    case Conv1dKernel::WalkTime:
+      return "_walk_time";
+    case Conv1dKernel::WalkChannels:
+      return "_walk_channels";
+    case Conv1dKernel::Update:
+      break;
+  }
+  return "";
+}
+
+// Writes "<op><kernel>_w<W>_<dtype>" (e.g. causal_conv1d_staged_time_tiles_w4_bf16,
+// causal_conv1d_update_w4_f32): the kernel that serves the pass in the dense layout.
+inline void write_dense_conv1d_kernel_name(char *out, size_t size, const char *op, Conv1dPass pass, int elem_bytes,
+                                           int64_t batch, int64_t channels, int64_t length, int32_t width,
+                                           const char *dtype) {
+  const Conv1dLaunch launch =
+      choose_conv1d_launch(pass, elem_bytes, dense_conv1d_problem(batch, channels, length, width));
+  std::snprintf(out, size, "%s%s_w%d_%s", op, conv1d_kernel_label(launch.kernel), width, dtype);
+}
+
+}  // namespace baracuda::kernels

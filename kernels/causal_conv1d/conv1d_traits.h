@@ -1,0 +1,48 @@
+// The causal conv1d kernels' tuning knobs, all in one place (measured on the
+// H200; see bench/NOTES.md). Plain constants, host-includable: the
+// heuristics size grids from them and the kernels compile against them.
+// scripts/variants.sh builds a scratch copy with members of this struct
+// patched ("Conv1dTraits.kStages=2") to time other values.
+#pragma once
+
+#include <cstdint>
+
+namespace baracuda::kernels {
+
+struct Conv1dTraits {
+  // Threads per block of every conv1d kernel.
+  static constexpr int kThreads = 128;
+  // Timesteps of a channel walk (and of a backward dw/db partial-sum slot);
+  // a time-segment block covers at most as many.
+  static constexpr int kChunk = 256;
+
+  // Element-wise time kernels (tvec): a warp takes kSegmentSteps * 32
+  // consecutive timesteps of a row, 32 at a time, with the loads of
+  // kPrefetch steps in flight together, forward and backward.
+  static constexpr int kSegmentSteps = 8;
+  static constexpr int kPrefetch = 4;
+
+  // Staged kernels: stages of the async-copy ring; vectors per thread in a
+  // time tile (per direction); time tiles per block (consecutive tiles of a
+  // row); the bytes of one tensor's box in a channel tile.
+  static constexpr int kStages = 3;
+  static constexpr int kForwardTileSteps = 4;
+  static constexpr int kBackwardTileSteps = 2;
+  static constexpr int kTilesPerBlock = 8;
+  static constexpr int kBoxBytes = 8192;
+  // Bytes of channels per thread in a channel tile, per direction.
+  static constexpr int kForwardChannelBytes = 4;
+  static constexpr int kBackwardChannelBytes = 4;
+  // The channel-tile backward's stages and the blocks per SM it is compiled
+  // for (which caps its registers): its per-step state is the largest, so it
+  // trades a stage for occupancy.
+  static constexpr int kBackwardChannelStages = 2;
+  static constexpr int kBackwardChannelBlocks = 7;
+
+  // bf16's sigmoid through one tanh.approx (error 2^-11, under bf16's output
+  // rounding of 2^-9) instead of exp2 and a reciprocal: measured 25% faster
+  // channels-last.
+  static constexpr bool kTanhSigmoid = true;
+};
+
+}  // namespace baracuda::kernels

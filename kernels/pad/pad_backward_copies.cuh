@@ -1,0 +1,101 @@
+// The inverse of a pad's index map, as pad backward walks it: the output
+// indices that a pad forward fills from one input index, and the dy rows
+// that hold copies of a dx row. Pad backward sums, into each dx cell, the dy
+// cells these name.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+
+#include "common/copy_counts.h"
+#include "common/pad_copies.cuh"
+
+namespace baracuda::kernels {
+
+// n: input extent, m = lo + n + hi: output extent. Every mode but Constant
+// (whose inverse is a shift, no ranges needed).
+template <IndexMap M>
+__host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo, int64_t n, int64_t m) {
+  IndexRanges s;
+  s.count = 0;
+  auto add = [&s](int64_t b, int64_t e) {
+    s.begin[s.count] = b;
+    s.end[s.count] = e;
+    ++s.count;
+  };
+  const int64_t j = i + lo;  // where the forward put x[i] itself
+  if constexpr (M == IndexMap::Reflect) {
+    if (i >= 1 && i <= lo) add(lo - i, lo - i + 1);
+    add(j, j + 1);
+    const int64_t mirror = lo + 2 * (n - 1) - i;
+    if (mirror >= lo + n && mirror < m) add(mirror, mirror + 1);
+  } else if constexpr (M == IndexMap::Replicate) {
+    add(i == 0 ? 0 : j, i == n - 1 ? m : j + 1);
+  } else if constexpr (M == IndexMap::Circular) {
+    if (j - n >= 0) add(j - n, j - n + 1);
+    add(j, j + 1);
+    if (j + n < m) add(j + n, j + n + 1);
+  } else {
+    add(j, j + 1);
+  }
+  return s;
+}
+
+// Where copies_of's results land, axis by axis over the outer axes: the
+// source extents n, the copied extents m, the pads and the strides of the
+// copied side.
+struct CopyAxes {
+  const int64_t *lo;
+  const int64_t *n;
+  const int64_t *m;
+  const int64_t *stride;
+  int axes;
+};
+
+// How many rows the copies of the row at outer coordinates coord make.
+template <IndexMap M>
+__device__ __forceinline__ int64_t copy_row_count(const int64_t *coord, const CopyAxes &a) {
+  int64_t count = 1;
+#pragma unroll
+  for (int d = 0; d < kMaxRank - 1; ++d)
+    if (d < a.axes) count *= copy_count<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
+  return count;
+}
+
+// fn(offset) for each of those rows, in ascending order (last axis fastest).
+// The axes' loops are unrolled so that a caller's coord array stays in
+// registers.
+template <IndexMap M, class Fn>
+__device__ __forceinline__ void for_each_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, Fn &&fn) {
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t rest = k, off = 0;
+#pragma unroll
+    for (int d = kMaxRank - 2; d >= 0; --d) {
+      if (d >= a.axes) continue;
+      const IndexRanges r = copies_of<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
+      const int64_t size = r.size();
+      int64_t pick;
+      if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
+        pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
+        rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
+      } else {
+        pick = rest % size;
+        rest /= size;
+      }
+      off += nth_index(r, pick) * a.stride[d];
+    }
+    fn(off);
+  }
+}
+
+// The offsets of those rows into rows[0 .. cap); how many, or -1 when more than cap.
+template <IndexMap M>
+__device__ __forceinline__ int expand_copy_rows(const int64_t *coord, const CopyAxes &a, int64_t *rows, int cap) {
+  const int64_t count = copy_row_count<M>(coord, a);
+  if (count > cap) return -1;
+  int k = 0;
+  for_each_copy_row<M>(coord, a, count, [&](int64_t off) { rows[k++] = off; });
+  return static_cast<int>(count);
+}
+
+}  // namespace baracuda::kernels

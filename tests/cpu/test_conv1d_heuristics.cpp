@@ -1,0 +1,149 @@
+// causal conv1d's kernel choice (kernels/causal_conv1d/conv1d_heuristics.h):
+// which kernel each layout gets, the grids, the partial-sum slots against
+// the workspace, and the kernel name a plan reports. No GPU.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "causal_conv1d/causal_conv1d_kernels.h"
+#include "cpu_helpers.hpp"
+
+using baracuda::kernels::choose_conv1d_launch;
+using baracuda::kernels::Conv1dKernel;
+using baracuda::kernels::Conv1dLaunch;
+using baracuda::kernels::Conv1dPass;
+using baracuda::kernels::Conv1dProblem;
+using baracuda::kernels::Conv1dTraits;
+using baracuda::kernels::Conv1dView;
+using baracuda::kernels::dense_conv1d_problem;
+
+namespace {
+
+constexpr Conv1dPass kPasses[] = {Conv1dPass::Forward, Conv1dPass::Backward};
+
+// Every [B, C, L] operand of p laid out channels-last: [B, L, C] in memory.
+Conv1dProblem channels_last(int64_t batch, int64_t channels, int64_t length) {
+  Conv1dProblem p = dense_conv1d_problem(batch, channels, length, 4);
+  for (Conv1dView *v : {&p.x, &p.y, &p.dy, &p.dx}) {
+    v->stride[0] = channels * length;
+    v->stride[1] = 1;
+    v->stride[2] = channels;
+  }
+  return p;
+}
+
+Conv1dKernel kernel_of(Conv1dPass pass, int elem_bytes, const Conv1dProblem &p) {
+  return choose_conv1d_launch(pass, elem_bytes, p).kernel;
+}
+
+void *offset_pointer(uintptr_t bytes) { return reinterpret_cast<void *>(uintptr_t{1} << 40 | bytes); }
+
+}  // namespace
+
+TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the staged time tiles",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4, 8})
+    for (const Conv1dPass pass : kPasses) {
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 64, 4)) == Conv1dKernel::StagedTimeTiles);
+      // L not a multiple of the vector: the element-wise time walk.
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 8 + 1, 4)) == Conv1dKernel::WalkTime);
+    }
+}
+
+TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
+          "[heuristics][causal_conv1d]") {
+  Conv1dProblem p = dense_conv1d_problem(2, 3, 64, 4);
+  p.dx.data = offset_pointer(4);  // a backward operand only
+  CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::StagedTimeTiles);
+  CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::WalkTime);
+  p.dx.data = offset_pointer(16);
+  CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::StagedTimeTiles);
+  p.y.stride[2] = 2;  // every other timestep of y
+  CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
+  p = dense_conv1d_problem(2, 3, 64, 4);
+  p.x.stride[1] = 68;  // rows padded to 68 elements: not a multiple of bf16's 8
+  CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
+  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);  // 68 is f32's 4 x 17
+}
+
+TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2- and 4-byte types",
+          "[heuristics][causal_conv1d]") {
+  for (const Conv1dPass pass : kPasses) {
+    CHECK(kernel_of(pass, 2, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
+    CHECK(kernel_of(pass, 4, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
+    // f64 boxes would not fit the ring; channels not a multiple of the vector.
+    CHECK(kernel_of(pass, 8, channels_last(2, 64, 33)) == Conv1dKernel::WalkChannels);
+    CHECK(kernel_of(pass, 4, channels_last(2, 66, 33)) == Conv1dKernel::WalkChannels);
+  }
+  // Length 1: both strides are 1 in a dense [B, C, 1]; the time tiles need L
+  // whole vectors, the channel tiles a time stride of whole vectors.
+  CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 8, 1, 4)) == Conv1dKernel::WalkTime);
+}
+
+TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
+  const int64_t threads = Conv1dTraits::kThreads, chunk = Conv1dTraits::kChunk;
+  // bf16 time tiles: 8 timesteps a vector, kThreads * steps vectors a tile, kTilesPerBlock tiles a block.
+  const int64_t fwd_block = 8 * threads * Conv1dTraits::kForwardTileSteps * Conv1dTraits::kTilesPerBlock;
+  Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(2, 3, fwd_block + 8, 4));
+  CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
+  CHECK(l.grid_x == 2);
+  CHECK(l.grid_y == 6);
+  // Rows past the grid's y limit are walked by the blocks in turn.
+  l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4, 40000, 64, 4));
+  CHECK(l.grid_y == 65535);
+  // Channel grids: kThreads * vec channels a block, a block row per (b, chunk).
+  l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(3, threads * 2 + 4, chunk + 1));
+  CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
+  CHECK(l.grid_x == 3);
+  CHECK(l.grid_y == 6);
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(3, threads, 5, 4));
+  CHECK(l.kernel == Conv1dKernel::Update);
+  CHECK(l.grid_x == 3);
+}
+
+TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace", "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4, 8})
+    for (const int64_t batch : {1, 3})
+      for (const int64_t channels : {8, 64, 1000})
+        for (const int64_t length : {1, 8, 255, 256, 257, 4096, 65536, 1000003}) {
+          CAPTURE(bytes, batch, channels, length);
+          const size_t workspace =
+              baracuda::kernels::causal_conv1d_backward_workspace(batch, channels, length, 4, bytes == 8);
+          const size_t slot_bytes = static_cast<size_t>(channels) * 5 * (bytes == 8 ? 8 : 4);
+          for (const Conv1dProblem &p : {dense_conv1d_problem(batch, channels, length, 4),
+                                         channels_last(batch, channels, length)}) {
+            const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, p);
+            CHECK(l.partial_slots >= batch);
+            CHECK(static_cast<size_t>(l.partial_slots) * slot_bytes <= workspace);
+          }
+        }
+}
+
+TEST_CASE("conv1d heuristics: grids past 2^31 blocks are not served", "[heuristics][causal_conv1d]") {
+  CHECK(baracuda::kernels::conv1d_grid_fits(dense_conv1d_problem(1, 1, int64_t{1} << 40, 4)));
+  CHECK_FALSE(baracuda::kernels::conv1d_grid_fits(dense_conv1d_problem(1, 1, int64_t{1} << 42, 4)));
+  CHECK_FALSE(baracuda::kernels::conv1d_grid_fits(dense_conv1d_problem(1, int64_t{1} << 40, 1, 4)));
+}
+
+TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "[heuristics][causal_conv1d]") {
+  auto name_of = [](int32_t op, baracuda_dtype_t dtype, int64_t length, int32_t width) {
+    baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+    d.header.op = op;
+    d.dtype = dtype;
+    d.width = width;
+    d.batch = 2;
+    d.channels = 8;
+    d.seq_len = length;
+    d.state_len = width;
+    const baracuda_select_options_t opts = options_for(90);
+    baracuda_plan_t plan = nullptr;
+    REQUIRE(baracuda_plan_select(&d.header, &opts, &plan) == BARACUDA_STATUS_SUCCESS);
+    baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+    REQUIRE(baracuda_plan_get_info(plan, &info) == BARACUDA_STATUS_SUCCESS);
+    baracuda_plan_destroy(plan);
+    return std::string(info.kernel_name);
+  };
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 64, 4) == "causal_conv1d_staged_time_tiles_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F32, 7, 3) ==
+        "causal_conv1d_backward_walk_time_w3_f32");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16, 1, 2) == "causal_conv1d_update_w2_f16");
+}

@@ -1,0 +1,108 @@
+// The row kernels' run-time choices: which pad forwards take the mirror walk
+// (kernels/common/gather_rows_heuristics.h), and pad backward's pass
+// structure (kernels/pad/pad_backward_heuristics.h). No GPU.
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "common/gather_rows_heuristics.h"
+#include "pad/pad_backward_heuristics.h"
+
+using baracuda::kernels::IndexMap;
+using baracuda::kernels::RowsProblem;
+
+namespace {
+
+// A pad of x (extents `in`) by pads lo and hi: the forward's problem (out
+// padded), contiguous on both sides.
+RowsProblem pad_forward(std::vector<int64_t> in, std::vector<int64_t> lo, std::vector<int64_t> hi, IndexMap map) {
+  RowsProblem p;
+  p.rank = static_cast<int32_t>(in.size());
+  p.map = map;
+  int64_t out_stride = 1, in_stride = 1;
+  for (int d = p.rank - 1; d >= 0; --d) {
+    p.in_extent[d] = in[d];
+    p.out_extent[d] = lo[d] + in[d] + hi[d];
+    p.pad_low[d] = lo[d];
+    p.in_stride[d] = in_stride;
+    p.out_stride[d] = out_stride;
+    in_stride *= p.in_extent[d];
+    out_stride *= p.out_extent[d];
+  }
+  return p;
+}
+
+// The backward of the same pad: out is dx (x's extents), in is dy (padded).
+RowsProblem pad_backward(std::vector<int64_t> x, std::vector<int64_t> lo, std::vector<int64_t> hi, IndexMap map) {
+  const RowsProblem f = pad_forward(x, lo, hi, map);
+  RowsProblem p = f;
+  for (int d = 0; d < f.rank; ++d) {
+    p.out_extent[d] = f.in_extent[d], p.in_extent[d] = f.out_extent[d];
+    p.out_stride[d] = f.in_stride[d], p.in_stride[d] = f.out_stride[d];
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("gather heuristics: the mirror walk takes one padded outer axis of at most two copies",
+          "[heuristics][pad]") {
+  using baracuda::kernels::mirror_walk_axis;
+  CHECK(mirror_walk_axis<IndexMap::Reflect>(pad_forward({4, 6, 32}, {0, 2, 1}, {0, 2, 7}, IndexMap::Reflect), 2) == 1);
+  CHECK(mirror_walk_axis<IndexMap::Circular>(pad_forward({4, 6, 32}, {0, 2, 0}, {0, 2, 0}, IndexMap::Circular), 4) ==
+        1);
+  // No padded outer axis, or two.
+  CHECK(mirror_walk_axis<IndexMap::Reflect>(pad_forward({4, 6, 32}, {0, 0, 2}, {0, 0, 2}, IndexMap::Reflect), 2) == -1);
+  CHECK(mirror_walk_axis<IndexMap::Reflect>(pad_forward({4, 6, 32}, {1, 2, 0}, {0, 2, 0}, IndexMap::Reflect), 2) == -1);
+  // An index copied over twice: replicate's edge, circular's pads as long as the axis.
+  CHECK(mirror_walk_axis<IndexMap::Replicate>(pad_forward({4, 6, 32}, {0, 3, 0}, {0, 0, 0}, IndexMap::Replicate), 2) ==
+        -1);
+  CHECK(mirror_walk_axis<IndexMap::Circular>(pad_forward({4, 6, 32}, {0, 6, 0}, {0, 6, 0}, IndexMap::Circular), 2) ==
+        -1);
+  // Copies of a row a stride apart that is not whole 16-byte vectors.
+  RowsProblem p = pad_forward({4, 6, 33}, {0, 2, 0}, {0, 2, 0}, IndexMap::Reflect);
+  CHECK(mirror_walk_axis<IndexMap::Reflect>(p, 2) == -1);
+  CHECK(mirror_walk_axis<IndexMap::Reflect>(p, 16) == 1);
+}
+
+TEST_CASE("pad backward heuristics: a row's sources by one other copy along a single padded axis",
+          "[heuristics][pad]") {
+  using baracuda::kernels::pad_backward_pair_axis;
+  CHECK(pad_backward_pair_axis<IndexMap::Reflect>(pad_backward({4, 6, 32}, {0, 2, 1}, {0, 2, 1}, IndexMap::Reflect)) ==
+        1);
+  CHECK(pad_backward_pair_axis<IndexMap::Reflect>(pad_backward({4, 6, 32}, {1, 2, 0}, {0, 0, 0}, IndexMap::Reflect)) ==
+        -1);
+  CHECK(pad_backward_pair_axis<IndexMap::Replicate>(
+            pad_backward({4, 6, 32}, {0, 3, 0}, {0, 0, 0}, IndexMap::Replicate)) == -1);
+  CHECK(pad_backward_pair_axis<IndexMap::Circular>(pad_backward({4, 6, 32}, {0, 0, 3}, {0, 0, 3}, IndexMap::Circular)) ==
+        -1);
+}
+
+TEST_CASE("pad backward heuristics: outer source rows, saturating past the listed maximum", "[heuristics][pad]") {
+  using baracuda::kernels::kMaxSourceRows;
+  using baracuda::kernels::pad_backward_max_sources;
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({6, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 3);
+  CHECK(pad_backward_max_sources<IndexMap::Circular>(pad_backward({6, 32}, {2, 0}, {0, 0}, IndexMap::Circular)) == 2);
+  CHECK(pad_backward_max_sources<IndexMap::Replicate>(pad_backward({6, 32}, {5, 0}, {0, 0}, IndexMap::Replicate)) == 6);
+  // 3 x 3 sources over two axes: past the list.
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
+        kMaxSourceRows + 1);
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {0, 0, 3}, {0, 0, 3}, IndexMap::Reflect)) ==
+        1);
+}
+
+TEST_CASE("pad backward heuristics: long unit-stride rows of sums as vectors, uniform phases found once",
+          "[heuristics][pad]") {
+  using baracuda::kernels::sum_rows_as_vectors;
+  using baracuda::kernels::uniform_row_phases;
+  const RowsProblem p = pad_backward({6, 1024}, {2, 0}, {2, 0}, IndexMap::Reflect);
+  CHECK(sum_rows_as_vectors(p, 2, 3));  // 2048-byte rows
+  CHECK_FALSE(sum_rows_as_vectors(p, 1, 3));
+  CHECK_FALSE(sum_rows_as_vectors(p, 2, baracuda::kernels::kMaxSourceRows + 1));
+  RowsProblem strided = p;
+  strided.in_stride[1] = 2;
+  CHECK_FALSE(sum_rows_as_vectors(strided, 2, 3));
+  CHECK(uniform_row_phases(p, 2));
+  const RowsProblem odd = pad_backward({6, 1023}, {2, 0}, {2, 0}, IndexMap::Reflect);
+  CHECK_FALSE(uniform_row_phases(odd, 2));
+  CHECK(uniform_row_phases(odd, 16));
+}
