@@ -37,7 +37,4 @@ struct RowsProblem {
 // A kernel family's entry point: 0, a status, or a negated CUDA error.
 using RowsEntry = int (*)(const RowsProblem &p, CUstream_st *stream);
 
-// Index of an element width (1, 2, 4, 8, 16 bytes) in a family's by-width table.
-constexpr int width_slot(int bytes) { return bytes <= 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4; }
-
 }  // namespace baracuda::kernels

@@ -14,8 +14,6 @@ int pad_forward_b2_run(const RowsProblem &p, cudaStream_t stream);
 int pad_forward_b4_run(const RowsProblem &p, cudaStream_t stream);
 int pad_forward_b8_run(const RowsProblem &p, cudaStream_t stream);
 int pad_forward_b16_run(const RowsProblem &p, cudaStream_t stream);
-inline constexpr RowsEntry kPadForwardByWidth[] = {pad_forward_b1_run, pad_forward_b2_run, pad_forward_b4_run,
-                                                   pad_forward_b8_run, pad_forward_b16_run};
 
 // Pad backward of reflect, replicate and circular (constant's is a slice, run by
 // the forward entries): out = dx, in = dy; out_extent the dx shape, in_extent the dy shape.

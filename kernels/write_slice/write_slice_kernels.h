@@ -16,8 +16,6 @@ int write_slice_b2_run(const RowsProblem &p, cudaStream_t stream);
 int write_slice_b4_run(const RowsProblem &p, cudaStream_t stream);
 int write_slice_b8_run(const RowsProblem &p, cudaStream_t stream);
 int write_slice_b16_run(const RowsProblem &p, cudaStream_t stream);
-inline constexpr RowsEntry kWriteSliceByWidth[] = {write_slice_b1_run, write_slice_b2_run, write_slice_b4_run,
-                                                   write_slice_b8_run, write_slice_b16_run};
 
 // Two elements per byte, element 2k in the low nibble. Offsets and strides in
 // nibbles; any strides under which dest does not overlap itself.
