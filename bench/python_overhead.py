@@ -47,7 +47,7 @@ def bare(c_function, plan, **arrays):
     args, stream, _ = plan._args.fill(arrays, None)
     handle, count = plan._plan, len(args)
     if c_function.__name__ == "baracuda_plan_run":
-        stream, no_bytes = ctypes.c_void_p(stream) if stream else None, ctypes.c_size_t(0)
+        stream, no_bytes = ctypes.c_void_p(stream.value), ctypes.c_size_t(0)  # its own: fill reuses the thread's
         return lambda: c_function(handle, args, count, None, no_bytes, stream)
     return lambda: c_function(handle, args, count)
 

@@ -35,9 +35,10 @@ def test_interface_arrays_are_checked_like_tensors():
 def test_strides_in_bytes_become_elements_and_the_stream_is_the_torch_one_when_mixed():
     arguments = _args.Arguments("test")
     args, stream, _ = arguments.fill({"X": CudaArray([3, 5], "<f8", strides=(8, 24))}, None)
-    assert stream == 0 and list(args[0].tensor.strides)[:2] == [1, 3] and args[0].tensor.dtype == baracuda.DTYPE_F64
+    assert stream.value is None  # the legacy default stream
+    assert list(args[0].tensor.strides)[:2] == [1, 3] and args[0].tensor.dtype == baracuda.DTYPE_F64
     _, stream, _ = arguments.fill({"X": CudaArray([3, 5]), "Y": Tensor([3, 5], fake.float32)}, None)
-    assert stream == CURRENT_STREAM
+    assert stream.value == CURRENT_STREAM
 
 
 def test_an_interface_workspace_is_passed_as_pointer_and_bytes():

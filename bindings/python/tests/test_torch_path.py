@@ -50,7 +50,7 @@ def test_packed_arguments_are_what_the_tensor_says(rank, dtype, code):
     arguments.fill({"X": wide}, None)  # a rank-8 tensor first: nothing of it may stay behind
     args, stream, _ = arguments.fill({"X": x}, None)
     t = args[0].tensor
-    assert args[0].role == baracuda.ARG_X and stream == CURRENT_STREAM
+    assert args[0].role == baracuda.ARG_X and stream.value == CURRENT_STREAM
     assert (t.data, t.dtype, t.rank) == (x.data_ptr(), getattr(baracuda, "DTYPE_" + code), rank)
     assert list(t.shape) == shape + [0] * (8 - rank) and list(t.strides) == strides + [0] * (8 - rank)
 
@@ -63,7 +63,7 @@ def test_a_workspace_is_passed_as_pointer_and_bytes():
 
 def test_an_explicit_stream_wins():
     _, stream, _ = _args.Arguments("test").fill({"X": Tensor([4], fake.float32)}, 1234)
-    assert stream == 1234
+    assert stream.value == 1234
 
 
 def test_each_thread_packs_its_own_array():
