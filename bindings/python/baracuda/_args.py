@@ -124,8 +124,11 @@ class Arguments:
         device, else the legacy default stream (0, a NULL pointer)."""
         names = tuple(arrays)
         array = self._local.by_names.get(names) or self._array(names)
-        words, generic, keep = array.words, None, None
-        for slot, obj in zip(array.slots, arrays.values()):
+        slots, words, generic, keep = array.slots, array.words, None, None
+        i = 0  # an index, not zip(): a zip costs more here than a tensor's whole layout check
+        for obj in arrays.values():
+            slot = slots[i]
+            i += 1
             # is_cuda is asked every call all the same: a host pointer would crash the device
             if (type(obj) is slot.type and obj.dtype is slot.dtype and obj.shape == slot.shape
                     and obj.stride() == slot.strides and obj.is_cuda):
@@ -133,7 +136,7 @@ class Arguments:
             elif not self._pack(array.args, slot, obj):
                 generic = (generic or []) + [(slot, obj)]
         if stream is None:
-            stream = _current_stream(array.slots, arrays)
+            stream = _current_stream(slots, arrays)
         if generic:
             keep = []
             for slot, obj in generic:
@@ -182,7 +185,10 @@ class Arguments:
 
 def _current_stream(slots, arrays):
     """PyTorch's current stream on the device of the first framework tensor, else 0."""
-    for slot, obj in zip(slots, arrays.values()):
-        if slot.support is not None:
-            return slot.support.current_stream(obj.get_device())
+    i = 0
+    for obj in arrays.values():
+        support = slots[i].support
+        if support is not None:
+            return support.current_stream(obj.get_device())
+        i += 1
     return 0
