@@ -42,7 +42,7 @@ class Tensor:
         self._address = next(_addresses)
         if strides is None:
             strides, step = [], 1
-            for n in reversed(self.shape):
+            for n in reversed(self._shape):
                 strides.insert(0, step)
                 step *= n
         self._strides = list(strides)
