@@ -125,7 +125,7 @@ class Arguments:
         names = tuple(arrays)
         array = self._local.by_names.get(names) or self._array(names)
         slots, words, generic, keep = array.slots, array.words, None, None
-        i = 0  # an index, not zip(): a zip costs more here than a tensor's whole layout check
+        i = 0  # an index, not zip(): about 0.1 us less per call of four tensors
         for obj in arrays.values():
             slot = slots[i]
             i += 1

@@ -8,7 +8,7 @@ from ._args import dtype_and_shape, support_for
 from ._plan import Plan
 
 _NAMES = {v: k for k, v in DTYPES.items()}
-_plans = {}  # call key -> (plan, output shape)
+_plans = {}  # call key -> (plan, output shape, allocator), or the plan alone for write_slice
 
 
 def _remember(key, entry):
