@@ -47,7 +47,7 @@ def bare(c_function, plan, **arrays):
     args, stream, _ = plan._args.fill(arrays, None)
     handle, count = plan._plan, len(args)
     if c_function.__name__ == "baracuda_plan_run":
-        stream, no_bytes = ctypes.c_void_p(stream) if stream else None, ctypes.c_size_t(0)
+        stream, no_bytes = ctypes.c_void_p(stream.value), ctypes.c_size_t(0)  # its own: fill reuses the thread's
         return lambda: c_function(handle, args, count, None, no_bytes, stream)
     return lambda: c_function(handle, args, count)
 
@@ -83,14 +83,16 @@ def binding_rows(baracuda, make, method, c_function, **select):
         floor = bare(c_function, cached_plan(baracuda, helper_call), **arrays)
         return (name + ("" if method == "run" else " (check instead of run)"), helper_call, floor, 12)
 
-    def plan_row(name, plan, **arrays):
-        return (f"Plan.{method} {name}", functools.partial(getattr(plan, method), **arrays),
-                bare(c_function, plan, **arrays), 8)
+    def plan_row(name, plan, call, **arrays):
+        return (f"Plan.{method} {name}", call, bare(c_function, plan, **arrays), 8)
 
+    # each call written as a user writes it, with keywords (a functools.partial would add a dict copy per call)
+    run32, run16, run_conv = (getattr(plan, method) for plan in (pad32, pad16, conv))
+    x, w, b, y = conv_arrays.values()
     return [
-        plan_row("pad f32", pad32, X=x32, Y=y32),
-        plan_row("pad bf16", pad16, X=x16, Y=y16),
-        plan_row("causal_conv1d bf16", conv, **conv_arrays),
+        plan_row("pad f32", pad32, lambda: run32(X=x32, Y=y32), X=x32, Y=y32),
+        plan_row("pad bf16", pad16, lambda: run16(X=x16, Y=y16), X=x16, Y=y16),
+        plan_row("causal_conv1d bf16", conv, lambda: run_conv(X=x, WEIGHT=w, BIAS=b, Y=y), **conv_arrays),
         helper_row("baracuda.pad", lambda: baracuda.pad(x32, (3, 5), mode="reflect"), X=x32, Y=y32),
         helper_row("baracuda.pad_backward reflect", lambda: baracuda.pad_backward(dy, (3, 5), mode="reflect"), DY=dy,
                    DX=dx),

@@ -1,13 +1,14 @@
-"""Framework-style helpers over Plan. Each caches its plan and output shape on
-a key built from what the call was given (shape, dtype, pads, mode ...), so a
-repeated call costs a dict lookup, an allocation and a Plan.run. Entries are
-truthy, so `_plans.get(key) or _remember(key, ...)` plans only on a miss."""
+"""Framework-style helpers over Plan. Each caches its plan, output shape and
+allocator on a key built from what the call was given (kind, dtype, shape,
+pads, mode ...), so a repeated call costs a dict lookup, an allocation and a
+Plan.run. Entries are truthy, so `_plans.get(key) or _remember(key, ...)`
+plans only on a miss."""
 from ._abi import DTYPES
-from ._args import _supports, dtype_and_shape, support_for
+from ._args import dtype_and_shape, support_for
 from ._plan import Plan
 
 _NAMES = {v: k for k, v in DTYPES.items()}
-_plans = {}  # call key -> (plan, output shape)
+_plans = {}  # call key -> (plan, output shape, allocator), or the plan alone for write_slice
 
 
 def _remember(key, entry):
@@ -18,22 +19,31 @@ def _remember(key, entry):
 
 
 def _signature(x):
-    """x's dtype and shape for a cache key: the framework's own objects where it has
-    them (no conversion per call; they decide the plan as much as baracuda's do)."""
+    """x's kind, dtype and shape for a cache key: the framework's own objects where it
+    has them (no conversion per call; they decide the plan as much as baracuda's do),
+    and the kind because it decides the allocator."""
     try:
-        return x.dtype, x.shape
+        return type(x), x.dtype, x.shape
     except AttributeError:  # an array known only by __cuda_array_interface__ or __dlpack__
-        return dtype_and_shape(x)
+        return (type(x), *dtype_and_shape(x))
 
 
-def _empty(like, shape):
-    support = _supports.get(type(like)) or support_for(like)
-    if support is not None:
-        return support.empty(like, shape)
+def _allocator(like):
+    """A function (like, shape) -> a new array of like's kind, dtype and device."""
+    if support_for(like) is not None:
+        return type(like).new_empty  # PyTorch's cheapest allocation, called with no Python frame around it
     if type(like).__module__.split(".")[0] == "cupy":
-        import cupy
+        return _cupy_empty
+    return _cannot_allocate
 
-        return cupy.empty(shape, dtype=like.dtype)
+
+def _cupy_empty(like, shape):
+    import cupy
+
+    return cupy.empty(shape, dtype=like.dtype)
+
+
+def _cannot_allocate(like, shape):
     raise TypeError(f"baracuda: cannot allocate a {type(like).__name__}; pass out=")
 
 
@@ -52,33 +62,35 @@ def _pad_plan(op, dtype, in_shape, low, high, mode, **value):
                 pad_high=high, **value)
 
 
-def _make_pad(dtype, shape, pad, mode, value):
+def _make_pad(x, pad, mode, value):
+    dtype, shape = dtype_and_shape(x)
     low, high = _per_axis(pad, len(shape))
     real, imag = (value.real, value.imag) if isinstance(value, complex) else (float(value), 0.0)
     plan = _pad_plan("pad", dtype, list(shape), low, high, mode, value=real, value_imag=imag)
-    return plan, [n + a + b for n, a, b in zip(shape, low, high)]
+    return plan, [n + a + b for n, a, b in zip(shape, low, high)], _allocator(x)
 
 
-def _make_pad_backward(dtype, shape, pad, mode):
+def _make_pad_backward(dy, pad, mode):
+    dtype, shape = dtype_and_shape(dy)
     low, high = _per_axis(pad, len(shape))
     in_shape = [n - a - b for n, a, b in zip(shape, low, high)]
-    return _pad_plan("pad_backward", dtype, in_shape, low, high, mode), in_shape
+    return _pad_plan("pad_backward", dtype, in_shape, low, high, mode), in_shape, _allocator(dy)
 
 
 def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
     """torch.nn.functional.pad semantics on any axis; returns out."""
-    key = ("pad", *_signature(x), tuple(pad), mode, value)
-    plan, out_shape = _plans.get(key) or _remember(key, _make_pad(*dtype_and_shape(x), pad, mode, value))
-    out = _empty(x, out_shape) if out is None else out
+    key = ("pad", _signature(x), tuple(pad), mode, value)
+    plan, out_shape, allocate = _plans.get(key) or _remember(key, _make_pad(x, pad, mode, value))
+    out = allocate(x, out_shape) if out is None else out
     plan.run(X=x, Y=out, stream=stream)
     return out
 
 
 def pad_backward(dy, pad, mode="constant", out=None, stream=None):
     """The gradient of pad(x, pad, mode) with respect to x, given dy."""
-    key = ("pad_backward", *_signature(dy), tuple(pad), mode)
-    plan, in_shape = _plans.get(key) or _remember(key, _make_pad_backward(*dtype_and_shape(dy), pad, mode))
-    out = _empty(dy, in_shape) if out is None else out
+    key = ("pad_backward", _signature(dy), tuple(pad), mode)
+    plan, in_shape, allocate = _plans.get(key) or _remember(key, _make_pad_backward(dy, pad, mode))
+    out = allocate(dy, in_shape) if out is None else out
     plan.run(DY=dy, DX=out, stream=stream)
     return out
 
@@ -92,7 +104,7 @@ def _make_write_slice(dtype, dest_shape, source_shape, start):
 
 def write_slice(dest, source, start, stream=None):
     """dest[start[0]:start[0]+source.shape[0], ...] = source, in place; returns dest."""
-    key = ("write_slice", *_signature(dest), _signature(source)[1], tuple(start))
+    key = ("write_slice", _signature(dest), _signature(source)[2], tuple(start))
     plan = _plans.get(key) or _remember(key, _make_write_slice(*dtype_and_shape(dest), dtype_and_shape(source)[1],
                                                                 start))
     plan.run(DEST=dest, SOURCE=source, stream=stream)

@@ -80,7 +80,7 @@ class Plan:
         stream); arrays by role: X=..., Y=...."""
         args, stream, _keep = self._fill(arrays, None if stream is None else _tensors.stream_handle(stream))
         ws_ptr, ws_bytes = _NO_WORKSPACE if workspace is None else _workspace(workspace)
-        status = _run(self._plan, args, len(args), ws_ptr, ws_bytes, ctypes.c_void_p(stream) if stream else None)
+        status = _run(self._plan, args, len(args), ws_ptr, ws_bytes, stream)
         if status:
             raise_status(status)
 

@@ -40,9 +40,6 @@ class TorchSupport:
             raise TypeError("the tensor is a lazy conj()/neg() view; call resolve_conj()/resolve_neg() first")
         return t.data_ptr(), code, t.shape, t.stride()
 
-    def empty(self, like, shape):
-        return like.new_empty(shape)
-
     def workspace(self, t):
         """(pointer, bytes) of a tensor given as workspace."""
         return t.data_ptr(), t.numel() * t.element_size()

@@ -1,7 +1,10 @@
 """A stand-in for the torch attributes the binding reads (Tensor.data_ptr,
 shape, stride, dtype, is_cuda ...), so the PyTorch path runs on a machine
 without torch or a GPU: in the CPU tests, and for CPU-side timing of that
-path through Plan.check. Pointers are made up; nothing dereferences them."""
+path through Plan.check. Pointers are made up; nothing dereferences them.
+Like torch, dtypes are singletons while shape, stride() and device build a
+new object per read, so a cache that relied on their identity would fail
+here as it would with torch."""
 import itertools
 import types
 
@@ -31,31 +34,39 @@ _addresses = itertools.count(0x7F0000000000, 1 << 20)
 
 class Tensor:
     def __init__(self, shape, dtype, device="cuda", strides=None, requires_grad=False, conj=False):
-        self.shape = Size(shape)
+        self._shape = tuple(shape)
         self.dtype = dtype
-        self.device = globals()["device"](device, 0 if device == "cuda" else None)
+        self._device = (device, 0 if device == "cuda" else None)
         self.requires_grad = requires_grad
         self._conj = conj
         self._address = next(_addresses)
         if strides is None:
             strides, step = [], 1
-            for n in reversed(self.shape):
+            for n in reversed(self._shape):
                 strides.insert(0, step)
                 step *= n
-        self._strides = tuple(strides)
+        self._strides = list(strides)
+
+    @property
+    def shape(self):
+        return Size(self._shape)
+
+    @property
+    def device(self):
+        return globals()["device"](*self._device)
 
     @property
     def is_cuda(self):
-        return self.device.type == "cuda"
+        return self._device[0] == "cuda"
 
     def data_ptr(self):
         return self._address
 
     def stride(self):
-        return self._strides
+        return tuple(self._strides)
 
     def get_device(self):
-        return self.device.index if self.is_cuda else -1
+        return self._device[1] if self.is_cuda else -1
 
     def is_conj(self):
         return self._conj
@@ -65,7 +76,7 @@ class Tensor:
 
     def numel(self):
         count = 1
-        for n in self.shape:
+        for n in self._shape:
             count *= n
         return count
 
@@ -73,7 +84,7 @@ class Tensor:
         return self.dtype.itemsize
 
     def new_empty(self, shape):
-        return Tensor(shape, self.dtype, self.device.type)
+        return Tensor(shape, self.dtype, self._device[0])
 
 
 class Parameter(Tensor):

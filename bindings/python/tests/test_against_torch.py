@@ -155,7 +155,7 @@ def test_the_default_stream_is_torchs_current_one():
     plan = baracuda.Plan("pad", dtype="bf16", mode="replicate", rank=2, input_shape=[8, 1000], pad_high=[0, 2])
     with torch.cuda.stream(s):
         _, handle, _ = plan._args.fill({"X": x, "Y": x}, None)
-    assert handle == s.cuda_stream != torch.cuda.current_stream().cuda_stream
+    assert handle.value == s.cuda_stream != torch.cuda.current_stream().cuda_stream
 
 
 def test_a_host_tensor_is_refused_by_name():

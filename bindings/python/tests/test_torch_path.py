@@ -1,12 +1,13 @@
 """The PyTorch path on the CPU: a stand-in torch module (fake_torch) goes
 through the same code as real tensors, checked with Plan.check (no GPU)."""
+import functools
 import sys
 import threading
 
 import pytest
 
 import baracuda
-from baracuda import _args, _plan
+from baracuda import _args, _ops, _plan
 from fake_torch import CURRENT_STREAM, Parameter, Tensor
 from fake_torch import torch as fake
 
@@ -50,7 +51,7 @@ def test_packed_arguments_are_what_the_tensor_says(rank, dtype, code):
     arguments.fill({"X": wide}, None)  # a rank-8 tensor first: nothing of it may stay behind
     args, stream, _ = arguments.fill({"X": x}, None)
     t = args[0].tensor
-    assert args[0].role == baracuda.ARG_X and stream == CURRENT_STREAM
+    assert args[0].role == baracuda.ARG_X and stream.value == CURRENT_STREAM
     assert (t.data, t.dtype, t.rank) == (x.data_ptr(), getattr(baracuda, "DTYPE_" + code), rank)
     assert list(t.shape) == shape + [0] * (8 - rank) and list(t.strides) == strides + [0] * (8 - rank)
 
@@ -63,7 +64,7 @@ def test_a_workspace_is_passed_as_pointer_and_bytes():
 
 def test_an_explicit_stream_wins():
     _, stream, _ = _args.Arguments("test").fill({"X": Tensor([4], fake.float32)}, 1234)
-    assert stream == 1234
+    assert stream.value == 1234
 
 
 def test_each_thread_packs_its_own_array():
@@ -95,3 +96,13 @@ def test_a_closed_plan_raises_instead_of_crashing():
     plan.close()
     with pytest.raises(baracuda.BaracudaError, match="plan is NULL"):
         plan.check(X=Tensor([4, 100], fake.float32), Y=Tensor([4, 108], fake.float32))
+
+
+def test_helpers_allocate_the_output_like_their_input(monkeypatch):
+    # planned for sm_90 and checked where they would run: the library still checks every shape
+    monkeypatch.setattr(_ops, "Plan", functools.partial(_plan.Plan, target_sm=90))
+    monkeypatch.setattr(_plan, "_run", lambda plan, args, count, *_: _plan._check(plan, args, count))
+    y = baracuda.pad(Tensor([4, 100], fake.bfloat16), (3, 5), mode="reflect")
+    assert (type(y), y.dtype, y.shape) == (Tensor, fake.bfloat16, (4, 108))
+    dx = baracuda.pad_backward(Parameter([4, 108], fake.float32), (3, 5), mode="reflect")
+    assert (type(dx), dx.dtype, dx.shape) == (Tensor, fake.float32, (4, 100))
