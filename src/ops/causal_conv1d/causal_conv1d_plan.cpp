@@ -38,6 +38,9 @@ kernels::Conv1dPass pass_of(Kind kind) {
 // misaligned views may take another, which run chooses through the same
 // heuristics once it sees the strides.
 std::string kernel_name(const Spec &spec) {
+  const int64_t steps = spec.kind == Kind::Update ? 1 : spec.length;  // the update's grid is over (b, c) alone
+  if (spec.batch == 0 || spec.channels == 0 || steps == 0)
+    return cat(spec.op->name, "_w", spec.width, "_", dtype_name(spec.dtype), " (empty problem: no launch)");
   char name[sizeof(baracuda_plan_info_t{}.kernel_name)];
   kernels::write_dense_conv1d_kernel_name(name, sizeof name, spec.op->name, pass_of(spec.kind), dtype_bytes(spec.dtype),
                                           spec.batch, spec.channels, spec.length, spec.width, dtype_name(spec.dtype));
