@@ -35,9 +35,12 @@
  *
  * Accuracy of dslopes: each slope's sum of N = Q * K (times B for [H] slopes)
  * products is formed in f32 (f64 for f64): each product exactly rounded, then
- * added in blocks and across blocks in a fixed tree order, so the error is at
- * most about (log2 N + 2) * eps * sum |dy * bias| (eps = 2^-24 in f32, 2^-53 in
- * f64), far under a sequential sum's N * eps; the tests check this bound at
+ * added in balanced trees within blocks of up to 2^12 products (2^13 for f16
+ * and bf16) and in a fixed order across the P blocks of the slope, each of 256
+ * threads adding a run of ceil(P / 256) partial sums before a last tree. The
+ * error is then at most about (log2 N + 2 + P / 256) * eps * sum |dy * bias|
+ * (eps = 2^-24 in f32, 2^-53 in f64), far under a sequential sum's N * eps; P /
+ * 256 < 1 up to N = 2^20 products per slope. The tests check the bound at
  * K = 32768.
  */
 #ifndef BARACUDA_ALIBI_H
@@ -74,6 +77,9 @@ typedef struct baracuda_alibi_desc_t {
 #define BARACUDA_ALIBI_DESC_INIT                                                                          \
   {{sizeof(baracuda_alibi_desc_t), BARACUDA_OP_ALIBI}, 0, 0, BARACUDA_ALIBI_SIGNED, BARACUDA_ALIBI_TOP_LEFT, 0, 0, \
    0, 0, 0, 0}
+#define BARACUDA_ALIBI_BACKWARD_DESC_INIT                                                                     \
+  {{sizeof(baracuda_alibi_desc_t), BARACUDA_OP_ALIBI_BACKWARD}, 0, 0, BARACUDA_ALIBI_SIGNED, BARACUDA_ALIBI_TOP_LEFT, \
+   0, 0, 0, 0, 0, 0}
 
 /*
  * The ALiBi paper's slopes for num_heads heads, written to out[0 .. num_heads):
