@@ -3,7 +3,7 @@
  *
  * BARACUDA_OP_ALIBI            y[b,h,i,j] = scores[b,h,i,j] + slope(b,h) * bias(i, j)
  *   args: SCORES [B, H, Q, K], SLOPES (see below), Y [B, H, Q, K]. Y may be
- *   the same memory as SCORES (in place).
+ *   the same memory as SCORES, with the same strides (in place).
  *
  * BARACUDA_OP_ALIBI_BACKWARD   dscores = dy
  *                              dslopes(b,h) = sum over i, j (and b, for [H] slopes) of dy[b,h,i,j] * bias(i, j)
@@ -12,6 +12,8 @@
  *   memory as DY. One pass reads dy once, writes dscores and per-block partial
  *   sums into the workspace; a second small launch adds them in a fixed order.
  *   No atomics: deterministic and bit-stable (plan info says so).
+ *   With Q * K = 0 (and B * H > 0) dslopes, sums of nothing, are written as
+ *   0 by that second launch alone: the one empty problem that launches.
  *
  * The bias, i and j counting queries and keys from 0, with i' the query's
  * position on the key axis:
