@@ -157,7 +157,7 @@ __device__ __forceinline__ A block_sum(A v, A (&red)[Threads / 32]) {
 
 // y = scores + slope * bias, a tile per block at a time.
 template <class T, class S, bool Vec>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, AlibiTraits::kMinBlocksPerSm)
     alibi_forward_kernel(const AlibiProblem p, const AlibiTiling t, int64_t tiles) {
   using A = typename Accum<T>::type;
   constexpr int W = Pack16<T>::kCount;
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kThreads)
 // One pass over dy: dscores = dy (when p.out), and the tile's sum of
 // dy * bias into partials[tile] (when partials).
 template <class T, bool Vec>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, AlibiTraits::kMinBlocksPerSm)
     alibi_backward_kernel(const AlibiProblem p, const AlibiTiling t, int64_t tiles,
                           typename Accum<T>::type *partials) {
   using A = typename Accum<T>::type;

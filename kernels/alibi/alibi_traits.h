@@ -13,6 +13,10 @@ struct AlibiTraits {
   // 16-byte vectors per thread in one tile, loaded together before any is
   // used, so that 64 bytes per thread are in flight.
   static constexpr int kVectorsPerThread = 4;
+  // Blocks per SM the pass kernels are compiled for (a register cap): with
+  // the loads of a tile all in flight, occupancy is what keeps enough bytes
+  // in flight per SM (bf16's forward would otherwise take 112 registers, 2 blocks).
+  static constexpr int kMinBlocksPerSm = 3;
   // The pass kernels walk their tiles with a grid of at most this many blocks.
   static constexpr int64_t kMaxGridBlocks = 8192;
   // Threads of the backward's second launch, one block per slope.
