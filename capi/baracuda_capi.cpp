@@ -13,6 +13,7 @@
 #include "core/registry.hpp"
 #include "core/select_context.hpp"
 #include "core/versioned.hpp"
+#include "ops/alibi/alibi_slopes.hpp"
 
 using baracuda::fail;
 
@@ -156,6 +157,10 @@ baracuda_status_t baracuda_get_build_info(baracuda_build_info_t *info) {
     filled.struct_size = info->struct_size;
     std::memcpy(info, &filled, sizeof filled);
   });
+}
+
+baracuda_status_t baracuda_alibi_slopes(int32_t num_heads, float *out) {
+  return guarded("baracuda_alibi_slopes", [&] { baracuda::alibi::write_slopes(num_heads, out); });
 }
 
 }  // extern "C"

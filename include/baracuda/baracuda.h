@@ -20,6 +20,7 @@
 #ifndef BARACUDA_BARACUDA_H
 #define BARACUDA_BARACUDA_H
 
+#include "baracuda/alibi.h"
 #include "baracuda/causal_conv1d.h"
 #include "baracuda/core.h"
 #include "baracuda/pad.h"

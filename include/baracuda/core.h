@@ -178,6 +178,8 @@ typedef struct baracuda_op_header_t {
 #define BARACUDA_OP_CAUSAL_CONV1D 4
 #define BARACUDA_OP_CAUSAL_CONV1D_BACKWARD 5
 #define BARACUDA_OP_CAUSAL_CONV1D_UPDATE 6
+#define BARACUDA_OP_ALIBI 7
+#define BARACUDA_OP_ALIBI_BACKWARD 8
 
 /* ---------------------------------------------------------------- selection */
 

@@ -3,7 +3,8 @@
 // its last blocks, instead of after its last block ends. Only for passes that
 // neither read what the others write nor write what they read or write (the
 // same values written twice are fine); the caller's later work on the stream
-// still waits for every pass. Before sm_90 the trigger is a no-op and the
+// still waits for every pass. A pass that does read the one before it calls
+// wait_for_previous_pass() first. Before sm_90 the trigger is a no-op and the
 // launches are ordinary ones.
 #pragma once
 
@@ -18,6 +19,16 @@ namespace baracuda::kernels {
 __device__ __forceinline__ void let_next_pass_start() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Called in a pass that reads what the pass before it wrote, before the
+// first such read: waits until that pass has finished and its writes are
+// visible. Lets a dependent pass be launched overlapping too (its launch
+// latency hides behind the pass before it); a no-op before sm_90.
+__device__ __forceinline__ void wait_for_previous_pass() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
 

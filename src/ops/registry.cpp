@@ -1,6 +1,7 @@
 // Every op the library serves: one line each.
 #include "core/registry.hpp"
 
+#include "ops/alibi/alibi_ops.hpp"
 #include "ops/causal_conv1d/causal_conv1d_ops.hpp"
 #include "ops/pad/pad_ops.hpp"
 #include "ops/write_slice/write_slice_ops.hpp"
@@ -15,6 +16,8 @@ const OpEntry kOps[] = {
     {&causal_conv1d::kForward, causal_conv1d::select_forward},
     {&causal_conv1d::kBackward, causal_conv1d::select_backward},
     {&causal_conv1d::kUpdate, causal_conv1d::select_update},
+    {&alibi::kForward, alibi::select_forward},
+    {&alibi::kBackward, alibi::select_backward},
 };
 }  // namespace
 

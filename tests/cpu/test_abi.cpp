@@ -37,15 +37,17 @@ TEST_CASE("dtype names and widths follow the fixed dtype table", "[abi]") {
 }
 
 TEST_CASE("the registry lists every op with its dtypes", "[abi]") {
-  REQUIRE(baracuda_op_list(nullptr, 0) == 6);
-  int32_t ops[6];
-  REQUIRE(baracuda_op_list(ops, 6) == 6);
+  REQUIRE(baracuda_op_list(nullptr, 0) == 8);
+  int32_t ops[8];
+  REQUIRE(baracuda_op_list(ops, 8) == 8);
   CHECK(std::string(baracuda_op_name(ops[0])) == "pad");
   CHECK(std::string(baracuda_op_name(ops[1])) == "pad_backward");
   CHECK(std::string(baracuda_op_name(ops[2])) == "write_slice");
   CHECK(std::string(baracuda_op_name(ops[3])) == "causal_conv1d");
   CHECK(std::string(baracuda_op_name(ops[4])) == "causal_conv1d_backward");
   CHECK(std::string(baracuda_op_name(ops[5])) == "causal_conv1d_update");
+  CHECK(std::string(baracuda_op_name(ops[6])) == "alibi");
+  CHECK(std::string(baracuda_op_name(ops[7])) == "alibi_backward");
   CHECK(baracuda_op_dtype_mask(BARACUDA_OP_CAUSAL_CONV1D) ==
         ((1u << BARACUDA_DTYPE_F32) | (1u << BARACUDA_DTYPE_F16) | (1u << BARACUDA_DTYPE_BF16) | (1u << BARACUDA_DTYPE_F64)));
   CHECK(baracuda_op_name(999) == nullptr);

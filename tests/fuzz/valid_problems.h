@@ -21,6 +21,7 @@ typedef struct valid_problem_t {
     baracuda_pad_desc_t pad;
     baracuda_write_slice_desc_t slice;
     baracuda_causal_conv1d_desc_t conv;
+    baracuda_alibi_desc_t alibi;
   } desc;
   int32_t num_args;
   baracuda_arg_t args[VALID_PROBLEM_MAX_ARGS];
@@ -108,6 +109,33 @@ static void valid_causal_conv1d(valid_problem_t *p, int32_t op, baracuda_dtype_t
   }
 }
 
+/* B=2, H=3, Q=5, K=9, symmetric and bottom-right, slopes [B, H] in the scores'
+ * dtype, both backward outputs. */
+static void valid_alibi(valid_problem_t *p, int32_t op, baracuda_dtype_t dtype) {
+  const baracuda_alibi_desc_t init = BARACUDA_ALIBI_DESC_INIT;
+  const int64_t scores[4] = {2, 3, 5, 9};
+  p->desc.alibi = init;
+  p->desc.alibi.header.op = op;
+  p->desc.alibi.dtype = dtype;
+  p->desc.alibi.slopes_dtype = dtype;
+  p->desc.alibi.convention = BARACUDA_ALIBI_SYMMETRIC;
+  p->desc.alibi.alignment = BARACUDA_ALIBI_BOTTOM_RIGHT;
+  p->desc.alibi.per_batch_slopes = 1;
+  p->desc.alibi.batch = scores[0];
+  p->desc.alibi.heads = scores[1];
+  p->desc.alibi.queries = scores[2];
+  p->desc.alibi.keys = scores[3];
+  if (op == BARACUDA_OP_ALIBI) {
+    valid_problem_add_arg(p, BARACUDA_ARG_SCORES, dtype, 4, scores);
+    valid_problem_add_arg(p, BARACUDA_ARG_SLOPES, dtype, 2, scores);
+    valid_problem_add_arg(p, BARACUDA_ARG_Y, dtype, 4, scores);
+  } else {
+    valid_problem_add_arg(p, BARACUDA_ARG_DY, dtype, 4, scores);
+    valid_problem_add_arg(p, BARACUDA_ARG_DSCORES, dtype, 4, scores);
+    valid_problem_add_arg(p, BARACUDA_ARG_DSLOPES, dtype, 2, scores);
+  }
+}
+
 /* Fills *p with the index-th problem; returns 0 once index is past the last. */
 static int valid_problem(int index, valid_problem_t *p) {
   memset(p, 0, sizeof *p);
@@ -130,6 +158,10 @@ static int valid_problem(int index, valid_problem_t *p) {
     case 15: p->name = "causal_conv1d_backward_f64"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F64); break;
     case 16: p->name = "causal_conv1d_update_f16"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16); break;
     case 17: p->name = "causal_conv1d_update_f64"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F64); break;
+    case 18: p->name = "alibi_f32"; valid_alibi(p, BARACUDA_OP_ALIBI, BARACUDA_DTYPE_F32); break;
+    case 19: p->name = "alibi_bf16"; valid_alibi(p, BARACUDA_OP_ALIBI, BARACUDA_DTYPE_BF16); break;
+    case 20: p->name = "alibi_backward_f16"; valid_alibi(p, BARACUDA_OP_ALIBI_BACKWARD, BARACUDA_DTYPE_F16); break;
+    case 21: p->name = "alibi_backward_f64"; valid_alibi(p, BARACUDA_OP_ALIBI_BACKWARD, BARACUDA_DTYPE_F64); break;
     default: return 0;
   }
   return 1;

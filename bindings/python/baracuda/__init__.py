@@ -20,8 +20,10 @@ from ._abi import h as _h
 from ._abi import lib as _lib
 from ._ops import pad, pad_backward, write_slice
 from ._plan import Plan
+from ._slopes import alibi_slopes
 
-__all__ = ["BaracudaError", "DTYPES", "OPS", "Plan", "ROLES", "pad", "pad_backward", "version", "write_slice"]
+__all__ = ["BaracudaError", "DTYPES", "OPS", "Plan", "ROLES", "alibi_slopes", "pad", "pad_backward", "version",
+           "write_slice"]
 
 # BARACUDA_OP_PAD -> baracuda.OP_PAD, BARACUDA_PAD_REFLECT -> baracuda.PAD_REFLECT, ...
 globals().update({k[len("BARACUDA_"):]: v for k, v in _h.constants.items()})

@@ -72,6 +72,7 @@ def declare(lib, h):
         "baracuda_op_name": (ctypes.c_char_p, [ctypes.c_int32]),
         "baracuda_op_dtype_mask": (ctypes.c_uint64, [ctypes.c_int32]),
         "baracuda_get_build_info": (ctypes.c_int32, [P(s["baracuda_build_info_t"])]),
+        "baracuda_alibi_slopes": (ctypes.c_int32, [ctypes.c_int32, P(ctypes.c_float)]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

@@ -1,0 +1,68 @@
+// How the ALiBi kernels cut a problem into tiles, and the grids and the
+// workspace that follow. Host-only, no CUDA: tested on the CPU.
+//
+// A tile is a block of rows of one (b, h) by a chunk of columns: every
+// element of a tile has the same slope, so the backward's partial sum of a
+// tile (one workspace slot per tile) belongs to one slope, and the number of
+// slots does not depend on the grid (bit-stable on any device).
+#pragma once
+
+#include <cstdint>
+
+#include "alibi/alibi_traits.h"
+
+namespace baracuda::kernels {
+
+struct AlibiTiling {
+  int32_t vector_elems;   // elements of a 16-byte vector
+  int64_t chunk_cols;     // columns of a tile, a multiple of vector_elems
+  int64_t tile_rows;      // rows of a tile
+  int64_t col_tiles;      // tiles across K
+  int64_t tiles_per_head; // tiles of one (b, h)
+};
+
+// The elements a block handles per tile: every thread its kVectorsPerThread vectors.
+constexpr int64_t alibi_tile_elems(int elem_bytes) {
+  return int64_t{AlibiTraits::kThreads} * AlibiTraits::kVectorsPerThread * (16 / elem_bytes);
+}
+
+// Rows shorter than a tile share it (several rows of one head); longer ones
+// are cut into chunks of a tile's width, so Q = 1 with a long K still spreads
+// over many blocks. queries and keys are > 0.
+inline AlibiTiling alibi_tiling(int64_t queries, int64_t keys, int elem_bytes) {
+  AlibiTiling t;
+  t.vector_elems = 16 / elem_bytes;
+  const int64_t tile = alibi_tile_elems(elem_bytes);
+  const int64_t padded_keys = (keys + t.vector_elems - 1) / t.vector_elems * t.vector_elems;
+  t.chunk_cols = padded_keys < tile ? padded_keys : tile;
+  t.tile_rows = tile / t.chunk_cols < queries ? tile / t.chunk_cols : queries;
+  t.col_tiles = (keys + t.chunk_cols - 1) / t.chunk_cols;
+  t.tiles_per_head = (queries + t.tile_rows - 1) / t.tile_rows * t.col_tiles;
+  return t;
+}
+
+// Tiles of the whole problem: one backward partial-sum slot each. 0 when empty.
+inline __int128 alibi_tile_count(int64_t batch, int64_t heads, int64_t queries, int64_t keys, int elem_bytes) {
+  if (batch == 0 || heads == 0 || queries == 0 || keys == 0) return 0;
+  return static_cast<__int128>(batch) * heads * alibi_tiling(queries, keys, elem_bytes).tiles_per_head;
+}
+
+// The backward's workspace in bytes: one accumulator (f32, f64 for f64) per tile.
+inline __int128 alibi_backward_workspace(int64_t batch, int64_t heads, int64_t queries, int64_t keys,
+                                         int elem_bytes) {
+  return alibi_tile_count(batch, heads, queries, keys, elem_bytes) * (elem_bytes == 8 ? 8 : 4);
+}
+
+// Blocks of a pass over tiles: one per tile, at most kMaxGridBlocks (they walk the rest).
+inline int64_t alibi_grid_blocks(int64_t tiles) {
+  return tiles < AlibiTraits::kMaxGridBlocks ? tiles : AlibiTraits::kMaxGridBlocks;
+}
+
+// The contiguous run of partials each thread of the reduction adds in order
+// before the block's tree: ceil(partials / kReduceThreads), at least 1.
+inline int64_t alibi_reduce_run(int64_t partials_per_slope) {
+  const int64_t run = (partials_per_slope + AlibiTraits::kReduceThreads - 1) / AlibiTraits::kReduceThreads;
+  return run > 0 ? run : 1;
+}
+
+}  // namespace baracuda::kernels

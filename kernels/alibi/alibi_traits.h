@@ -1,0 +1,26 @@
+// The ALiBi kernels' tuning knobs, all in one place. Plain constants,
+// host-includable: the heuristics size tiles and grids from them and the
+// kernels compile against them. Not yet measured on the GPU machine.
+#pragma once
+
+#include <cstdint>
+
+namespace baracuda::kernels {
+
+struct AlibiTraits {
+  // Threads per block of the forward and of the backward's pass over dy.
+  static constexpr int kThreads = 256;
+  // 16-byte vectors per thread in one tile, loaded together before any is
+  // used, so that 64 bytes per thread are in flight.
+  static constexpr int kVectorsPerThread = 4;
+  // Blocks per SM the pass kernels are compiled for (a register cap): with
+  // the loads of a tile all in flight, occupancy is what keeps enough bytes
+  // in flight per SM (bf16's forward would otherwise take 112 registers, 2 blocks).
+  static constexpr int kMinBlocksPerSm = 3;
+  // The pass kernels walk their tiles with a grid of at most this many blocks.
+  static constexpr int64_t kMaxGridBlocks = 8192;
+  // Threads of the backward's second launch, one block per slope.
+  static constexpr int kReduceThreads = 256;
+};
+
+}  // namespace baracuda::kernels

@@ -1,0 +1,101 @@
+// ALiBi's tiling (kernels/alibi/alibi_heuristics.h): every tile fits a
+// block's vectors, the tiles cover each (b, h) exactly, one workspace slot per
+// tile, the grid cap, the reduction's runs, and the tiles the plan names. No GPU.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "alibi/alibi_kernels.h"
+#include "cpu_helpers.hpp"
+
+using baracuda::kernels::alibi_backward_workspace;
+using baracuda::kernels::alibi_grid_blocks;
+using baracuda::kernels::alibi_reduce_run;
+using baracuda::kernels::alibi_tile_count;
+using baracuda::kernels::alibi_tile_elems;
+using baracuda::kernels::alibi_tiling;
+using baracuda::kernels::AlibiTiling;
+using baracuda::kernels::AlibiTraits;
+
+TEST_CASE("alibi tiling: tiles fit a block and cover every (i, j) of a head once", "[heuristics][alibi]") {
+  for (int bytes : {2, 4, 8})
+    for (int64_t q : {1, 2, 3, 7, 64, 2048, 5000})
+      for (int64_t k : {1, 2, 5, 8, 127, 2048, 4097, 32768, 100003}) {
+        const AlibiTiling t = alibi_tiling(q, k, bytes);
+        INFO("bytes " << bytes << " Q " << q << " K " << k);
+        CHECK(t.vector_elems == 16 / bytes);
+        CHECK(t.chunk_cols % t.vector_elems == 0);
+        CHECK(t.tile_rows >= 1);
+        CHECK(t.tile_rows <= q);
+        // Vectors of a tile: at most kVectorsPerThread per thread.
+        CHECK(t.tile_rows * (t.chunk_cols / t.vector_elems) <=
+              int64_t{AlibiTraits::kThreads} * AlibiTraits::kVectorsPerThread);
+        // Column chunks cover K with no chunk wholly past it; row tiles likewise Q.
+        CHECK(t.col_tiles * t.chunk_cols >= k);
+        CHECK((t.col_tiles - 1) * t.chunk_cols < k);
+        const int64_t row_tiles = t.tiles_per_head / t.col_tiles;
+        CHECK(row_tiles * t.col_tiles == t.tiles_per_head);
+        CHECK(row_tiles * t.tile_rows >= q);
+        CHECK((row_tiles - 1) * t.tile_rows < q);
+      }
+}
+
+TEST_CASE("alibi tiling: short rows share a tile, long ones are cut into many", "[heuristics][alibi]") {
+  // B=4 H=32 Q=K=2048 f32: two rows of 2048 per tile of 4096 elements.
+  AlibiTiling t = alibi_tiling(2048, 2048, 4);
+  CHECK(t.chunk_cols == 2048);
+  CHECK(t.tile_rows == 2);
+  CHECK(t.tiles_per_head == 1024);
+  // A decoding step, Q=1 K=32768: bf16 takes 4 tiles per head, f32 8, so 32
+  // heads spread over 128 and 256 blocks.
+  t = alibi_tiling(1, 32768, 2);
+  CHECK(t.chunk_cols == alibi_tile_elems(2));
+  CHECK(t.tiles_per_head == 4);
+  CHECK(alibi_tiling(1, 32768, 4).tiles_per_head == 8);
+  // K=1: a column of rows, one vector each.
+  t = alibi_tiling(5000, 1, 8);
+  CHECK(t.chunk_cols == 2);
+  CHECK(t.tile_rows == alibi_tile_elems(8) / 2);
+}
+
+TEST_CASE("alibi backward: one partial-sum slot per tile, none for an empty problem", "[heuristics][alibi]") {
+  CHECK(alibi_tile_count(4, 32, 2048, 2048, 4) == 4 * 32 * 1024);
+  CHECK(alibi_backward_workspace(4, 32, 2048, 2048, 4) == 4 * 32 * 1024 * 4);
+  CHECK(alibi_backward_workspace(4, 32, 2048, 2048, 2) == 4 * 32 * 512 * 4);
+  CHECK(alibi_backward_workspace(2, 3, 5, 7, 8) == 2 * 3 * 1 * 8);
+  for (int64_t zero_at = 0; zero_at < 4; ++zero_at) {
+    int64_t e[4] = {2, 3, 5, 7};
+    e[zero_at] = 0;
+    CHECK(alibi_backward_workspace(e[0], e[1], e[2], e[3], 4) == 0);
+  }
+  // Huge extents with an empty axis never form a tile count.
+  CHECK(alibi_tile_count(0, 1, int64_t{1} << 40, int64_t{1} << 40, 2) == 0);
+}
+
+TEST_CASE("alibi grids: a block per tile up to the cap; reduction runs cover every partial", "[heuristics][alibi]") {
+  CHECK(alibi_grid_blocks(1) == 1);
+  CHECK(alibi_grid_blocks(AlibiTraits::kMaxGridBlocks) == AlibiTraits::kMaxGridBlocks);
+  CHECK(alibi_grid_blocks(int64_t{1} << 40) == AlibiTraits::kMaxGridBlocks);
+  CHECK(alibi_reduce_run(0) == 1);
+  for (int64_t n : {1, 255, 256, 257, 4096, 100000}) {
+    const int64_t run = alibi_reduce_run(n);
+    CHECK(run * AlibiTraits::kReduceThreads >= n);
+    CHECK((run - 1) * AlibiTraits::kReduceThreads < n);
+  }
+}
+
+TEST_CASE("alibi plans name their tiles", "[heuristics][alibi]") {
+  baracuda_alibi_desc_t d = BARACUDA_ALIBI_DESC_INIT;
+  d.dtype = BARACUDA_DTYPE_BF16;
+  d.batch = 4;
+  d.heads = 32;
+  d.queries = d.keys = 2048;
+  for (int32_t op : {BARACUDA_OP_ALIBI, BARACUDA_OP_ALIBI_BACKWARD}) {
+    d.header.op = op;
+    TestPlan p(&d.header);
+    baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+    REQUIRE(baracuda_plan_get_info(p.plan, &info) == BARACUDA_STATUS_SUCCESS);
+    const std::string name = info.kernel_name;
+    INFO(name);
+    CHECK(name.find("bf16_f32_slopes tiles 4x2048") != std::string::npos);
+  }
+}
