@@ -1,6 +1,6 @@
 // GPU benchmarks of the shape family, causal conv1d and ALiBi on the issues'
 // problem sizes, timed with CUDA events (median of many runs after warm-up).
-// Each big buffer is 0.5 to 1.3 GiB, far past the 60 MB L2, so runs need no
+// Each big buffer is 0.5 to 2 GiB, far past the 60 MB L2, so runs need no
 // buffer rotation. Writes
 // one JSON object per row to stdout; bench/report.py adds the PyTorch side.
 #include <cuda_runtime.h>
