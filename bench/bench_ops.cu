@@ -1,6 +1,6 @@
-// GPU benchmarks of the shape family and causal conv1d on the issues'
+// GPU benchmarks of the shape family, causal conv1d and ALiBi on the issues'
 // problem sizes, timed with CUDA events (median of many runs after warm-up).
-// Each big buffer is 0.5 to 1.3 GiB, far past the 60 MB L2, so runs need no
+// Each big buffer is 0.5 to 2 GiB, far past the 60 MB L2, so runs need no
 // buffer rotation. Writes
 // one JSON object per row to stdout; bench/report.py adds the PyTorch side.
 #include <cuda_runtime.h>
@@ -217,8 +217,43 @@ void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem) {
     // Bytes: x and y once, the state read and written.
     row("causal_conv1d_update", name, "B64 C8192 W4 state 3", median_ms([&] { p.run(args); }, 200),
         double(UB) * UC * elem * (2 + 2 * S));
-    if (dt == BARACUDA_DTYPE_F32)
-      row("empty_kernel", "-", "<<<1, 32>>>", median_ms([&] { empty_kernel<<<1, 32>>>(); }, 200), 0);
+  }
+}
+
+// ALiBi at B=4 H=32 Q=K=2048, and a decoding step (B=1 H=32 Q=1 K=32768, a few
+// MB: launch-bound, to be read beside the empty kernel). Forward bytes: scores
+// read, y written; backward with both outputs: dy read, dscores written.
+void bench_alibi(baracuda_dtype_t dt, const char *name, int elem) {
+  struct Problem {
+    int64_t batch, heads, queries, keys;
+    const char *shape;
+    int reps;
+  };
+  for (const Problem &p : {Problem{4, 32, 2048, 2048, "[4,32,2048,2048]", 30},
+                           Problem{1, 32, 1, 32768, "decode [1,32,1,32768]", 200}}) {
+    const std::vector<int64_t> shape{p.batch, p.heads, p.queries, p.keys}, heads{p.heads};
+    const double bytes = double(p.batch) * p.heads * p.queries * p.keys * elem;
+    Buffer scores(static_cast<size_t>(bytes)), y(static_cast<size_t>(bytes)), slopes(p.heads * 4),
+        dslopes(p.heads * 4);
+    baracuda_alibi_desc_t d = BARACUDA_ALIBI_DESC_INIT;
+    d.dtype = dt;
+    d.slopes_dtype = BARACUDA_DTYPE_F32;
+    d.batch = p.batch, d.heads = p.heads, d.queries = p.queries, d.keys = p.keys;
+    if (wanted("alibi_forward")) {
+      Plan plan(&d.header);
+      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_SCORES, tensor(scores.p, dt, shape)},
+                                             {BARACUDA_ARG_SLOPES, tensor(slopes.p, BARACUDA_DTYPE_F32, heads)},
+                                             {BARACUDA_ARG_Y, tensor(y.p, dt, shape)}};
+      row("alibi_forward", name, p.shape, median_ms([&] { plan.run(args); }, p.reps), 2 * bytes);
+    }
+    d.header.op = BARACUDA_OP_ALIBI_BACKWARD;
+    if (wanted("alibi_backward")) {
+      Plan plan(&d.header);
+      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_DY, tensor(y.p, dt, shape)},
+                                             {BARACUDA_ARG_DSCORES, tensor(scores.p, dt, shape)},
+                                             {BARACUDA_ARG_DSLOPES, tensor(dslopes.p, BARACUDA_DTYPE_F32, heads)}};
+      row("alibi_backward", name, p.shape, median_ms([&] { plan.run(args); }, p.reps), 2 * bytes);
+    }
   }
 }
 
@@ -273,6 +308,11 @@ int main(int argc, char **argv) {
   bench_dtype(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_conv1d(BARACUDA_DTYPE_F32, "f32", 4);
   bench_conv1d(BARACUDA_DTYPE_BF16, "bf16", 2);
+  bench_alibi(BARACUDA_DTYPE_F32, "f32", 4);
+  bench_alibi(BARACUDA_DTYPE_BF16, "bf16", 2);
+  // The floor of the launch-bound rows (conv1d update, ALiBi decoding).
+  if (wanted("causal_conv1d_update") || wanted("alibi") || wanted("empty_kernel"))
+    row("empty_kernel", "-", "<<<1, 32>>>", median_ms([] { empty_kernel<<<1, 32>>>(); }, 200), 0);
   if (wanted("host_overhead")) bench_host_overhead();
   return 0;
 }

@@ -53,10 +53,26 @@ def conv1d_torch_ms(op, dt, channels_last):
     return median_ms(lambda: torch.autograd.grad(y, (x, w, b), dy, retain_graph=True))
 
 
+def alibi_torch_ms(op, dt, shape):
+    """The PyTorch way: scores + slopes.view(1, H, 1, 1) * bias with bias a precomputed [Q, K] tensor of
+    j - i; backward dy.clone() and (dy * bias).sum((0, 2, 3))."""
+    decode = shape.startswith("decode")
+    B, H, Q, K = (1, 32, 1, 32768) if decode else (4, 32, 2048, 2048)
+    reps = 200 if decode else 30
+    bias = (torch.arange(K, device="cuda")[None, :] - torch.arange(Q, device="cuda")[:, None]).to(dt)
+    x = torch.randn(B, H, Q, K, device="cuda", dtype=dt)
+    if op == "alibi_forward":
+        slopes = torch.rand(H, device="cuda", dtype=dt)
+        return median_ms(lambda: x + slopes.view(1, H, 1, 1) * bias, reps)
+    return median_ms(lambda: (x.clone(), (x * bias).sum((0, 2, 3))), reps)
+
+
 def torch_ms(op, dtype, shape=""):
     dt = {"f32": torch.float32, "bf16": torch.bfloat16}[dtype]
     if op.startswith("causal_conv1d"):
         return conv1d_torch_ms(op, dt, "channels-last" in shape)
+    if op.startswith("alibi"):
+        return alibi_torch_ms(op, dt, shape)
     x = torch.randn(8, 4096, 8192, device="cuda", dtype=dt)
     if op == "pad_constant":
         return median_ms(lambda: F.pad(x, (3, 5, 0, 0, 1, 1)))

@@ -2,6 +2,7 @@
 // covering every mode or layout that op has on a small odd-sized shape.
 #include <string>
 
+#include "reference/alibi_harness.hpp"
 #include "reference/conv1d_harness.hpp"
 #include "reference/harness.hpp"
 
@@ -75,6 +76,26 @@ Result conv1d_update(baracuda_dtype_t dtype) {
   return {};
 }
 
+// Every convention and alignment on Q != K, padded scores, [H] and [B, H] slopes.
+Result alibi(int32_t op, baracuda_dtype_t dtype) {
+  uint64_t seed = 60;
+  for (int32_t convention : {BARACUDA_ALIBI_SIGNED, BARACUDA_ALIBI_SYMMETRIC})
+    for (int32_t alignment : {BARACUDA_ALIBI_TOP_LEFT, BARACUDA_ALIBI_BOTTOM_RIGHT}) {
+      AlibiCase c;
+      c.op = op;
+      c.dtype = dtype;
+      c.convention = convention;
+      c.alignment = alignment;
+      c.per_batch_slopes = alignment == BARACUDA_ALIBI_BOTTOM_RIGHT;
+      c.batch = 2, c.heads = 3, c.queries = 37, c.keys = 301;
+      c.layout = ScoresLayout::Padded;
+      c.seed = seed++;
+      Result r = run_alibi(c);
+      if (!r.ok) return {false, describe(c) + ": " + r.detail};
+    }
+  return {};
+}
+
 }  // namespace
 
 std::vector<NamedCase> smoke_cases() {
@@ -83,6 +104,7 @@ std::vector<NamedCase> smoke_cases() {
   const uint64_t back_mask = baracuda_op_dtype_mask(BARACUDA_OP_PAD_BACKWARD);
   const uint64_t slice_mask = baracuda_op_dtype_mask(BARACUDA_OP_WRITE_SLICE);
   const uint64_t conv_mask = baracuda_op_dtype_mask(BARACUDA_OP_CAUSAL_CONV1D);
+  const uint64_t alibi_mask = baracuda_op_dtype_mask(BARACUDA_OP_ALIBI);
   for (baracuda_dtype_t d = 1; d < BARACUDA_DTYPE_COUNT; ++d) {
     const std::string name = baracuda_dtype_name(d);
     if (pad_mask >> d & 1) out.push_back({"pad", name, [d] { return all_modes(BARACUDA_OP_PAD, d); }});
@@ -93,6 +115,10 @@ std::vector<NamedCase> smoke_cases() {
       out.push_back({"causal_conv1d", name, [d] { return conv1d(BARACUDA_OP_CAUSAL_CONV1D, d); }});
       out.push_back({"causal_conv1d_backward", name, [d] { return conv1d(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, d); }});
       out.push_back({"causal_conv1d_update", name, [d] { return conv1d_update(d); }});
+    }
+    if (alibi_mask >> d & 1) {
+      out.push_back({"alibi", name, [d] { return alibi(BARACUDA_OP_ALIBI, d); }});
+      out.push_back({"alibi_backward", name, [d] { return alibi(BARACUDA_OP_ALIBI_BACKWARD, d); }});
     }
   }
   return out;

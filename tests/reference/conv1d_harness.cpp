@@ -23,37 +23,6 @@ void seq_strides(SeqLayout l, int64_t C, int64_t L, int64_t *s, int64_t &offset)
   }
 }
 
-// A tensor over shape (row-major strides unless given) holding random values
-// in [-1, 1] as the dtype rounds them; returns the values, row-major.
-std::vector<double> random_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape,
-                                  const int64_t *strides, int64_t offset, std::mt19937_64 &rng) {
-  make_strided_tensor(t, dtype, rank, shape, strides, offset, rng);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> values;
-  reference::for_each_index(rank, shape, [&](const int64_t *idx) {
-    unsigned char *p = t.view.elem(idx);
-    reference::encode_float(dtype, dist(rng), p);
-    values.push_back(reference::decode_float(dtype, p));
-  });
-  t.upload();
-  return values;
-}
-
-void dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
-  int64_t s = 1;
-  for (int32_t d = rank - 1; d >= 0; --d) {
-    strides[d] = s;
-    s *= std::max<int64_t>(shape[d], 1);
-  }
-}
-
-// An output: poison only.
-void output_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape, const int64_t *strides,
-                   int64_t offset, std::mt19937_64 &rng) {
-  make_strided_tensor(t, dtype, rank, shape, strides, offset, rng);
-  t.upload();
-}
-
 baracuda_causal_conv1d_desc_t make_desc(int32_t op, baracuda_dtype_t dtype, int64_t B, int64_t C, int64_t L,
                                         int32_t W, bool silu) {
   baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
@@ -66,32 +35,6 @@ baracuda_causal_conv1d_desc_t make_desc(int32_t op, baracuda_dtype_t dtype, int6
   d.seq_len = L;
   return d;
 }
-
-// Runs the plan with a workspace of garbage bytes (the kernels may not
-// expect zeros).
-void run_with_workspace(const baracuda_op_header_t *desc, const std::vector<baracuda_arg_t> &args) {
-  PlanGuard g;
-  status(baracuda_plan_select(desc, nullptr, &g.plan), "baracuda_plan_select");
-  size_t bytes = 0;
-  status(baracuda_plan_workspace_size(g.plan, &bytes), "baracuda_plan_workspace_size");
-  void *ws = nullptr;
-  if (bytes) {
-    cuda(cudaMalloc(&ws, bytes), "cudaMalloc workspace");
-    cuda(cudaMemset(ws, 0x5b, bytes), "cudaMemset workspace");
-  }
-  const baracuda_status_t s = baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws, bytes,
-                                                nullptr);
-  const cudaError_t e = cudaDeviceSynchronize();
-  cudaFree(ws);
-  status(s, "baracuda_plan_run");
-  cuda(e, "cudaDeviceSynchronize");
-}
-
-struct Output {
-  TestTensor *tensor;
-  std::vector<double> ref;
-  std::string name;
-};
 
 }  // namespace
 
@@ -159,11 +102,11 @@ Result run_conv1d(const Conv1dCase &c) {
       reference::conv1d_forward(in, ref_y, ref_final);
       output_tensor(y, c.dtype, 3, seq, seq_st, seq_off, rng);
       arg(BARACUDA_ARG_Y, y);
-      outputs.push_back({&y, ref_y, "Y"});
+      outputs.push_back({&y, ref_y, "Y", tolerance(c.dtype)});
       if (c.state_out) {
         output_tensor(fin, c.dtype, 3, ends, ends_st, 0, rng);
         arg(BARACUDA_ARG_FINAL_STATES, fin);
-        outputs.push_back({&fin, ref_final, "FINAL_STATES"});
+        outputs.push_back({&fin, ref_final, "FINAL_STATES", tolerance(c.dtype)});
       }
     } else {
       const std::vector<double> gy = random_tensor(dy, c.dtype, 3, seq, seq_st, seq_off, rng);
@@ -171,35 +114,26 @@ Result run_conv1d(const Conv1dCase &c) {
       arg(BARACUDA_ARG_DY, dy);
       output_tensor(dx, c.dtype, 3, seq, seq_st, seq_off, rng);
       arg(BARACUDA_ARG_DX, dx);
-      outputs.push_back({&dx, g.dx, "DX"});
+      outputs.push_back({&dx, g.dx, "DX", tolerance(c.dtype)});
       if (c.weight_grad) {
         output_tensor(dw, c.dtype, 2, taps, taps_st, 0, rng);
         arg(BARACUDA_ARG_DW, dw);
-        outputs.push_back({&dw, g.dweight, "DW"});
+        outputs.push_back({&dw, g.dweight, "DW", tolerance(c.dtype)});
         if (c.bias) {
           output_tensor(db, c.dtype, 1, chan, chan_st, 0, rng);
           arg(BARACUDA_ARG_DB, db);
-          outputs.push_back({&db, g.dbias, "DB"});
+          outputs.push_back({&db, g.dbias, "DB", tolerance(c.dtype)});
         }
       }
       if (c.state_out) {
         output_tensor(dinit, c.dtype, 3, ends, ends_st, 0, rng);
         arg(BARACUDA_ARG_DINITIAL_STATES, dinit);
-        outputs.push_back({&dinit, g.dinitial, "DINITIAL_STATES"});
+        outputs.push_back({&dinit, g.dinitial, "DINITIAL_STATES", tolerance(c.dtype)});
       }
     }
 
     const baracuda_causal_conv1d_desc_t desc = make_desc(c.op, c.dtype, B, C, L, c.width, c.silu);
-    run_with_workspace(&desc.header, args);
-    std::vector<std::vector<unsigned char>> first;
-    for (const Output &o : outputs) {
-      first.push_back(o.tensor->download());
-      compare_to_reference(*o.tensor, first.back(), o.ref, o.name, tolerance(c.dtype));
-    }
-    for (const Output &o : outputs) o.tensor->upload();  // poison again
-    run_with_workspace(&desc.header, args);
-    for (size_t i = 0; i < outputs.size(); ++i)
-      if (outputs[i].tensor->download() != first[i]) throw Fail{outputs[i].name + " differs on a second run"};
+    run_compare_repeat(&desc.header, args, outputs);
   });
 }
 

@@ -131,4 +131,81 @@ inline void compare_to_reference(const TestTensor &t, const std::vector<unsigned
   }
 }
 
+// A tensor over shape holding random values in [-1, 1] as the dtype rounds
+// them; returns the values, row-major. Read back after every write, so that a
+// broadcast (stride 0) view returns what its shared elements finally hold.
+inline std::vector<double> random_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape,
+                                         const int64_t *strides, int64_t offset, std::mt19937_64 &rng) {
+  make_strided_tensor(t, dtype, rank, shape, strides, offset, rng);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  reference::for_each_index(rank, shape,
+                            [&](const int64_t *idx) { reference::encode_float(dtype, dist(rng), t.view.elem(idx)); });
+  std::vector<double> values;
+  reference::for_each_index(rank, shape,
+                            [&](const int64_t *idx) { values.push_back(reference::decode_float(dtype, t.view.elem(idx))); });
+  t.upload();
+  return values;
+}
+
+inline void dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    strides[d] = s;
+    s *= std::max<int64_t>(shape[d], 1);
+  }
+}
+
+// An output: poison only.
+inline void output_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, const int64_t *shape,
+                          const int64_t *strides, int64_t offset, std::mt19937_64 &rng) {
+  make_strided_tensor(t, dtype, rank, shape, strides, offset, rng);
+  t.upload();
+}
+
+// Runs the plan with a workspace of garbage bytes (the kernels may not
+// expect zeros).
+inline void run_with_workspace(const baracuda_op_header_t *desc, const std::vector<baracuda_arg_t> &args) {
+  PlanGuard g;
+  status(baracuda_plan_select(desc, nullptr, &g.plan), "baracuda_plan_select");
+  size_t bytes = 0;
+  status(baracuda_plan_workspace_size(g.plan, &bytes), "baracuda_plan_workspace_size");
+  void *ws = nullptr;
+  if (bytes) {
+    cuda(cudaMalloc(&ws, bytes), "cudaMalloc workspace");
+    cuda(cudaMemset(ws, 0x5b, bytes), "cudaMemset workspace");
+  }
+  const baracuda_status_t s = baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws, bytes,
+                                                nullptr);
+  const cudaError_t e = cudaDeviceSynchronize();
+  cudaFree(ws);
+  status(s, "baracuda_plan_run");
+  cuda(e, "cudaDeviceSynchronize");
+}
+
+struct Output {
+  TestTensor *tensor;
+  std::vector<double> ref;
+  std::string name;
+  double tol;  // of max-abs-error over max-abs-reference
+};
+
+// Runs the plan, compares every output with its reference, uploads the
+// outputs' first contents again (the poison, or the input of an in-place
+// output), runs again and expects the same bytes. Returns the first run's.
+inline std::vector<std::vector<unsigned char>> run_compare_repeat(const baracuda_op_header_t *desc,
+                                                                  const std::vector<baracuda_arg_t> &args,
+                                                                  const std::vector<Output> &outputs) {
+  run_with_workspace(desc, args);
+  std::vector<std::vector<unsigned char>> first;
+  for (const Output &o : outputs) {
+    first.push_back(o.tensor->download());
+    compare_to_reference(*o.tensor, first.back(), o.ref, o.name, o.tol);
+  }
+  for (const Output &o : outputs) o.tensor->upload();
+  run_with_workspace(desc, args);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].tensor->download() != first[i]) throw Fail{outputs[i].name + " differs on a second run"};
+  return first;
+}
+
 }  // namespace baracuda::check

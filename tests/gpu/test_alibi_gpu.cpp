@@ -1,0 +1,161 @@
+// ALiBi forward and backward on the GPU against the float64 reference.
+#include <vector>
+
+#include "gpu_helpers.hpp"
+#include "reference/alibi_harness.hpp"
+
+using namespace baracuda::check;
+
+namespace {
+
+const baracuda_dtype_t kDtypes[] = {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F64};
+const int32_t kConventions[] = {BARACUDA_ALIBI_SIGNED, BARACUDA_ALIBI_SYMMETRIC};
+const int32_t kAlignments[] = {BARACUDA_ALIBI_TOP_LEFT, BARACUDA_ALIBI_BOTTOM_RIGHT};
+const ScoresLayout kLayouts[] = {ScoresLayout::Contiguous, ScoresLayout::Offset, ScoresLayout::Padded,
+                                 ScoresLayout::HeadsInner};
+
+struct Size {
+  int64_t batch, heads, queries, keys;
+};
+// Q = K = 1; a decoding step (Q = 1) and a single key (K = 1); Q < K and
+// Q > K (bottom-right then faces keys before the first), odd; Q = K odd;
+// vector-friendly rows; rows over one block with a partial last vector.
+const Size kSizes[] = {{1, 1, 1, 1},     {2, 3, 1, 67},     {2, 3, 37, 1},   {2, 3, 5, 133}, {2, 2, 133, 5},
+                       {1, 3, 67, 67},   {2, 4, 128, 256},  {1, 2, 17, 2051}, {1, 1, 3, 9001}};
+
+AlibiCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t convention, int32_t alignment,
+                    uint64_t seed) {
+  AlibiCase c;
+  c.op = op;
+  c.dtype = dtype;
+  c.batch = s.batch, c.heads = s.heads, c.queries = s.queries, c.keys = s.keys;
+  c.convention = convention;
+  c.alignment = alignment;
+  c.seed = seed;
+  return c;
+}
+
+// op over every dtype x convention x alignment x scores layout x size; [H]
+// or [B, H] slopes with the seed.
+void check_every_shape(int32_t op, uint64_t seed) {
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t convention : kConventions)
+      for (int32_t alignment : kAlignments)
+        for (ScoresLayout layout : kLayouts)
+          for (const Size &s : kSizes) {
+            AlibiCase c = make_case(op, dtype, s, convention, alignment, seed++);
+            c.layout = layout;
+            c.per_batch_slopes = seed % 2 == 0;
+            CHECK_CASE(c, run_alibi);
+          }
+}
+
+// The slopes dtypes a problem of this dtype takes: the default (0), f32 and
+// the scores' own, each once.
+std::vector<baracuda_dtype_t> slopes_dtypes(baracuda_dtype_t dtype) {
+  std::vector<baracuda_dtype_t> out{0};
+  if (dtype != BARACUDA_DTYPE_F64) out.push_back(BARACUDA_DTYPE_F32);
+  if (dtype != BARACUDA_DTYPE_F32) out.push_back(dtype);
+  return out;
+}
+
+// op over every dtype x slopes dtype x slopes shape x slopes layout, on a
+// size small enough that an f16 DSLOPES holds its sums.
+void check_every_slopes_form(int32_t op, const std::vector<SlopesLayout> &layouts, uint64_t seed) {
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (baracuda_dtype_t slopes_dtype : slopes_dtypes(dtype))
+      for (bool per_batch : {false, true})
+        for (SlopesLayout slopes_layout : layouts) {
+          AlibiCase c = make_case(op, dtype, {3, 5, 7, 45}, kConventions[seed % 2], kAlignments[seed / 2 % 2], seed);
+          ++seed;
+          c.slopes_dtype = slopes_dtype;
+          c.per_batch_slopes = per_batch;
+          c.slopes_layout = slopes_layout;
+          CHECK_CASE(c, run_alibi);
+        }
+}
+
+// In place over every dtype and scores layout.
+void check_in_place(int32_t op, uint64_t seed) {
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (ScoresLayout layout : kLayouts)
+      for (const Size &s : {Size{2, 3, 5, 133}, Size{1, 2, 17, 2051}}) {
+        AlibiCase c = make_case(op, dtype, s, kConventions[seed % 2], kAlignments[seed / 2 % 2], seed);
+        ++seed;
+        c.layout = layout;
+        c.in_place = true;
+        CHECK_CASE(c, run_alibi);
+      }
+}
+
+}  // namespace
+
+TEST_CASE("alibi forward matches the reference for every dtype, convention, alignment, layout and size",
+          "[gpu][alibi]") {
+  check_every_shape(BARACUDA_OP_ALIBI, 1);
+}
+
+TEST_CASE("alibi forward takes [H] and [B, H] slopes, dense, strided or of stride 0, in f32 or the scores' dtype",
+          "[gpu][alibi]") {
+  check_every_slopes_form(BARACUDA_OP_ALIBI, {SlopesLayout::Dense, SlopesLayout::Strided, SlopesLayout::Broadcast},
+                          2000);
+}
+
+TEST_CASE("alibi forward in place (Y is SCORES)", "[gpu][alibi]") { check_in_place(BARACUDA_OP_ALIBI, 3000); }
+
+TEST_CASE("alibi backward matches the reference for every dtype, convention, alignment, layout and size",
+          "[gpu][alibi]") {
+  check_every_shape(BARACUDA_OP_ALIBI_BACKWARD, 4000);
+}
+
+TEST_CASE("alibi backward writes [H] and [B, H] DSLOPES, dense or strided, in f32 or the scores' dtype",
+          "[gpu][alibi]") {
+  check_every_slopes_form(BARACUDA_OP_ALIBI_BACKWARD, {SlopesLayout::Dense, SlopesLayout::Strided}, 5000);
+}
+
+TEST_CASE("alibi backward in place (DSCORES is DY)", "[gpu][alibi]") {
+  check_in_place(BARACUDA_OP_ALIBI_BACKWARD, 6000);
+}
+
+TEST_CASE("alibi backward computes one output alone when the other is left out", "[gpu][alibi]") {
+  uint64_t seed = 7000;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (bool dscores_only : {false, true})
+      for (const Size &s : {Size{2, 3, 1, 67}, Size{2, 4, 128, 256}}) {
+        AlibiCase c = make_case(BARACUDA_OP_ALIBI_BACKWARD, dtype, s, kConventions[seed % 2],
+                                kAlignments[seed / 2 % 2], seed);
+        ++seed;
+        c.dscores = dscores_only;
+        c.dslopes = !dscores_only;
+        c.layout = ScoresLayout::Padded;
+        CHECK_CASE(c, run_alibi);
+      }
+}
+
+TEST_CASE("alibi backward is bitwise repeatable over many blocks per slope", "[gpu][alibi]") {
+  // The harness runs every case twice and compares the bytes; here each
+  // slope's sum spans many blocks' partial sums.
+  uint64_t seed = 8000;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_BF16})
+    for (bool per_batch : {false, true}) {
+      AlibiCase c = make_case(BARACUDA_OP_ALIBI_BACKWARD, dtype, {2, 8, 512, 1024}, BARACUDA_ALIBI_SIGNED,
+                              BARACUDA_ALIBI_BOTTOM_RIGHT, seed++);
+      c.per_batch_slopes = per_batch;
+      CHECK_CASE(c, run_alibi);
+    }
+}
+
+TEST_CASE("alibi backward DSLOPES stays within the header's bound at K = 32768", "[gpu][alibi]") {
+  // |dslopes - exact| <= (log2 N + 2) * eps * sum |dy * bias|, N = 65536
+  // products per slope, checked by the harness for every DSLOPES element.
+  uint64_t seed = 9000;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64})
+    for (int32_t convention : kConventions)
+      for (int32_t alignment : kAlignments) {
+        CHECK_CASE(make_case(BARACUDA_OP_ALIBI_BACKWARD, dtype, {1, 2, 2, 32768}, convention, alignment, seed++),
+                   run_alibi);
+        // [H] slopes shared by two batch entries of one query each: N = 2 * 32768.
+        CHECK_CASE(make_case(BARACUDA_OP_ALIBI_BACKWARD, dtype, {2, 2, 1, 32768}, convention, alignment, seed++),
+                   run_alibi);
+      }
+}
