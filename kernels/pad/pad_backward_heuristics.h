@@ -40,6 +40,28 @@ int64_t pad_backward_max_sources(const RowsProblem &p) {
   return max_sources;
 }
 
+// The elements of a tensor of extents e[0 .. rank), saturating at cap + 1
+// (an extent product past int64 is never formed).
+inline int64_t elements_up_to(const int64_t *e, int rank, int64_t cap) {
+  int64_t n = 1;
+  for (int d = 0; d < rank; ++d)
+    if (e[d] == 0) return 0;
+  for (int d = 0; d < rank; ++d) {
+    if (n > cap / e[d]) return cap + 1;
+    n *= e[d];
+  }
+  return n;
+}
+
+// Small problems (dx and dy together at most kOneLaunchBytes) are summed cell
+// by cell in one launch, every dx cell from its sources in the same order as
+// the passes sum it; larger ones take the three passes.
+inline bool pad_backward_one_launch(const RowsProblem &p, int elem_bytes) {
+  const int64_t cap = PadBackwardTraits::kOneLaunchBytes / elem_bytes;
+  const int64_t dx = elements_up_to(p.out_extent, p.rank, cap);
+  return dx <= cap && elements_up_to(p.in_extent, p.rank, cap - dx) <= cap - dx;
+}
+
 // Rows of sums are summed as vectors (pass 2) when they are long, unit-stride
 // on both sides, and have at most kMaxSourceRows outer sources; else cell by
 // cell (pass 3).

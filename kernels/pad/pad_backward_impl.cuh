@@ -3,8 +3,10 @@
 // atomics, so the result does not depend on the launch shape. The sum starts
 // from -0.0, so a cell with a single source is an exact copy (-0 + x == x).
 //
-// Most cells have one source, so the work is split by how many sources a
-// cell has, each part in a kernel lean enough for its job:
+// Small problems (pad_backward_one_launch) run as one launch of the cells
+// kernel (pass 3 below) over every dx cell: launch latency dominates them.
+// In larger ones most cells have one source, so the work is split by how
+// many sources a cell has, each part in a kernel lean enough for its job:
 //   1. the copy pass: dx rows whose outer axes have one dy source row are a
 //      shifted copy of it (the gather kernel's single-source walk);
 //   2. rows of sums: for each outer axis d with summed indices, the dx rows
@@ -207,7 +209,8 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
   for (int d = 0; d < p.rank; ++d)
     summed[d] = summed_indices<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
   const int32_t pair_axis = pad_backward_pair_axis<M>(p);
-  auto domain = [&](int axis) {  // axes before `axis` single-source, `axis` summed, later ones whole
+  // Axes before `axis` single-source, `axis` summed, later ones whole (axis -1: every row).
+  auto domain = [&](int axis) {
     RowDomain dom{};
     dom.pair_axis = pair_axis;
     for (int e = 0; e < inner; ++e) {
@@ -221,6 +224,10 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
 
   PassSequence passes(stream);
   CellLauncher<T, M> cells(p, passes);
+  if (pad_backward_one_launch(p, sizeof(T))) {  // every cell of every row, in the cells kernel alone
+    if (const int rc = cells.add(domain(-1), IndexRanges{{0}, {width}, 1})) return rc;
+    return cells.flush();
+  }
   SumRowsLaunch sums[kMaxRank];
   int nsums = 0;
   for (int d = 0; d < inner; ++d)  // pass 2's plans, and their cells

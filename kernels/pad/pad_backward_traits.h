@@ -21,6 +21,12 @@ struct PadBackwardTraits {
   // row per block, chunks as long as the copy's (with the sums before the
   // copy, measured against chunks 2x and 4x as long: 0.5-1% faster).
   static constexpr int64_t kLongRowBytes = 2048;
+  // Problems of at most this many bytes, dx and dy together, run as one
+  // launch of the cells kernel over every dx cell: at that size each launch's
+  // host latency (2-3 us) outweighs what the three lean passes save on the
+  // GPU (Python's pad_backward of a [4,108] f32 dy paid ~6.5 us of C floor
+  // for three launches against ~4.1 us for one).
+  static constexpr int64_t kOneLaunchBytes = 256 * 1024;
 };
 
 }  // namespace baracuda::kernels

@@ -106,3 +106,29 @@ TEST_CASE("pad backward heuristics: long unit-stride rows of sums as vectors, un
   CHECK_FALSE(uniform_row_phases(odd, 2));
   CHECK(uniform_row_phases(odd, 16));
 }
+
+TEST_CASE("pad backward heuristics: one launch up to kOneLaunchBytes of dx and dy together", "[heuristics][pad]") {
+  using baracuda::kernels::pad_backward_one_launch;
+  using baracuda::kernels::PadBackwardTraits;
+  static_assert(PadBackwardTraits::kOneLaunchBytes == 256 * 1024, "the cases below sit at 256 KiB");
+  // Python's pad_backward(dy [4,108] f32, (3,5), reflect).
+  CHECK(pad_backward_one_launch(pad_backward({4, 100}, {0, 3}, {0, 5}, IndexMap::Reflect), 4));
+  // 32768 + 32768 f32 elements: 256 KiB exactly; one more dy element is over.
+  CHECK(pad_backward_one_launch(pad_backward({32768}, {0}, {0}, IndexMap::Replicate), 4));
+  CHECK_FALSE(pad_backward_one_launch(pad_backward({32768}, {0}, {1}, IndexMap::Replicate), 4));
+  CHECK(pad_backward_one_launch(pad_backward({32768}, {0}, {1}, IndexMap::Replicate), 2));
+  CHECK_FALSE(pad_backward_one_launch(pad_backward({32768}, {0}, {0}, IndexMap::Replicate), 8));
+  // Over on dx alone, and on dy alone (wide pads of a small dx).
+  CHECK_FALSE(pad_backward_one_launch(pad_backward({131073}, {0}, {0}, IndexMap::Circular), 2));
+  CHECK_FALSE(pad_backward_one_launch(pad_backward({4, 16}, {40000, 0}, {0, 0}, IndexMap::Replicate), 4));
+  // Extent products past int64 (2^80 dx elements would wrap to 0) and pads
+  // near 2^62 are over, never wrapped under.
+  CHECK_FALSE(pad_backward_one_launch(pad_backward({int64_t{1} << 40, int64_t{1} << 40}, {0, 0}, {0, 0},
+                                                   IndexMap::Reflect),
+                                      4));
+  CHECK_FALSE(pad_backward_one_launch(pad_backward({1, 3}, {int64_t{1} << 61, 0}, {int64_t{1} << 61, 0},
+                                                   IndexMap::Replicate),
+                                      4));
+  // A dx with no cells: nothing to launch for, one pass at most.
+  CHECK(pad_backward_one_launch(pad_backward({0, 5}, {0, 2}, {0, 2}, IndexMap::Reflect), 4));
+}

@@ -1,6 +1,7 @@
 // pad backward on the GPU against the float64 scatter-add reference.
 #include <vector>
 
+#include "../../kernels/pad/pad_backward_traits.h"
 #include "gpu_helpers.hpp"
 
 using namespace baracuda::check;
@@ -19,6 +20,16 @@ const Shape kShapes[] = {
     {{2, 2, 3, 17}, {1, 1, 2, 16}, {1, 0, 2, 1}},
     {{2, 1, 2, 2, 3, 2, 3, 9}, {1, 0, 1, 0, 2, 1, 1, 8}, {1, 0, 0, 1, 1, 1, 2, 2}},
 };
+
+// s with a leading unpadded batch axis: a problem `batch` times as large
+// that takes the same passes.
+Shape batched(const Shape &s, int64_t batch) {
+  Shape b = s;
+  b.in.insert(b.in.begin(), batch);
+  b.low.insert(b.low.begin(), 0);
+  b.high.insert(b.high.begin(), 0);
+  return b;
+}
 }  // namespace
 
 TEST_CASE("pad backward sums every source for every mode, dtype and rank", "[gpu][pad_backward]") {
@@ -41,16 +52,19 @@ TEST_CASE("pad backward replicate with wide pads sums long edge runs", "[gpu][pa
 TEST_CASE("pad backward reads strided dy and writes strided dx", "[gpu][pad_backward]") {
   uint64_t seed = 400;
   const Layout layouts[] = {Layout::Gapped, Layout::InnerStride2, Layout::ColumnMajor, Layout::Offset};
-  for (baracuda_dtype_t dtype : kDtypes)
-    for (int32_t mode : kModes)
-      for (Layout l : layouts) {
-        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, {3, 6, 70}, {1, 2, 5}, {2, 5, 69}), l,
-                            Layout::Contiguous, seed++}),
-                   run_pad);
-        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, {3, 6, 70}, {1, 2, 5}, {2, 5, 69}),
-                            Layout::Contiguous, l, seed++}),
-                   run_pad);
-      }
+  // Batched by 16, over PadBackwardTraits::kOneLaunchBytes for every dtype: the three passes.
+  const Shape single{{3, 6, 70}, {1, 2, 5}, {2, 5, 69}};
+  for (const Shape &s : {single, batched(single, 16)})
+    for (baracuda_dtype_t dtype : kDtypes)
+      for (int32_t mode : kModes)
+        for (Layout l : layouts) {
+          CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high), l,
+                              Layout::Contiguous, seed++}),
+                     run_pad);
+          CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high),
+                              Layout::Contiguous, l, seed++}),
+                     run_pad);
+        }
 }
 
 TEST_CASE("pad backward of constant mode with cropping gives zero where dy had no cell", "[gpu][pad_backward]") {
@@ -60,17 +74,38 @@ TEST_CASE("pad backward of constant mode with cropping gives zero where dy had n
 }
 
 TEST_CASE("pad backward sums long rows fed by two, four and eight outer rows", "[gpu][pad_backward]") {
-  // Rows long enough for the vector sums; one, two and three padded outer axes.
+  // Rows long enough for the vector sums; one, two and three padded outer
+  // axes. Each alone is summed in one launch for some dtypes; batched by 8 it
+  // is over PadBackwardTraits::kOneLaunchBytes for every dtype, so the vector
+  // sums run.
   const Shape shapes[] = {
       {{5, 2, 1200}, {1, 0, 3}, {2, 0, 5}},
       {{3, 4, 1201}, {2, 3, 1}, {1, 2, 0}},
       {{3, 3, 2, 600}, {1, 1, 1, 2}, {2, 1, 1, 4}},
   };
   uint64_t seed = 600;
-  for (baracuda_dtype_t dtype : kDtypes)
+  for (const Shape &alone : shapes)
+    for (const Shape &s : {alone, batched(alone, 8)})
+      for (baracuda_dtype_t dtype : kDtypes)
+        for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR})
+          CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high),
+                              Layout::Contiguous, Layout::Contiguous, seed++}),
+                     run_pad);
+}
+
+TEST_CASE("pad backward on either side of the one-launch threshold", "[gpu][pad_backward]") {
+  // dx [2, 4, w], dy [2, 6, w + 8]: 20 w + 96 elements together. The widest w
+  // at most PadBackwardTraits::kOneLaunchBytes runs as one launch, w + 1 as
+  // the three passes (with the vector sums: rows of over 2048 bytes).
+  using baracuda::kernels::PadBackwardTraits;
+  uint64_t seed = 700;
+  for (baracuda_dtype_t dtype : kDtypes) {
+    const int64_t cap = PadBackwardTraits::kOneLaunchBytes / (baracuda_dtype_bits(dtype) / 8);
+    const int64_t w = (cap - 96) / 20;
     for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR})
-      for (const Shape &s : shapes)
-        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high), Layout::Contiguous,
-                            Layout::Contiguous, seed++}),
+      for (int64_t width : {w, w + 1})
+        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, {2, 4, width}, {0, 1, 3}, {0, 1, 5}),
+                            Layout::Contiguous, Layout::Contiguous, seed++}),
                    run_pad);
+  }
 }
