@@ -1,7 +1,7 @@
 // pad backward on the GPU against the float64 scatter-add reference.
 #include <vector>
 
-#include "../../kernels/pad/pad_backward_traits.h"
+#include "pad/pad_backward_traits.h"
 #include "gpu_helpers.hpp"
 
 using namespace baracuda::check;
