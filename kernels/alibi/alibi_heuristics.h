@@ -58,6 +58,14 @@ inline int64_t alibi_grid_blocks(int64_t tiles) {
   return tiles < AlibiTraits::kMaxGridBlocks ? tiles : AlibiTraits::kMaxGridBlocks;
 }
 
+// Whether the pass kernels may index in 32 bits: the last tile number plus a
+// grid stride, and every column and |j - i'| (at most Q + K, plus a vector),
+// stay below 2^31.
+inline bool alibi_indices_fit_32_bits(int64_t queries, int64_t keys, int64_t tiles) {
+  constexpr int64_t kLimit = int64_t{1} << 31;
+  return tiles + AlibiTraits::kMaxGridBlocks < kLimit && queries + keys + 16 < kLimit;
+}
+
 // The contiguous run of partials each thread of the reduction adds in order
 // before the block's tree: ceil(partials / kReduceThreads), at least 1.
 inline int64_t alibi_reduce_run(int64_t partials_per_slope) {

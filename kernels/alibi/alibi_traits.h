@@ -17,6 +17,9 @@ struct AlibiTraits {
   // the loads of a tile all in flight, occupancy is what keeps enough bytes
   // in flight per SM (bf16's forward would otherwise take 112 registers, 2 blocks).
   static constexpr int kMinBlocksPerSm = 3;
+  // The same for the 64-bit index variants (more than 2^31 tiles, or Q + K
+  // past 2^31), which hold wider cells and would spill at 3.
+  static constexpr int kMinBlocksPerSmWide = 2;
   // The pass kernels walk their tiles with a grid of at most this many blocks.
   static constexpr int64_t kMaxGridBlocks = 8192;
   // Threads of the backward's second launch, one block per slope.
