@@ -20,10 +20,17 @@ namespace baracuda::kernels::alibi {
 
 constexpr int kReduceThreads = AlibiTraits::kReduceThreads;
 
-// bias(i, j) for d = j - i', in the arithmetic's type (exact up to 2^24 in f32).
+// bias(i, j) of element e of a vector whose first column has d0 = j - i', in
+// the arithmetic's type. 32-bit indices come with |d| < 2^24 (the heuristics'
+// rule), so d0 + e is exact in f32 and the vector needs one conversion, not
+// one per element; 64-bit ones convert each d. The symmetric form is 0 - |d|,
+// never -0.
 template <class A, bool Symmetric, class Index>
-__device__ __forceinline__ A bias_of(Index d) {
-  return static_cast<A>(Symmetric ? -(d < 0 ? -d : d) : d);
+__device__ __forceinline__ A bias_of(Index d0, int e) {
+  A d;
+  if constexpr (std::is_same_v<Index, int32_t>) d = static_cast<A>(d0) + static_cast<A>(e);
+  else d = static_cast<A>(d0 + e);
+  return Symmetric ? A(0) - abs(d) : d;
 }
 
 // j - i' at column 0 of row i is -(i + shift).
@@ -99,7 +106,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
       const Index d0 = c[k].j0 - c[k].i - shift;
 #pragma unroll
       for (int e = 0; e < W; ++e)
-        v[k].elem[e] = Accum<T>::store(Accum<T>::load(v[k].elem[e]) + slope * bias_of<A, V::kSymmetric>(d0 + e));
+        v[k].elem[e] = Accum<T>::store(Accum<T>::load(v[k].elem[e]) + slope * bias_of<A, V::kSymmetric>(d0, e));
     }
     store_tile<T, V::kVec>(p, s, c, v);
   }
@@ -132,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
       const Index d0 = c[k].j0 - c[k].i - shift;
 #pragma unroll
       for (int e = 0; e < W; ++e)
-        products[e] = e < c[k].n ? Accum<T>::load(v[k].elem[e]) * bias_of<A, V::kSymmetric>(d0 + e) : A(0);
+        products[e] = e < c[k].n ? Accum<T>::load(v[k].elem[e]) * bias_of<A, V::kSymmetric>(d0, e) : A(0);
       vector_sums[k] = tree_sum(products);
     }
     const A sum = block_sum<kThreads>(tree_sum(vector_sums), red);

@@ -54,20 +54,19 @@ struct Cell {
   int n;
 };
 
-template <int W, class Index>
-__device__ __forceinline__ Cell<Index> cell_of(const AlibiProblem &p, const TileSpot<Index> &s, int slot) {
-  const int row = slot / s.vecs_per_row;
-  Cell<Index> c;
-  c.i = s.row0 + row;
-  c.j0 = s.col0 + static_cast<Index>(slot - row * s.vecs_per_row) * W;
-  c.n = slot < s.slots ? static_cast<int>(min(static_cast<Index>(W), static_cast<Index>(p.keys) - c.j0)) : 0;
-  return c;
-}
-
+// The cells of slots threadIdx.x + k * kThreads. (Placing the first by a
+// division and stepping the others with a carry spilled bf16's forward at
+// the 3-blocks register cap.)
 template <int W, class Index>
 __device__ __forceinline__ void cells_of(const AlibiProblem &p, const TileSpot<Index> &s, Cell<Index> (&c)[kVectors]) {
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k) c[k] = cell_of<W>(p, s, threadIdx.x + k * kThreads);
+  for (int k = 0; k < kVectors; ++k) {
+    const int slot = threadIdx.x + k * kThreads;
+    const int row = slot / s.vecs_per_row;
+    c[k].i = s.row0 + row;
+    c[k].j0 = s.col0 + static_cast<Index>(slot - row * s.vecs_per_row) * W;
+    c[k].n = slot < s.slots ? static_cast<int>(min(static_cast<Index>(W), static_cast<Index>(p.keys) - c[k].j0)) : 0;
+  }
 }
 
 // One st.global.v4: the union's vector member written as a whole still
