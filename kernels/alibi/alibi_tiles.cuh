@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "alibi/alibi_heuristics.h"
 #include "alibi/alibi_problem.h"
@@ -16,6 +17,13 @@ namespace baracuda::kernels::alibi {
 
 constexpr int kThreads = AlibiTraits::kThreads;
 constexpr int kVectors = AlibiTraits::kVectorsPerThread;
+
+// a / b for a >= 0, b > 0: unsigned division is the shorter sequence.
+template <class Index>
+__device__ __forceinline__ Index quotient(Index a, Index b) {
+  using Unsigned = std::make_unsigned_t<Index>;
+  return static_cast<Index>(static_cast<Unsigned>(a) / static_cast<Unsigned>(b));
+}
 
 // The tiles of one slope's partial sums are consecutive: with [H] slopes
 // tiles run head-major (h, b, tile), with [B, H] slopes batch-major
@@ -30,12 +38,14 @@ struct TileSpot {
 template <class Index>
 __device__ __forceinline__ TileSpot<Index> tile_spot(const AlibiProblem &p, const AlibiTiling &t, Index tile) {
   const Index per_head = static_cast<Index>(t.tiles_per_head), col_tiles = static_cast<Index>(t.col_tiles);
-  const Index heads = static_cast<Index>(p.heads), batch = static_cast<Index>(p.batch);
-  const Index head = tile / per_head, k = tile - head * per_head;
-  const Index row_tile = k / col_tiles;
+  const Index head = quotient(tile, per_head), k = tile - head * per_head;
+  const Index row_tile = quotient(k, col_tiles);
+  // head = outer * inner_extent + inner, inner being h for [B, H] slopes, b for [H].
+  const Index inner_extent = static_cast<Index>(p.per_batch_slopes ? p.heads : p.batch);
+  const Index outer = quotient(head, inner_extent), inner = head - outer * inner_extent;
   TileSpot<Index> s;
-  s.b = p.per_batch_slopes ? head / heads : head % batch;
-  s.h = p.per_batch_slopes ? head % heads : head / batch;
+  s.b = p.per_batch_slopes ? outer : inner;
+  s.h = p.per_batch_slopes ? inner : outer;
   s.row0 = row_tile * static_cast<Index>(t.tile_rows);
   s.col0 = (k - row_tile * col_tiles) * static_cast<Index>(t.chunk_cols);
   const Index rows = min(static_cast<Index>(t.tile_rows), static_cast<Index>(p.queries) - s.row0);
@@ -62,7 +72,7 @@ __device__ __forceinline__ void cells_of(const AlibiProblem &p, const TileSpot<I
 #pragma unroll
   for (int k = 0; k < kVectors; ++k) {
     const int slot = threadIdx.x + k * kThreads;
-    const int row = slot / s.vecs_per_row;
+    const int row = quotient(slot, s.vecs_per_row);
     c[k].i = s.row0 + row;
     c[k].j0 = s.col0 + static_cast<Index>(slot - row * s.vecs_per_row) * W;
     c[k].n = slot < s.slots ? static_cast<int>(min(static_cast<Index>(W), static_cast<Index>(p.keys) - c[k].j0)) : 0;
