@@ -12,6 +12,7 @@
 
 #include "alibi/alibi_kernels.h"
 #include "alibi/alibi_tiles.cuh"
+#include "alibi/alibi_vector_math.cuh"
 #include "common/accumulate.cuh"
 #include "common/element_words.cuh"
 #include "common/overlap_launch.cuh"
@@ -104,9 +105,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
 #pragma unroll
     for (int k = 0; k < kVectors; ++k) {
       const Index d0 = c[k].j0 - c[k].i - shift;
-#pragma unroll
-      for (int e = 0; e < W; ++e)
-        v[k].elem[e] = Accum<T>::store(Accum<T>::load(v[k].elem[e]) + slope * bias_of<A, V::kSymmetric>(d0, e));
+      transform_elems(v[k], [&](A x, int e) { return x + slope * bias_of<A, V::kSymmetric>(d0, e); });
     }
     store_tile<T, V::kVec>(p, s, c, v);
   }
