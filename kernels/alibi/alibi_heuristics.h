@@ -58,6 +58,14 @@ inline int64_t alibi_grid_blocks(int64_t tiles) {
   return tiles < AlibiTraits::kMaxGridBlocks ? tiles : AlibiTraits::kMaxGridBlocks;
 }
 
+// Whether the pass kernels may index in 32 bits: the last tile number plus a
+// grid stride stays below 2^31, and every column and |j - i'| (at most Q + K,
+// plus a vector) below 2^24, where f32 holds every integer, so the kernels
+// may step d in f32.
+inline bool alibi_indices_fit_32_bits(int64_t queries, int64_t keys, int64_t tiles) {
+  return tiles + AlibiTraits::kMaxGridBlocks < (int64_t{1} << 31) && queries + keys + 16 < (int64_t{1} << 24);
+}
+
 // The contiguous run of partials each thread of the reduction adds in order
 // before the block's tree: ceil(partials / kReduceThreads), at least 1.
 inline int64_t alibi_reduce_run(int64_t partials_per_slope) {

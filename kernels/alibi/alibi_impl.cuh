@@ -1,7 +1,8 @@
 // The ALiBi kernels and their launches, instantiated per dtype by
 // alibi_<dtype>.cu. Tiles (alibi_heuristics.h) are blocks of rows of one
 // (b, h) by a chunk of columns; each thread takes up to kVectorsPerThread
-// 16-byte vectors of its tile, loading all of them before using any.
+// 16-byte vectors of its tile (alibi_tiles.cuh), loading all of them before
+// using any.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,119 +11,33 @@
 #include <type_traits>
 
 #include "alibi/alibi_kernels.h"
+#include "alibi/alibi_tiles.cuh"
+#include "alibi/alibi_vector_math.cuh"
 #include "common/accumulate.cuh"
 #include "common/element_words.cuh"
 #include "common/overlap_launch.cuh"
 
 namespace baracuda::kernels::alibi {
 
-constexpr int kThreads = AlibiTraits::kThreads;
-constexpr int kVectors = AlibiTraits::kVectorsPerThread;
 constexpr int kReduceThreads = AlibiTraits::kReduceThreads;
 
-// Where a tile lies. The tiles of one slope's partial sums are consecutive:
-// with [H] slopes tiles run head-major (h, b, tile), with [B, H] slopes
-// batch-major (b, h, tile); the reduction then reads one contiguous range.
-struct TileSpot {
-  int64_t b, h, row0, col0;
-  int64_t rows;          // rows of this tile (the last row of tiles may be short)
-  int32_t vecs_per_row;  // vectors across this tile's columns (the last one may be partial)
-  int32_t slots;         // vectors of the tile: rows * vecs_per_row, at most kThreads * kVectors
-};
-
-__device__ __forceinline__ TileSpot tile_spot(const AlibiProblem &p, const AlibiTiling &t, int64_t tile) {
-  const int64_t head = tile / t.tiles_per_head, k = tile % t.tiles_per_head;
-  TileSpot s;
-  s.b = p.per_batch_slopes ? head / p.heads : head % p.batch;
-  s.h = p.per_batch_slopes ? head % p.heads : head / p.batch;
-  s.row0 = k / t.col_tiles * t.tile_rows;
-  s.col0 = k % t.col_tiles * t.chunk_cols;
-  s.rows = min(t.tile_rows, p.queries - s.row0);
-  const int64_t cols = min(t.chunk_cols, p.keys - s.col0);
-  s.vecs_per_row = static_cast<int32_t>((cols + t.vector_elems - 1) / t.vector_elems);
-  s.slots = static_cast<int32_t>(s.rows) * s.vecs_per_row;
-  return s;
-}
-
-// One vector of a tile: row i, columns j0 .. j0 + n (n < the vector's count only at the row's end).
-struct Cell {
-  int64_t i, j0;
-  int n;
-};
-
-template <int W>
-__device__ __forceinline__ Cell cell_of(const AlibiProblem &p, const TileSpot &s, int slot) {
-  Cell c;
-  c.i = s.row0 + slot / s.vecs_per_row;
-  c.j0 = s.col0 + int64_t{slot % s.vecs_per_row} * W;
-  c.n = static_cast<int>(min(int64_t{W}, p.keys - c.j0));
-  return c;
-}
-
-// Elements j0 .. j0 + n of a row, zeros past n. Vec: the row start is
-// 16-byte aligned, so a whole vector is one 16-byte load.
-template <class T, bool Vec>
-__device__ __forceinline__ Pack16<T> load_cell(const T *row, const Cell &c) {
-  Pack16<T> v;
-  if (Vec && c.n == Pack16<T>::kCount) {
-    v.vector = *reinterpret_cast<const uint4 *>(row + c.j0);
-    return v;
-  }
-  v.vector = make_uint4(0, 0, 0, 0);
-#pragma unroll
-  for (int e = 0; e < Pack16<T>::kCount; ++e)
-    if (e < c.n) v.elem[e] = row[c.j0 + e];
-  return v;
-}
-
-template <class T, bool Vec>
-__device__ __forceinline__ void store_cell(T *row, const Cell &c, const Pack16<T> &v) {
-  if (Vec && c.n == Pack16<T>::kCount) {
-    *reinterpret_cast<uint4 *>(row + c.j0) = v.vector;
-    return;
-  }
-#pragma unroll
-  for (int e = 0; e < Pack16<T>::kCount; ++e)
-    if (e < c.n) row[c.j0 + e] = v.elem[e];
-}
-
-// The thread's vectors of the tile, all loaded before any is used; vectors
-// of slots past the tile are left as they are.
-template <class T, bool Vec>
-__device__ __forceinline__ void load_tile(const AlibiProblem &p, const TileSpot &s, Pack16<T> (&v)[kVectors]) {
-  const T *in = static_cast<const T *>(p.in) + s.b * p.in_stride[0] + s.h * p.in_stride[1];
-#pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    const int slot = threadIdx.x + k * kThreads;
-    if (slot < s.slots) {
-      const Cell c = cell_of<Pack16<T>::kCount>(p, s, slot);
-      v[k] = load_cell<T, Vec>(in + c.i * p.in_stride[2], c);
-    }
-  }
-}
-
-template <class T, bool Vec>
-__device__ __forceinline__ void store_tile(const AlibiProblem &p, const TileSpot &s, const Pack16<T> (&v)[kVectors]) {
-  T *out = static_cast<T *>(p.out) + s.b * p.out_stride[0] + s.h * p.out_stride[1];
-#pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    const int slot = threadIdx.x + k * kThreads;
-    if (slot < s.slots) {
-      const Cell c = cell_of<Pack16<T>::kCount>(p, s, slot);
-      store_cell<T, Vec>(out + c.i * p.out_stride[2], c, v[k]);
-    }
-  }
-}
-
-// bias(i, j) for d = j - i', in the arithmetic's type (exact up to 2^24 in f32).
-template <class A>
-__device__ __forceinline__ A bias_of(int64_t d, bool symmetric) {
-  return static_cast<A>(symmetric ? -(d < 0 ? -d : d) : d);
+// bias(i, j) of element e of a vector whose first column has d0 = j - i', in
+// the arithmetic's type. 32-bit indices come with |d| < 2^24 (the heuristics'
+// rule), so d0 + e is exact in f32 and the vector needs one conversion, not
+// one per element; 64-bit ones convert each d. The symmetric form is 0 - |d|,
+// never -0.
+template <class A, bool Symmetric, class Index>
+__device__ __forceinline__ A bias_of(Index d0, int e) {
+  A d;
+  if constexpr (std::is_same_v<Index, int32_t>) d = static_cast<A>(d0) + static_cast<A>(e);
+  else d = static_cast<A>(d0 + e);
+  return Symmetric ? A(0) - abs(d) : d;
 }
 
 // j - i' at column 0 of row i is -(i + shift).
-__device__ __forceinline__ int64_t query_shift(const AlibiProblem &p) {
-  return p.bottom_right ? p.keys - p.queries : 0;
+template <class Index>
+__device__ __forceinline__ Index query_shift(const AlibiProblem &p) {
+  return p.bottom_right ? static_cast<Index>(p.keys - p.queries) : Index(0);
 }
 
 // The sum of v[0 .. N) as a balanced tree, N a power of two.
@@ -155,57 +70,75 @@ __device__ __forceinline__ A block_sum(A v, A (&red)[Threads / 32]) {
   return v;
 }
 
+// The compile-time choices of a pass kernel, picked at launch: 16-byte
+// vectors (every row aligned), the index width, the bias convention. Runtime
+// flags here would become per-element branches.
+template <bool VecRows, class IndexType, bool SymmetricBias>
+struct Variant {
+  static constexpr bool kVec = VecRows;
+  using Index = IndexType;
+  static constexpr bool kSymmetric = SymmetricBias;
+};
+
+// The register cap of a pass kernel: 64-bit indices (problems past 2^31
+// tiles or columns) would spill 16-bit dtypes' vectors under the 32-bit cap.
+template <class V>
+constexpr int min_blocks_per_sm() {
+  return std::is_same_v<typename V::Index, int32_t> ? AlibiTraits::kMinBlocksPerSm : AlibiTraits::kMinBlocksPerSmWide;
+}
+
 // y = scores + slope * bias, a tile per block at a time.
-template <class T, class S, bool Vec>
-__global__ void __launch_bounds__(kThreads, AlibiTraits::kMinBlocksPerSm)
+template <class T, class S, class V>
+__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
     alibi_forward_kernel(const AlibiProblem p, const AlibiTiling t, int64_t tiles) {
   using A = typename Accum<T>::type;
+  using Index = typename V::Index;
   constexpr int W = Pack16<T>::kCount;
-  const int64_t shift = query_shift(p);
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const TileSpot s = tile_spot(p, t, tile);
-    const A slope = Accum<S>::load(static_cast<const S *>(p.slopes)[s.b * p.slope_stride[0] + s.h * p.slope_stride[1]]);
+  const Index shift = query_shift<Index>(p);
+  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x) {
+    const TileSpot<Index> s = tile_spot(p, t, tile);
+    Cell<Index> c[kVectors];
+    cells_of<W>(p, s, c);
     Pack16<T> v[kVectors];
-    load_tile<T, Vec>(p, s, v);
+    load_tile<T, V::kVec>(p, s, c, v);
+    const A slope = Accum<S>::load(static_cast<const S *>(p.slopes)[s.b * p.slope_stride[0] + s.h * p.slope_stride[1]]);
 #pragma unroll
     for (int k = 0; k < kVectors; ++k) {
-      const Cell c = cell_of<W>(p, s, threadIdx.x + k * kThreads);
-      const int64_t d0 = c.j0 - c.i - shift;
-#pragma unroll
-      for (int e = 0; e < W; ++e)
-        v[k].elem[e] = Accum<T>::store(Accum<T>::load(v[k].elem[e]) + slope * bias_of<A>(d0 + e, p.symmetric));
+      const Index d0 = c[k].j0 - c[k].i - shift;
+      transform_elems(v[k], [&](A x, int e) { return x + slope * bias_of<A, V::kSymmetric>(d0, e); });
     }
-    store_tile<T, Vec>(p, s, v);
+    store_tile<T, V::kVec>(p, s, c, v);
   }
 }
 
 // One pass over dy: dscores = dy (when p.out), and the tile's sum of
 // dy * bias into partials[tile] (when partials).
-template <class T, bool Vec>
-__global__ void __launch_bounds__(kThreads, AlibiTraits::kMinBlocksPerSm)
+template <class T, class V>
+__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
     alibi_backward_kernel(const AlibiProblem p, const AlibiTiling t, int64_t tiles,
                           typename Accum<T>::type *partials) {
   using A = typename Accum<T>::type;
+  using Index = typename V::Index;
   constexpr int W = Pack16<T>::kCount;
   __shared__ A red[kThreads / 32];
   let_next_pass_start();
-  const int64_t shift = query_shift(p);
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const TileSpot s = tile_spot(p, t, tile);
+  const Index shift = query_shift<Index>(p);
+  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x) {
+    const TileSpot<Index> s = tile_spot(p, t, tile);
+    Cell<Index> c[kVectors];
+    cells_of<W>(p, s, c);
     Pack16<T> v[kVectors];
-    load_tile<T, Vec>(p, s, v);
-    if (p.out) store_tile<T, Vec>(p, s, v);
+    load_tile<T, V::kVec>(p, s, c, v);
+    if (p.out) store_tile<T, V::kVec>(p, s, c, v);
     if (partials == nullptr) continue;
     A vector_sums[kVectors];
 #pragma unroll
     for (int k = 0; k < kVectors; ++k) {
-      const int slot = threadIdx.x + k * kThreads;
       A products[W];
-      const Cell c = cell_of<W>(p, s, slot < s.slots ? slot : 0);
-      const int64_t d0 = c.j0 - c.i - shift;
+      const Index d0 = c[k].j0 - c[k].i - shift;
 #pragma unroll
       for (int e = 0; e < W; ++e)
-        products[e] = slot < s.slots && e < c.n ? Accum<T>::load(v[k].elem[e]) * bias_of<A>(d0 + e, p.symmetric) : A(0);
+        products[e] = e < c[k].n ? Accum<T>::load(v[k].elem[e]) * bias_of<A, V::kSymmetric>(d0, e) : A(0);
       vector_sums[k] = tree_sum(products);
     }
     const A sum = block_sum<kThreads>(tree_sum(vector_sums), red);
@@ -244,17 +177,31 @@ bool rows_aligned(const AlibiProblem &p, const void *data, const int64_t (&strid
 
 inline int launch_error() { return -static_cast<int>(cudaGetLastError()); }
 
+// launch(Variant<...>{}) with the problem's flags as compile-time constants.
+template <class Launch>
+int with_variant(bool vec, bool narrow, bool symmetric, Launch &&launch) {
+  auto pick_symmetric = [&](auto vec_rows, auto index) {
+    using Index = decltype(index);
+    constexpr bool kVec = decltype(vec_rows)::value;
+    return symmetric ? launch(Variant<kVec, Index, true>{}) : launch(Variant<kVec, Index, false>{});
+  };
+  auto pick_index = [&](auto vec_rows) {
+    return narrow ? pick_symmetric(vec_rows, int32_t{}) : pick_symmetric(vec_rows, int64_t{});
+  };
+  return vec ? pick_index(std::true_type{}) : pick_index(std::false_type{});
+}
+
 template <class T, class S>
 int run_forward(const AlibiProblem &p, cudaStream_t stream) {
   if (p.batch == 0 || p.heads == 0 || p.queries == 0 || p.keys == 0) return 0;
   const AlibiTiling t = alibi_tiling(p.queries, p.keys, sizeof(T));
   const int64_t tiles = p.batch * p.heads * t.tiles_per_head;
   const unsigned grid = static_cast<unsigned>(alibi_grid_blocks(tiles));
-  if (rows_aligned<T>(p, p.in, p.in_stride) && rows_aligned<T>(p, p.out, p.out_stride))
-    alibi_forward_kernel<T, S, true><<<grid, kThreads, 0, stream>>>(p, t, tiles);
-  else
-    alibi_forward_kernel<T, S, false><<<grid, kThreads, 0, stream>>>(p, t, tiles);
-  return launch_error();
+  const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && rows_aligned<T>(p, p.out, p.out_stride);
+  return with_variant(vec, alibi_indices_fit_32_bits(p.queries, p.keys, tiles), p.symmetric, [&](auto variant) {
+    alibi_forward_kernel<T, S, decltype(variant)><<<grid, kThreads, 0, stream>>>(p, t, tiles);
+    return launch_error();
+  });
 }
 
 // With Q * K = 0 and B * H > 0 the reduction alone runs: every dslope is a
@@ -271,8 +218,9 @@ int run_backward(const AlibiProblem &p, void *workspace, cudaStream_t stream) {
     const int64_t tiles = p.batch * p.heads * t.tiles_per_head;
     const unsigned grid = static_cast<unsigned>(alibi_grid_blocks(tiles));
     const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && (!p.out || rows_aligned<T>(p, p.out, p.out_stride));
-    const int rc = vec ? passes.launch(alibi_backward_kernel<T, true>, grid, kThreads, p, t, tiles, partials)
-                       : passes.launch(alibi_backward_kernel<T, false>, grid, kThreads, p, t, tiles, partials);
+    const int rc = with_variant(vec, alibi_indices_fit_32_bits(p.queries, p.keys, tiles), p.symmetric, [&](auto variant) {
+      return passes.launch(alibi_backward_kernel<T, decltype(variant)>, grid, kThreads, p, t, tiles, partials);
+    });
     if (rc) return rc;
     per_slope = p.per_batch_slopes ? t.tiles_per_head : p.batch * t.tiles_per_head;
   }

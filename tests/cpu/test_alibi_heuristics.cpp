@@ -9,6 +9,7 @@
 
 using baracuda::kernels::alibi_backward_workspace;
 using baracuda::kernels::alibi_grid_blocks;
+using baracuda::kernels::alibi_indices_fit_32_bits;
 using baracuda::kernels::alibi_reduce_run;
 using baracuda::kernels::alibi_tile_count;
 using baracuda::kernels::alibi_tile_elems;
@@ -81,6 +82,21 @@ TEST_CASE("alibi grids: a block per tile up to the cap; reduction runs cover eve
     CHECK(run * AlibiTraits::kReduceThreads >= n);
     CHECK((run - 1) * AlibiTraits::kReduceThreads < n);
   }
+}
+
+TEST_CASE("alibi index width: 32 bits below 2^31 tiles and 2^24 columns, 64 past", "[heuristics][alibi]") {
+  constexpr int64_t k2to31 = int64_t{1} << 31;
+  CHECK(alibi_indices_fit_32_bits(2048, 2048, alibi_tile_count(4, 32, 2048, 2048, 2)));
+  CHECK(alibi_indices_fit_32_bits(1, 32768, 256));
+  // A tile number plus the grid stride must not wrap.
+  CHECK(alibi_indices_fit_32_bits(1, 1, k2to31 - AlibiTraits::kMaxGridBlocks - 1));
+  CHECK_FALSE(alibi_indices_fit_32_bits(1, 1, k2to31 - AlibiTraits::kMaxGridBlocks));
+  // j - i' spans up to Q + K, and a row's last vector may run past K; the
+  // kernels step it in f32, exact below 2^24.
+  constexpr int64_t k2to24 = int64_t{1} << 24;
+  CHECK(alibi_indices_fit_32_bits(1, k2to24 - 18, 1));
+  CHECK_FALSE(alibi_indices_fit_32_bits(1, k2to24 - 17, 1));
+  CHECK_FALSE(alibi_indices_fit_32_bits(k2to24, 1, 1));
 }
 
 TEST_CASE("alibi plans name their tiles", "[heuristics][alibi]") {

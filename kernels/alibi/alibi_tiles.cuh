@@ -1,0 +1,137 @@
+// Where a block's tile lies and how a thread's 16-byte vectors of it are
+// loaded and stored. Index is int32_t when every tile number, row and column
+// (and Q + K) fits 31 bits, so the per-tile divisions and the per-element
+// bias arithmetic stay 32-bit; int64_t otherwise.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "alibi/alibi_heuristics.h"
+#include "alibi/alibi_problem.h"
+#include "common/element_words.cuh"
+
+namespace baracuda::kernels::alibi {
+
+constexpr int kThreads = AlibiTraits::kThreads;
+constexpr int kVectors = AlibiTraits::kVectorsPerThread;
+
+// a / b for a >= 0, b > 0: unsigned division is the shorter sequence.
+template <class Index>
+__device__ __forceinline__ Index quotient(Index a, Index b) {
+  using Unsigned = std::make_unsigned_t<Index>;
+  return static_cast<Index>(static_cast<Unsigned>(a) / static_cast<Unsigned>(b));
+}
+
+// The tiles of one slope's partial sums are consecutive: with [H] slopes
+// tiles run head-major (h, b, tile), with [B, H] slopes batch-major
+// (b, h, tile); the reduction then reads one contiguous range.
+template <class Index>
+struct TileSpot {
+  Index b, h, row0, col0;
+  int vecs_per_row;  // vectors across this tile's columns (the last one may be partial)
+  int slots;         // vectors of the tile: rows * vecs_per_row, at most kThreads * kVectors
+};
+
+template <class Index>
+__device__ __forceinline__ TileSpot<Index> tile_spot(const AlibiProblem &p, const AlibiTiling &t, Index tile) {
+  const Index per_head = static_cast<Index>(t.tiles_per_head), col_tiles = static_cast<Index>(t.col_tiles);
+  const Index head = quotient(tile, per_head), k = tile - head * per_head;
+  const Index row_tile = quotient(k, col_tiles);
+  // head = outer * inner_extent + inner, inner being h for [B, H] slopes, b for [H].
+  const Index inner_extent = static_cast<Index>(p.per_batch_slopes ? p.heads : p.batch);
+  const Index outer = quotient(head, inner_extent), inner = head - outer * inner_extent;
+  TileSpot<Index> s;
+  s.b = p.per_batch_slopes ? outer : inner;
+  s.h = p.per_batch_slopes ? inner : outer;
+  s.row0 = row_tile * static_cast<Index>(t.tile_rows);
+  s.col0 = (k - row_tile * col_tiles) * static_cast<Index>(t.chunk_cols);
+  const Index rows = min(static_cast<Index>(t.tile_rows), static_cast<Index>(p.queries) - s.row0);
+  const Index cols = min(static_cast<Index>(t.chunk_cols), static_cast<Index>(p.keys) - s.col0);
+  s.vecs_per_row = static_cast<int>((cols + t.vector_elems - 1) / t.vector_elems);
+  s.slots = static_cast<int>(rows) * s.vecs_per_row;
+  return s;
+}
+
+// One vector of a tile: row i, columns j0 .. j0 + n (n < the vector's count
+// only at the row's end; n = 0 for a slot past the tile). Worked out once per
+// vector and kept for the load, the math and the store.
+template <class Index>
+struct Cell {
+  Index i, j0;
+  int n;
+};
+
+// The cells of slots threadIdx.x + k * kThreads. (Placing the first by a
+// division and stepping the others with a carry spilled bf16's forward at
+// the 3-blocks register cap.)
+template <int W, class Index>
+__device__ __forceinline__ void cells_of(const AlibiProblem &p, const TileSpot<Index> &s, Cell<Index> (&c)[kVectors]) {
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) {
+    const int slot = threadIdx.x + k * kThreads;
+    const int row = quotient(slot, s.vecs_per_row);
+    c[k].i = s.row0 + row;
+    c[k].j0 = s.col0 + static_cast<Index>(slot - row * s.vecs_per_row) * W;
+    c[k].n = slot < s.slots ? static_cast<int>(min(static_cast<Index>(W), static_cast<Index>(p.keys) - c[k].j0)) : 0;
+  }
+}
+
+// One st.global.v4: the union's vector member written as a whole still
+// compiled to four 4-byte stores (bench/NOTES.md: 3.7x the L2 write sectors).
+__device__ __forceinline__ void store_vector(void *ptr, const uint4 &w) {
+  asm volatile("{\n.reg .u64 g;\ncvta.to.global.u64 g, %0;\nst.global.v4.u32 [g], {%1, %2, %3, %4};\n}" ::"l"(ptr),
+               "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w)
+               : "memory");
+}
+
+// Elements j0 .. j0 + n of a row, zeros past n. Vec: the row start is
+// 16-byte aligned, so a whole vector is one 16-byte load.
+template <class T, bool Vec, class Index>
+__device__ __forceinline__ Pack16<T> load_cell(const T *row, const Cell<Index> &c) {
+  Pack16<T> v;
+  if (Vec && c.n == Pack16<T>::kCount) {
+    v.vector = *reinterpret_cast<const uint4 *>(row + c.j0);
+    return v;
+  }
+  v.vector = make_uint4(0, 0, 0, 0);
+#pragma unroll
+  for (int e = 0; e < Pack16<T>::kCount; ++e)
+    if (e < c.n) v.elem[e] = row[c.j0 + e];
+  return v;
+}
+
+template <class T, bool Vec, class Index>
+__device__ __forceinline__ void store_cell(T *row, const Cell<Index> &c, const Pack16<T> &v) {
+  if (Vec && c.n == Pack16<T>::kCount) {
+    store_vector(row + c.j0, v.vector);
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < Pack16<T>::kCount; ++e)
+    if (e < c.n) row[c.j0 + e] = v.elem[e];
+}
+
+// The thread's vectors of the tile, all loaded before any is used; vectors
+// of slots past the tile are left as they are.
+template <class T, bool Vec, class Index>
+__device__ __forceinline__ void load_tile(const AlibiProblem &p, const TileSpot<Index> &s,
+                                          const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
+  const T *in = static_cast<const T *>(p.in) + s.b * p.in_stride[0] + s.h * p.in_stride[1];
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k)
+    if (c[k].n > 0) v[k] = load_cell<T, Vec>(in + c[k].i * p.in_stride[2], c[k]);
+}
+
+template <class T, bool Vec, class Index>
+__device__ __forceinline__ void store_tile(const AlibiProblem &p, const TileSpot<Index> &s,
+                                           const Cell<Index> (&c)[kVectors], const Pack16<T> (&v)[kVectors]) {
+  T *out = static_cast<T *>(p.out) + s.b * p.out_stride[0] + s.h * p.out_stride[1];
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k)
+    if (c[k].n > 0) store_cell<T, Vec>(out + c[k].i * p.out_stride[2], c[k], v[k]);
+}
+
+}  // namespace baracuda::kernels::alibi
