@@ -1,7 +1,7 @@
 """Framework-style helpers over Plan. Each caches its plan, output shape and
 allocator on a key built from what the call was given (kind, dtype, shape,
 pads, mode ...), so a repeated call costs a dict lookup, an allocation and a
-Plan.run. Entries are truthy, so `_plans.get(key) or _remember(key, ...)`
+Plan.enqueue, which packs only the pointer of the allocated output. Entries are truthy, so `_plans.get(key) or _remember(key, ...)`
 plans only on a miss."""
 from ._abi import DTYPES
 from ._args import dtype_and_shape, support_for
