@@ -1,13 +1,14 @@
 """Framework-style helpers over Plan. Each caches its plan, output shape and
 allocator on a key built from what the call was given (kind, dtype, shape,
 pads, mode ...), so a repeated call costs a dict lookup, an allocation and a
-Plan.run. Entries are truthy, so `_plans.get(key) or _remember(key, ...)`
+Plan.enqueue, which packs only the pointer of the allocated output. Entries are truthy, so `_plans.get(key) or _remember(key, ...)`
 plans only on a miss."""
 from ._abi import DTYPES
 from ._args import dtype_and_shape, support_for
 from ._plan import Plan
 
 _NAMES = {v: k for k, v in DTYPES.items()}
+_X_Y, _DY_DX, _DEST_SOURCE = ("X", "Y"), ("DY", "DX"), ("DEST", "SOURCE")  # role names as Plan.enqueue takes them
 _plans = {}  # call key -> (plan, output shape, allocator), or the plan alone for write_slice
 
 
@@ -81,8 +82,11 @@ def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
     """torch.nn.functional.pad semantics on any axis; returns out."""
     key = ("pad", _signature(x), tuple(pad), mode, value)
     plan, out_shape, allocate = _plans.get(key) or _remember(key, _make_pad(x, pad, mode, value))
-    out = allocate(x, out_shape) if out is None else out
-    plan.run(X=x, Y=out, stream=stream)
+    if out is None:
+        out = allocate(x, out_shape)
+        plan.enqueue(_X_Y, (x, out), stream, out)
+    else:
+        plan.enqueue(_X_Y, (x, out), stream)
     return out
 
 
@@ -90,8 +94,11 @@ def pad_backward(dy, pad, mode="constant", out=None, stream=None):
     """The gradient of pad(x, pad, mode) with respect to x, given dy."""
     key = ("pad_backward", _signature(dy), tuple(pad), mode)
     plan, in_shape, allocate = _plans.get(key) or _remember(key, _make_pad_backward(dy, pad, mode))
-    out = allocate(dy, in_shape) if out is None else out
-    plan.run(DY=dy, DX=out, stream=stream)
+    if out is None:
+        out = allocate(dy, in_shape)
+        plan.enqueue(_DY_DX, (dy, out), stream, out)
+    else:
+        plan.enqueue(_DY_DX, (dy, out), stream)
     return out
 
 
@@ -107,5 +114,5 @@ def write_slice(dest, source, start, stream=None):
     key = ("write_slice", _signature(dest), _signature(source)[2], tuple(start))
     plan = _plans.get(key) or _remember(key, _make_write_slice(*dtype_and_shape(dest), dtype_and_shape(source)[1],
                                                                 start))
-    plan.run(DEST=dest, SOURCE=source, stream=stream)
+    plan.enqueue(_DEST_SOURCE, (dest, source), stream)
     return dest

@@ -3,7 +3,7 @@ import ctypes
 
 from . import _tensors
 from ._abi import DTYPES, INVALID_PROBLEM, OPS, BaracudaError, h, lib, raise_status
-from ._args import Arguments, support_for
+from ._args import _NOTHING, Arguments, support_for
 
 _S = h.structs
 
@@ -20,7 +20,8 @@ def _per_call(name):
 
 _run = _per_call("baracuda_plan_run")
 _check = _per_call("baracuda_plan_check")
-_NO_WORKSPACE = (None, ctypes.c_size_t(0))
+_NO_BYTES = ctypes.c_size_t(0)
+_NO_WORKSPACE = (None, _NO_BYTES)
 _NAMES = {v: k for k, v in OPS.items()}
 
 
@@ -62,14 +63,14 @@ class Plan:
         opts = h.new("BARACUDA_SELECT_OPTIONS_INIT")
         opts.device, opts.target_sm, opts.flags = device, target_sm, flags
         self._args = Arguments(_NAMES.get(op, f"op {op}"))
-        self._fill = self._args.fill
+        self._pack = self._args.pack
         self._plan = ctypes.c_void_p()
         _checked(lib.baracuda_plan_select(ctypes.cast(ctypes.byref(desc), ctypes.POINTER(_S["baracuda_op_header_t"])),
                                           ctypes.byref(opts), ctypes.byref(self._plan)))
 
     def check(self, **arrays):
         """Everything run checks about arrays, launching nothing (no GPU needed)."""
-        args, _, _keep = self._fill(arrays, None)
+        args, _, _keep = self._pack(tuple(arrays), arrays.values(), None)
         status = _check(self._plan, args, len(args))
         if status:
             raise_status(status)
@@ -78,9 +79,20 @@ class Plan:
         """Enqueue on stream (an int cudaStream_t, or an object with cuda_stream or ptr;
         default: PyTorch's current stream for PyTorch tensors, else the legacy default
         stream); arrays by role: X=..., Y=...."""
-        args, stream, _keep = self._fill(arrays, None if stream is None else _tensors.stream_handle(stream))
+        args, stream, _keep = self._pack(tuple(arrays), arrays.values(),
+                                         None if stream is None else _tensors.stream_handle(stream))
         ws_ptr, ws_bytes = _NO_WORKSPACE if workspace is None else _workspace(workspace)
         status = _run(self._plan, args, len(args), ws_ptr, ws_bytes, stream)
+        if status:
+            raise_status(status)
+
+    def enqueue(self, names, objs, stream, fresh=None):
+        """run for the helpers, without workspace: objs in the roles names (a constant
+        tuple), stream as run takes it, fresh the output the helper allocated (see
+        Arguments.pack), or None."""
+        args, stream, _keep = self._pack(names, objs, None if stream is None else _tensors.stream_handle(stream),
+                                         _NOTHING if fresh is None else fresh)
+        status = _run(self._plan, args, len(args), None, _NO_BYTES, stream)
         if status:
             raise_status(status)
 
