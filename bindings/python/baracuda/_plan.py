@@ -21,7 +21,6 @@ def _per_call(name):
 _run = _per_call("baracuda_plan_run")
 _check = _per_call("baracuda_plan_check")
 _NO_BYTES = ctypes.c_size_t(0)
-_NO_WORKSPACE = (None, _NO_BYTES)
 _NAMES = {v: k for k, v in OPS.items()}
 
 
@@ -81,8 +80,10 @@ class Plan:
         stream); arrays by role: X=..., Y=...."""
         args, stream, _keep = self._pack(tuple(arrays), arrays.values(),
                                          None if stream is None else _tensors.stream_handle(stream))
-        ws_ptr, ws_bytes = _NO_WORKSPACE if workspace is None else _workspace(workspace)
-        status = _run(self._plan, args, len(args), ws_ptr, ws_bytes, stream)
+        if workspace is None:  # no (pointer, bytes) pair to build and unpack on the common call
+            status = _run(self._plan, args, len(args), None, _NO_BYTES, stream)
+        else:
+            status = _run(self._plan, args, len(args), *_workspace(workspace), stream)
         if status:
             raise_status(status)
 

@@ -98,6 +98,19 @@ def test_threads_never_see_each_others_layouts():
         assert other_thread.submit(fill_and_read, p).result() == _expected(p)
 
 
+def test_a_thread_switching_role_names_gets_the_array_of_each():
+    arguments = _args.Arguments("test")
+    x, y = Tensor([4, 6], fake.float32), Tensor([3], fake.bfloat16)
+    with ThreadPoolExecutor(1) as other_thread:
+        for names in [("X",), ("X", "Y"), ("X",), ("Y", "X")]:
+            tensors = dict(zip(names, (x, y)))
+            args, _, _ = arguments.fill(tensors, None)
+            assert [args[i].role for i in range(len(args))] == [getattr(baracuda, "ARG_" + n) for n in names]
+            assert [_packed(args, i) for i in range(len(args))] == [_expected(t) for t in tensors.values()]
+            other_args = other_thread.submit(lambda: arguments.fill(tensors, None)[0]).result()
+            assert other_args is not args and len(other_args) == len(args)
+
+
 class Imitation:
     """Answers like a torch tensor (the same dtype object, shape, strides, device) but is
     none: a slot that last held such a layout must not take it for one."""

@@ -67,6 +67,21 @@ def test_an_explicit_stream_wins():
     assert stream.value == 1234
 
 
+def _on_device(index, shape):
+    t = Tensor(shape, fake.float32)
+    t._device = ("cuda", index)
+    return t
+
+
+def test_the_stream_follows_the_first_tensors_device_on_every_call():
+    arguments = _args.Arguments("test")
+    x0, y0 = _on_device(0, [4]), _on_device(0, [4])
+    assert arguments.fill({"X": x0, "Y": y0}, None)[1].value == CURRENT_STREAM
+    # the same layouts (only pointers are packed), but the first tensor moved to device 1
+    assert arguments.fill({"X": _on_device(1, [4]), "Y": y0}, None)[1].value == CURRENT_STREAM + 1
+    assert arguments.fill({"X": x0, "Y": _on_device(1, [4])}, None)[1].value == CURRENT_STREAM
+
+
 def test_each_thread_packs_its_own_array():
     arguments = _args.Arguments("test")
     seen = []
