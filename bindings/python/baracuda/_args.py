@@ -181,7 +181,8 @@ class Arguments:
     def _pack(self, args, slot, obj):
         """Packs a framework tensor into slot whole and remembers its layout where the
         next call may reuse it; False when obj goes the generic way instead."""
-        slot.layout, slot.fresh = _FORGOTTEN, False  # forgotten first: a pack that stops half-way leaves no layout to trust
+        # forgotten first: a pack that stops half-way leaves no layout to trust
+        slot.layout, slot.fresh = _FORGOTTEN, False
         slot.support = support = _supports.get(type(obj)) or support_for(obj)
         if support is None:
             return False
