@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 
 namespace baracuda {
@@ -38,6 +39,21 @@ Entry kernel_for(const char *op, const Keyed<Entry> (&table)[N], int32_t key, co
   for (const Keyed<Entry> &k : table)
     if (k.key == key) return k.entry;
   fail(BARACUDA_STATUS_UNSUPPORTED, op, ": no kernel for ", key_text);
+}
+
+// "4-byte elements": how a width-keyed table's missing key reads in a message.
+inline std::string width_text(baracuda_dtype_t dtype) { return cat(dtype_bytes(dtype), "-byte elements"); }
+
+// The entry of dtype in a dtype-keyed table.
+template <class Entry, size_t N>
+Entry kernel_for_dtype(const char *op, const Keyed<Entry> (&table)[N], baracuda_dtype_t dtype) {
+  return kernel_for(op, table, dtype, cat("dtype ", dtype_name(dtype)));
+}
+
+// The entry of dtype's element width in a width-keyed table (kernels that only move bytes).
+template <class Entry, size_t N>
+Entry kernel_for_width(const char *op, const Keyed<Entry> (&table)[N], baracuda_dtype_t dtype) {
+  return kernel_for(op, table, dtype_bytes(dtype), width_text(dtype));
 }
 
 }  // namespace baracuda

@@ -51,7 +51,7 @@ class CausalConv1dPlan final : public Plan {
  public:
   explicit CausalConv1dPlan(const Spec &spec)
       : spec_(spec),
-        entries_(*kernel_for(spec.op->name, kEntriesByDtype, spec.dtype, cat("dtype ", dtype_name(spec.dtype)))) {
+        entries_(*kernel_for_dtype(spec.op->name, kEntriesByDtype, spec.dtype)) {
     set_accumulates(info, spec.dtype);
     set_kernel_name(info, kernel_name(spec));
   }

@@ -67,10 +67,8 @@ class PadPlan final : public Plan {
   Entry entry_;
 };
 
-std::string width_text(const PadSpec &s) { return cat(dtype_bytes(s.dtype), "-byte elements"); }
-
 WhyNot gather_can_implement(const PadSpec &s, const SelectContext &) {
-  if (!table_has(kGatherByWidth, dtype_bytes(s.dtype))) return cat("no kernel for ", width_text(s));
+  if (!table_has(kGatherByWidth, dtype_bytes(s.dtype))) return cat("no kernel for ", width_text(s.dtype));
   return serves();
 }
 
@@ -89,14 +87,14 @@ WhyNot rows_backward_can_implement(const PadSpec &s, const SelectContext &) {
 int128 no_workspace(const PadSpec &) { return 0; }
 
 std::unique_ptr<Plan> make_gather(const PadSpec &s, const SelectContext &) {
-  auto plan = std::make_unique<PadPlan>(s, kernel_for(s.op->name, kGatherByWidth, dtype_bytes(s.dtype), width_text(s)));
+  auto plan = std::make_unique<PadPlan>(s, kernel_for_width(s.op->name, kGatherByWidth, s.dtype));
   set_moves_data(plan->info);
   set_kernel_name(plan->info, cat("pad_gather_rows_b", dtype_bytes(s.dtype), "_", mode_name(s.mode)));
   return plan;
 }
 
 std::unique_ptr<Plan> make_rows_backward(const PadSpec &s, const SelectContext &) {
-  const Entry entry = kernel_for(s.op->name, kBackwardByDtype, s.dtype, cat("dtype ", dtype_name(s.dtype)));
+  const Entry entry = kernel_for_dtype(s.op->name, kBackwardByDtype, s.dtype);
   auto plan = std::make_unique<PadPlan>(s, entry);
   set_accumulates(plan->info, s.dtype);
   set_kernel_name(plan->info, cat("pad_backward_rows_", dtype_name(s.dtype), "_", mode_name(s.mode)));

@@ -145,15 +145,13 @@ inline constexpr Keyed<RowsEntry> kRowsByWidth[] = {
     {8, kernels::write_slice_b8_run}, {16, kernels::write_slice_b16_run},
 };
 
-std::string width_text(const SliceSpec &s) { return cat(dtype_bytes(s.dtype), "-byte elements"); }
-
 WhyNot nibble_can_implement(const SliceSpec &s, const SelectContext &) {
   if (!dtype_is_nibble(s.dtype)) return cat(dtype_name(s.dtype), " is not a 4-bit dtype");
   return serves();
 }
 
 WhyNot rows_can_implement(const SliceSpec &s, const SelectContext &) {
-  if (!table_has(kRowsByWidth, dtype_bytes(s.dtype))) return cat("no kernel for ", width_text(s));
+  if (!table_has(kRowsByWidth, dtype_bytes(s.dtype))) return cat("no kernel for ", width_text(s.dtype));
   return serves();
 }
 
@@ -167,7 +165,7 @@ std::unique_ptr<Plan> make_nibble(const SliceSpec &s, const SelectContext &) {
 }
 
 std::unique_ptr<Plan> make_rows(const SliceSpec &s, const SelectContext &) {
-  auto plan = std::make_unique<WriteSlicePlan>(s, kernel_for(kOp, kRowsByWidth, dtype_bytes(s.dtype), width_text(s)));
+  auto plan = std::make_unique<WriteSlicePlan>(s, kernel_for_width(kOp, kRowsByWidth, s.dtype));
   set_moves_data(plan->info);
   set_kernel_name(plan->info, cat("write_slice_rows_b", dtype_bytes(s.dtype), " (memcpy when dense)"));
   return plan;
