@@ -87,20 +87,31 @@ constexpr int min_blocks_per_sm() {
   return std::is_same_v<typename V::Index, int32_t> ? AlibiTraits::kMinBlocksPerSm : AlibiTraits::kMinBlocksPerSmWide;
 }
 
+// The block's tiles, grid-stride, each with its cells worked out and its
+// vectors loaded: body(tile, spot, cells, vectors). Both passes walk this way.
+template <class T, class V, class Body>
+__device__ __forceinline__ void for_each_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, int64_t tiles,
+                                                     Body &&body) {
+  using Index = typename V::Index;
+  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x) {
+    const TileSpot<Index> s = tile_spot(p, t, tile);
+    Cell<Index> c[kVectors];
+    cells_of<Pack16<T>::kCount>(p, s, c);
+    Pack16<T> v[kVectors];
+    load_tile<T, V::kVec>(p, s, c, v);
+    body(tile, s, c, v);
+  }
+}
+
 // y = scores + slope * bias, a tile per block at a time.
 template <class T, class S, class V>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
     alibi_forward_kernel(const AlibiProblem p, const AlibiTiling t, int64_t tiles) {
   using A = typename Accum<T>::type;
   using Index = typename V::Index;
-  constexpr int W = Pack16<T>::kCount;
   const Index shift = query_shift<Index>(p);
-  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x) {
-    const TileSpot<Index> s = tile_spot(p, t, tile);
-    Cell<Index> c[kVectors];
-    cells_of<W>(p, s, c);
-    Pack16<T> v[kVectors];
-    load_tile<T, V::kVec>(p, s, c, v);
+  for_each_loaded_tile<T, V>(p, t, tiles, [&](Index, const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors],
+                                                 Pack16<T> (&v)[kVectors]) {
     const A slope = Accum<S>::load(static_cast<const S *>(p.slopes)[s.b * p.slope_stride[0] + s.h * p.slope_stride[1]]);
 #pragma unroll
     for (int k = 0; k < kVectors; ++k) {
@@ -108,7 +119,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
       transform_elems(v[k], [&](A x, int e) { return x + slope * bias_of<A, V::kSymmetric>(d0, e); });
     }
     store_tile<T, V::kVec>(p, s, c, v);
-  }
+  });
 }
 
 // One pass over dy: dscores = dy (when p.out), and the tile's sum of
@@ -123,14 +134,10 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   __shared__ A red[kThreads / 32];
   let_next_pass_start();
   const Index shift = query_shift<Index>(p);
-  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x) {
-    const TileSpot<Index> s = tile_spot(p, t, tile);
-    Cell<Index> c[kVectors];
-    cells_of<W>(p, s, c);
-    Pack16<T> v[kVectors];
-    load_tile<T, V::kVec>(p, s, c, v);
+  for_each_loaded_tile<T, V>(p, t, tiles, [&](Index tile, const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors],
+                                                 Pack16<T> (&v)[kVectors]) {
     if (p.out) store_tile<T, V::kVec>(p, s, c, v);
-    if (partials == nullptr) continue;
+    if (partials == nullptr) return;
     A vector_sums[kVectors];
 #pragma unroll
     for (int k = 0; k < kVectors; ++k) {
@@ -143,7 +150,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
     }
     const A sum = block_sum<kThreads>(tree_sum(vector_sums), red);
     if (threadIdx.x == 0) partials[tile] = sum;
-  }
+  });
 }
 
 // dslopes from the partials: a block per slope adds its per_slope partials,
