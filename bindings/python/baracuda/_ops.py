@@ -78,28 +78,29 @@ def _make_pad_backward(dy, pad, mode):
     return _pad_plan("pad_backward", dtype, in_shape, low, high, mode), in_shape, _allocator(dy)
 
 
+def _into(plan, names, x, out, allocate, shape, stream):
+    """Runs plan from x into out, allocating out like x when the caller gave none; a
+    freshly allocated out is named to the plan, which then only patches its pointer."""
+    if out is None:
+        out = allocate(x, shape)
+        plan.enqueue(names, (x, out), stream, out)
+    else:
+        plan.enqueue(names, (x, out), stream)
+    return out
+
+
 def pad(x, pad, mode="constant", value=0.0, out=None, stream=None):
     """torch.nn.functional.pad semantics on any axis; returns out."""
     key = ("pad", _signature(x), tuple(pad), mode, value)
     plan, out_shape, allocate = _plans.get(key) or _remember(key, _make_pad(x, pad, mode, value))
-    if out is None:
-        out = allocate(x, out_shape)
-        plan.enqueue(_X_Y, (x, out), stream, out)
-    else:
-        plan.enqueue(_X_Y, (x, out), stream)
-    return out
+    return _into(plan, _X_Y, x, out, allocate, out_shape, stream)
 
 
 def pad_backward(dy, pad, mode="constant", out=None, stream=None):
     """The gradient of pad(x, pad, mode) with respect to x, given dy."""
     key = ("pad_backward", _signature(dy), tuple(pad), mode)
     plan, in_shape, allocate = _plans.get(key) or _remember(key, _make_pad_backward(dy, pad, mode))
-    if out is None:
-        out = allocate(dy, in_shape)
-        plan.enqueue(_DY_DX, (dy, out), stream, out)
-    else:
-        plan.enqueue(_DY_DX, (dy, out), stream)
-    return out
+    return _into(plan, _DY_DX, dy, out, allocate, in_shape, stream)
 
 
 def _make_write_slice(dtype, dest_shape, source_shape, start):
