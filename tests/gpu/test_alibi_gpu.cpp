@@ -165,8 +165,10 @@ TEST_CASE("alibi with Q + K past 2^24 runs the 64-bit index kernels", "[gpu][ali
   // indices; this size takes the 64-bit variants, forward and backward.
   uint64_t seed = 9500;
   for (int32_t op : {BARACUDA_OP_ALIBI, BARACUDA_OP_ALIBI_BACKWARD})
-    for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_BF16})
-      CHECK_CASE(make_case(op, dtype, {1, 1, 2, (int64_t{1} << 24) + 5}, kConventions[seed % 2],
-                           BARACUDA_ALIBI_BOTTOM_RIGHT, seed++),
+    for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_BF16}) {
+      const int32_t convention = kConventions[seed % 2];
+      CHECK_CASE(make_case(op, dtype, {1, 1, 2, (int64_t{1} << 24) + 5}, convention, BARACUDA_ALIBI_BOTTOM_RIGHT,
+                           seed++),
                  run_alibi);
+    }
 }
