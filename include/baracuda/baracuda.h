@@ -24,6 +24,7 @@
 #include "baracuda/causal_conv1d.h"
 #include "baracuda/core.h"
 #include "baracuda/pad.h"
+#include "baracuda/sdpa.h"
 #include "baracuda/write_slice.h"
 
 #endif /* BARACUDA_BARACUDA_H */

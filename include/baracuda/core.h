@@ -180,6 +180,8 @@ typedef struct baracuda_op_header_t {
 #define BARACUDA_OP_CAUSAL_CONV1D_UPDATE 6
 #define BARACUDA_OP_ALIBI 7
 #define BARACUDA_OP_ALIBI_BACKWARD 8
+#define BARACUDA_OP_SDPA 9
+#define BARACUDA_OP_SDPA_BACKWARD 10
 
 /* ---------------------------------------------------------------- selection */
 

@@ -25,7 +25,8 @@ _DEFINE = re.compile(r"^#define\s+(BARACUDA_\w+)\s+(\S.*?)\s*(?:/\*.*)?$", re.M)
 _STRUCT = re.compile(r"typedef struct (\w+) \{(.*?)\} (\w+);", re.S)
 _TYPEDEF = re.compile(r"^typedef (\w+) (\w+);", re.M)
 _FIELD = re.compile(r"^\s*([\w ]+?\s*\*?)\s*(\w+)(?:\[(\w+)\])?;", re.M)
-_UNSIGNED = re.compile(r"\b(0x[0-9a-fA-F]+|\d+)[uU]\b")
+# C suffixes Python does not know: 4u (unsigned) and 0.5f (float)
+_SUFFIXED = re.compile(r"\b(0x[0-9a-fA-F]+|\d+)[uU]\b|\b(\d+\.\d*|\d*\.\d+)[fF]\b")
 _SIZEOF = re.compile(r"sizeof\((\w+)\)")
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
 
@@ -49,7 +50,7 @@ def _evaluate(expr, names):
     """The value of a C constant expression made of numbers, known names, +, - and *;
     None for anything else (attributes, strings, casts)."""
     try:
-        tree = ast.parse(_UNSIGNED.sub(r"\1", expr.strip()), mode="eval").body
+        tree = ast.parse(_SUFFIXED.sub(lambda m: m.group(1) or m.group(2), expr.strip()), mode="eval").body
     except SyntaxError:
         return None
 

@@ -1,0 +1,107 @@
+/*
+ * baracuda-kernels: scaled dot-product attention (SDPA), fused as in
+ * FlashAttention (Dao et al., 2022-2023): the scores never reach memory.
+ *
+ * BARACUDA_OP_SDPA            out = softmax(s) v, per query row
+ *   args: Q [B, Hq, Q, D], K [B, Hkv, K, D], V [B, Hkv, K, Dv], OUT [B, Hq, Q, Dv],
+ *   LSE [B, Hq, Q] (optional output), SLOPES (needed with ALiBi, see below).
+ *
+ * BARACUDA_OP_SDPA_BACKWARD   dq, dk, dv given dout
+ *   args: Q, K, V, OUT, LSE (the forward's, required), DOUT [B, Hq, Q, Dv],
+ *   SLOPES (with ALiBi); outputs DQ like Q, DK like K, DV like V, all three
+ *   required and overwritten. dk and dv of a kv head shared by several query
+ *   heads (GQA) are the sums over those heads. Workspace:
+ *   baracuda_plan_workspace_size() bytes (rowsum(dout * out) per query row, and
+ *   f32 accumulators where the kernel keeps them).
+ *
+ * The scores of query i and key j, in this order:
+ *   s  = scale * dot(q[i], k[j])
+ *   s  = softcap * tanh(s / softcap)            when softcap > 0 (Gemma 2)
+ *   s += slope(b, h) * bias(i, j)               with ALiBi: the bias of the ALiBi op (alibi.h)
+ *   s  = -inf where key j is masked for query i
+ * and lse[b, h, i] = log(sum over j of exp(s)), the natural log of the row's sum
+ * of exponentials of these final scores (bias included). A row that sees no key
+ * gives out = 0 and lse = -inf, never NaN; its gradients are 0.
+ *
+ * Positions: i' = i (BARACUDA_SDPA_TOP_LEFT, PyTorch's is_causal) or
+ * i' = i + K - Q (BARACUDA_SDPA_BOTTOM_RIGHT, FlashAttention's: the last query
+ * faces the last key, as for a block of queries at the end of a KV cache). One
+ * alignment serves the causal mask, the window and the ALiBi bias. Key j is
+ * visible to query i when
+ *   causal:        j <= i'
+ *   window_left:   j >= i' - window_left     (when window_left >= 0)
+ *   window_right:  j <= i' + window_right    (when window_right >= 0)
+ *
+ * GQA / MQA: query head h reads kv head h / (Hq / Hkv); Hq must be a multiple
+ * of Hkv (INVALID_PROBLEM otherwise). A head stride of 0 on K or V (one kv head
+ * seen as many) is accepted in the forward.
+ *
+ * ALiBi: alibi = BARACUDA_ALIBI_SIGNED (bias = j - i') or BARACUDA_ALIBI_SYMMETRIC
+ * (bias = -|j - i'|); SLOPES [Hq], or [B, Hq] with per_batch_slopes = 1, any
+ * strides, in f32 (f64 for f64 attention).
+ *
+ * dtypes: F16 and BF16 on tensor cores, products and sums in f32, P rounded to
+ * the input dtype before the P v product (as FlashAttention does); F32 and F64
+ * on CUDA cores, everything in their own precision. LSE is f32 (f64 for F64).
+ * Head sizes: D and Dv multiples of 8 from 8 to 256, D != Dv allowed.
+ * Layout: any strides on B, H and the sequence axis, so Q, K, V may be views
+ * into one packed QKV buffer; stride 1 on the head-size axis (UNSUPPORTED
+ * otherwise). LSE takes any strides.
+ *
+ * Determinism: the forward is deterministic and bit-stable. The backward plan
+ * says in plan info whether it is; with BARACUDA_SELECT_DETERMINISTIC select
+ * keeps only plans that are.
+ *
+ * Kernels (plan info's kernel_name names the one chosen): an sm_80 tensor-core
+ * kernel (mma.sync, ldmatrix, multi-stage cp.async K/V tiles), its sm_89
+ * sibling (double-buffered K/V tiles, 256-thread blocks), and a CUDA-core
+ * kernel for F32 and F64. target_sm 80 or 89 asks for that variant on any
+ * newer GPU.
+ */
+#ifndef BARACUDA_SDPA_H
+#define BARACUDA_SDPA_H
+
+#include "baracuda/alibi.h"
+#include "baracuda/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Values of baracuda_sdpa_desc_t.alignment. */
+#define BARACUDA_SDPA_TOP_LEFT 1
+#define BARACUDA_SDPA_BOTTOM_RIGHT 2
+
+typedef struct baracuda_sdpa_desc_t {
+  baracuda_op_header_t header; /* BARACUDA_OP_SDPA or BARACUDA_OP_SDPA_BACKWARD */
+  baracuda_dtype_t dtype;      /* q, k, v, out, dout, dq, dk, dv */
+  int32_t head_dim;            /* D: a multiple of 8, 8 to 256 */
+  int32_t head_dim_v;          /* Dv: a multiple of 8, 8 to 256; 0: the same as D */
+  int32_t causal;              /* 0: no causal mask; 1: key j visible to query i when j <= i' */
+  int32_t alignment;           /* BARACUDA_SDPA_TOP_LEFT (default) or _BOTTOM_RIGHT: i' for mask, window, ALiBi */
+  int32_t alibi;               /* 0: none (default); BARACUDA_ALIBI_SIGNED or BARACUDA_ALIBI_SYMMETRIC */
+  int32_t per_batch_slopes;    /* with ALiBi: 0, SLOPES [Hq]; 1, SLOPES [B, Hq] */
+  float scale;                 /* finite; 0 (the default): 1 / sqrt(D) */
+  float softcap;               /* 0 (the default): none; > 0: s = softcap * tanh(s / softcap) */
+  int32_t reserved0;           /* 0 */
+  int64_t window_left;         /* -1 (the default): unbounded; >= 0: keys j >= i' - window_left */
+  int64_t window_right;        /* -1 (the default): unbounded; >= 0: keys j <= i' + window_right */
+  int64_t batch;               /* B */
+  int64_t heads_q;             /* Hq */
+  int64_t heads_kv;            /* Hkv: divides Hq; 0: the same as Hq */
+  int64_t queries;             /* Q */
+  int64_t keys;                /* K */
+} baracuda_sdpa_desc_t;
+
+#define BARACUDA_SDPA_DESC_INIT                                                                               \
+  {{sizeof(baracuda_sdpa_desc_t), BARACUDA_OP_SDPA}, 0, 0, 0, 0, BARACUDA_SDPA_TOP_LEFT, 0, 0, 0.0f, 0.0f, 0, -1, \
+   -1, 0, 0, 0, 0, 0}
+#define BARACUDA_SDPA_BACKWARD_DESC_INIT                                                                 \
+  {{sizeof(baracuda_sdpa_desc_t), BARACUDA_OP_SDPA_BACKWARD}, 0, 0, 0, 0, BARACUDA_SDPA_TOP_LEFT, 0, 0, 0.0f, \
+   0.0f, 0, -1, -1, 0, 0, 0, 0, 0}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BARACUDA_SDPA_H */

@@ -1,0 +1,36 @@
+// Entry points of the attention kernels, for the plan layer: one function per
+// kernel variant, dtype and pass. Each returns 0, a status, or a negated CUDA
+// error. The plan layer has validated the problem against the variant's
+// limits (head sizes up to 256, multiples of 8) before any call. Hidden from
+// the ABI.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "sdpa/sdpa_problem.h"
+
+namespace baracuda::kernels {
+
+// Tensor cores (f16, bf16): the sm_80 kernel (mma.sync m16n8k16, ldmatrix,
+// multi-stage cp.async K/V tiles) and its sm_89 sibling (double-buffered K/V
+// tiles, 256-thread blocks). Both run on any GPU from sm_80 on.
+int sdpa_forward_sm80_f16(const SdpaProblem &p, cudaStream_t stream);
+int sdpa_forward_sm80_bf16(const SdpaProblem &p, cudaStream_t stream);
+int sdpa_forward_sm89_f16(const SdpaProblem &p, cudaStream_t stream);
+int sdpa_forward_sm89_bf16(const SdpaProblem &p, cudaStream_t stream);
+// Bytes the tensor-core backward needs in its workspace for p's extents and
+// p.deterministic (the plan layer has bounded the extents: no overflow).
+size_t sdpa_backward_workspace_sm80(const SdpaProblem &p);
+int sdpa_backward_sm80_f16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+int sdpa_backward_sm80_bf16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+
+// CUDA cores (f32, f64), accumulating in their own precision.
+int sdpa_forward_simt_f32(const SdpaProblem &p, cudaStream_t stream);
+int sdpa_forward_simt_f64(const SdpaProblem &p, cudaStream_t stream);
+size_t sdpa_backward_workspace_simt(const SdpaProblem &p);
+int sdpa_backward_simt_f32(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+int sdpa_backward_simt_f64(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+
+}  // namespace baracuda::kernels
