@@ -1,17 +1,22 @@
 """Wall-clock microseconds per call of the Python binding on tiny tensors with
-cached plans, beside PyTorch's own ops and a bare ctypes call, in one process.
+cached plans, beside PyTorch's own ops, a C++ extension and a bare ctypes
+call, in one process.
 
     BARACUDA_LIBRARY=<build>/libbaracuda_kernels.so.0 PYTHONPATH=bindings/python \\
-        python3 bench/python_overhead.py [--json PATH]
+        [BARACUDA_TRIDAO=<folder of causal_conv1d_cuda.so>] python3 bench/python_overhead.py [--json PATH]
 
 Each row: warm-up, then the median over repeats of a loop of calls that ends
-with a device synchronize. Each binding row also times its C floor: the same
-plan's C function through ctypes with an argument array built once (what a
-C++ extension pays: plan validation and the op's launches, several for some
-modes), so Python's share is the difference. --cpu needs neither torch nor a
+with a device synchronize. Each binding row is timed as the binding runs it
+(through the compiled fast path where it was built) and through the Python
+path alone, and beside its ctypes floor: the same plan's C function through
+ctypes with an argument array built once (plan validation and the op's
+launches, several for some modes). With BARACUDA_TRIDAO, Tri Dao's
+causal-conv1d extension (pybind11; what Mamba calls) runs the same
+convolution: the speed of a C++ extension. --cpu needs neither torch nor a
 GPU: it runs the PyTorch path with the tests' stand-in torch module through
-Plan.check (plans for sm_90) and counts this thread's CPU time, an estimate
-of the Python side alone on a shared machine."""
+Plan.check (plans for sm_90; Plan.check has no fast path) and counts this
+thread's CPU time, an estimate of the Python side alone on a shared
+machine."""
 import argparse
 import ctypes
 import functools
@@ -60,9 +65,10 @@ def cached_plan(baracuda, helper_call):
 
 
 def binding_rows(baracuda, make, method, c_function, **select):
-    """The binding's rows (name, call, its C floor, goal): make(shape, torch dtype name,
-    requires_grad) gives a tensor, method is "run" or "check" (c_function the matching
-    C function), select goes to every Plan."""
+    """The binding's rows (name, call, its ctypes floor, goal), the f32 pad plan with its
+    tensors, and the conv's tensors: make(shape, torch dtype name, requires_grad) gives a
+    tensor, method is "run" or "check" (c_function the matching C function), select goes
+    to every Plan."""
 
     def pad_plan(name):
         plan = baracuda.Plan("pad", dtype={"float32": "f32", "bfloat16": "bf16"}[name], mode="reflect", rank=2,
@@ -99,7 +105,7 @@ def binding_rows(baracuda, make, method, c_function, **select):
         helper_row("baracuda.pad_backward constant", lambda: baracuda.pad_backward(dy, (3, 5)), DY=dy, DX=dx),
         helper_row("baracuda.write_slice", lambda: baracuda.write_slice(dest, source, (0, 10, 0)), DEST=dest,
                    SOURCE=source),
-    ], (pad32, x32, y32)
+    ], (pad32, x32, y32), conv_arrays
 
 
 def gpu_rows():
@@ -112,7 +118,7 @@ def gpu_rows():
         return torch.randn(shape, device="cuda").to(getattr(torch, name)).requires_grad_(requires_grad)
 
     run = baracuda._plan._run
-    rows, (plan, x, y) = binding_rows(baracuda, make, "run", run)
+    rows, (plan, x, y), conv_arrays = binding_rows(baracuda, make, "run", run)
     plan.run(X=x, Y=y)
     assert torch.equal(y, F.pad(x, (3, 5), mode="reflect")), "baracuda's pad differs from F.pad"
     shape, dtype, device = (4, 108), x.dtype, x.device
@@ -124,6 +130,14 @@ def gpu_rows():
          None),
         (f"bare ctypes {run.__name__} (pad f32)", bare(run, plan, X=x, Y=y), None, None),
     ]
+    tridao = os.environ.get("BARACUDA_TRIDAO")
+    if tridao:  # the same convolution (bf16, SiLU) through Tri Dao's pybind11 extension
+        sys.path.insert(0, tridao)
+        import causal_conv1d_cuda
+
+        cx, cw, cb, cy = conv_arrays.values()
+        rows.append(("causal_conv1d_fwd (Tri Dao's C++ extension, same conv)",
+                     lambda: causal_conv1d_cuda.causal_conv1d_fwd(cx, cw, cb, None, None, cy, None, True), None, None))
     return rows, torch.cuda.synchronize, torch.cuda.get_device_name(), time.perf_counter_ns
 
 
@@ -147,7 +161,7 @@ def cpu_rows():
     def python_call():
         pass
 
-    rows, (plan, x, y) = binding_rows(baracuda, make, "check", check, target_sm=90)
+    rows, (plan, x, y), _ = binding_rows(baracuda, make, "check", check, target_sm=90)
     rows += [(f"bare ctypes {check.__name__} (pad f32)", bare(check, plan, X=x, Y=y), None, None),
              ("an empty Python function call (this machine's speed)", python_call, None, None)]
     # the CPU time of this thread: the development machine is shared, and wall clock counts the others' turns
@@ -155,13 +169,18 @@ def cpu_rows():
 
 
 def measure(rows, sync, clock):
-    """A dict per row: us per call, and for the binding's rows the C floor and Python's share."""
+    """A dict per row: us per call, and for the binding's rows the Python path's and the ctypes floor."""
+    from baracuda import _plan
+
+    fast = _plan._FAST_RUN
     results = []
     for name, call, floor, goal in rows:
         r = {"row": name, "us_per_call": per_call_us(call, sync, clock), "goal_us": goal}
         if floor is not None:
-            r["c_floor_us"] = per_call_us(floor, sync, clock)
-            r["python_us"] = r["us_per_call"] - r["c_floor_us"]
+            _plan._FAST_RUN = None
+            r["python_path_us"] = per_call_us(call, sync, clock)
+            _plan._FAST_RUN = fast
+            r["ctypes_floor_us"] = per_call_us(floor, sync, clock)
         results.append(r)
     return results
 
@@ -173,14 +192,17 @@ def main():
     options = parser.parse_args()
     rows, sync, device, clock = cpu_rows() if options.cpu else gpu_rows()
     results = measure(rows, sync, clock)
-    print(f"Python overhead on {device}: median of {REPEATS} loops of {CALLS} calls, tiny tensors, cached plans.")
-    print("C floor: the same plan's C function with an argument array built once (validation and launches).\n")
-    print("| row | us/call | C floor us | Python's share us | goal |")
+    from baracuda import _fast
+
+    print(f"Python overhead on {device}: median of {REPEATS} loops of {CALLS} calls, tiny tensors, cached plans;")
+    print(f"compiled fast path: {'yes, ' + _fast.module.__file__ if _fast.module else 'no'}.")
+    print("ctypes floor: the same plan's C function through ctypes, argument array built once.\n")
+    print("| row | us/call | Python path us | ctypes floor us | goal |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for r in results:
-        floor, share = (f"{r['c_floor_us']:.2f}", f"{r['python_us']:.2f}") if "c_floor_us" in r else ("", "")
+        python, floor = (f"{r['python_path_us']:.2f}", f"{r['ctypes_floor_us']:.2f}") if "ctypes_floor_us" in r else ("", "")
         goal = "" if r["goal_us"] is None else f"<= {r['goal_us']}"
-        print(f"| {r['row']} | {r['us_per_call']:.2f} | {floor} | {share} | {goal} |")
+        print(f"| {r['row']} | {r['us_per_call']:.2f} | {python} | {floor} | {goal} |")
     if options.json:
         with open(options.json, "w") as f:
             json.dump({"device": device, "calls": CALLS, "repeats": REPEATS, "rows": results}, f, indent=1)

@@ -10,12 +10,19 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 export BARACUDA_LIBRARY="$build/libbaracuda_kernels.so.0" BARACUDA_LIB_DIR="$build"
 status=0
 
-( cd "$root" && python3 -m pytest -q -rs bindings/python/tests ) >"$build/pytest.log" 2>&1 || status=1
-tail -3 "$build/pytest.log" | sed 's/^/  /'
-p=$(grep -oE '[0-9]+ passed' "$build/pytest.log" | tail -1 | cut -d' ' -f1)
-f=$(grep -oE '[0-9]+ failed' "$build/pytest.log" | tail -1 | cut -d' ' -f1)
-s=$(grep -oE '[0-9]+ skipped' "$build/pytest.log" | tail -1 | cut -d' ' -f1)
-echo "python: ${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+# Twice: with the compiled fast path where the build made one (next to the
+# library), and with the Python path alone.
+for fastpath in 1 0; do
+  log="$build/pytest-fastpath$fastpath.log"
+  ( cd "$root" && BARACUDA_PYTHON_FASTPATH=$fastpath python3 -m pytest -q -rs bindings/python/tests ) >"$log" 2>&1 ||
+    status=1
+  echo "  BARACUDA_PYTHON_FASTPATH=$fastpath:"
+  tail -3 "$log" | sed 's/^/  /'
+  p=$(grep -oE '[0-9]+ passed' "$log" | tail -1 | cut -d' ' -f1)
+  f=$(grep -oE '[0-9]+ failed' "$log" | tail -1 | cut -d' ' -f1)
+  s=$(grep -oE '[0-9]+ skipped' "$log" | tail -1 | cut -d' ' -f1)
+  echo "python: ${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+done
 
 ( cd "$root/examples/rust" && cargo test --offline -q -- --nocapture ) >"$build/cargo.log" 2>&1 || status=1
 grep -E "test result|Rust:|no CUDA|error" "$build/cargo.log" | sed 's/^/  /' | head -8

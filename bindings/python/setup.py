@@ -6,7 +6,7 @@ import os
 import re
 import shutil
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 HEADERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "baracuda")
@@ -34,4 +34,8 @@ class BuildWithHeaders(build_py):
 
 
 _headers()
-setup(version=_version(), cmdclass={"build_py": BuildWithHeaders})
+# The compiled fast path of Plan.run (baracuda/_baracuda_fast.c): optional, so a
+# machine without a C compiler or Python's headers still gets the package.
+fast_path = Extension("baracuda._baracuda_fast", ["baracuda/_baracuda_fast.c"],
+                      include_dirs=[os.path.dirname(HEADERS)], optional=True)
+setup(version=_version(), cmdclass={"build_py": BuildWithHeaders}, ext_modules=[fast_path])

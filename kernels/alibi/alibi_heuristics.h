@@ -66,6 +66,21 @@ inline bool alibi_indices_fit_32_bits(int64_t queries, int64_t keys, int64_t til
   return tiles + AlibiTraits::kMaxGridBlocks < (int64_t{1} << 31) && queries + keys + 16 < (int64_t{1} << 24);
 }
 
+// Partial sums of one slope: the tiles of its (b, h), or of its h over every b.
+inline int64_t alibi_tiles_per_slope(int64_t batch, bool per_batch_slopes, const AlibiTiling &t) {
+  return per_batch_slopes ? t.tiles_per_head : batch * t.tiles_per_head;
+}
+
+// Whether the backward runs as one launch of thread-block clusters, a
+// cluster per slope and a block per tile (sm_90 and later): dslopes wanted,
+// Q * K > 0, every slope's tiles fit a portable cluster and the tiles a grid.
+// Otherwise the pass and the reduction are two launches; both add the same
+// numbers in the same order.
+inline bool alibi_backward_in_clusters(int32_t sm, bool dslopes, int64_t tiles_per_slope, int64_t tiles) {
+  return sm >= 90 && dslopes && tiles_per_slope > 0 && tiles_per_slope <= AlibiTraits::kMaxClusterTiles &&
+         tiles < (int64_t{1} << 31);
+}
+
 // The contiguous run of partials each thread of the reduction adds in order
 // before the block's tree: ceil(partials / kReduceThreads), at least 1.
 inline int64_t alibi_reduce_run(int64_t partials_per_slope) {

@@ -5,10 +5,12 @@
 // using any.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "alibi/alibi_kernels.h"
 #include "alibi/alibi_tiles.cuh"
@@ -87,20 +89,27 @@ constexpr int min_blocks_per_sm() {
   return std::is_same_v<typename V::Index, int32_t> ? AlibiTraits::kMinBlocksPerSm : AlibiTraits::kMinBlocksPerSmWide;
 }
 
-// The block's tiles, grid-stride, each with its cells worked out and its
-// vectors loaded: body(tile, spot, cells, vectors). Both passes walk this way.
+// Tile number tile's cells worked out and its vectors loaded: body(spot, cells, vectors).
+template <class T, class V, class Body>
+__device__ __forceinline__ void with_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, typename V::Index tile,
+                                                 Body &&body) {
+  using Index = typename V::Index;
+  const TileSpot<Index> s = tile_spot(p, t, tile);
+  Cell<Index> c[kVectors];
+  cells_of<Pack16<T>::kCount>(p, s, c);
+  Pack16<T> v[kVectors];
+  load_tile<T, V::kVec>(p, s, c, v);
+  body(s, c, v);
+}
+
+// The block's tiles, grid-stride, each loaded: body(tile, spot, cells, vectors).
 template <class T, class V, class Body>
 __device__ __forceinline__ void for_each_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, int64_t tiles,
                                                      Body &&body) {
   using Index = typename V::Index;
-  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x) {
-    const TileSpot<Index> s = tile_spot(p, t, tile);
-    Cell<Index> c[kVectors];
-    cells_of<Pack16<T>::kCount>(p, s, c);
-    Pack16<T> v[kVectors];
-    load_tile<T, V::kVec>(p, s, c, v);
-    body(tile, s, c, v);
-  }
+  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x)
+    with_loaded_tile<T, V>(p, t, tile, [&](const TileSpot<Index> &s, const Cell<Index>(&c)[kVectors],
+                                           Pack16<T>(&v)[kVectors]) { body(tile, s, c, v); });
 }
 
 // y = scores + slope * bias, a tile per block at a time.
@@ -122,6 +131,29 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   });
 }
 
+// The sum of dy * bias over a loaded tile, in thread 0; every thread calls it.
+template <class T, class V>
+__device__ __forceinline__ typename Accum<T>::type tile_sum(const AlibiProblem &p,
+                                                            const Cell<typename V::Index> (&c)[kVectors],
+                                                            const Pack16<T> (&v)[kVectors],
+                                                            typename Accum<T>::type (&red)[kThreads / 32]) {
+  using A = typename Accum<T>::type;
+  using Index = typename V::Index;
+  constexpr int W = Pack16<T>::kCount;
+  const Index shift = query_shift<Index>(p);
+  A vector_sums[kVectors];
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) {
+    A products[W];
+    const Index d0 = c[k].j0 - c[k].i - shift;
+#pragma unroll
+    for (int e = 0; e < W; ++e)
+      products[e] = e < c[k].n ? Accum<T>::load(v[k].elem[e]) * bias_of<A, V::kSymmetric>(d0, e) : A(0);
+    vector_sums[k] = tree_sum(products);
+  }
+  return block_sum<kThreads>(tree_sum(vector_sums), red);
+}
+
 // One pass over dy: dscores = dy (when p.out), and the tile's sum of
 // dy * bias into partials[tile] (when partials).
 template <class T, class V>
@@ -130,27 +162,22 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
                           typename Accum<T>::type *partials) {
   using A = typename Accum<T>::type;
   using Index = typename V::Index;
-  constexpr int W = Pack16<T>::kCount;
   __shared__ A red[kThreads / 32];
   let_next_pass_start();
-  const Index shift = query_shift<Index>(p);
   for_each_loaded_tile<T, V>(p, t, tiles, [&](Index tile, const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors],
                                                  Pack16<T> (&v)[kVectors]) {
     if (p.out) store_tile<T, V::kVec>(p, s, c, v);
     if (partials == nullptr) return;
-    A vector_sums[kVectors];
-#pragma unroll
-    for (int k = 0; k < kVectors; ++k) {
-      A products[W];
-      const Index d0 = c[k].j0 - c[k].i - shift;
-#pragma unroll
-      for (int e = 0; e < W; ++e)
-        products[e] = e < c[k].n ? Accum<T>::load(v[k].elem[e]) * bias_of<A, V::kSymmetric>(d0, e) : A(0);
-      vector_sums[k] = tree_sum(products);
-    }
-    const A sum = block_sum<kThreads>(tree_sum(vector_sums), red);
+    const A sum = tile_sum<T, V>(p, c, v, red);
     if (threadIdx.x == 0) partials[tile] = sum;
   });
+}
+
+// dslopes of slope number slope (b-major over (b, h) for [B, H] slopes).
+template <class S, class A>
+__device__ __forceinline__ void store_dslope(const AlibiProblem &p, int64_t slope, A sum) {
+  const int64_t b = p.per_batch_slopes ? slope / p.heads : 0, h = p.per_batch_slopes ? slope % p.heads : slope;
+  static_cast<S *>(p.dslopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] = Accum<S>::store(sum);
 }
 
 // dslopes from the partials: a block per slope adds its per_slope partials,
@@ -165,11 +192,47 @@ __global__ void __launch_bounds__(kReduceThreads)
     A sum = A(0);
     for (int64_t k = begin; k < end; ++k) sum += partials[slope * per_slope + k];
     sum = block_sum<kReduceThreads>(sum, red);
-    if (threadIdx.x == 0) {
-      const int64_t b = p.per_batch_slopes ? slope / p.heads : 0, h = p.per_batch_slopes ? slope % p.heads : slope;
-      static_cast<S *>(p.dslopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] = Accum<S>::store(sum);
-    }
+    if (threadIdx.x == 0) store_dslope<S>(p, slope, sum);
   }
+}
+
+// The backward in one launch (sm_90): a thread-block cluster per slope, a
+// block per tile. Each block writes its tile sum into the first block's
+// shared memory and arrives at the cluster barrier (then it may exit: no one
+// reads its own shared memory); the first waits for all, then adds the sums
+// as the reduction kernel adds a slope's partials (a run of one per thread,
+// in tile order): the same bits as the two-launch path. A block writes into
+// another only once that one has started: every block arrives at a first
+// barrier phase on entry and waits on it, behind its tile's work, before the
+// write.
+template <class T, class S, class V>
+__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
+    alibi_backward_cluster_kernel(const AlibiProblem p, const AlibiTiling t, int per_slope) {
+  static_assert(kThreads == kReduceThreads, "the first block adds the partials as the reduction kernel's block does");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using A = typename Accum<T>::type;
+  using Index = typename V::Index;
+  __shared__ A red[kThreads / 32];
+  __shared__ A tile_sums[AlibiTraits::kMaxClusterTiles];  // the first block's: every block's tile sum
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  cluster.barrier_arrive();  // phase 1: this block has started
+  A sum = A(0);
+  with_loaded_tile<T, V>(p, t, static_cast<Index>(blockIdx.x),
+                         [&](const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
+                           if (p.out) store_tile<T, V::kVec>(p, s, c, v);
+                           sum = tile_sum<T, V>(p, c, v, red);
+                         });
+  cluster.barrier_wait();
+  if (threadIdx.x == 0) *cluster.map_shared_rank(&tile_sums[rank], 0) = sum;
+  cluster.barrier_arrive();  // phase 2, a release: the first block sees the write after its wait
+  if (rank != 0) return;
+  cluster.barrier_wait();
+  sum = A(0);
+  if (static_cast<int>(threadIdx.x) < per_slope) sum += tile_sums[threadIdx.x];
+  sum = block_sum<kThreads>(sum, red);
+  if (threadIdx.x == 0) store_dslope<S>(p, blockIdx.x / per_slope, sum);
+#endif
 }
 
 // Every row of the tensor starts 16 bytes aligned (strides of axes of extent
@@ -183,6 +246,18 @@ bool rows_aligned(const AlibiProblem &p, const void *data, const int64_t (&strid
 }
 
 inline int launch_error() { return -static_cast<int>(cudaGetLastError()); }
+
+// kernel<<<grid, block>>>(args...) in clusters of cluster blocks.
+template <class... Params, class... Args>
+int launch_in_clusters(void (*kernel)(Params...), unsigned grid, unsigned block, unsigned cluster,
+                       cudaStream_t stream, Args &&...args) {
+  cudaLaunchAttribute clusters{};
+  clusters.id = cudaLaunchAttributeClusterDimension;
+  clusters.val.clusterDim.x = cluster;
+  clusters.val.clusterDim.y = 1;
+  clusters.val.clusterDim.z = 1;
+  return launch_with_attribute(clusters, kernel, grid, block, stream, std::forward<Args>(args)...);
+}
 
 // launch(Variant<...>{}) with the problem's flags as compile-time constants.
 template <class Launch>
@@ -223,13 +298,18 @@ int run_backward(const AlibiProblem &p, void *workspace, cudaStream_t stream) {
   if (p.queries > 0 && p.keys > 0) {
     const AlibiTiling t = alibi_tiling(p.queries, p.keys, sizeof(T));
     const int64_t tiles = p.batch * p.heads * t.tiles_per_head;
-    const unsigned grid = static_cast<unsigned>(alibi_grid_blocks(tiles));
     const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && (!p.out || rows_aligned<T>(p, p.out, p.out_stride));
+    per_slope = alibi_tiles_per_slope(p.batch, p.per_batch_slopes, t);
+    const bool in_clusters = alibi_backward_in_clusters(p.sm, p.dslopes != nullptr, per_slope, tiles);
+    const unsigned grid = static_cast<unsigned>(in_clusters ? tiles : alibi_grid_blocks(tiles));
     const int rc = with_variant(vec, alibi_indices_fit_32_bits(p.queries, p.keys, tiles), p.symmetric, [&](auto variant) {
-      return passes.launch(alibi_backward_kernel<T, decltype(variant)>, grid, kThreads, p, t, tiles, partials);
+      using V = decltype(variant);
+      if (in_clusters)
+        return launch_in_clusters(alibi_backward_cluster_kernel<T, S, V>, grid, kThreads,
+                                  static_cast<unsigned>(per_slope), stream, p, t, static_cast<int>(per_slope));
+      return passes.launch(alibi_backward_kernel<T, V>, grid, kThreads, p, t, tiles, partials);
     });
-    if (rc) return rc;
-    per_slope = p.per_batch_slopes ? t.tiles_per_head : p.batch * t.tiles_per_head;
+    if (rc || in_clusters) return rc;
   }
   if (!p.dslopes) return 0;
   const int64_t slopes = p.per_batch_slopes ? p.batch * p.heads : p.heads;

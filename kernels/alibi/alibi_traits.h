@@ -24,6 +24,10 @@ struct AlibiTraits {
   static constexpr int64_t kMaxGridBlocks = 8192;
   // Threads of the backward's second launch, one block per slope.
   static constexpr int kReduceThreads = 256;
+  // On sm_90 a backward whose slopes have at most this many tiles each runs
+  // as one launch: a thread-block cluster per slope adds its blocks' partial
+  // sums through distributed shared memory. 8 is the portable cluster size.
+  static constexpr int kMaxClusterTiles = 8;
 };
 
 }  // namespace baracuda::kernels

@@ -32,21 +32,30 @@ __device__ __forceinline__ void wait_for_previous_pass() {
 #endif
 }
 
+// kernel<<<grid, block, 0, stream>>>(args...) with one launch attribute. 0 or
+// the negated CUDA error.
+template <class... Params, class... Args>
+int launch_with_attribute(const cudaLaunchAttribute &attribute, void (*kernel)(Params...), unsigned grid,
+                          unsigned block, cudaStream_t stream, Args &&...args) {
+  cudaLaunchAttribute attributes[1] = {attribute};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = 1;
+  return -static_cast<int>(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 // kernel<<<grid, block, 0, stream>>>(args...), allowed to start before the
 // kernel launched before it on the stream has finished. 0 or the negated
 // CUDA error.
 template <class... Params, class... Args>
 int launch_overlapping(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream, Args &&...args) {
-  cudaLaunchAttribute overlap[1];
-  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(block);
-  config.stream = stream;
-  config.attrs = overlap;
-  config.numAttrs = 1;
-  return -static_cast<int>(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  return launch_with_attribute(overlap, kernel, grid, block, stream, std::forward<Args>(args)...);
 }
 
 // The passes of one op, launched in order: the first as an ordinary launch

@@ -115,3 +115,35 @@ TEST_CASE("alibi plans name their tiles", "[heuristics][alibi]") {
     CHECK(name.find("bf16_f32_slopes tiles 4x2048") != std::string::npos);
   }
 }
+
+TEST_CASE("alibi backward runs in one launch of clusters on sm_90 when every slope has at most 8 tiles",
+          "[heuristics][alibi]") {
+  using baracuda::kernels::alibi_backward_in_clusters;
+  using baracuda::kernels::alibi_tiles_per_slope;
+  // The decoding step [1, 32, 1, 32768]: 8 tiles of 4096 f32 (4 of 8192 bf16) per head.
+  const auto decode_f32 = alibi_tiling(1, 32768, 4), decode_bf16 = alibi_tiling(1, 32768, 2);
+  CHECK(alibi_tiles_per_slope(1, false, decode_f32) == 8);
+  CHECK(alibi_tiles_per_slope(1, true, decode_bf16) == 4);
+  // [H] slopes gather the tiles of every batch entry.
+  CHECK(alibi_tiles_per_slope(3, false, decode_bf16) == 12);
+  CHECK(alibi_backward_in_clusters(90, true, 8, 256));
+  CHECK(alibi_backward_in_clusters(100, true, 1, 32));
+  CHECK_FALSE(alibi_backward_in_clusters(90, true, 9, 288));      // past a portable cluster
+  CHECK_FALSE(alibi_backward_in_clusters(89, true, 8, 256));      // no clusters before sm_90
+  CHECK_FALSE(alibi_backward_in_clusters(90, false, 8, 256));     // no dslopes: one pass anyway
+  CHECK_FALSE(alibi_backward_in_clusters(90, true, 0, 0));        // Q * K = 0: the reduction alone
+  CHECK_FALSE(alibi_backward_in_clusters(90, true, 2, int64_t{1} << 31));  // past a grid
+}
+
+TEST_CASE("alibi backward plans name their clusters", "[heuristics][alibi]") {
+  baracuda_alibi_desc_t d = BARACUDA_ALIBI_BACKWARD_DESC_INIT;
+  d.dtype = BARACUDA_DTYPE_F32;
+  d.batch = 1;
+  d.heads = 32;
+  d.queries = 1;
+  d.keys = 32768;
+  TestPlan p(&d.header);
+  baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+  REQUIRE(baracuda_plan_get_info(p.plan, &info) == BARACUDA_STATUS_SUCCESS);
+  CHECK(std::string(info.kernel_name) == "alibi_backward_f32_f32_slopes tiles 1x4096 clusters of 8");
+}

@@ -145,6 +145,22 @@ TEST_CASE("alibi backward is bitwise repeatable over many blocks per slope", "[g
     }
 }
 
+TEST_CASE("alibi backward in one launch of clusters gives the bits of the two-launch path", "[gpu][alibi]") {
+  // On sm_90 these sizes (at most 8 tiles per slope) run as one launch; the
+  // repeat runs the plan for sm 80: the pass and the reduction kernel.
+  uint64_t seed = 8500;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (const Size &s : {Size{1, 32, 1, 32768}, Size{3, 2, 5, 700}, Size{2, 3, 37, 1}})
+      for (bool per_batch : {false, true}) {
+        AlibiCase c = make_case(BARACUDA_OP_ALIBI_BACKWARD, dtype, s, kConventions[seed % 2],
+                                kAlignments[seed / 2 % 2], seed);
+        ++seed;
+        c.per_batch_slopes = per_batch;
+        c.repeat_target_sm = 80;
+        CHECK_CASE(c, run_alibi);
+      }
+}
+
 TEST_CASE("alibi backward DSLOPES stays within the header's bound at K = 32768", "[gpu][alibi]") {
   // |dslopes - exact| <= (log2 N + 2) * eps * sum |dy * bias|, N = 65536
   // products per slope, checked by the harness for every DSLOPES element.

@@ -162,11 +162,12 @@ inline void output_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, c
   t.upload();
 }
 
-// Runs the plan with a workspace of garbage bytes (the kernels may not
-// expect zeros).
-inline void run_with_workspace(const baracuda_op_header_t *desc, const std::vector<baracuda_arg_t> &args) {
+// Runs the plan selected with opts (NULL: defaults) with a workspace of
+// garbage bytes (the kernels may not expect zeros).
+inline void run_with_workspace(const baracuda_op_header_t *desc, const std::vector<baracuda_arg_t> &args,
+                               const baracuda_select_options_t *opts = nullptr) {
   PlanGuard g;
-  status(baracuda_plan_select(desc, nullptr, &g.plan), "baracuda_plan_select");
+  status(baracuda_plan_select(desc, opts, &g.plan), "baracuda_plan_select");
   size_t bytes = 0;
   status(baracuda_plan_workspace_size(g.plan, &bytes), "baracuda_plan_workspace_size");
   void *ws = nullptr;
@@ -192,9 +193,12 @@ struct Output {
 // Runs the plan, compares every output with its reference, uploads the
 // outputs' first contents again (the poison, or the input of an in-place
 // output), runs again and expects the same bytes. Returns the first run's.
+// With repeat_opts the second run is the plan selected with them: the same
+// bytes from another plan (another arch's kernels) of the same problem.
 inline std::vector<std::vector<unsigned char>> run_compare_repeat(const baracuda_op_header_t *desc,
                                                                   const std::vector<baracuda_arg_t> &args,
-                                                                  const std::vector<Output> &outputs) {
+                                                                  const std::vector<Output> &outputs,
+                                                                  const baracuda_select_options_t *repeat_opts = nullptr) {
   run_with_workspace(desc, args);
   std::vector<std::vector<unsigned char>> first;
   for (const Output &o : outputs) {
@@ -202,9 +206,11 @@ inline std::vector<std::vector<unsigned char>> run_compare_repeat(const baracuda
     compare_to_reference(*o.tensor, first.back(), o.ref, o.name, o.tol);
   }
   for (const Output &o : outputs) o.tensor->upload();
-  run_with_workspace(desc, args);
+  run_with_workspace(desc, args, repeat_opts);
+  const std::string second = repeat_opts ? " differs on a run of the plan for sm " + std::to_string(repeat_opts->target_sm)
+                                         : " differs on a second run";
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (outputs[i].tensor->download() != first[i]) throw Fail{outputs[i].name + " differs on a second run"};
+    if (outputs[i].tensor->download() != first[i]) throw Fail{outputs[i].name + second};
   return first;
 }
 

@@ -12,7 +12,7 @@ import threading
 import types
 from threading import get_ident
 
-from . import _tensors
+from . import _fast, _tensors
 from ._abi import DTYPES, INVALID_PROBLEM, ROLES, BaracudaError, h
 from ._torch import TorchSupport
 
@@ -53,6 +53,7 @@ def support_for(obj):
         if torch is not None and isinstance(obj, torch.Tensor):
             if torch not in _torch_supports:
                 _torch_supports[torch] = TorchSupport(torch, DTYPES)
+                _fast.setup(torch, _torch_supports[torch])
             support = _torch_supports[torch]
         _supports[kind] = support
     return _supports[kind]

@@ -1,7 +1,7 @@
 """Plan: a descriptor built from keyword fields, selected once, run many times."""
 import ctypes
 
-from . import _tensors
+from . import _fast, _tensors
 from ._abi import DTYPES, INVALID_PROBLEM, OPS, BaracudaError, h, lib, raise_status
 from ._args import _NOTHING, Arguments, support_for
 
@@ -20,8 +20,24 @@ def _per_call(name):
 
 _run = _per_call("baracuda_plan_run")
 _check = _per_call("baracuda_plan_check")
+# The compiled fast path (see _fast), for calls without workspace while _run
+# is the C function itself; it returns None for what it leaves to Python.
+_C_RUN, _FAST_RUN, _RUN_ADDRESS = _run, _fast.run, _fast.RUN_ADDRESS
 _NO_BYTES = ctypes.c_size_t(0)
 _NAMES = {v: k for k, v in OPS.items()}
+
+
+def _ran_fast(address, roles, tensors, stream):
+    """True when the compiled fast path made the call (raising on a status); False
+    when the call is the Python path's."""
+    if _FAST_RUN is None or _run is not _C_RUN:
+        return False
+    status = _FAST_RUN(_RUN_ADDRESS, address, roles, tensors, stream)
+    if status is None:
+        return False
+    if status:
+        raise_status(status)
+    return True
 
 
 def _checked(status):
@@ -64,8 +80,10 @@ class Plan:
         self._args = Arguments(_NAMES.get(op, f"op {op}"))
         self._pack = self._args.pack
         self._plan = ctypes.c_void_p()
+        self._address = 0  # the plan's address as an int, for the fast path; 0 (NULL) once closed
         _checked(lib.baracuda_plan_select(ctypes.cast(ctypes.byref(desc), ctypes.POINTER(_S["baracuda_op_header_t"])),
                                           ctypes.byref(opts), ctypes.byref(self._plan)))
+        self._address = self._plan.value
 
     def check(self, **arrays):
         """Everything run checks about arrays, launching nothing (no GPU needed)."""
@@ -78,8 +96,11 @@ class Plan:
         """Enqueue on stream (an int cudaStream_t, or an object with cuda_stream or ptr;
         default: PyTorch's current stream for PyTorch tensors, else the legacy default
         stream); arrays by role: X=..., Y=...."""
-        args, stream, _keep = self._pack(tuple(arrays), arrays.values(),
-                                         None if stream is None else _tensors.stream_handle(stream))
+        if stream is not None:
+            stream = _tensors.stream_handle(stream)
+        if workspace is None and _ran_fast(self._address, arrays, None, stream):
+            return
+        args, stream, _keep = self._pack(tuple(arrays), arrays.values(), stream)
         if workspace is None:  # no (pointer, bytes) pair to build and unpack on the common call
             status = _run(self._plan, args, len(args), None, _NO_BYTES, stream)
         else:
@@ -91,8 +112,11 @@ class Plan:
         """run for the helpers, without workspace: objs in the roles names (a constant
         tuple), stream as run takes it, fresh the output the helper allocated (see
         Arguments.pack), or None."""
-        args, stream, _keep = self._pack(names, objs, None if stream is None else _tensors.stream_handle(stream),
-                                         _NOTHING if fresh is None else fresh)
+        if stream is not None:
+            stream = _tensors.stream_handle(stream)
+        if _ran_fast(self._address, names, objs, stream):
+            return
+        args, stream, _keep = self._pack(names, objs, stream, _NOTHING if fresh is None else fresh)
         status = _run(self._plan, args, len(args), None, _NO_BYTES, stream)
         if status:
             raise_status(status)
@@ -113,6 +137,7 @@ class Plan:
 
     def close(self):
         if getattr(self, "_plan", None):
+            self._address = 0
             lib.baracuda_plan_destroy(self._plan)
             self._plan = None
 

@@ -15,8 +15,8 @@ PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(baracuda.__file__)))
 
 def test_a_built_package_reads_its_own_headers(tmp_path):
     pytest.importorskip("setuptools")
-    subprocess.run([sys.executable, "setup.py", "-q", "build", "--build-base", str(tmp_path), "build_py"], cwd=PROJECT,
-                   check=True, capture_output=True)
+    subprocess.run([sys.executable, "setup.py", "-q", "build", "--build-base", str(tmp_path), "--build-lib",
+                    str(tmp_path / "lib"), "build_py"], cwd=PROJECT, check=True, capture_output=True)
     built = tmp_path / "lib" / "baracuda"
     assert sorted(os.listdir(built / "include" / "baracuda")) == sorted(os.listdir(header_dir()))
     env = {k: v for k, v in os.environ.items() if k != "BARACUDA_INCLUDE"}

@@ -29,26 +29,32 @@ inline constexpr Keyed<const kernels::AlibiEntries *> kEntriesByDtype[] = {
 static_assert(table_keys(kEntriesByDtype) == kForward.dtypes && kForward.dtypes == kBackward.dtypes,
               "the ALiBi ops serve exactly their kernels' dtypes");
 
-// The tiles the kernels cut the problem into, in the name, and what an empty
-// problem launches: nothing, or the backward's reduction alone to write zero
-// dslopes.
-std::string kernel_name(const Spec &s) {
+// The tiles the kernels cut the problem into, in the name, whether the
+// backward runs in one launch of clusters, and what an empty problem
+// launches: nothing, or the backward's reduction alone to write zero dslopes.
+// The backward's name is for the call with dslopes (without it, one pass).
+std::string kernel_name(const Spec &s, int32_t sm) {
   const std::string base =
       cat(s.op->name, "_", dtype_name(s.dtype), "_", dtype_name(s.slopes_dtype), "_slopes");
   if (s.batch == 0 || s.heads == 0) return base + " (empty problem: no launch)";
   if (s.queries == 0 || s.keys == 0)
     return base + (s.backward() ? " (dslopes zeroed)" : " (empty problem: no launch)");
   const kernels::AlibiTiling t = kernels::alibi_tiling(s.queries, s.keys, dtype_bytes(s.dtype));
-  return cat(base, " tiles ", t.tile_rows, "x", t.chunk_cols);
+  const std::string tiles = cat(base, " tiles ", t.tile_rows, "x", t.chunk_cols);
+  const int64_t per_slope = kernels::alibi_tiles_per_slope(s.batch, s.per_batch_slopes, t);
+  if (!s.backward() || !kernels::alibi_backward_in_clusters(sm, true, per_slope, s.batch * s.heads * t.tiles_per_head))
+    return tiles;
+  return cat(tiles, " clusters of ", per_slope);
 }
 
 class AlibiPlan final : public Plan {
  public:
-  explicit AlibiPlan(const Spec &spec)
+  AlibiPlan(const Spec &spec, int32_t sm)
       : spec_(spec),
+        sm_(sm),
         entries_(*kernel_for_dtype(spec.op->name, kEntriesByDtype, spec.dtype)) {
     set_accumulates(info, spec.dtype);
-    set_kernel_name(info, kernel_name(spec));
+    set_kernel_name(info, kernel_name(spec, sm));
   }
 
   void check(const baracuda_arg_t *args, int32_t num_args) const override { bind(args, num_args); }
@@ -92,6 +98,7 @@ class AlibiPlan final : public Plan {
     p.bottom_right = spec_.bottom_right;
     p.per_batch_slopes = spec_.per_batch_slopes;
     p.f32_slopes = spec_.slopes_dtype == BARACUDA_DTYPE_F32;
+    p.sm = sm_;
     p.in = t[in_role]->data;
     for (int d = 0; d < 3; ++d) p.in_stride[d] = t[in_role]->strides[d];
     if (const baracuda_tensor_t *out = t[out_role]) {
@@ -132,6 +139,7 @@ class AlibiPlan final : public Plan {
   }
 
   Spec spec_;
+  int32_t sm_;
   const kernels::AlibiEntries &entries_;
 };
 
@@ -144,7 +152,9 @@ int128 backward_workspace(const Spec &s) {
   return kernels::alibi_backward_workspace(s.batch, s.heads, s.queries, s.keys, dtype_bytes(s.dtype));
 }
 
-std::unique_ptr<Plan> make_plan(const Spec &s, const SelectContext &) { return std::make_unique<AlibiPlan>(s); }
+std::unique_ptr<Plan> make_plan(const Spec &s, const SelectContext &ctx) {
+  return std::make_unique<AlibiPlan>(s, ctx.target_sm);
+}
 
 // No atomics anywhere: every sum has a fixed order, whatever the grid.
 const Candidate<Spec> kForwardCandidates[] = {
