@@ -15,6 +15,15 @@ inline baracuda_select_options_t options_for(int32_t sm) {
   return o;
 }
 
+// Whether this build has code for sm: machine code of its major version, or older PTX.
+inline bool build_serves(int32_t sm) {
+  baracuda_build_info_t b = BARACUDA_BUILD_INFO_INIT;
+  REQUIRE(baracuda_get_build_info(&b) == BARACUDA_STATUS_SUCCESS);
+  bool served = b.ptx_arch <= sm;
+  for (int i = 0; i < b.num_sass_archs; ++i) served |= b.sass_archs[i] / 10 == sm / 10 && b.sass_archs[i] <= sm;
+  return served;
+}
+
 // Selects for sm 90; REQUIREs success.
 struct TestPlan {
   baracuda_plan_t plan = nullptr;
@@ -51,4 +60,11 @@ inline void *fake_device_pointer(uintptr_t offset = 0) { return reinterpret_cast
 inline baracuda_tensor_t tensor(baracuda_dtype_t dtype, std::vector<int64_t> shape, uintptr_t offset = 0) {
   return baracuda_tensor_contiguous(fake_device_pointer(offset), dtype, static_cast<int32_t>(shape.size()),
                                     shape.data());
+}
+
+// t with other strides, its capacity unchecked.
+inline baracuda_tensor_t strided(baracuda_tensor_t t, std::vector<int64_t> strides) {
+  for (size_t d = 0; d < strides.size(); ++d) t.strides[d] = strides[d];
+  t.capacity = 0;
+  return t;
 }
