@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "baracuda/baracuda.h"
+#include "reference/harness.hpp"
 
 inline baracuda_select_options_t options_for(int32_t sm) {
   baracuda_select_options_t o = BARACUDA_SELECT_OPTIONS_INIT;
@@ -15,14 +16,7 @@ inline baracuda_select_options_t options_for(int32_t sm) {
   return o;
 }
 
-// Whether this build has code for sm: machine code of its major version, or older PTX.
-inline bool build_serves(int32_t sm) {
-  baracuda_build_info_t b = BARACUDA_BUILD_INFO_INIT;
-  REQUIRE(baracuda_get_build_info(&b) == BARACUDA_STATUS_SUCCESS);
-  bool served = b.ptx_arch <= sm;
-  for (int i = 0; i < b.num_sass_archs; ++i) served |= b.sass_archs[i] / 10 == sm / 10 && b.sass_archs[i] <= sm;
-  return served;
-}
+using baracuda::check::build_serves;
 
 // Selects for sm 90; REQUIREs success.
 struct TestPlan {
