@@ -1,5 +1,5 @@
-// GPU benchmarks of the shape family, causal conv1d and ALiBi on the issues'
-// problem sizes, timed with CUDA events (median of many runs after warm-up).
+// GPU benchmarks of the shape family, causal conv1d, ALiBi and attention on the
+// issues' problem sizes, timed with CUDA events (median of many runs after warm-up).
 // Each big buffer is 0.5 to 2 GiB, far past the 60 MB L2, so runs need no
 // buffer rotation. Writes
 // one JSON object per row to stdout; bench/report.py adds the PyTorch side.
@@ -40,7 +40,7 @@ __global__ void fill_random(uint32_t *p, size_t n, uint32_t seed) {
     v ^= v >> 15;
     v *= 2246822519u;
     v ^= v >> 13;
-    p[i] = (v & 0x3F7FFFFF);  // finite floats of either width
+    p[i] = (v & 0x3F7F3F7F);  // finite floats of any width (each 16-bit half too), magnitudes below 2
   }
 }
 
@@ -91,8 +91,8 @@ struct Plan {
   baracuda_plan_t p = nullptr;
   void *workspace = nullptr;
   size_t workspace_bytes = 0;
-  explicit Plan(const baracuda_op_header_t *d) {
-    ok(baracuda_plan_select(d, nullptr, &p), "select");
+  explicit Plan(const baracuda_op_header_t *d, const baracuda_select_options_t *options = nullptr) {
+    ok(baracuda_plan_select(d, options, &p), "select");
     ok(baracuda_plan_workspace_size(p, &workspace_bytes), "workspace_size");
     if (workspace_bytes) cuda(cudaMalloc(&workspace, workspace_bytes), "cudaMalloc workspace");
   }
@@ -257,6 +257,71 @@ void bench_alibi(baracuda_dtype_t dt, const char *name, int elem) {
   }
 }
 
+// Attention at every row of ../shared/reference/baselines-h200.md's table
+// (bf16, both causal modes; the deterministic backward on the first shape)
+// and its f32 forward row. TFLOP/s counts 4*B*H*S*S*D forward, halved when
+// causal, and 2.5 times that backward, as that file does.
+void sdpa_row(const char *op, const char *dtype, const std::string &shape, double ms, double flops,
+              baracuda_plan_t plan) {
+  baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+  ok(baracuda_plan_get_info(plan, &info), "get_info");
+  std::printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"bytes\": 0, \"flops\": %.0f, "
+              "\"kernel\": \"%s\"}\n",
+              op, dtype, shape.c_str(), ms, flops, info.kernel_name);
+  std::fflush(stdout);
+}
+
+void bench_sdpa(baracuda_dtype_t dt, const char *name, int elem, int64_t B, int64_t H, int64_t S, int64_t D,
+                bool causal, bool backward, bool deterministic_too) {
+  const std::string shape = "B" + std::to_string(B) + " H" + std::to_string(H) + " S" + std::to_string(S) + " D" +
+                            std::to_string(D) + (causal ? " causal" : " non-causal");
+  const std::vector<int64_t> rows{B, H, S, D}, stats{B, H, S};
+  const size_t bytes = static_cast<size_t>(B * H * S * D * elem);
+  const baracuda_dtype_t stats_dt = dt == BARACUDA_DTYPE_F64 ? BARACUDA_DTYPE_F64 : BARACUDA_DTYPE_F32;
+  Buffer q(bytes), k(bytes), v(bytes), out(bytes), lse(static_cast<size_t>(B * H * S * 8));
+  baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
+  d.dtype = dt;
+  d.head_dim = static_cast<int32_t>(D);
+  d.causal = causal;
+  d.batch = B, d.heads_q = H, d.queries = d.keys = S;
+  const double flops = 4.0 * B * H * S * S * D / (causal ? 2 : 1);
+  std::vector<baracuda_arg_t> args{{BARACUDA_ARG_Q, tensor(q.p, dt, rows)},     {BARACUDA_ARG_K, tensor(k.p, dt, rows)},
+                                   {BARACUDA_ARG_V, tensor(v.p, dt, rows)},     {BARACUDA_ARG_OUT, tensor(out.p, dt, rows)},
+                                   {BARACUDA_ARG_LSE, tensor(lse.p, stats_dt, stats)}};
+  {
+    Plan fwd(&d.header);
+    const double ms = median_ms([&] { fwd.run(args); });  // also leaves the backward its out and lse
+    if (wanted("sdpa_forward")) sdpa_row("sdpa_forward", name, shape, ms, flops, fwd.p);
+  }
+  if (!backward || !wanted("sdpa_backward_deterministic")) return;  // a filter that names either backward row
+  Buffer dout(bytes), dq(bytes), dk(bytes), dv(bytes);
+  args.insert(args.end(), {{BARACUDA_ARG_DOUT, tensor(dout.p, dt, rows)},
+                           {BARACUDA_ARG_DQ, tensor(dq.p, dt, rows)},
+                           {BARACUDA_ARG_DK, tensor(dk.p, dt, rows)},
+                           {BARACUDA_ARG_DV, tensor(dv.p, dt, rows)}});
+  d.header.op = BARACUDA_OP_SDPA_BACKWARD;
+  for (bool deterministic : {false, true}) {
+    const char *op = deterministic ? "sdpa_backward_deterministic" : "sdpa_backward";
+    if ((deterministic && !deterministic_too) || !wanted(op)) continue;
+    baracuda_select_options_t o = BARACUDA_SELECT_OPTIONS_INIT;
+    o.flags = deterministic ? BARACUDA_SELECT_DETERMINISTIC : 0;
+    Plan bwd(&d.header, &o);
+    sdpa_row(op, name, shape, median_ms([&] { bwd.run(args); }, 20), 2.5 * flops, bwd.p);
+  }
+}
+
+void bench_attention() {
+  if (!wanted("sdpa_forward") && !wanted("sdpa_backward_deterministic")) return;
+  struct Shape {
+    int64_t B, H, S, D;
+  };
+  const Shape shapes[] = {{4, 32, 4096, 128}, {2, 32, 8192, 128}, {16, 16, 1024, 64}, {8, 16, 2048, 256}};
+  for (const Shape &s : shapes)
+    for (bool causal : {false, true})
+      bench_sdpa(BARACUDA_DTYPE_BF16, "bf16", 2, s.B, s.H, s.S, s.D, causal, true, &s == &shapes[0]);
+  bench_sdpa(BARACUDA_DTYPE_F32, "f32", 4, 4, 16, 2048, 64, false, false, false);
+}
+
 // Host time of one plan run on a tiny tensor, beside a bare kernel launch.
 void bench_host_overhead() {
   const int n = 200000;
@@ -310,6 +375,7 @@ int main(int argc, char **argv) {
   bench_conv1d(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_alibi(BARACUDA_DTYPE_F32, "f32", 4);
   bench_alibi(BARACUDA_DTYPE_BF16, "bf16", 2);
+  bench_attention();
   // The floor of the launch-bound rows (conv1d update, ALiBi decoding).
   if (wanted("causal_conv1d_update") || wanted("alibi") || wanted("empty_kernel"))
     row("empty_kernel", "-", "<<<1, 32>>>", median_ms([] { empty_kernel<<<1, 32>>>(); }, 200), 0);

@@ -1,5 +1,7 @@
 """Adds the PyTorch way of doing each benchmarked op (timed the same way:
-CUDA events, warm-up, median of 30) to bench_ops' rows and prints the table."""
+CUDA events, warm-up, median of 30) to bench_ops' rows and prints the table;
+attention rows go to a table of their own, beside PyTorch's sdpa backends
+read from bench/torch_sdpa.py's output (the optional second argument)."""
 import json
 import statistics
 import sys
@@ -89,8 +91,29 @@ def torch_ms(op, dtype, shape=""):
     return None
 
 
-def main(path):
-    rows = [json.loads(line) for line in open(path) if line.strip()]
+def attention_table(rows, torch_path):
+    """bench_ops' sdpa rows (they carry flops) beside PyTorch's backends from bench/torch_sdpa.py."""
+    theirs = {}
+    for line in open(torch_path) if torch_path else []:
+        if line.strip():
+            t = json.loads(line)
+            theirs[(t["op"].replace("_deterministic", ""), t["dtype"], t["shape"], t["backend"])] = t["flops"] / t["ms"] / 1e9
+    backends = ["flash", "cudnn", "efficient", "math"]
+    print("\n| op | dtype | shape | kernel | ms | TFLOP/s | " + " | ".join(f"PyTorch {b}" for b in backends) +
+          " | vs flash | vs cuDNN |")
+    print("|---|---|---|---|---|---|" + "---|" * (len(backends) + 2))
+    for r in rows:
+        ours = r["flops"] / r["ms"] / 1e9
+        key = (r["op"].replace("_deterministic", ""), r["dtype"], r["shape"])
+        cols = [theirs.get(key + (b,)) for b in backends]
+        ratio = [f"{ours / c:.2f}x" if c else "-" for c in cols[:2]]
+        print(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['kernel']} | {r['ms']:.3f} | {ours:.0f} | " +
+              " | ".join(f"{c:.0f}" if c else "-" for c in cols) + f" | {ratio[0]} | {ratio[1]} |")
+
+
+def main(path, torch_path=None):
+    all_rows = [json.loads(line) for line in open(path) if line.strip()]
+    rows = [r for r in all_rows if "flops" not in r]
     copy = {r["dtype"]: r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d"}
     copy["-"] = 1
     print("| op | dtype | shape | ms | GB/s | % of copy | PyTorch ms | speed-up vs PyTorch |")
@@ -110,7 +133,10 @@ def main(path):
         if r["op"] == "host_overhead":
             print(f"\nhost time per call: baracuda_plan_run {r['plan_run_us']:.2f} us, "
                   f"bare kernel launch {r['bare_launch_us']:.2f} us")
+    attention = [r for r in all_rows if "flops" in r]
+    if attention:
+        attention_table(attention, torch_path)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

@@ -59,7 +59,8 @@ fi
 if [ "${BENCH:-1}" = 1 ]; then
   step "benchmarks"
   "$build/bench/bench_ops" >"$OUT/bench.jsonl" 2>"$OUT/bench.err" || { cat "$OUT/bench.err"; status=1; }
-  python3 bench/report.py "$OUT/bench.jsonl" | tee "$OUT/bench.md"
+  python3 bench/torch_sdpa.py >"$OUT/torch_sdpa.jsonl" 2>"$OUT/torch_sdpa.err" || { cat "$OUT/torch_sdpa.err"; status=1; }
+  python3 bench/report.py "$OUT/bench.jsonl" "$OUT/torch_sdpa.jsonl" | tee "$OUT/bench.md"
 fi
 if [ "${PYBENCH:-1}" = 1 ]; then
   step "Python binding: per-call overhead beside PyTorch and a bare ctypes call"

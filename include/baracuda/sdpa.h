@@ -48,6 +48,12 @@
  * into one packed QKV buffer; stride 1 on the head-size axis (UNSUPPORTED
  * otherwise). LSE takes any strides.
  *
+ * Empty problems: with B, Hq or Q = 0 nothing is written (the backward still
+ * writes dk = dv = 0 when Q = 0 and K > 0: keys that no query sees); with
+ * K = 0 and Q > 0 every row sees no key: out = 0, lse = -inf, dq = 0. Windows
+ * wider than Q + K are unbounded. Outputs may share no byte with an input or
+ * with another output (INVALID_PROBLEM); inputs may.
+ *
  * Determinism: the forward is deterministic and bit-stable. The backward plan
  * says in plan info whether it is; with BARACUDA_SELECT_DETERMINISTIC select
  * keeps only plans that are.

@@ -4,6 +4,7 @@
 #include "ops/alibi/alibi_ops.hpp"
 #include "ops/causal_conv1d/causal_conv1d_ops.hpp"
 #include "ops/pad/pad_ops.hpp"
+#include "ops/sdpa/sdpa_ops.hpp"
 #include "ops/write_slice/write_slice_ops.hpp"
 
 namespace baracuda {
@@ -18,6 +19,8 @@ const OpEntry kOps[] = {
     {&causal_conv1d::kUpdate, causal_conv1d::select_update},
     {&alibi::kForward, alibi::select_forward},
     {&alibi::kBackward, alibi::select_backward},
+    {&sdpa::kForward, sdpa::select_forward},
+    {&sdpa::kBackward, sdpa::select_backward},
 };
 }  // namespace
 

@@ -8,12 +8,15 @@
 #include <vector>
 
 #include "baracuda/baracuda.h"
+#include "reference/harness.hpp"
 
 inline baracuda_select_options_t options_for(int32_t sm) {
   baracuda_select_options_t o = BARACUDA_SELECT_OPTIONS_INIT;
   o.target_sm = sm;
   return o;
 }
+
+using baracuda::check::build_serves;
 
 // Selects for sm 90; REQUIREs success.
 struct TestPlan {
@@ -51,4 +54,11 @@ inline void *fake_device_pointer(uintptr_t offset = 0) { return reinterpret_cast
 inline baracuda_tensor_t tensor(baracuda_dtype_t dtype, std::vector<int64_t> shape, uintptr_t offset = 0) {
   return baracuda_tensor_contiguous(fake_device_pointer(offset), dtype, static_cast<int32_t>(shape.size()),
                                     shape.data());
+}
+
+// t with other strides, its capacity unchecked.
+inline baracuda_tensor_t strided(baracuda_tensor_t t, std::vector<int64_t> strides) {
+  for (size_t d = 0; d < strides.size(); ++d) t.strides[d] = strides[d];
+  t.capacity = 0;
+  return t;
 }

@@ -37,9 +37,9 @@ TEST_CASE("dtype names and widths follow the fixed dtype table", "[abi]") {
 }
 
 TEST_CASE("the registry lists every op with its dtypes", "[abi]") {
-  REQUIRE(baracuda_op_list(nullptr, 0) == 8);
-  int32_t ops[8];
-  REQUIRE(baracuda_op_list(ops, 8) == 8);
+  REQUIRE(baracuda_op_list(nullptr, 0) == 10);
+  int32_t ops[10];
+  REQUIRE(baracuda_op_list(ops, 10) == 10);
   CHECK(std::string(baracuda_op_name(ops[0])) == "pad");
   CHECK(std::string(baracuda_op_name(ops[1])) == "pad_backward");
   CHECK(std::string(baracuda_op_name(ops[2])) == "write_slice");
@@ -48,6 +48,8 @@ TEST_CASE("the registry lists every op with its dtypes", "[abi]") {
   CHECK(std::string(baracuda_op_name(ops[5])) == "causal_conv1d_update");
   CHECK(std::string(baracuda_op_name(ops[6])) == "alibi");
   CHECK(std::string(baracuda_op_name(ops[7])) == "alibi_backward");
+  CHECK(std::string(baracuda_op_name(ops[8])) == "sdpa");
+  CHECK(std::string(baracuda_op_name(ops[9])) == "sdpa_backward");
   CHECK(baracuda_op_dtype_mask(BARACUDA_OP_CAUSAL_CONV1D) ==
         ((1u << BARACUDA_DTYPE_F32) | (1u << BARACUDA_DTYPE_F16) | (1u << BARACUDA_DTYPE_BF16) | (1u << BARACUDA_DTYPE_F64)));
   CHECK(baracuda_op_name(999) == nullptr);

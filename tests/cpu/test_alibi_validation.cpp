@@ -36,13 +36,6 @@ std::vector<baracuda_arg_t> backward_args(baracuda_dtype_t dtype = BARACUDA_DTYP
           {BARACUDA_ARG_DSLOPES, tensor(BARACUDA_DTYPE_F32, {4}, 2 << 20)}};
 }
 
-// t with other strides, its capacity unchecked.
-baracuda_tensor_t strided(baracuda_tensor_t t, std::vector<int64_t> strides) {
-  for (size_t d = 0; d < strides.size(); ++d) t.strides[d] = strides[d];
-  t.capacity = 0;
-  return t;
-}
-
 }  // namespace
 
 TEST_CASE("alibi: unknown convention, alignment, per_batch_slopes and reserved fields are INVALID_PROBLEM",

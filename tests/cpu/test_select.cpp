@@ -5,8 +5,6 @@
 using baracuda::check::pad_desc;
 
 TEST_CASE("every op selects for sm 80, 89 and 90 when the build has them", "[select]") {
-  baracuda_build_info_t b = BARACUDA_BUILD_INFO_INIT;
-  REQUIRE(baracuda_get_build_info(&b) == BARACUDA_STATUS_SUCCESS);
   baracuda_pad_desc_t pad = pad_desc(BARACUDA_OP_PAD, BARACUDA_DTYPE_BF16, BARACUDA_PAD_REFLECT, {4, 9}, {1, 2}, {2, 3});
   baracuda_pad_desc_t back = pad;
   back.header.op = BARACUDA_OP_PAD_BACKWARD;
@@ -21,9 +19,7 @@ TEST_CASE("every op selects for sm 80, 89 and 90 when the build has them", "[sel
   const baracuda_op_header_t *descs[] = {&pad.header,  &back.header,      &slice.header,
                                          &conv.header, &conv_back.header, &conv_update.header};
   for (int32_t sm : {80, 89, 90}) {
-    // An arch is served by machine code of its major version or by older PTX.
-    bool served = b.ptx_arch <= sm;
-    for (int i = 0; i < b.num_sass_archs; ++i) served |= b.sass_archs[i] / 10 == sm / 10 && b.sass_archs[i] <= sm;
+    const bool served = build_serves(sm);
     for (const baracuda_op_header_t *desc : descs) {
       baracuda_select_options_t o = options_for(sm);
       baracuda_plan_t plan = nullptr;

@@ -85,6 +85,14 @@ const char *layout_name(Layout l) {
   return "?";
 }
 
+bool build_serves(int32_t sm) {
+  baracuda_build_info_t b = BARACUDA_BUILD_INFO_INIT;
+  if (baracuda_get_build_info(&b) != BARACUDA_STATUS_SUCCESS) return false;
+  bool served = b.ptx_arch <= sm;
+  for (int i = 0; i < b.num_sass_archs; ++i) served |= b.sass_archs[i] / 10 == sm / 10 && b.sass_archs[i] <= sm;
+  return served;
+}
+
 double tolerance(baracuda_dtype_t dtype) {
   switch (dtype) {
     case BARACUDA_DTYPE_F64: return 1e-12;

@@ -68,4 +68,8 @@ std::vector<NamedCase> smoke_cases();
 // Tolerance of max-abs-error over max-abs-reference (DESIGN.md section 5).
 double tolerance(baracuda_dtype_t dtype);
 
+// Whether this build has code for sm (machine code of its major version, or
+// older PTX), so that select accepts target_sm = sm.
+bool build_serves(int32_t sm);
+
 }  // namespace baracuda::check

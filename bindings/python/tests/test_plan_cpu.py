@@ -38,7 +38,7 @@ def test_unknown_fields_and_values_are_named():
 
 def test_the_registry_is_read_from_the_library():
     assert set(baracuda.OPS) == {"pad", "pad_backward", "write_slice", "causal_conv1d", "causal_conv1d_backward",
-                                 "causal_conv1d_update", "alibi", "alibi_backward"}
+                                 "causal_conv1d_update", "alibi", "alibi_backward", "sdpa", "sdpa_backward"}
     assert "complex64" in baracuda.DTYPES and baracuda.version() >= (0, 1, 0)
 
 

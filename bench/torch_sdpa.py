@@ -1,0 +1,68 @@
+"""PyTorch's scaled_dot_product_attention backends on the rows bench_ops times
+for the `sdpa` op (the attention table of ../shared/reference/baselines-h200.md,
+bf16, both causal modes, and its f32 row), timed the same way (CUDA events,
+warm-up, median) in one process. Prints one JSON object per (row, backend);
+bench/report.py merges them with bench_ops' rows:
+
+    python3 bench/torch_sdpa.py > torch_sdpa.jsonl
+    python3 bench/report.py bench.jsonl torch_sdpa.jsonl
+"""
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from report import median_ms  # bench/ is this script's folder, so first on sys.path
+
+SHAPES = [(4, 32, 4096, 128), (2, 32, 8192, 128), (16, 16, 1024, 64), (8, 16, 2048, 256)]
+BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+            "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}
+
+
+def shape_name(B, H, S, D, causal):
+    return f"B{B} H{H} S{S} D{D} {'causal' if causal else 'non-causal'}"
+
+
+def time_row(backend, dtype, B, H, S, D, causal, backward):
+    """ms of the forward (or of the backward alone, through autograd), or None when the
+    backend refuses the problem or runs out of memory."""
+    q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=dtype, requires_grad=backward) for _ in range(3))
+    try:
+        with sdpa_kernel(BACKENDS[backend]):
+            if not backward:
+                return median_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), 20)
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            dout = torch.randn_like(out)
+            return median_ms(lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True), 10)
+    except (RuntimeError, torch.cuda.OutOfMemoryError) as e:
+        print(f"torch_sdpa: {backend} {dtype} {shape_name(B, H, S, D, causal)}: {str(e).splitlines()[0]}",
+              file=sys.stderr)
+        return None
+    finally:
+        del q, k, v
+        torch.cuda.empty_cache()
+
+
+def emit(op, dtype_name, shape, backend, ms, flops):
+    print(json.dumps({"op": op, "dtype": dtype_name, "shape": shape, "backend": backend, "ms": ms, "flops": flops}),
+          flush=True)
+
+
+def main():
+    rows = [(torch.bfloat16, "bf16", s, causal, ("flash", "cudnn", "efficient")) for s in SHAPES
+            for causal in (False, True)]
+    rows.append((torch.float32, "f32", (4, 16, 2048, 64), False, ("efficient", "math")))
+    for dtype, name, (B, H, S, D), causal, backends in rows:
+        flops = 4.0 * B * H * S * S * D / (2 if causal else 1)
+        for backend in backends:
+            for backward in (False, True) if name == "bf16" else (False,):
+                ms = time_row(backend, dtype, B, H, S, D, causal, backward)
+                if ms is not None:
+                    emit("sdpa_backward" if backward else "sdpa_forward", name, shape_name(B, H, S, D, causal),
+                         backend, ms, 2.5 * flops if backward else flops)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""The attention ops through the header reader: descriptor fields by name,
+named constants, defaults (scale 0, window -1, heads_kv 0), and errors."""
+import math
+
+import pytest
+
+import baracuda
+
+
+def test_the_forward_plan_reads_every_field_by_name():
+    plan = baracuda.Plan("sdpa", target_sm=90, dtype="bf16", head_dim=64, batch=2, heads_q=8, heads_kv=2,
+                         queries=128, keys=256, causal=1, alignment="bottom_right", window_left=32,
+                         alibi="symmetric", per_batch_slopes=1, softcap=30.0)
+    info = plan.info
+    assert info["op"] == baracuda.OPS["sdpa"] and info["dtype"] == baracuda.DTYPES["bf16"]
+    assert info["kernel_name"] == "sdpa_fwd_sm80_bf16_d64"
+    assert info["deterministic"] == 1 and plan.workspace_size == 0
+
+
+def test_the_init_macro_gives_the_header_defaults():
+    d = baracuda._h.new("BARACUDA_SDPA_BACKWARD_DESC_INIT")
+    assert d.header.op == baracuda.OP_SDPA_BACKWARD
+    assert (d.alignment, d.window_left, d.window_right, d.heads_kv, d.head_dim_v) == (1, -1, -1, 0, 0)
+    assert d.scale == 0.0 and d.softcap == 0.0
+
+
+def test_the_sm89_forward_and_the_deterministic_backward_are_chosen_by_the_select_options():
+    fwd = baracuda.Plan("sdpa", target_sm=89, dtype="f16", head_dim=128, head_dim_v=64, batch=1, heads_q=4,
+                        queries=7, keys=9)
+    assert fwd.info["kernel_name"] == "sdpa_fwd_sm89_f16_d128_dv64"
+    bwd = baracuda.Plan("sdpa_backward", target_sm=90, flags=baracuda.SELECT_DETERMINISTIC, dtype="bf16", head_dim=64, batch=1,
+                        heads_q=4, queries=7, keys=9)
+    assert bwd.info["kernel_name"].startswith("sdpa_bwd_sm80_deterministic_bf16")
+    assert bwd.info["deterministic"] == 1 and bwd.workspace_size > 0
+
+
+@pytest.mark.parametrize("fields, status, text", [
+    (dict(head_dim=12), baracuda.STATUS_INVALID_PROBLEM, "head_dim is 12, must be a positive multiple of 8"),
+    (dict(head_dim=264), baracuda.STATUS_UNSUPPORTED, "head_dim 264 is over 256"),
+    (dict(head_dim=64, heads_q=6, heads_kv=4), baracuda.STATUS_INVALID_PROBLEM, "heads_kv is 4, must divide"),
+    (dict(head_dim=64, scale=math.nan), baracuda.STATUS_INVALID_PROBLEM, "scale is nan, must be finite"),
+])
+def test_bad_descriptors_raise_with_the_field_named(fields, status, text):
+    with pytest.raises(baracuda.BaracudaError) as e:
+        baracuda.Plan("sdpa_backward", target_sm=90, dtype="bf16", batch=1, queries=4, keys=4,
+                      **{"heads_q": 2, **fields})
+    assert e.value.status == status
+    assert text in e.value.message

@@ -1,0 +1,117 @@
+// Attention: which kernel select chooses per target sm, dtype and flags, and
+// what plan info says about it. No GPU involved.
+#include <string>
+
+#include "sdpa_cpu_cases.hpp"
+
+namespace {
+
+struct Selected {
+  baracuda_status_t status;
+  baracuda_plan_info_t info;
+  size_t workspace;
+};
+
+Selected select_for(const baracuda_sdpa_desc_t &d, int32_t sm, uint32_t flags = 0) {
+  baracuda_select_options_t o = options_for(sm);
+  o.flags = flags;
+  baracuda_plan_t plan = nullptr;
+  Selected s{baracuda_plan_select(&d.header, &o, &plan), BARACUDA_PLAN_INFO_INIT, 0};
+  if (s.status == BARACUDA_STATUS_SUCCESS) {
+    REQUIRE(baracuda_plan_get_info(plan, &s.info) == BARACUDA_STATUS_SUCCESS);
+    REQUIRE(baracuda_plan_workspace_size(plan, &s.workspace) == BARACUDA_STATUS_SUCCESS);
+  }
+  baracuda_plan_destroy(plan);
+  return s;
+}
+
+std::string name_of(baracuda_dtype_t dtype) {
+  switch (dtype) {
+    case BARACUDA_DTYPE_F16: return "f16";
+    case BARACUDA_DTYPE_BF16: return "bf16";
+    case BARACUDA_DTYPE_F32: return "f32";
+    default: return "f64";
+  }
+}
+
+bool tensor_cores(baracuda_dtype_t dtype) { return dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16; }
+
+}  // namespace
+
+TEST_CASE("sdpa: the forward is sm89's on sm 89, sm80's on other archs, simt for f32 and f64", "[sdpa][select]") {
+  for (int32_t sm : {80, 86, 89, 90, 120}) {
+    if (!build_serves(sm)) continue;
+    for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64}) {
+      INFO("sm " << sm << " dtype " << name_of(dtype));
+      const Selected s = select_for(sdpa_desc(BARACUDA_OP_SDPA, dtype), sm);
+      INFO(baracuda_last_error_message());
+      REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
+      const std::string variant = !tensor_cores(dtype) ? "simt" : sm == 89 ? "sm89" : "sm80";
+      CHECK(std::string(s.info.kernel_name) == "sdpa_fwd_" + variant + "_" + name_of(dtype) + "_d64");
+      CHECK(s.info.op == BARACUDA_OP_SDPA);
+      CHECK(s.info.dtype == dtype);
+      CHECK(s.info.target_sm == sm);
+      CHECK(s.info.backend == BARACUDA_BACKEND_BESPOKE);
+      CHECK(s.info.deterministic == 1);
+      CHECK(s.info.bit_stable == 1);
+      CHECK(s.info.accumulator == sdpa_stats_dtype(dtype));
+      CHECK(s.info.math_precision == sdpa_stats_dtype(dtype));
+      CHECK(s.workspace == 0);
+      CHECK(s.info.workspace_bytes == 0);
+    }
+  }
+}
+
+TEST_CASE("sdpa: the backward is sm80's (atomics) for f16/bf16, its deterministic sibling on request, simt for "
+          "f32/f64",
+          "[sdpa][select]") {
+  for (int32_t sm : {80, 89, 90}) {
+    if (!build_serves(sm)) continue;
+    for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64})
+      for (uint32_t flags : {0u, BARACUDA_SELECT_DETERMINISTIC, BARACUDA_SELECT_BESPOKE_ONLY}) {
+        INFO("sm " << sm << " dtype " << name_of(dtype) << " flags " << flags);
+        const Selected s = select_for(sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, dtype), sm, flags);
+        INFO(baracuda_last_error_message());
+        REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
+        const bool atomics = tensor_cores(dtype) && flags != BARACUDA_SELECT_DETERMINISTIC;
+        const std::string variant = !tensor_cores(dtype) ? "simt" : atomics ? "sm80" : "sm80_deterministic";
+        CHECK(std::string(s.info.kernel_name) == "sdpa_bwd_" + variant + "_" + name_of(dtype) + "_d64");
+        CHECK(s.info.op == BARACUDA_OP_SDPA_BACKWARD);
+        CHECK(s.info.deterministic == !atomics);
+        CHECK(s.info.bit_stable == !atomics);
+        CHECK(s.info.backend == BARACUDA_BACKEND_BESPOKE);
+        CHECK(s.info.accumulator == sdpa_stats_dtype(dtype));
+        // The workspace holds at least rowsum(dout * out), one value per query row.
+        CHECK(s.workspace == s.info.workspace_bytes);
+        CHECK(s.workspace > 0);
+      }
+  }
+}
+
+TEST_CASE("sdpa: kernel names carry D and Dv; empty problems name no launch", "[sdpa][select]") {
+  baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_F32);
+  d.head_dim = 96;
+  d.head_dim_v = 128;
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_simt_f32_d96_dv128");
+  d.batch = 0;
+  const Selected empty = select_for(d, 90);
+  CHECK(std::string(empty.info.kernel_name) == "sdpa_bwd_simt_f32_d96_dv128 (empty problem: no launch)");
+  CHECK(empty.workspace == 0);
+  // Keys that no query sees still get dk = dv = 0: a kernel runs.
+  d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_F16);
+  d.queries = 0;
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_f16_d64");
+}
+
+TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]") {
+  baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA, BARACUDA_DTYPE_BF16);
+  d.head_dim = 272;
+  CHECK(select_for(d, 90).status == BARACUDA_STATUS_UNSUPPORTED);
+  require_message({"sdpa: no implementation serves this problem on sm 90",
+                   "sdpa_fwd_sm89: chosen only for target sm 89", "sdpa_fwd_sm80: head_dim 272 is over 256",
+                   "sdpa_fwd_simt: dtype bf16 is not served (f32, f64)"});
+  d.header.op = BARACUDA_OP_SDPA_BACKWARD;
+  CHECK(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).status == BARACUDA_STATUS_UNSUPPORTED);
+  require_message({"sdpa_bwd_sm80: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",
+                   "sdpa_bwd_sm80_deterministic: head_dim 272 is over 256"});
+}
