@@ -16,10 +16,10 @@
 #include <cstdint>
 
 #include "sdpa/sdpa_forward_tc_launch.h"
+#include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_tc_mma.cuh"
 #include "sdpa/sdpa_tc_scores.cuh"
-#include "sdpa/sdpa_forward_tc_tile_io.cuh"
 
 namespace baracuda::kernels::sdpa_tc {
 
@@ -41,8 +41,8 @@ struct Shape {
   static constexpr int kStages = kCfg.stages;
   static constexpr int kMAtoms = kCfg.m_atoms;
   static constexpr int kWarpRows = 16 * kCfg.m_atoms;
-  static constexpr int kKeyBlocks = kBlockN / 8;   // 8-key column blocks of S
-  static constexpr int kValueBlocks = HeadDim / 8; // 8-wide column blocks of O
+  static constexpr int kKeyBlocks = kBlockN / 8;    // 8-key column blocks of S
+  static constexpr int kValueBlocks = HeadDim / 8;  // 8-wide column blocks of O
   static constexpr uint32_t kKvTileBytes = static_cast<uint32_t>(kBlockN) * HeadDim * 2;
   static_assert(kStages >= 2, "the ring overlaps at least one tile's copy with another's math");
   static_assert(kBlockN % 16 == 0 && HeadDim % 64 == 0, "16-key MMA steps; 8 chunks a row for the swizzle");
@@ -94,7 +94,8 @@ template <class T, class Sh, int HeadDim>
 __device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
                                            const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
-  // ldmatrix x4 .trans of V (keys x dv): (keys 0-7, dv 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15): b0 b1 of two dv blocks.
+  // ldmatrix x4 .trans of V (keys x dv): (keys 0-7, dv 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15): b0 b1 of two dv
+  // blocks.
   const uint32_t v_off = swizzled<HeadDim>((lane & 7) + (lane & 8), (lane >> 4) * 8);
 #pragma unroll
   for (int kk = 0; kk < Sh::kKeyBlocks / 2; ++kk) {
@@ -116,8 +117,8 @@ __device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlo
 }
 
 template <class T, SdpaTcVariant Variant, int HeadDim>
-__device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile,
-                                             uint32_t s_q, uint32_t s_kv) {
+__device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile, uint32_t s_q,
+                                             uint32_t s_kv) {
   using Sh = Shape<Variant, HeadDim>;
   const int64_t bh = tile / fp.query_tiles;
   const int64_t m_index = tile % fp.query_tiles;
@@ -126,8 +127,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const int64_t b = bh / p.heads_q, h = bh % p.heads_q, hk = h / fp.group;
   const int64_t m_last = (m0 + Sh::kBlockM < p.queries ? m0 + Sh::kBlockM : p.queries) - 1;
 
-  const uint16_t *q = static_cast<const uint16_t *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] +
-                      m0 * p.q.stride[2];
+  const uint16_t *q =
+      static_cast<const uint16_t *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + m0 * p.q.stride[2];
   const uint16_t *k = static_cast<const uint16_t *>(p.k.data) + b * p.k.stride[0] + hk * p.k.stride[1];
   const uint16_t *v = static_cast<const uint16_t *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
   const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
@@ -138,12 +139,12 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   auto load_kv = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
     const uint32_t s_k = s_kv + static_cast<uint32_t>(t % Sh::kStages) * 2 * Sh::kKvTileBytes;
-    if (t < n_tiles)
-      load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(s_k, k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0,
-                                                    p.head_dim, fp.aligned);
-    if (t < n_tiles)
+    if (t < n_tiles) {
+      load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(s_k, k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim,
+                                                    fp.aligned);
       load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(s_k + Sh::kKvTileBytes, v + n0 * p.v.stride[2], p.v.stride[2],
                                                     p.keys - n0, p.head_dim_v, fp.aligned);
+    }
     cp_async_commit();
   };
 
@@ -154,7 +155,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
 
   float slope_log2 = 0.f;
   if (fp.score.alibi != 0)
-    slope_log2 = static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] * 1.4426950408889634f;
+    slope_log2 =
+        static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] * 1.4426950408889634f;
 
   float o[Sh::kMAtoms][Sh::kValueBlocks][4];
   float row_max[Sh::kMAtoms][2], row_sum[Sh::kMAtoms][2];
@@ -179,7 +181,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
     qk_product<T, Sh, HeadDim>(s, s_q, s_k);
-    if (fp.score.transformed) transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
+    if (fp.score.transformed)
+      transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
       mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
     online_softmax(s, o, row_max, row_sum, fp.score.mul);
@@ -210,8 +213,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
                     pack2<T>(o[a][db][2 * hr] * inv, o[a][db][2 * hr + 1] * inv));
     }
   __syncthreads();
-  uint16_t *out = static_cast<uint16_t *>(p.out.data) + b * p.out.stride[0] + h * p.out.stride[1] +
-                  m0 * p.out.stride[2];
+  uint16_t *out =
+      static_cast<uint16_t *>(p.out.data) + b * p.out.stride[0] + h * p.out.stride[1] + m0 * p.out.stride[2];
   store_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(out, p.out.stride[2], p.queries - m0, p.head_dim_v, s_q, fp.aligned);
 }
 
@@ -228,8 +231,7 @@ __global__ void __launch_bounds__(Shape<Variant, HeadDim>::kThreads, Shape<Varia
 }
 
 inline bool rows_aligned(const void *data, const int64_t (&stride)[3]) {
-  return reinterpret_cast<uintptr_t>(data) % 16 == 0 && stride[0] % 8 == 0 && stride[1] % 8 == 0 &&
-         stride[2] % 8 == 0;
+  return reinterpret_cast<uintptr_t>(data) % 16 == 0 && stride[0] % 8 == 0 && stride[1] % 8 == 0 && stride[2] % 8 == 0;
 }
 
 inline ForwardParams forward_params(const SdpaProblem &p, const SdpaTcConfig &cfg) {
@@ -276,6 +278,6 @@ int sdpa_forward_tc_launch(const SdpaProblem &p, cudaStream_t stream) {
 }  // namespace baracuda::kernels
 
 // One file's instantiation: BARACUDA_SDPA_TC_FORWARD(kSm80, __nv_bfloat16, 128).
-#define BARACUDA_SDPA_TC_FORWARD(VARIANT, T, TILE)                                                      \
+#define BARACUDA_SDPA_TC_FORWARD(VARIANT, T, TILE)                                                            \
   template int baracuda::kernels::sdpa_forward_tc_launch<baracuda::kernels::SdpaTcVariant::VARIANT, T, TILE>( \
       const baracuda::kernels::SdpaProblem &, cudaStream_t)

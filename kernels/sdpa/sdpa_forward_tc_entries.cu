@@ -13,9 +13,12 @@ namespace {
 template <SdpaTcVariant Variant, class T>
 int forward_tc(const SdpaProblem &p, cudaStream_t stream) {
   switch (sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v)) {
-    case 64: return sdpa_forward_tc_launch<Variant, T, 64>(p, stream);
-    case 128: return sdpa_forward_tc_launch<Variant, T, 128>(p, stream);
-    default: return sdpa_forward_tc_launch<Variant, T, 256>(p, stream);
+    case 64:
+      return sdpa_forward_tc_launch<Variant, T, 64>(p, stream);
+    case 128:
+      return sdpa_forward_tc_launch<Variant, T, 128>(p, stream);
+    default:
+      return sdpa_forward_tc_launch<Variant, T, 256>(p, stream);
   }
 }
 

@@ -82,14 +82,16 @@ __device__ __forceinline__ void load_tile(uint32_t s_tile, const uint16_t *g, in
 #pragma unroll
     for (int k = 0; k < Rows / kRowStep; ++k, src += step) {
       const bool real = real_col && row0 + k * kRowStep < rows_left;
-      const uint32_t d = kRowStep % 8 == 0 ? dst + k * kDstStep : s_tile + swizzled<HeadDim>(row0 + k * kRowStep, chunk * 8);
+      const uint32_t d =
+          kRowStep % 8 == 0 ? dst + k * kDstStep : s_tile + swizzled<HeadDim>(row0 + k * kRowStep, chunk * 8);
       cp_async_16(d, real ? src : g, real ? 16 : 0);
     }
   } else {
 #pragma unroll
     for (int k = 0; k < Rows / kRowStep; ++k, src += step) {
       const bool real = real_col && row0 + k * kRowStep < rows_left;
-      const uint32_t d = kRowStep % 8 == 0 ? dst + k * kDstStep : s_tile + swizzled<HeadDim>(row0 + k * kRowStep, chunk * 8);
+      const uint32_t d =
+          kRowStep % 8 == 0 ? dst + k * kDstStep : s_tile + swizzled<HeadDim>(row0 + k * kRowStep, chunk * 8);
       st_shared_16(d, real ? load_8_unaligned(src) : make_uint4(0, 0, 0, 0));
     }
   }
@@ -109,8 +111,10 @@ __device__ __forceinline__ void store_tile(uint16_t *g, int64_t row_stride, int6
     if (row >= rows_left || chunk * 8 >= cols) continue;
     const uint4 v = ld_shared_16(s_tile + swizzled<HeadDim>(row, chunk * 8));
     uint16_t *dst = g + row * row_stride + chunk * 8;
-    if (aligned) *reinterpret_cast<uint4 *>(dst) = v;
-    else store_8_unaligned(dst, v);
+    if (aligned)
+      *reinterpret_cast<uint4 *>(dst) = v;
+    else
+      store_8_unaligned(dst, v);
   }
 }
 

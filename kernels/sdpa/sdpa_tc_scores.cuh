@@ -92,8 +92,7 @@ __device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], co
 // A row that has seen no key yet keeps max -inf and P 0, never NaN.
 template <int MAtoms, int KeyBlocks, int ValueBlocks>
 __device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4], float (&o)[MAtoms][ValueBlocks][4],
-                                               float (&row_max)[MAtoms][2], float (&row_sum)[MAtoms][2],
-                                               float mul) {
+                                               float (&row_max)[MAtoms][2], float (&row_sum)[MAtoms][2], float mul) {
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll

@@ -11,11 +11,11 @@ namespace baracuda::kernels {
 enum class SdpaTcVariant { kSm80, kSm89 };
 
 struct SdpaTcConfig {
-  int warps;        // a block's warps, each owning m_atoms * 16 query rows
-  int m_atoms;      // 16-row mma tiles per warp: two share every K/V fragment read from shared memory
-  int block_n;      // keys per K/V tile, a multiple of 16
-  int stages;       // K/V tiles in the cp.async ring, at least 2
-  int min_blocks;   // blocks per SM the register allocation is capped for
+  int warps;       // a block's warps, each owning m_atoms * 16 query rows
+  int m_atoms;     // 16-row mma tiles per warp: two share every K/V fragment read from shared memory
+  int block_n;     // keys per K/V tile, a multiple of 16
+  int stages;      // K/V tiles in the cp.async ring, at least 2
+  int min_blocks;  // blocks per SM the register allocation is capped for
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);

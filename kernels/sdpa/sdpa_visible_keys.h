@@ -13,7 +13,7 @@
 namespace baracuda::kernels {
 
 struct SdpaVisibleKeys {
-  int64_t shift;         // i' - i
+  int64_t shift;  // i' - i
   int64_t keys;
   bool causal;
   int64_t window_left;   // -1: unbounded

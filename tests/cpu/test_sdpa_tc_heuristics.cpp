@@ -2,9 +2,8 @@
 // sdpa_visible_keys.h): the head-size tile, every variant's shared memory
 // within its arch's per-block limit, the query tiles, and the key tiles a
 // query tile visits and masks, checked against a brute-force walk. No GPU.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_visible_keys.h"
@@ -76,8 +75,8 @@ TEST_CASE("sdpa tc: a query tile visits every key tile it sees and masks the one
               p.queries = q, p.keys = k, p.causal = causal, p.bottom_right = bottom_right;
               p.window_left = wl, p.window_right = wr;
               const SdpaVisibleKeys v = sdpa_visible_keys(p);
-              INFO("Q " << q << " K " << k << " causal " << causal << " br " << bottom_right << " window " << wl
-                        << "," << wr);
+              INFO("Q " << q << " K " << k << " causal " << causal << " br " << bottom_right << " window " << wl << ","
+                        << wr);
               for (int64_t m0 = 0; m0 < q; m0 += block_m) {
                 const int64_t last = std::min(m0 + block_m, q) - 1;
                 const SdpaKeyTiles t = sdpa_key_tiles(v, m0, last, block_n);
