@@ -1,0 +1,121 @@
+// Moving [rows][head_dim_tile] tiles of 2-byte elements between global and
+// shared memory. Shared tiles are swizzled by 16-byte chunks (chunk c of row r
+// sits at c ^ (r % 8)), so the eight row addresses of an ldmatrix and the
+// fragment stores of the epilogue hit eight different bank groups.
+#pragma once
+
+#include <cstdint>
+
+#include "sdpa/sdpa_tc_mma.cuh"
+
+namespace baracuda::kernels::sdpa_tc {
+
+// Byte offset of (row, col) in a swizzled tile with HeadDim columns.
+template <int HeadDim>
+__device__ __forceinline__ uint32_t swizzled(int row, int col) {
+  return static_cast<uint32_t>(row * HeadDim + ((((col >> 3) ^ (row & 7))) << 3) + (col & 7)) * 2u;
+}
+
+// The ldmatrix address of a thread for 16-column step `step` of a tile: its
+// row's swizzled offset at step 0 (swizzled(row, 8 half), half = 0 or 1, the
+// thread's 8-column half of the step) XOR 32 step. Column chunk 2 step + half
+// lands at (2 step + half) ^ (row % 8) = 2 step ^ (half ^ row % 8): one XOR
+// with an immediate per step, where the tile's row offsets (multiples of
+// 2 HeadDim bytes > 32 step) are untouched.
+__device__ __forceinline__ uint32_t at_step(uint32_t offset_at_step0, int step) {
+  return offset_at_step0 ^ static_cast<uint32_t>(32 * step);
+}
+
+// Eight 2-byte elements from an address with no 16-byte alignment.
+__device__ __forceinline__ uint4 load_8_unaligned(const void *src) {
+  const uint16_t *s = static_cast<const uint16_t *>(src);
+  uint32_t w[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) w[k] = static_cast<uint32_t>(s[2 * k]) | (static_cast<uint32_t>(s[2 * k + 1]) << 16);
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+__device__ __forceinline__ void store_8_unaligned(void *dst, uint4 v) {
+  uint16_t *d = static_cast<uint16_t *>(dst);
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    d[2 * k] = static_cast<uint16_t>(w[k]);
+    d[2 * k + 1] = static_cast<uint16_t>(w[k] >> 16);
+  }
+}
+
+__device__ __forceinline__ void st_shared_16(uint32_t addr, uint4 v) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
+}
+__device__ __forceinline__ uint4 ld_shared_16(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ void st_shared_4(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v));
+}
+
+// Rows [0, Rows) of a tile whose row 0 is at g, rows_left of them real,
+// zero past row rows_left or column cols: the MMAs take the whole tile, the
+// zeros adding nothing (a branch on the head size would cost more, as it
+// stops the fragment loads from running ahead of the MMAs). Aligned tiles go through cp.async
+// (the caller commits the group); the others through plain loads. A thread
+// keeps one chunk column and steps down the rows.
+template <int Rows, int HeadDim, int Threads>
+__device__ __forceinline__ void load_tile(uint32_t s_tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
+                                          int cols, bool aligned) {
+  constexpr int kChunksPerRow = HeadDim / 8;
+  constexpr int kRowStep = Threads / kChunksPerRow;
+  static_assert(Threads % kChunksPerRow == 0 && Rows % kRowStep == 0, "every thread copies whole columns");
+  const int row0 = static_cast<int>(threadIdx.x) / kChunksPerRow, chunk = static_cast<int>(threadIdx.x) % kChunksPerRow;
+  const bool real_col = chunk * 8 < cols;
+  // Opaque to the optimizer, so the row offsets are stepped here rather than
+  // hoisted out of the key loop, one 64-bit register pair per row.
+  int64_t step = row_stride * kRowStep;
+  asm volatile("" : "+l"(step));
+  const uint16_t *src = g + row0 * row_stride + chunk * 8;
+  const uint32_t dst = s_tile + swizzled<HeadDim>(row0, chunk * 8);
+  // kRowStep is a multiple of 8 or the swizzle's row % 8 changes with k.
+  constexpr uint32_t kDstStep = kRowStep * HeadDim * 2;
+  if (aligned) {
+#pragma unroll
+    for (int k = 0; k < Rows / kRowStep; ++k, src += step) {
+      const bool real = real_col && row0 + k * kRowStep < rows_left;
+      const uint32_t d =
+          kRowStep % 8 == 0 ? dst + k * kDstStep : s_tile + swizzled<HeadDim>(row0 + k * kRowStep, chunk * 8);
+      cp_async_16(d, real ? src : g, real ? 16 : 0);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < Rows / kRowStep; ++k, src += step) {
+      const bool real = real_col && row0 + k * kRowStep < rows_left;
+      const uint32_t d =
+          kRowStep % 8 == 0 ? dst + k * kDstStep : s_tile + swizzled<HeadDim>(row0 + k * kRowStep, chunk * 8);
+      st_shared_16(d, real ? load_8_unaligned(src) : make_uint4(0, 0, 0, 0));
+    }
+  }
+}
+
+// The inverse for the output: rows [0, rows_left) and columns [0, cols) of
+// the shared tile to global memory at g.
+template <int Rows, int HeadDim, int Threads>
+__device__ __forceinline__ void store_tile(uint16_t *g, int64_t row_stride, int64_t rows_left, int cols,
+                                           uint32_t s_tile, bool aligned) {
+  constexpr int kChunksPerRow = HeadDim / 8;
+  static_assert(Rows * kChunksPerRow % Threads == 0, "every thread copies the same number of chunks");
+#pragma unroll
+  for (int k = 0; k < Rows * kChunksPerRow / Threads; ++k) {
+    const int c = static_cast<int>(threadIdx.x) + k * Threads;
+    const int row = c / kChunksPerRow, chunk = c % kChunksPerRow;
+    if (row >= rows_left || chunk * 8 >= cols) continue;
+    const uint4 v = ld_shared_16(s_tile + swizzled<HeadDim>(row, chunk * 8));
+    uint16_t *dst = g + row * row_stride + chunk * 8;
+    if (aligned)
+      *reinterpret_cast<uint4 *>(dst) = v;
+    else
+      store_8_unaligned(dst, v);
+  }
+}
+
+}  // namespace baracuda::kernels::sdpa_tc

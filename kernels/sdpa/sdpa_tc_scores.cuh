@@ -1,0 +1,125 @@
+// The score pipeline of a warp's S tile between the two MMAs: scale,
+// softcap and ALiBi, the mask, and the online softmax that turns S into P
+// and rescales the O accumulator. A thread holds, per 16-row mma tile a,
+// rows g and g + 8 (g = lane / 4) and of each 8-key block the columns
+// 2 (lane % 4) and 2 (lane % 4) + 1: element e of block nb is row g + 8 (e / 2),
+// column 8 nb + 2 (lane % 4) + e % 2.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "sdpa/sdpa_tc_mma.cuh"
+#include "sdpa/sdpa_visible_keys.h"
+
+namespace baracuda::kernels::sdpa_tc {
+
+// What the kernels derive once from the problem (host-side, at launch).
+struct ScoreParams {
+  // Kept scores times `mul` are scores in log2 units. On the plain path the
+  // kernels keep q.k itself and mul = scale * log2(e) folds the scale into
+  // the exp2's FFMA; with softcap, ALiBi or a non-positive scale they keep
+  // the final score in log2 units and mul = 1, so the running max stays a max.
+  float mul;
+  bool transformed;
+  float scale_log2;      // scale * log2(e)
+  float softcap_log2;    // softcap * log2(e); 0: no softcap
+  float scale_over_cap;  // scale / softcap
+  int32_t alibi;         // 0, 1 (signed: j - i'), 2 (symmetric: -|j - i'|), as in alibi.h
+  SdpaVisibleKeys visible;
+};
+
+// The local row (within the block) of a thread's row hr of mma tile a.
+template <int WarpRows>
+__device__ __forceinline__ int thread_row(int a, int hr) {
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  return warp * WarpRows + a * 16 + lane / 4 + hr * 8;
+}
+__device__ __forceinline__ int thread_col(int nb, int e) {
+  return nb * 8 + 2 * (static_cast<int>(threadIdx.x) % 4) + (e & 1);
+}
+
+// s = final scores in log2 units (the transformed path only); slope_log2 =
+// slope * log2(e) of this (b, h). m0, n0: the tile's first query and key.
+template <int MAtoms, int KeyBlocks, int WarpRows>
+__device__ __forceinline__ void transform_scores(float (&s)[MAtoms][KeyBlocks][4], const ScoreParams &sp,
+                                                 float slope_log2, int64_t m0, int64_t n0) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      // j - i' at column 0 of this row.
+      const int64_t d0 = n0 - (m0 + thread_row<WarpRows>(a, hr) + sp.visible.shift);
+#pragma unroll
+      for (int nb = 0; nb < KeyBlocks; ++nb)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; ++e) {
+          float x = sp.softcap_log2 > 0.f ? sp.softcap_log2 * tanhf(s[a][nb][e] * sp.scale_over_cap)
+                                          : s[a][nb][e] * sp.scale_log2;
+          if (sp.alibi != 0) {
+            const float d = static_cast<float>(d0 + thread_col(nb, e));
+            x = fmaf(slope_log2, sp.alibi == 2 ? -fabsf(d) : d, x);
+          }
+          s[a][nb][e] = x;
+        }
+    }
+}
+
+// -inf where key n0 + col is outside row m0 + row's visible interval.
+template <int MAtoms, int KeyBlocks, int WarpRows>
+__device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], const SdpaVisibleKeys &v, int64_t m0,
+                                            int64_t n0) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int64_t i = m0 + thread_row<WarpRows>(a, hr);
+      // The row's interval in tile columns, clamped to [-1, 64 Ki]: 32 bits.
+      const int lo = static_cast<int>(max(int64_t{-1}, min(v.lo(i) - n0, int64_t{1} << 16)));
+      const int hi = static_cast<int>(max(int64_t{-1}, min(v.hi(i) - n0, int64_t{1} << 16)));
+#pragma unroll
+      for (int nb = 0; nb < KeyBlocks; ++nb)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; ++e) {
+          const int col = thread_col(nb, e);
+          if (col < lo || col > hi) s[a][nb][e] = -INFINITY;
+        }
+    }
+}
+
+// One online-softmax step: the running max takes this tile's, O and the
+// thread's partial row sums are rescaled, and s becomes P = 2^(s mul - max mul).
+// A row that has seen no key yet keeps max -inf and P 0, never NaN.
+template <int MAtoms, int KeyBlocks, int ValueBlocks>
+__device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4], float (&o)[MAtoms][ValueBlocks][4],
+                                               float (&row_max)[MAtoms][2], float (&row_sum)[MAtoms][2], float mul) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      float mx = row_max[a][hr];
+#pragma unroll
+      for (int nb = 0; nb < KeyBlocks; ++nb) mx = fmaxf(mx, fmaxf(s[a][nb][2 * hr], s[a][nb][2 * hr + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float base = mx == -INFINITY ? 0.f : mx * mul;
+      const float correction = exp2_approx(fmaf(row_max[a][hr], mul, -base));
+      row_max[a][hr] = mx;
+      float sum = row_sum[a][hr] * correction;
+#pragma unroll
+      for (int db = 0; db < ValueBlocks; ++db) {
+        o[a][db][2 * hr] *= correction;
+        o[a][db][2 * hr + 1] *= correction;
+      }
+#pragma unroll
+      for (int nb = 0; nb < KeyBlocks; ++nb)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; ++e) {
+          s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
+          sum += s[a][nb][e];
+        }
+      row_sum[a][hr] = sum;
+    }
+}
+
+}  // namespace baracuda::kernels::sdpa_tc

@@ -1,0 +1,56 @@
+// Which keys query i sees, as one closed interval [lo(i), hi(i)] of key
+// indices: the causal mask, the window and the end of the keys are all
+// bounds on j - i', and both bounds never decrease with i. The kernels skip
+// the key tiles outside a query tile's union and mask only the tiles that cut
+// through some row's interval.
+#pragma once
+
+#include <cstdint>
+
+#include "common/host_device.h"
+#include "sdpa/sdpa_problem.h"
+
+namespace baracuda::kernels {
+
+struct SdpaVisibleKeys {
+  int64_t shift;  // i' - i
+  int64_t keys;
+  bool causal;
+  int64_t window_left;   // -1: unbounded
+  int64_t window_right;  // -1: unbounded
+
+  BARACUDA_HOST_DEVICE_INLINE int64_t lo(int64_t i) const {
+    const int64_t first = window_left >= 0 ? i + shift - window_left : 0;
+    return first > 0 ? first : 0;
+  }
+  BARACUDA_HOST_DEVICE_INLINE int64_t hi(int64_t i) const {
+    int64_t last = keys - 1;
+    if (causal && i + shift < last) last = i + shift;
+    if (window_right >= 0 && i + shift + window_right < last) last = i + shift + window_right;
+    return last;
+  }
+};
+
+inline SdpaVisibleKeys sdpa_visible_keys(const SdpaProblem &p) {
+  return {p.bottom_right ? p.keys - p.queries : 0, p.keys, p.causal, p.window_left, p.window_right};
+}
+
+// The key tiles of width block_n that queries [first, last] touch:
+// [begin, end), empty when no row sees a key.
+struct SdpaKeyTiles {
+  int64_t begin, end;
+};
+BARACUDA_HOST_DEVICE_INLINE SdpaKeyTiles sdpa_key_tiles(const SdpaVisibleKeys &v, int64_t first, int64_t last,
+                                                        int block_n) {
+  const int64_t lo = v.lo(first), hi = v.hi(last);
+  if (hi < lo) return {0, 0};
+  return {lo / block_n, hi / block_n + 1};
+}
+
+// Whether every query of [first, last] sees every key of [n0, n0 + block_n).
+BARACUDA_HOST_DEVICE_INLINE bool sdpa_tile_fully_visible(const SdpaVisibleKeys &v, int64_t first, int64_t last,
+                                                         int64_t n0, int block_n) {
+  return n0 >= v.lo(last) && n0 + block_n - 1 <= v.hi(first);
+}
+
+}  // namespace baracuda::kernels
