@@ -1,0 +1,316 @@
+// The tensor-core attention backward's main kernel (FlashAttention-2's
+// algorithm): a block owns one K/V tile of one (b, kv head) and walks the
+// query tiles of every query head that reads it, recomputing
+// P = exp(s - lse) from the forward's lse, then
+//   dV += P^T dO,  dP = dO V^T,  dS = P (dP - delta),  dK += dS^T Q,
+//   dQ += dS K (f32 atomics into the workspace).
+// dK and dV of the kv head sum over its query heads in registers. Tile shapes:
+// sdpa_backward_traits.h. Warp w computes the transposed scores S^T of its 16
+// keys against the whole query tile, so that P^T and dS^T are already A
+// operands of the dV and dK products; dS^T goes through shared memory for dQ,
+// which the warps split by query rows.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "sdpa/sdpa_backward_band.h"
+#include "sdpa/sdpa_backward_traits.h"
+#include "sdpa/sdpa_problem.h"
+#include "sdpa/sdpa_tc_primitives.cuh"
+
+namespace baracuda::kernels::sdpa {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Copies rows [0, rows) x columns [0, cols) of a global tile into a swizzled
+// shared tile of Rows x Cols, zero-filling the rest. Threads sweep 16-byte
+// chunks row by row, so one warp's chunks are contiguous in global memory.
+template <int Rows, int Cols, int Threads, class T>
+__device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, int64_t rows, int cols) {
+  constexpr int kChunksPerRow = Cols / 8;
+#pragma unroll
+  for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
+    const int row = c / kChunksPerRow;
+    const int col = (c % kChunksPerRow) * 8;
+    const bool valid = row < rows && col < cols;
+    cp_async_16(s + swizzled<Cols>(row, col), valid ? g + row * row_stride + col : g, valid);
+  }
+}
+
+// c[n] (n-tiles of 8 columns) += A B^T, A the warp's 16 rows of a shared
+// [*, Cols] tile starting at row a_row, B the rows [0, 8 N) of another, both
+// read over the first `depth` columns (a multiple of 8; the rest is zero).
+template <int Cols, int N, class T>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[N][4], const T *sa, int a_row, const T *sb, int depth,
+                                                 int lane) {
+#pragma unroll
+  for (int k = 0; k < Cols; k += 16) {
+    if (k >= depth) break;
+    uint32_t a[4];
+    ldmatrix_x4(a, sa + swizzled<Cols>(a_row + lane % 16, k + (lane / 16) * 8));
+#pragma unroll
+    for (int n = 0; n < N; n += 2) {
+      uint32_t b[4];
+      ldmatrix_x4(b, sb + swizzled<Cols>(n * 8 + lane % 8 + (lane / 16) * 8, k + (lane / 8) % 2 * 8));
+      mma_16816<T>(c[n], a, b[0], b[1]);
+      mma_16816<T>(c[n + 1], a, b[2], b[3]);
+    }
+  }
+}
+
+// c[n] += A B over K = 16 KSteps, A given as accumulator-layout registers
+// (a 16 x 16 KSteps tile, rounded to T here), B the rows [0, 16 KSteps) of a
+// shared [*, Cols] tile from column col0, n-tiles past column `width` skipped.
+template <int Cols, int KSteps, int N, class T>
+__device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const float (&a_acc)[2 * KSteps][4], const T *sb,
+                                                 int col0, int width, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < KSteps; ++kk) {
+    const uint32_t a[4] = {pack2<T>(a_acc[2 * kk][0], a_acc[2 * kk][1]), pack2<T>(a_acc[2 * kk][2], a_acc[2 * kk][3]),
+                           pack2<T>(a_acc[2 * kk + 1][0], a_acc[2 * kk + 1][1]),
+                           pack2<T>(a_acc[2 * kk + 1][2], a_acc[2 * kk + 1][3])};
+#pragma unroll
+    for (int n = 0; n < N; n += 2) {
+      if (col0 + n * 8 >= width) break;
+      uint32_t b[4];
+      ldmatrix_x4_trans(b, sb + swizzled<Cols>(kk * 16 + lane % 8 + (lane / 8) % 2 * 8, col0 + n * 8 + (lane / 16) * 8));
+      mma_16816<T>(c[n], a, b[0], b[1]);
+      mma_16816<T>(c[n + 1], a, b[2], b[3]);
+    }
+  }
+}
+
+// What the elementwise step needs about the current (b, query head).
+struct HeadContext {
+  float scale, softcap, slope;
+  int64_t shift;  // i' - i
+};
+
+// Turns S^T (in s) into P^T and dP^T (in dp) into dS^T, both unscaled by
+// `scale` (applied to dK and dQ at the end). Rows are keys key0 + row0 + ...,
+// columns queries q0 + ...; lse2 is lse * log2(e), +inf for a row that sees no
+// key or lies past Q, so that its P is 0.
+template <bool Masked, int N>
+__device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp)[N][4], const float *lse2,
+                                                    const float *delta, const SdpaProblem &p, const Band &band,
+                                                    const HeadContext &h, int64_t key0, int64_t q0, int lane) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int col = n * 8 + (lane % 4) * 2 + (e & 1);
+      const int64_t j = key0 + lane / 4 + (e >> 1) * 8;
+      const int64_t i = q0 + col;
+      float x = s[n][e] * h.scale;
+      float cap_slope = 1.f;  // d(capped)/d(raw)
+      if (h.softcap > 0.f) {
+        const float t = tanhf(x / h.softcap);
+        x = h.softcap * t;
+        cap_slope = 1.f - t * t;
+      }
+      if (p.alibi != 0) {
+        const int64_t d = j - (i + h.shift);
+        x += h.slope * static_cast<float>(p.alibi == 1 ? d : (d < 0 ? d : -d));
+      }
+      if (Masked) {
+        const int64_t ip = i + band.shift;
+        const bool visible = j < p.keys && j <= ip + band.upper && (band.left < 0 || j >= ip - band.left);
+        if (!visible) x = -INFINITY;
+      }
+      const float prob = exp2f(fmaf(x, kLog2e, -lse2[col]));
+      s[n][e] = prob;
+      dp[n][e] = prob * (dp[n][e] - delta[col]) * cap_slope;
+    }
+  }
+}
+
+__device__ __forceinline__ int load_acquire(const int *flag) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+
+template <class T, int HeadTile>
+__global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, 1)
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
+  using Tr = SdpaBackwardTraits<HeadTile>;
+  constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, NQ = BR / 8;
+  extern __shared__ uint4 smem_raw[];
+  T *sK = reinterpret_cast<T *>(smem_raw);
+  T *sV = sK + BC * HT;
+  T *sQ = sV + BC * HT;                  // [stage][BR][HT]
+  T *sdO = sQ + Tr::kStages * BR * HT;   // [stage][BR][HT]
+  T *sdS = sdO + Tr::kStages * BR * HT;  // dS^T [BC][BR]
+  float *sLse = reinterpret_cast<float *>(sdS + BC * BR);  // [stage][BR], times log2(e)
+  float *sDelta = sLse + Tr::kStages * BR;                 // [stage][BR]
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
+  const int64_t n_tile = blockIdx.x, hkv = blockIdx.y, b = blockIdx.z;
+  const int64_t key0 = n_tile * BC;
+  const int D = p.head_dim, Dv = p.head_dim_v;
+  const Band band = band_of(p);
+  const int64_t group = p.heads_q / p.heads_kv;
+  const int64_t q_tiles = (p.queries + BR - 1) / BR;
+
+  const T *k_base = static_cast<const T *>(p.k.data) + b * p.k.stride[0] + hkv * p.k.stride[1] + key0 * p.k.stride[2];
+  const T *v_base = static_cast<const T *>(p.v.data) + b * p.v.stride[0] + hkv * p.v.stride[1] + key0 * p.v.stride[2];
+  load_tile<BC, HT, Tr::kThreads>(sK, k_base, p.k.stride[2], p.keys - key0, D);
+  load_tile<BC, HT, Tr::kThreads>(sV, v_base, p.v.stride[2], p.keys - key0, Dv);
+  cp_async_commit();
+
+  const TileRange range = query_tiles_of_key_tile(band, key0, BC, BR, p.queries);
+  const int64_t per_head = range.last - range.first + 1;
+  const int64_t steps = per_head > 0 ? per_head * group : 0;
+
+  // Issues the loads of step t (query head, query tile) into stage `stage`.
+  auto load_step = [&](int64_t t, int stage) {
+    const int64_t h = hkv * group + t / per_head;
+    const int64_t q0 = (range.first + t % per_head) * BR;
+    const T *q = static_cast<const T *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + q0 * p.q.stride[2];
+    const T *dout =
+        static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + q0 * p.dout.stride[2];
+    load_tile<BR, HT, Tr::kThreads>(sQ + stage * BR * HT, q, p.q.stride[2], p.queries - q0, D);
+    load_tile<BR, HT, Tr::kThreads>(sdO + stage * BR * HT, dout, p.dout.stride[2], p.queries - q0, Dv);
+    cp_async_commit();
+    if (threadIdx.x < BR) {
+      const int64_t i = q0 + threadIdx.x;
+      float l2 = INFINITY, dl = 0.f;
+      if (i < p.queries) {
+        const float l = static_cast<const float *>(p.lse)[b * p.lse_stride[0] + h * p.lse_stride[1] + i * p.lse_stride[2]];
+        if (l != -INFINITY) l2 = l * kLog2e;
+        dl = delta_ws[(b * p.heads_q + h) * p.queries + i];
+      }
+      sLse[stage * BR + threadIdx.x] = l2;
+      sDelta[stage * BR + threadIdx.x] = dl;
+    }
+  };
+
+  float dk[Tr::kHeadPerGroup / 8][4] = {};
+  float dv[Tr::kHeadPerGroup / 8][4] = {};
+  const int my_cols = column_group * Tr::kHeadPerGroup;
+  const int dq_row = (warp % Tr::kDqRowGroups) * 16;
+  const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
+
+  if (steps > 0) load_step(0, 0);
+  for (int64_t t = 0; t < steps; ++t) {
+    const int stage = Tr::kStages == 2 ? static_cast<int>(t & 1) : 0;
+    if (Tr::kStages == 2 && t + 1 < steps) {
+      load_step(t + 1, stage ^ 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+
+    const int64_t h = hkv * group + t / per_head;
+    const int64_t q_tile = range.first + t % per_head;
+    const int64_t q0 = q_tile * BR;
+    HeadContext hc;
+    hc.scale = static_cast<float>(p.scale);
+    hc.softcap = static_cast<float>(p.softcap);
+    hc.shift = band.shift;
+    hc.slope = p.alibi != 0 ? static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] : 0.f;
+    const T *q_s = sQ + stage * BR * HT;
+    const T *do_s = sdO + stage * BR * HT;
+
+    float s[NQ][4] = {};
+    float dp[NQ][4] = {};
+    mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s, D, lane);
+    mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s, Dv, lane);
+    const int64_t my_key0 = key0 + key_group * 16;
+    if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
+      scores_to_gradients<false>(s, dp, sLse + stage * BR, sDelta + stage * BR, p, band, hc, my_key0, q0, lane);
+    else
+      scores_to_gradients<true>(s, dp, sLse + stage * BR, sDelta + stage * BR, p, band, hc, my_key0, q0, lane);
+
+    mma_regs_by_tile<HT, BR / 16>(dv, s, do_s, my_cols, Dv, lane);
+    mma_regs_by_tile<HT, BR / 16>(dk, dp, q_s, my_cols, D, lane);
+    if (column_group == 0) {
+#pragma unroll
+      for (int n = 0; n < NQ; ++n) {
+        const int row = key_group * 16 + lane / 4, col = n * 8 + (lane % 4) * 2;
+        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row, col)) = pack2<T>(dp[n][0], dp[n][1]);
+        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row + 8, col)) = pack2<T>(dp[n][2], dp[n][3]);
+      }
+    }
+    __syncthreads();
+
+    // dQ's turn: in deterministic mode the key tiles of this query tile add
+    // their parts one after the other, in key-tile order.
+    int *turn = nullptr;
+    if (turns != nullptr) {
+      turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
+      const int rank = static_cast<int>(n_tile - first_key_tile_of_query_tile(band, q_tile, BC, BR));
+      if (threadIdx.x == 0)
+        while (load_acquire(turn) != rank) __nanosleep(64);
+      __syncthreads();
+    }
+    float *dq_rows = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D;
+#pragma unroll
+    for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
+      const int col0 = dq_col + c0;
+      if (col0 >= D) break;
+      float dq[Tr::kDqChunk / 8][4] = {};
+#pragma unroll
+      for (int kk = 0; kk < BC / 16; ++kk) {
+        uint32_t a[4];
+        ldmatrix_x4_trans(a, sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8, dq_row + (lane / 8) % 2 * 8));
+#pragma unroll
+        for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
+          if (col0 + n * 8 >= D) break;
+          uint32_t bf[4];
+          ldmatrix_x4_trans(bf, sK + swizzled<HT>(kk * 16 + lane % 8 + (lane / 8) % 2 * 8, col0 + n * 8 + (lane / 16) * 8));
+          mma_16816<T>(dq[n], a, bf[0], bf[1]);
+          mma_16816<T>(dq[n + 1], a, bf[2], bf[3]);
+        }
+      }
+#pragma unroll
+      for (int n = 0; n < Tr::kDqChunk / 8; ++n) {
+        const int col = col0 + n * 8 + (lane % 4) * 2;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = dq_row + lane / 4 + half * 8;
+          if (col < D && q0 + row < p.queries) {
+            atomicAdd(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[n][2 * half]);
+            atomicAdd(dq_rows + static_cast<int64_t>(row) * D + col + 1, hc.scale * dq[n][2 * half + 1]);
+          }
+        }
+      }
+    }
+    if (turn != nullptr) __threadfence();
+    __syncthreads();
+    if (turn != nullptr && threadIdx.x == 0) atomicAdd(turn, 1);
+    if (Tr::kStages == 1 && t + 1 < steps) load_step(t + 1, 0);
+  }
+  cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets
+
+  // dK and dV of this kv head; keys no query sees get zeros.
+  const float scale = static_cast<float>(p.scale);
+  T *dk_out = static_cast<T *>(p.dk.data) + b * p.dk.stride[0] + hkv * p.dk.stride[1];
+  T *dv_out = static_cast<T *>(p.dv.data) + b * p.dv.stride[0] + hkv * p.dv.stride[1];
+#pragma unroll
+  for (int n = 0; n < Tr::kHeadPerGroup / 8; ++n) {
+    const int col = my_cols + n * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int64_t j = key0 + key_group * 16 + lane / 4 + half * 8;
+      if (j >= p.keys) continue;
+      if (col < D) {
+        T *o = dk_out + j * p.dk.stride[2] + col;
+        o[0] = static_cast<T>(scale * dk[n][2 * half]);
+        o[1] = static_cast<T>(scale * dk[n][2 * half + 1]);
+      }
+      if (col < Dv) {
+        T *o = dv_out + j * p.dv.stride[2] + col;
+        o[0] = static_cast<T>(dv[n][2 * half]);
+        o[1] = static_cast<T>(dv[n][2 * half + 1]);
+      }
+    }
+  }
+}
+
+}  // namespace baracuda::kernels::sdpa
