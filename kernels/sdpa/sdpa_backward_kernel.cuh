@@ -41,14 +41,14 @@ __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, 
 }
 
 // c[n] (n-tiles of 8 columns) += A B^T, A the warp's 16 rows of a shared
-// [*, Cols] tile starting at row a_row, B the rows [0, 8 N) of another, both
-// read over the first `depth` columns (a multiple of 8; the rest is zero).
+// [*, Cols] tile starting at row a_row, B the rows [0, 8 N) of another, over
+// all Cols columns (zero past D). The loops hold no branch: one would split
+// them into blocks the compiler cannot interleave, leaving every ldmatrix's
+// latency exposed to the mma that waits for it.
 template <int Cols, int N, class T>
-__device__ __forceinline__ void mma_rows_by_rows(float (&c)[N][4], const T *sa, int a_row, const T *sb, int depth,
-                                                 int lane) {
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[N][4], const T *sa, int a_row, const T *sb, int lane) {
 #pragma unroll
   for (int k = 0; k < Cols; k += 16) {
-    if (k >= depth) break;
     uint32_t a[4];
     ldmatrix_x4(a, sa + swizzled<Cols>(a_row + lane % 16, k + (lane / 16) * 8));
 #pragma unroll
@@ -63,10 +63,10 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[N][4], const T *sa, 
 
 // c[n] += A B over K = 16 KSteps, A given as accumulator-layout registers
 // (a 16 x 16 KSteps tile, rounded to T here), B the rows [0, 16 KSteps) of a
-// shared [*, Cols] tile from column col0, n-tiles past column `width` skipped.
+// shared [*, Cols] tile from column col0.
 template <int Cols, int KSteps, int N, class T>
 __device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const float (&a_acc)[2 * KSteps][4], const T *sb,
-                                                 int col0, int width, int lane) {
+                                                 int col0, int lane) {
 #pragma unroll
   for (int kk = 0; kk < KSteps; ++kk) {
     const uint32_t a[4] = {pack2<T>(a_acc[2 * kk][0], a_acc[2 * kk][1]), pack2<T>(a_acc[2 * kk][2], a_acc[2 * kk][3]),
@@ -74,7 +74,6 @@ __device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const float (
                            pack2<T>(a_acc[2 * kk + 1][2], a_acc[2 * kk + 1][3])};
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
-      if (col0 + n * 8 >= width) break;
       uint32_t b[4];
       ldmatrix_x4_trans(b, sb + swizzled<Cols>(kk * 16 + lane % 8 + (lane / 8) % 2 * 8, col0 + n * 8 + (lane / 16) * 8));
       mma_16816<T>(c[n], a, b[0], b[1]);
@@ -219,16 +218,16 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, 1)
 
     float s[NQ][4] = {};
     float dp[NQ][4] = {};
-    mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s, D, lane);
-    mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s, Dv, lane);
+    mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s, lane);
+    mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s, lane);
     const int64_t my_key0 = key0 + key_group * 16;
     if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
       scores_to_gradients<false>(s, dp, sLse + stage * BR, sDelta + stage * BR, p, band, hc, my_key0, q0, lane);
     else
       scores_to_gradients<true>(s, dp, sLse + stage * BR, sDelta + stage * BR, p, band, hc, my_key0, q0, lane);
 
-    mma_regs_by_tile<HT, BR / 16>(dv, s, do_s, my_cols, Dv, lane);
-    mma_regs_by_tile<HT, BR / 16>(dk, dp, q_s, my_cols, D, lane);
+    mma_regs_by_tile<HT, BR / 16>(dv, s, do_s, my_cols, lane);
+    mma_regs_by_tile<HT, BR / 16>(dk, dp, q_s, my_cols, lane);
     if (column_group == 0) {
 #pragma unroll
       for (int n = 0; n < NQ; ++n) {
@@ -261,7 +260,6 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, 1)
         ldmatrix_x4_trans(a, sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8, dq_row + (lane / 8) % 2 * 8));
 #pragma unroll
         for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
-          if (col0 + n * 8 >= D) break;
           uint32_t bf[4];
           ldmatrix_x4_trans(bf, sK + swizzled<HT>(kk * 16 + lane % 8 + (lane / 8) % 2 * 8, col0 + n * 8 + (lane / 16) * 8));
           mma_16816<T>(dq[n], a, bf[0], bf[1]);
