@@ -90,10 +90,10 @@ struct HeadContext {
 
 // Turns S^T (in s) into P^T and dP^T (in dp) into dS^T, both unscaled by
 // `scale` (applied to dK and dQ at the end). Rows are keys key0 + row0 + ...,
-// columns queries q0 + ...; lse2 is lse * log2(e), +inf for a row that sees no
-// key or lies past Q, so that its P is 0.
+// columns queries q0 + ...; lse is the forward's (a row that sees no key has
+// -inf there and gets P = 0), rows past Q are masked.
 template <bool Masked, int N>
-__device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp)[N][4], const float *lse2,
+__device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp)[N][4], const float *lse,
                                                     const float *delta, const SdpaProblem &p, const Band &band,
                                                     const HeadContext &h, int64_t key0, int64_t q0, int lane) {
 #pragma unroll
@@ -116,10 +116,12 @@ __device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp
       }
       if (Masked) {
         const int64_t ip = i + band.shift;
-        const bool visible = j < p.keys && j <= ip + band.upper && (band.left < 0 || j >= ip - band.left);
+        const bool visible =
+            i < p.queries && j < p.keys && j <= ip + band.upper && (band.left < 0 || j >= ip - band.left);
         if (!visible) x = -INFINITY;
       }
-      const float prob = exp2f(fmaf(x, kLog2e, -lse2[col]));
+      const float l = lse[col];
+      const float prob = exp2f(fmaf(x, kLog2e, l == -INFINITY ? -INFINITY : -l * kLog2e));
       s[n][e] = prob;
       dp[n][e] = prob * (dp[n][e] - delta[col]) * cap_slope;
     }
@@ -143,7 +145,7 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, 1)
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
   T *sdO = sQ + Tr::kStages * BR * HT;   // [stage][BR][HT]
   T *sdS = sdO + Tr::kStages * BR * HT;  // dS^T [BC][BR]
-  float *sLse = reinterpret_cast<float *>(sdS + BC * BR);  // [stage][BR], times log2(e)
+  float *sLse = reinterpret_cast<float *>(sdS + BC * BR);  // [stage][BR]
   float *sDelta = sLse + Tr::kStages * BR;                 // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -174,18 +176,15 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, 1)
         static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + q0 * p.dout.stride[2];
     load_tile<BR, HT, Tr::kThreads>(sQ + stage * BR * HT, q, p.q.stride[2], p.queries - q0, D);
     load_tile<BR, HT, Tr::kThreads>(sdO + stage * BR * HT, dout, p.dout.stride[2], p.queries - q0, Dv);
-    cp_async_commit();
     if (threadIdx.x < BR) {
       const int64_t i = q0 + threadIdx.x;
-      float l2 = INFINITY, dl = 0.f;
-      if (i < p.queries) {
-        const float l = static_cast<const float *>(p.lse)[b * p.lse_stride[0] + h * p.lse_stride[1] + i * p.lse_stride[2]];
-        if (l != -INFINITY) l2 = l * kLog2e;
-        dl = delta_ws[(b * p.heads_q + h) * p.queries + i];
-      }
-      sLse[stage * BR + threadIdx.x] = l2;
-      sDelta[stage * BR + threadIdx.x] = dl;
+      const bool valid = i < p.queries;
+      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + h * p.lse_stride[1];
+      cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
+      const float *delta = delta_ws + (b * p.heads_q + h) * p.queries;
+      cp_async_4(sDelta + stage * BR + threadIdx.x, valid ? delta + i : delta, valid);
     }
+    cp_async_commit();
   };
 
   float dk[Tr::kHeadPerGroup / 8][4] = {};
@@ -273,8 +272,8 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, 1)
         for (int half = 0; half < 2; ++half) {
           const int row = dq_row + lane / 4 + half * 8;
           if (col < D && q0 + row < p.queries) {
-            atomicAdd(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[n][2 * half]);
-            atomicAdd(dq_rows + static_cast<int64_t>(row) * D + col + 1, hc.scale * dq[n][2 * half + 1]);
+            red_add_f32x2(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[n][2 * half],
+                          hc.scale * dq[n][2 * half + 1]);
           }
         }
       }

@@ -53,10 +53,27 @@ __device__ __forceinline__ void cp_async_16(void *smem, const void *gmem, bool v
   const int src_bytes = valid ? 16 : 0;
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(gmem), "r"(src_bytes));
 }
+// 4 bytes global -> shared (a row's lse or delta), zeros when !valid.
+__device__ __forceinline__ void cp_async_4(void *smem, const void *gmem, bool valid) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const int src_bytes = valid ? 4 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(addr), "l"(gmem), "r"(src_bytes));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int Pending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+// addr[0] += a, addr[1] += b in global memory, fire and forget; one vector
+// reduction from sm_90 on (addr 8-byte aligned).
+__device__ __forceinline__ void red_add_f32x2(float *addr, float a, float b) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(addr), "f"(a), "f"(b) : "memory");
+#else
+  atomicAdd(addr, a);
+  atomicAdd(addr + 1, b);
+#endif
 }
 
 // Two floats as one register of two 16-bit values, the first in the low half.
