@@ -135,7 +135,7 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
 }
 
 template <class T, int HeadTile>
-__global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, 1)
+__global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBackwardTraits<HeadTile>::kMinBlocksPerSm)
     sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
   using Tr = SdpaBackwardTraits<HeadTile>;
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, NQ = BR / 8;

@@ -15,8 +15,12 @@ template <int HeadTile>
 struct SdpaBackwardTraits {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
-  static constexpr int kWarps = 8;
+  // Up to 128 columns, two blocks of 4 warps share an SM, so that one
+  // computes while the other waits at a barrier; a 256 tile needs 8 warps to
+  // keep its K/V tile 64 keys tall.
+  static constexpr int kWarps = HeadTile > 128 ? 8 : 4;
   static constexpr int kThreads = kWarps * 32;
+  static constexpr int kMinBlocksPerSm = HeadTile > 128 ? 1 : 2;
   static constexpr int kColumnGroups = HeadTile > 128 ? 2 : 1;
   static constexpr int kKeys = 16 * kWarps / kColumnGroups;  // rows of the K/V tile
   static constexpr int kQueries = 64;                         // rows of a Q/dO tile
