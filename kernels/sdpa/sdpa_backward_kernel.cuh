@@ -62,16 +62,14 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[N][4], const T *sa, 
 }
 
 // c[n] += A B over K = 16 KSteps, A given as accumulator-layout registers
-// (a 16 x 16 KSteps tile, rounded to T here), B the rows [0, 16 KSteps) of a
+// packed by pack_rows (a 16 x 16 KSteps tile), B the rows [0, 16 KSteps) of a
 // shared [*, Cols] tile from column col0.
 template <int Cols, int KSteps, int N, class T>
-__device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const float (&a_acc)[2 * KSteps][4], const T *sb,
+__device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const uint32_t (&a_pk)[2 * KSteps][2], const T *sb,
                                                  int col0, int lane) {
 #pragma unroll
   for (int kk = 0; kk < KSteps; ++kk) {
-    const uint32_t a[4] = {pack2<T>(a_acc[2 * kk][0], a_acc[2 * kk][1]), pack2<T>(a_acc[2 * kk][2], a_acc[2 * kk][3]),
-                           pack2<T>(a_acc[2 * kk + 1][0], a_acc[2 * kk + 1][1]),
-                           pack2<T>(a_acc[2 * kk + 1][2], a_acc[2 * kk + 1][3])};
+    const uint32_t a[4] = {a_pk[2 * kk][0], a_pk[2 * kk][1], a_pk[2 * kk + 1][0], a_pk[2 * kk + 1][1]};
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
@@ -79,6 +77,18 @@ __device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const float (
       mma_16816<T>(c[n], a, b[0], b[1]);
       mma_16816<T>(c[n + 1], a, b[2], b[3]);
     }
+  }
+}
+
+// An accumulator tile rounded to T, two values a register: [n][0] holds row
+// lane/4, [n][1] row lane/4 + 8. Half the registers of the f32 tile, which
+// dies here, so that dK and dV keep theirs without spilling.
+template <class T, int N>
+__device__ __forceinline__ void pack_rows(uint32_t (&pk)[N][2], const float (&c)[N][4]) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    pk[n][0] = pack2<T>(c[n][0], c[n][1]);
+    pk[n][1] = pack2<T>(c[n][2], c[n][3]);
   }
 }
 
@@ -121,7 +131,7 @@ __device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp
         if (!visible) x = -INFINITY;
       }
       const float l = lse[col];
-      const float prob = exp2f(fmaf(x, kLog2e, l == -INFINITY ? -INFINITY : -l * kLog2e));
+      const float prob = exp2_approx(fmaf(x, kLog2e, l == -INFINITY ? -INFINITY : -l * kLog2e));
       s[n][e] = prob;
       dp[n][e] = prob * (dp[n][e] - delta[col]) * cap_slope;
     }
@@ -225,16 +235,19 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     else
       scores_to_gradients<true>(s, dp, sLse + stage * BR, sDelta + stage * BR, p, band, hc, my_key0, q0, lane);
 
-    mma_regs_by_tile<HT, BR / 16>(dv, s, do_s, my_cols, lane);
-    mma_regs_by_tile<HT, BR / 16>(dk, dp, q_s, my_cols, lane);
+    uint32_t p_pk[NQ][2], ds_pk[NQ][2];
+    pack_rows<T>(p_pk, s);
+    pack_rows<T>(ds_pk, dp);
     if (column_group == 0) {
 #pragma unroll
       for (int n = 0; n < NQ; ++n) {
         const int row = key_group * 16 + lane / 4, col = n * 8 + (lane % 4) * 2;
-        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row, col)) = pack2<T>(dp[n][0], dp[n][1]);
-        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row + 8, col)) = pack2<T>(dp[n][2], dp[n][3]);
+        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row, col)) = ds_pk[n][0];
+        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row + 8, col)) = ds_pk[n][1];
       }
     }
+    mma_regs_by_tile<HT, BR / 16>(dv, p_pk, do_s, my_cols, lane);
+    mma_regs_by_tile<HT, BR / 16>(dk, ds_pk, q_s, my_cols, lane);
     __syncthreads();
 
     // dQ's turn: in deterministic mode the key tiles of this query tile add

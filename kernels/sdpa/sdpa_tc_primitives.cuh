@@ -76,6 +76,14 @@ __device__ __forceinline__ void red_add_f32x2(float *addr, float a, float b) {
 #endif
 }
 
+// 2^x by the special-function unit alone (exp2f adds range fix-ups around
+// it); relative error about 2^-22, 0 for -inf.
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // Two floats as one register of two 16-bit values, the first in the low half.
 template <class T>
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
