@@ -95,43 +95,50 @@ __device__ __forceinline__ void pack_rows(uint32_t (&pk)[N][2], const float (&c)
 // What the elementwise step needs about the current (b, query head).
 struct HeadContext {
   float scale, softcap, slope;
-  int64_t shift;  // i' - i
 };
 
+// How much of the score pipeline a tile needs: kPlain, every pair visible and
+// nothing but the scale (a few instructions an element, no branch); kMasked,
+// the mask too; kFull, softcap and ALiBi as well (uniform branches an
+// element, which keep the compiler from interleaving the elements).
+enum class ScoreKind { kPlain, kMasked, kFull };
+
 // Turns S^T (in s) into P^T and dP^T (in dp) into dS^T, both unscaled by
-// `scale` (applied to dK and dQ at the end). Rows are keys key0 + row0 + ...,
-// columns queries q0 + ...; lse is the forward's (a row that sees no key has
-// -inf there and gets P = 0), rows past Q are masked.
-template <bool Masked, int N>
+// `scale` (applied to dK and dQ at the end). Rows are keys key0 + ...,
+// columns queries q0 + ...; lse and delta are the query tile's. A masked
+// pair gets P = 0 by selection, since a row that sees no key has lse = -inf.
+template <ScoreKind Kind, int N>
 __device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp)[N][4], const float *lse,
                                                     const float *delta, const SdpaProblem &p, const Band &band,
                                                     const HeadContext &h, int64_t key0, int64_t q0, int lane) {
+  const float scale2 = h.scale * kLog2e;
+  // j - i' of this lane's first element; the others add small constants.
+  const int64_t d0 = key0 + lane / 4 - (q0 + (lane % 4) * 2 + band.shift);
 #pragma unroll
   for (int n = 0; n < N; ++n) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int col = n * 8 + (lane % 4) * 2 + (e & 1);
-      const int64_t j = key0 + lane / 4 + (e >> 1) * 8;
-      const int64_t i = q0 + col;
-      float x = s[n][e] * h.scale;
+      const float lse2 = lse[col] * kLog2e;
+      float prob;
       float cap_slope = 1.f;  // d(capped)/d(raw)
-      if (h.softcap > 0.f) {
-        const float t = tanhf(x / h.softcap);
-        x = h.softcap * t;
-        cap_slope = 1.f - t * t;
+      if constexpr (Kind == ScoreKind::kPlain) {
+        prob = exp2_approx(fmaf(s[n][e], scale2, -lse2));
+      } else {
+        const int64_t d = d0 + (e >> 1) * 8 - n * 8 - (e & 1);
+        const int64_t j = key0 + lane / 4 + (e >> 1) * 8;
+        const bool visible = q0 + col < p.queries && j < p.keys && d <= band.upper && (band.left < 0 || d >= -band.left);
+        float x = s[n][e] * h.scale;
+        if constexpr (Kind == ScoreKind::kFull) {
+          if (h.softcap > 0.f) {
+            const float t = tanhf(x / h.softcap);
+            x = h.softcap * t;
+            cap_slope = 1.f - t * t;
+          }
+          if (p.alibi != 0) x += h.slope * static_cast<float>(p.alibi == 1 ? d : (d < 0 ? d : -d));
+        }
+        prob = visible ? exp2_approx(fmaf(x, kLog2e, -lse2)) : 0.f;
       }
-      if (p.alibi != 0) {
-        const int64_t d = j - (i + h.shift);
-        x += h.slope * static_cast<float>(p.alibi == 1 ? d : (d < 0 ? d : -d));
-      }
-      if (Masked) {
-        const int64_t ip = i + band.shift;
-        const bool visible =
-            i < p.queries && j < p.keys && j <= ip + band.upper && (band.left < 0 || j >= ip - band.left);
-        if (!visible) x = -INFINITY;
-      }
-      const float l = lse[col];
-      const float prob = exp2_approx(fmaf(x, kLog2e, l == -INFINITY ? -INFINITY : -l * kLog2e));
       s[n][e] = prob;
       dp[n][e] = prob * (dp[n][e] - delta[col]) * cap_slope;
     }
@@ -220,7 +227,6 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     HeadContext hc;
     hc.scale = static_cast<float>(p.scale);
     hc.softcap = static_cast<float>(p.softcap);
-    hc.shift = band.shift;
     hc.slope = p.alibi != 0 ? static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] : 0.f;
     const T *q_s = sQ + stage * BR * HT;
     const T *do_s = sdO + stage * BR * HT;
@@ -230,10 +236,13 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s, lane);
     mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s, lane);
     const int64_t my_key0 = key0 + key_group * 16;
-    if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
-      scores_to_gradients<false>(s, dp, sLse + stage * BR, sDelta + stage * BR, p, band, hc, my_key0, q0, lane);
+    const float *lse_s = sLse + stage * BR, *delta_s = sDelta + stage * BR;
+    if (hc.softcap > 0.f || p.alibi != 0)
+      scores_to_gradients<ScoreKind::kFull>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
+    else if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
+      scores_to_gradients<ScoreKind::kPlain>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
     else
-      scores_to_gradients<true>(s, dp, sLse + stage * BR, sDelta + stage * BR, p, band, hc, my_key0, q0, lane);
+      scores_to_gradients<ScoreKind::kMasked>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
 
     uint32_t p_pk[NQ][2], ds_pk[NQ][2];
     pack_rows<T>(p_pk, s);
