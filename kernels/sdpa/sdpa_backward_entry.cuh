@@ -14,9 +14,10 @@
 namespace baracuda::kernels::sdpa {
 
 template <class T, int HeadTile>
-int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, cudaStream_t stream);
+int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
+                              cudaStream_t stream);
 
-// cp.async moves 16-byte chunks of q, k, v and dout rows.
+// Whether cp.async may move 16-byte chunks of q, k, v and dout rows.
 inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3], int64_t element_bytes) {
   if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return false;
   for (int64_t s : stride)
@@ -27,10 +28,6 @@ inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3
 template <class T>
 int sdpa_backward_run(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
   if (p.batch == 0 || p.heads_q == 0) return 0;
-  const int64_t e = sizeof(T);
-  if (!rows_are_16_byte_aligned(p.q.data, p.q.stride, e) || !rows_are_16_byte_aligned(p.k.data, p.k.stride, e) ||
-      !rows_are_16_byte_aligned(p.v.data, p.v.stride, e) || !rows_are_16_byte_aligned(p.dout.data, p.dout.stride, e))
-    return 1;  // MISALIGNED_OPERAND
   const SdpaBackwardWorkspaceLayout w = sdpa_backward_workspace_layout(p);
   if (workspace_bytes < w.bytes) return 4;  // WORKSPACE_TOO_SMALL
   char *ws = static_cast<char *>(workspace);
@@ -46,11 +43,15 @@ int sdpa_backward_run(const SdpaProblem &p, void *workspace, size_t workspace_by
     if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
   }
   if (p.keys > 0) {
+    const int64_t e = sizeof(T);
+    const bool aligned =
+        rows_are_16_byte_aligned(p.q.data, p.q.stride, e) && rows_are_16_byte_aligned(p.k.data, p.k.stride, e) &&
+        rows_are_16_byte_aligned(p.v.data, p.v.stride, e) && rows_are_16_byte_aligned(p.dout.data, p.dout.stride, e);
     int status;
     switch (sdpa_backward_head_tile(p.head_dim, p.head_dim_v)) {
-      case 64: status = sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, stream); break;
-      case 128: status = sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, stream); break;
-      default: status = sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, stream); break;
+      case 64: status = sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, aligned, stream); break;
+      case 128: status = sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, aligned, stream); break;
+      default: status = sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, aligned, stream); break;
     }
     if (status != 0) return status;
   }

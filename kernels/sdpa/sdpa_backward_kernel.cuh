@@ -28,15 +28,32 @@ constexpr float kLog2e = 1.4426950408889634f;
 // Copies rows [0, rows) x columns [0, cols) of a global tile into a swizzled
 // shared tile of Rows x Cols, zero-filling the rest. Threads sweep 16-byte
 // chunks row by row, so one warp's chunks are contiguous in global memory.
+// Rows that are not 16-byte aligned (views at an odd element offset) go
+// through registers element by element: correct, not fast.
 template <int Rows, int Cols, int Threads, class T>
-__device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, int64_t rows, int cols) {
+__device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, int64_t rows, int cols,
+                                          bool aligned) {
   constexpr int kChunksPerRow = Cols / 8;
+  if (aligned) {
 #pragma unroll
+    for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
+      const int row = c / kChunksPerRow;
+      const int col = (c % kChunksPerRow) * 8;
+      const bool valid = row < rows && col < cols;
+      cp_async_16(s + swizzled<Cols>(row, col), valid ? g + row * row_stride + col : g, valid);
+    }
+    return;
+  }
   for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
     const int row = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * 8;
-    const bool valid = row < rows && col < cols;
-    cp_async_16(s + swizzled<Cols>(row, col), valid ? g + row * row_stride + col : g, valid);
+    uint32_t w[4] = {};
+    if (row < rows && col < cols) {
+      const uint16_t *e = reinterpret_cast<const uint16_t *>(g + row * row_stride + col);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) w[k] = e[2 * k] | static_cast<uint32_t>(e[2 * k + 1]) << 16;
+    }
+    *reinterpret_cast<uint4 *>(s + swizzled<Cols>(row, col)) = make_uint4(w[0], w[1], w[2], w[3]);
   }
 }
 
@@ -153,7 +170,7 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
 
 template <class T, int HeadTile>
 __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBackwardTraits<HeadTile>::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns, bool aligned) {
   using Tr = SdpaBackwardTraits<HeadTile>;
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, NQ = BR / 8;
   extern __shared__ uint4 smem_raw[];
@@ -176,8 +193,8 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
 
   const T *k_base = static_cast<const T *>(p.k.data) + b * p.k.stride[0] + hkv * p.k.stride[1] + key0 * p.k.stride[2];
   const T *v_base = static_cast<const T *>(p.v.data) + b * p.v.stride[0] + hkv * p.v.stride[1] + key0 * p.v.stride[2];
-  load_tile<BC, HT, Tr::kThreads>(sK, k_base, p.k.stride[2], p.keys - key0, D);
-  load_tile<BC, HT, Tr::kThreads>(sV, v_base, p.v.stride[2], p.keys - key0, Dv);
+  load_tile<BC, HT, Tr::kThreads>(sK, k_base, p.k.stride[2], p.keys - key0, D, aligned);
+  load_tile<BC, HT, Tr::kThreads>(sV, v_base, p.v.stride[2], p.keys - key0, Dv, aligned);
   cp_async_commit();
 
   const TileRange range = query_tiles_of_key_tile(band, key0, BC, BR, p.queries);
@@ -197,8 +214,9 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     const T *q = static_cast<const T *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + q0 * p.q.stride[2];
     const T *dout =
         static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + q0 * p.dout.stride[2];
-    load_tile<BR, HT, Tr::kThreads>(sQ + stage * BR * HT, q, p.q.stride[2], p.queries - q0, D);
-    load_tile<BR, HT, Tr::kThreads>(sdO + stage * BR * HT, dout, p.dout.stride[2], p.queries - q0, Dv);
+    load_tile<BR, HT, Tr::kThreads>(sQ + stage * BR * HT, q, p.q.stride[2], p.queries - q0, D, aligned);
+    load_tile<BR, HT, Tr::kThreads>(sdO + stage * BR * HT, dout, p.dout.stride[2], p.queries - q0, Dv,
+                                     aligned);
     if (threadIdx.x < BR) {
       const int64_t i = q0 + threadIdx.x;
       const bool valid = i < p.queries;

@@ -11,9 +11,11 @@
 
 namespace baracuda::kernels::sdpa {
 
-// turns: the deterministic mode's counters (zeroed), else null.
+// turns: the deterministic mode's counters (zeroed), else null; aligned:
+// every row of q, k, v and dout starts on 16 bytes (cp.async).
 template <class T, int HeadTile>
-int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, cudaStream_t stream) {
+int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
+                              cudaStream_t stream) {
   using Tr = SdpaBackwardTraits<HeadTile>;
   const int64_t key_tiles = (p.keys + Tr::kKeys - 1) / Tr::kKeys;
   if (key_tiles > INT32_MAX || p.heads_kv > 65535 || p.batch > 65535) return 3;  // UNSUPPORTED: grid too large
@@ -21,7 +23,7 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (err != cudaSuccess) return -static_cast<int>(err);
   const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));
-  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns);
+  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns, aligned);
   return -static_cast<int>(cudaGetLastError());
 }
 
@@ -29,4 +31,4 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
 
 #define BARACUDA_SDPA_BACKWARD_TILE(T, TILE)                                                                     \
   template int baracuda::kernels::sdpa::sdpa_backward_launch_main<T, TILE>(const baracuda::kernels::SdpaProblem &, const float *, \
-                                                                           float *, int *, cudaStream_t)
+                                                                           float *, int *, bool, cudaStream_t)
