@@ -200,17 +200,11 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
   const TileRange range = query_tiles_of_key_tile(band, key0, BC, BR, p.queries);
   const int64_t per_head = range.last - range.first + 1;
   const int64_t steps = per_head > 0 ? per_head * group : 0;
-  // Step t's query tile. The key tiles of a head start their walks at
-  // different query tiles, so that their dq reductions do not all land on the
-  // same addresses at once; the deterministic mode walks in order, as its
-  // turns need.
-  const int64_t rotation = turns != nullptr || per_head <= 0 ? 0 : n_tile % per_head;
-  auto query_tile_of = [&](int64_t t) { return range.first + (t % per_head + rotation) % per_head; };
 
   // Issues the loads of step t (query head, query tile) into stage `stage`.
   auto load_step = [&](int64_t t, int stage) {
     const int64_t h = hkv * group + t / per_head;
-    const int64_t q0 = query_tile_of(t) * BR;
+    const int64_t q0 = (range.first + t % per_head) * BR;
     const T *q = static_cast<const T *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + q0 * p.q.stride[2];
     const T *dout =
         static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + q0 * p.dout.stride[2];
@@ -246,7 +240,7 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     __syncthreads();
 
     const int64_t h = hkv * group + t / per_head;
-    const int64_t q_tile = query_tile_of(t);
+    const int64_t q_tile = range.first + t % per_head;
     const int64_t q0 = q_tile * BR;
     HeadContext hc;
     hc.scale = static_cast<float>(p.scale);
