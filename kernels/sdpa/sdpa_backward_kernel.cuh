@@ -57,6 +57,13 @@ __device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, 
   }
 }
 
+// The B operands of two n-tiles (columns n0 .. n0 + 15) over k0 .. k0 + 15
+// from a shared tile stored K-major ([k][n], row-major), transposed by ldmatrix.
+template <int Cols, class T>
+__device__ __forceinline__ void load_b_pair_trans(uint32_t (&b)[4], const T *s, int k0, int n0, int lane) {
+  ldmatrix_x4_trans(b, s + swizzled<Cols>(k0 + lane % 8 + (lane / 8) % 2 * 8, n0 + (lane / 16) * 8));
+}
+
 // c[n] (n-tiles of 8 columns) += A B^T, A the warp's 16 rows of a shared
 // [*, Cols] tile starting at row a_row, B the rows [0, 8 N) of another, over
 // all Cols columns (zero past D). The loops hold no branch: one would split
@@ -90,7 +97,7 @@ __device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const uint32_
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
-      ldmatrix_x4_trans(b, sb + swizzled<Cols>(kk * 16 + lane % 8 + (lane / 8) % 2 * 8, col0 + n * 8 + (lane / 16) * 8));
+      load_b_pair_trans<Cols>(b, sb, kk * 16, col0 + n * 8, lane);
       mma_16816<T>(c[n], a, b[0], b[1]);
       mma_16816<T>(c[n + 1], a, b[2], b[3]);
     }
@@ -144,7 +151,8 @@ __device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp
       } else {
         const int64_t d = d0 + (e >> 1) * 8 - n * 8 - (e & 1);
         const int64_t j = key0 + lane / 4 + (e >> 1) * 8;
-        const bool visible = q0 + col < p.queries && j < p.keys && d <= band.upper && (band.left < 0 || d >= -band.left);
+        const bool visible =
+            q0 + col < p.queries && j < p.keys && d <= band.upper && (band.left < 0 || d >= -band.left);
         float x = s[n][e] * h.scale;
         if constexpr (Kind == ScoreKind::kFull) {
           if (h.softcap > 0.f) {
@@ -300,7 +308,7 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
 #pragma unroll
         for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
           uint32_t bf[4];
-          ldmatrix_x4_trans(bf, sK + swizzled<HT>(kk * 16 + lane % 8 + (lane / 8) % 2 * 8, col0 + n * 8 + (lane / 16) * 8));
+          load_b_pair_trans<HT>(bf, sK, kk * 16, col0 + n * 8, lane);
           mma_16816<T>(dq[n], a, bf[0], bf[1]);
           mma_16816<T>(dq[n + 1], a, bf[2], bf[3]);
         }

@@ -36,6 +36,6 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
 
 }  // namespace baracuda::kernels::sdpa
 
-#define BARACUDA_SDPA_BACKWARD_TILE(T, TILE)                                                                     \
-  template int baracuda::kernels::sdpa::sdpa_backward_launch_main<T, TILE>(const baracuda::kernels::SdpaProblem &, const float *, \
-                                                                           float *, int *, bool, cudaStream_t)
+#define BARACUDA_SDPA_BACKWARD_TILE(T, TILE)                                                     \
+  template int baracuda::kernels::sdpa::sdpa_backward_launch_main<T, TILE>(                      \
+      const baracuda::kernels::SdpaProblem &, const float *, float *, int *, bool, cudaStream_t)

@@ -3,9 +3,10 @@
 // the kernels compile against them.
 //
 // A block owns kKeys keys of one (b, kv head) and walks the query tiles of
-// every query head that reads it. Each warp owns 16 keys and, of dK and dV, the head-size columns of its column group: with a 256 head
-// tile two warps share 16 keys (each computing the same scores, a 7/5 cost
-// on that tile) so that dK and dV stay in 128 registers per thread.
+// every query head that reads it. Each warp owns 16 keys and, of dK and dV,
+// the head-size columns of its column group: with a 256 head tile two warps
+// share 16 keys (each computing the same scores, a 7/5 cost on that tile) so
+// that dK and dV stay in 128 registers per thread.
 #pragma once
 
 namespace baracuda::kernels {
