@@ -18,6 +18,28 @@ inline int sdpa_backward_head_tile(int32_t head_dim, int32_t head_dim_v) {
   return d <= 64 ? 64 : d <= 128 ? 128 : 256;
 }
 
+// What the entry point checks of a head tile's kernel before launching it.
+struct SdpaBackwardTileFacts {
+  int keys;        // rows of its K/V tile
+  int smem_bytes;  // shared memory a block takes
+};
+template <int HeadTile>
+constexpr SdpaBackwardTileFacts sdpa_backward_facts_of() {
+  return {SdpaBackwardTraits<HeadTile>::kKeys, SdpaBackwardTraits<HeadTile>::kSmemBytes};
+}
+inline SdpaBackwardTileFacts sdpa_backward_tile_facts(int head_tile) {
+  return head_tile == 64    ? sdpa_backward_facts_of<64>()
+         : head_tile == 128 ? sdpa_backward_facts_of<128>()
+                            : sdpa_backward_facts_of<256>();
+}
+
+// Whether the main kernel's grid (key tiles, kv heads, batch) fits CUDA's
+// limits.
+inline bool sdpa_backward_grid_fits(const SdpaProblem &p, int head_tile) {
+  const int keys = sdpa_backward_tile_facts(head_tile).keys;
+  return (p.keys + keys - 1) / keys <= INT32_MAX && p.heads_kv <= 65535 && p.batch <= 65535;
+}
+
 // Every head tile walks queries in tiles of the same height, so the
 // deterministic mode's counters (one per query tile) do not depend on it.
 constexpr int kSdpaBackwardQueryTile = SdpaBackwardTraits<64>::kQueries;

@@ -18,16 +18,8 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
                               cudaStream_t stream) {
   using Tr = SdpaBackwardTraits<HeadTile>;
   const int64_t key_tiles = (p.keys + Tr::kKeys - 1) / Tr::kKeys;
-  if (key_tiles > INT32_MAX || p.heads_kv > 65535 || p.batch > 65535) return 3;  // UNSUPPORTED: grid too large
-  // The 128 and 256 tiles take more shared memory than sm_86 and sm_89 give
-  // a block (about 100 KB): UNSUPPORTED there rather than a launch failure.
-  int device = 0, smem_optin = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err != cudaSuccess) return -static_cast<int>(err);
-  if (smem_optin < Tr::kSmemBytes) return 3;
   auto kernel = sdpa_backward_kernel<T, HeadTile>;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (err != cudaSuccess) return -static_cast<int>(err);
   const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns, aligned);

@@ -120,3 +120,25 @@ TEST_CASE("sdpa backward workspace: delta, the f32 dq, and turn counters only wh
   CHECK(det.counters == fast.counters);
   CHECK(det.bytes >= det.counters + 2 * 3 * ((300 + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile) * 4);
 }
+
+TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
+  using baracuda::kernels::sdpa_backward_grid_fits;
+  using baracuda::kernels::sdpa_backward_tile_facts;
+  for (int tile : {64, 128, 256}) {
+    INFO("tile " << tile);
+    const int keys = sdpa_backward_tile_facts(tile).keys;
+    CHECK(keys % 16 == 0);
+    // The 64 tile runs on every GPU from sm_80 on (about 100 KB a block on
+    // sm_86 / sm_89); the others on sm_80 and sm_90 class (163 KB on A100).
+    CHECK(sdpa_backward_tile_facts(tile).smem_bytes <= (tile == 64 ? 99 * 1024 : 163 * 1024));
+    SdpaProblem p = problem(100, 1000, false, false, -1, -1);
+    CHECK(sdpa_backward_grid_fits(p, tile));
+    p.heads_kv = 65536;
+    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+    p.heads_kv = 1;
+    p.batch = 65536;
+    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+  }
+  CHECK(sdpa_backward_tile_facts(128).keys == SdpaBackwardTraits<128>::kKeys);
+  CHECK(sdpa_backward_tile_facts(256).smem_bytes == SdpaBackwardTraits<256>::kSmemBytes);
+}
