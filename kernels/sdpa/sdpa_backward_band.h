@@ -1,0 +1,68 @@
+// Which keys a query sees, as a band of the (query, key) plane, and the tile
+// ranges of the backward that follow from it. Host-device, so that the CPU
+// tests can check the ranges the kernel walks.
+//
+// Key j is visible to query i when j <= i + shift + upper (causal and/or
+// window_right) and, with a left window, j >= i + shift - left; shift is
+// K - Q for the bottom-right alignment, else 0.
+#pragma once
+
+#include <cstdint>
+
+#include "common/host_device.h"
+#include "sdpa/sdpa_problem.h"
+
+namespace baracuda::kernels::sdpa {
+
+struct Band {
+  int64_t shift;
+  int64_t upper;  // kUnbounded: no causal mask, no right window
+  int64_t left;   // < 0: no left window
+  static constexpr int64_t kUnbounded = INT64_C(1) << 62;
+};
+
+BARACUDA_HOST_DEVICE_INLINE Band band_of(const SdpaProblem &p) {
+  Band b;
+  b.shift = p.bottom_right ? p.keys - p.queries : 0;
+  b.upper = p.window_right >= 0 ? p.window_right : Band::kUnbounded;
+  if (p.causal && b.upper > 0) b.upper = 0;
+  b.left = p.window_left;
+  return b;
+}
+
+// Query tiles [first, last] (of `queries`-row tiles, clamped to the Q extent)
+// that meet the keys [key0, key0 + keys): last < first when none does.
+struct TileRange {
+  int64_t first, last;
+};
+BARACUDA_HOST_DEVICE_INLINE TileRange query_tiles_of_key_tile(const Band &b, int64_t key0, int keys, int queries,
+                                                             int64_t num_queries) {
+  // A query i meets the tile when i + shift + upper >= key0 and, with a left
+  // window, i + shift - left <= key0 + keys - 1.
+  int64_t lo = b.upper == Band::kUnbounded ? 0 : key0 - b.upper - b.shift;
+  int64_t hi = b.left < 0 ? num_queries - 1 : key0 + keys - 1 + b.left - b.shift;
+  if (lo < 0) lo = 0;
+  if (hi > num_queries - 1) hi = num_queries - 1;
+  if (hi < lo) return {0, -1};
+  return {lo / queries, hi / queries};
+}
+
+// The first key tile that meets query tile m: the deterministic backward adds
+// the key tiles' dQ parts in key-tile order, this one first.
+BARACUDA_HOST_DEVICE_INLINE int64_t first_key_tile_of_query_tile(const Band &b, int64_t m, int keys, int queries) {
+  if (b.left < 0) return 0;
+  const int64_t first_key = m * queries + b.shift - b.left;
+  return first_key <= 0 ? 0 : first_key / keys;
+}
+
+// Whether every (query, key) pair of the two tiles is visible and in range,
+// so the kernel may skip the per-element mask.
+BARACUDA_HOST_DEVICE_INLINE bool tile_fully_visible(const Band &b, int64_t q0, int queries, int64_t key0, int keys,
+                                                    int64_t num_queries, int64_t num_keys) {
+  if (q0 + queries > num_queries || key0 + keys > num_keys) return false;
+  if (b.upper != Band::kUnbounded && key0 + keys - 1 > q0 + b.shift + b.upper) return false;
+  if (b.left >= 0 && key0 < q0 + queries - 1 + b.shift - b.left) return false;
+  return true;
+}
+
+}  // namespace baracuda::kernels::sdpa

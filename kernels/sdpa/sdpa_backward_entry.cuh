@@ -1,0 +1,73 @@
+// The tensor-core backward of one dtype, end to end: delta, the main kernel
+// of the problem's head tile, dq's conversion. Instantiated by
+// sdpa_backward_<dtype>.cu; the main kernels come from the per-tile files.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sdpa/sdpa_backward_heuristics.h"
+#include "sdpa/sdpa_backward_rows.cuh"
+#include "sdpa/sdpa_problem.h"
+
+namespace baracuda::kernels::sdpa {
+
+template <class T, int HeadTile>
+int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
+                              cudaStream_t stream);
+
+// Whether cp.async may move 16-byte chunks of q, k, v and dout rows.
+inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3], int64_t element_bytes) {
+  if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return false;
+  for (int64_t s : stride)
+    if ((s * element_bytes) % 16 != 0) return false;
+  return true;
+}
+
+template <class T>
+int sdpa_backward_run(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
+  if (p.batch == 0 || p.heads_q == 0) return 0;
+  const int head_tile = sdpa_backward_head_tile(p.head_dim, p.head_dim_v);
+  if (!sdpa_backward_grid_fits(p, head_tile)) return 3;  // UNSUPPORTED
+  // The 128 and 256 tiles take more shared memory than sm_86 and sm_89 give
+  // a block (about 100 KB).
+  int device = 0, smem_optin = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err != cudaSuccess) return -static_cast<int>(err);
+  if (smem_optin < sdpa_backward_tile_facts(head_tile).smem_bytes) return 3;  // UNSUPPORTED
+  const SdpaBackwardWorkspaceLayout w = sdpa_backward_workspace_layout(p);
+  if (workspace_bytes < w.bytes) return 4;  // WORKSPACE_TOO_SMALL
+  char *ws = static_cast<char *>(workspace);
+  float *delta = reinterpret_cast<float *>(ws + w.delta);
+  float *dq = reinterpret_cast<float *>(ws + w.dq);
+  int *turns = p.deterministic ? reinterpret_cast<int *>(ws + w.counters) : nullptr;
+
+  const int64_t rows = p.batch * p.heads_q * p.queries;
+  if (rows > 0) {
+    if ((err = cudaMemsetAsync(ws + w.dq, 0, w.bytes - w.dq, stream)) != cudaSuccess) return -static_cast<int>(err);
+    sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(p, delta);
+    if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
+  }
+  if (p.keys > 0) {
+    const int64_t e = sizeof(T);
+    const bool aligned =
+        rows_are_16_byte_aligned(p.q.data, p.q.stride, e) && rows_are_16_byte_aligned(p.k.data, p.k.stride, e) &&
+        rows_are_16_byte_aligned(p.v.data, p.v.stride, e) && rows_are_16_byte_aligned(p.dout.data, p.dout.stride, e);
+    int status;
+    switch (head_tile) {
+      case 64: status = sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, aligned, stream); break;
+      case 128: status = sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, aligned, stream); break;
+      default: status = sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, aligned, stream); break;
+    }
+    if (status != 0) return status;
+  }
+  if (rows > 0) {
+    sdpa_backward_dq_kernel<T><<<row_grid(rows * p.head_dim, kRowThreads), kRowThreads, 0, stream>>>(p, dq);
+    if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
+  }
+  return 0;
+}
+
+}  // namespace baracuda::kernels::sdpa

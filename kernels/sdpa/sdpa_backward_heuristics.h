@@ -1,0 +1,72 @@
+// The tensor-core backward's choices that need no GPU: the head-size tile a
+// problem runs with and where its workspace puts what. Plain host functions,
+// tested on the CPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sdpa/sdpa_backward_traits.h"
+#include "sdpa/sdpa_problem.h"
+
+namespace baracuda::kernels {
+
+// The smallest instantiated tile that holds both D and Dv (padding columns
+// are zero-filled on load and never stored).
+inline int sdpa_backward_head_tile(int32_t head_dim, int32_t head_dim_v) {
+  const int32_t d = head_dim > head_dim_v ? head_dim : head_dim_v;
+  return d <= 64 ? 64 : d <= 128 ? 128 : 256;
+}
+
+// What the entry point checks of a head tile's kernel before launching it.
+struct SdpaBackwardTileFacts {
+  int keys;        // rows of its K/V tile
+  int smem_bytes;  // shared memory a block takes
+};
+template <int HeadTile>
+constexpr SdpaBackwardTileFacts sdpa_backward_facts_of() {
+  return {SdpaBackwardTraits<HeadTile>::kKeys, SdpaBackwardTraits<HeadTile>::kSmemBytes};
+}
+inline SdpaBackwardTileFacts sdpa_backward_tile_facts(int head_tile) {
+  return head_tile == 64    ? sdpa_backward_facts_of<64>()
+         : head_tile == 128 ? sdpa_backward_facts_of<128>()
+                            : sdpa_backward_facts_of<256>();
+}
+
+// Whether the main kernel's grid (key tiles, kv heads, batch) fits CUDA's
+// limits.
+inline bool sdpa_backward_grid_fits(const SdpaProblem &p, int head_tile) {
+  const int keys = sdpa_backward_tile_facts(head_tile).keys;
+  return (p.keys + keys - 1) / keys <= INT32_MAX && p.heads_kv <= 65535 && p.batch <= 65535;
+}
+
+// Every head tile walks queries in tiles of the same height, so the
+// deterministic mode's counters (one per query tile) do not depend on it.
+constexpr int kSdpaBackwardQueryTile = SdpaBackwardTraits<64>::kQueries;
+static_assert(SdpaBackwardTraits<128>::kQueries == kSdpaBackwardQueryTile &&
+                  SdpaBackwardTraits<256>::kQueries == kSdpaBackwardQueryTile,
+              "one query tile height for every head tile");
+
+// Byte offsets in the workspace: delta = rowsum(dout * out) per query row
+// (f32), the f32 dq accumulator [B, Hq, Q, D] (dense), and with
+// p.deterministic one int32 turn counter per (b, query head, query tile).
+struct SdpaBackwardWorkspaceLayout {
+  size_t delta, dq, counters, bytes;
+};
+
+inline size_t sdpa_align_up_256(size_t n) { return (n + 255) / 256 * 256; }
+
+inline SdpaBackwardWorkspaceLayout sdpa_backward_workspace_layout(const SdpaProblem &p) {
+  const size_t rows = static_cast<size_t>(p.batch) * static_cast<size_t>(p.heads_q) * static_cast<size_t>(p.queries);
+  const size_t query_tiles = static_cast<size_t>((p.queries + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile);
+  SdpaBackwardWorkspaceLayout w;
+  w.delta = 0;
+  w.dq = sdpa_align_up_256(rows * sizeof(float));
+  w.counters = w.dq + sdpa_align_up_256(rows * static_cast<size_t>(p.head_dim) * sizeof(float));
+  const size_t counters =
+      p.deterministic ? static_cast<size_t>(p.batch) * static_cast<size_t>(p.heads_q) * query_tiles : 0;
+  w.bytes = w.counters + sdpa_align_up_256(counters * sizeof(int32_t));
+  return w;
+}
+
+}  // namespace baracuda::kernels

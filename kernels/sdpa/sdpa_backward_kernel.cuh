@@ -1,0 +1,361 @@
+// The tensor-core attention backward's main kernel (FlashAttention-2's
+// algorithm): a block owns one K/V tile of one (b, kv head) and walks the
+// query tiles of every query head that reads it, recomputing
+// P = exp(s - lse) from the forward's lse, then
+//   dV += P^T dO,  dP = dO V^T,  dS = P (dP - delta),  dK += dS^T Q,
+//   dQ += dS K (f32 atomics into the workspace).
+// dK and dV of the kv head sum over its query heads in registers. Tile shapes:
+// sdpa_backward_traits.h. Warp w computes the transposed scores S^T of its 16
+// keys against the whole query tile, so that P^T and dS^T are already A
+// operands of the dV and dK products; dS^T goes through shared memory for dQ,
+// which the warps split by query rows.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "sdpa/sdpa_backward_band.h"
+#include "sdpa/sdpa_backward_traits.h"
+#include "sdpa/sdpa_problem.h"
+#include "sdpa/sdpa_tc_primitives.cuh"
+
+namespace baracuda::kernels::sdpa {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Copies rows [0, rows) x columns [0, cols) of a global tile into a swizzled
+// shared tile of Rows x Cols, zero-filling the rest. Threads sweep 16-byte
+// chunks row by row, so one warp's chunks are contiguous in global memory.
+// Rows that are not 16-byte aligned (views at an odd element offset) go
+// through registers element by element: correct, not fast.
+template <int Rows, int Cols, int Threads, class T>
+__device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, int64_t rows, int cols,
+                                          bool aligned) {
+  constexpr int kChunksPerRow = Cols / 8;
+  if (aligned) {
+#pragma unroll
+    for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
+      const int row = c / kChunksPerRow;
+      const int col = (c % kChunksPerRow) * 8;
+      const bool valid = row < rows && col < cols;
+      cp_async_16(s + swizzled<Cols>(row, col), valid ? g + row * row_stride + col : g, valid);
+    }
+    return;
+  }
+  for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
+    const int row = c / kChunksPerRow;
+    const int col = (c % kChunksPerRow) * 8;
+    uint32_t w[4] = {};
+    if (row < rows && col < cols) {
+      const uint16_t *e = reinterpret_cast<const uint16_t *>(g + row * row_stride + col);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) w[k] = e[2 * k] | static_cast<uint32_t>(e[2 * k + 1]) << 16;
+    }
+    *reinterpret_cast<uint4 *>(s + swizzled<Cols>(row, col)) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+// The B operands of two n-tiles (columns n0 .. n0 + 15) over k0 .. k0 + 15
+// from a shared tile stored K-major ([k][n], row-major), transposed by ldmatrix.
+template <int Cols, class T>
+__device__ __forceinline__ void load_b_pair_trans(uint32_t (&b)[4], const T *s, int k0, int n0, int lane) {
+  ldmatrix_x4_trans(b, s + swizzled<Cols>(k0 + lane % 8 + (lane / 8) % 2 * 8, n0 + (lane / 16) * 8));
+}
+
+// c[n] (n-tiles of 8 columns) += A B^T, A the warp's 16 rows of a shared
+// [*, Cols] tile starting at row a_row, B the rows [0, 8 N) of another, over
+// all Cols columns (zero past D). The loops hold no branch: one would split
+// them into blocks the compiler cannot interleave, leaving every ldmatrix's
+// latency exposed to the mma that waits for it.
+template <int Cols, int N, class T>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[N][4], const T *sa, int a_row, const T *sb, int lane) {
+#pragma unroll
+  for (int k = 0; k < Cols; k += 16) {
+    uint32_t a[4];
+    ldmatrix_x4(a, sa + swizzled<Cols>(a_row + lane % 16, k + (lane / 16) * 8));
+#pragma unroll
+    for (int n = 0; n < N; n += 2) {
+      uint32_t b[4];
+      ldmatrix_x4(b, sb + swizzled<Cols>(n * 8 + lane % 8 + (lane / 16) * 8, k + (lane / 8) % 2 * 8));
+      mma_16816<T>(c[n], a, b[0], b[1]);
+      mma_16816<T>(c[n + 1], a, b[2], b[3]);
+    }
+  }
+}
+
+// c[n] += A B over K = 16 KSteps, A given as accumulator-layout registers
+// packed by pack_rows (a 16 x 16 KSteps tile), B the rows [0, 16 KSteps) of a
+// shared [*, Cols] tile from column col0.
+template <int Cols, int KSteps, int N, class T>
+__device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const uint32_t (&a_pk)[2 * KSteps][2], const T *sb,
+                                                 int col0, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < KSteps; ++kk) {
+    const uint32_t a[4] = {a_pk[2 * kk][0], a_pk[2 * kk][1], a_pk[2 * kk + 1][0], a_pk[2 * kk + 1][1]};
+#pragma unroll
+    for (int n = 0; n < N; n += 2) {
+      uint32_t b[4];
+      load_b_pair_trans<Cols>(b, sb, kk * 16, col0 + n * 8, lane);
+      mma_16816<T>(c[n], a, b[0], b[1]);
+      mma_16816<T>(c[n + 1], a, b[2], b[3]);
+    }
+  }
+}
+
+// An accumulator tile rounded to T, two values a register: [n][0] holds row
+// lane/4, [n][1] row lane/4 + 8. Half the registers of the f32 tile, which
+// dies here, so that dK and dV keep theirs without spilling.
+template <class T, int N>
+__device__ __forceinline__ void pack_rows(uint32_t (&pk)[N][2], const float (&c)[N][4]) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    pk[n][0] = pack2<T>(c[n][0], c[n][1]);
+    pk[n][1] = pack2<T>(c[n][2], c[n][3]);
+  }
+}
+
+// What the elementwise step needs about the current (b, query head).
+struct HeadContext {
+  float scale, softcap, slope;
+};
+
+// How much of the score pipeline a tile needs: kPlain, every pair visible and
+// nothing but the scale (a few instructions an element, no branch); kMasked,
+// the mask too; kFull, softcap and ALiBi as well (uniform branches an
+// element, which keep the compiler from interleaving the elements).
+enum class ScoreKind { kPlain, kMasked, kFull };
+
+// Turns S^T (in s) into P^T and dP^T (in dp) into dS^T, both unscaled by
+// `scale` (applied to dK and dQ at the end). Rows are keys key0 + ...,
+// columns queries q0 + ...; lse and delta are the query tile's. A masked
+// pair gets P = 0 by selection, since a row that sees no key has lse = -inf.
+template <ScoreKind Kind, int N>
+__device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp)[N][4], const float *lse,
+                                                    const float *delta, const SdpaProblem &p, const Band &band,
+                                                    const HeadContext &h, int64_t key0, int64_t q0, int lane) {
+  const float scale2 = h.scale * kLog2e;
+  // j - i' of this lane's first element; the others add small constants.
+  const int64_t d0 = key0 + lane / 4 - (q0 + (lane % 4) * 2 + band.shift);
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int col = n * 8 + (lane % 4) * 2 + (e & 1);
+      const float lse2 = lse[col] * kLog2e;
+      float prob;
+      float cap_slope = 1.f;  // d(capped)/d(raw)
+      if constexpr (Kind == ScoreKind::kPlain) {
+        prob = exp2_approx(fmaf(s[n][e], scale2, -lse2));
+      } else {
+        const int64_t d = d0 + (e >> 1) * 8 - n * 8 - (e & 1);
+        const int64_t j = key0 + lane / 4 + (e >> 1) * 8;
+        const bool visible =
+            q0 + col < p.queries && j < p.keys && d <= band.upper && (band.left < 0 || d >= -band.left);
+        float x = s[n][e] * h.scale;
+        if constexpr (Kind == ScoreKind::kFull) {
+          if (h.softcap > 0.f) {
+            const float t = tanhf(x / h.softcap);
+            x = h.softcap * t;
+            cap_slope = 1.f - t * t;
+          }
+          if (p.alibi != 0) x += h.slope * static_cast<float>(p.alibi == 1 ? d : (d < 0 ? d : -d));
+        }
+        prob = visible ? exp2_approx(fmaf(x, kLog2e, -lse2)) : 0.f;
+      }
+      s[n][e] = prob;
+      dp[n][e] = prob * (dp[n][e] - delta[col]) * cap_slope;
+    }
+  }
+}
+
+__device__ __forceinline__ int load_acquire(const int *flag) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+
+template <class T, int HeadTile>
+__global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBackwardTraits<HeadTile>::kMinBlocksPerSm)
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns, bool aligned) {
+  using Tr = SdpaBackwardTraits<HeadTile>;
+  constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, NQ = BR / 8;
+  extern __shared__ uint4 smem_raw[];
+  T *sK = reinterpret_cast<T *>(smem_raw);
+  T *sV = sK + BC * HT;
+  T *sQ = sV + BC * HT;                  // [stage][BR][HT]
+  T *sdO = sQ + Tr::kStages * BR * HT;   // [stage][BR][HT]
+  T *sdS = sdO + Tr::kStages * BR * HT;  // dS^T [BC][BR]
+  float *sLse = reinterpret_cast<float *>(sdS + BC * BR);  // [stage][BR]
+  float *sDelta = sLse + Tr::kStages * BR;                 // [stage][BR]
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
+  const int64_t n_tile = blockIdx.x, hkv = blockIdx.y, b = blockIdx.z;
+  const int64_t key0 = n_tile * BC;
+  const int D = p.head_dim, Dv = p.head_dim_v;
+  const Band band = band_of(p);
+  const int64_t group = p.heads_q / p.heads_kv;
+  const int64_t q_tiles = (p.queries + BR - 1) / BR;
+
+  const T *k_base = static_cast<const T *>(p.k.data) + b * p.k.stride[0] + hkv * p.k.stride[1] + key0 * p.k.stride[2];
+  const T *v_base = static_cast<const T *>(p.v.data) + b * p.v.stride[0] + hkv * p.v.stride[1] + key0 * p.v.stride[2];
+  load_tile<BC, HT, Tr::kThreads>(sK, k_base, p.k.stride[2], p.keys - key0, D, aligned);
+  load_tile<BC, HT, Tr::kThreads>(sV, v_base, p.v.stride[2], p.keys - key0, Dv, aligned);
+  cp_async_commit();
+
+  const TileRange range = query_tiles_of_key_tile(band, key0, BC, BR, p.queries);
+  const int64_t per_head = range.last - range.first + 1;
+  const int64_t steps = per_head > 0 ? per_head * group : 0;
+
+  // Issues the loads of step t (query head, query tile) into stage `stage`.
+  auto load_step = [&](int64_t t, int stage) {
+    const int64_t h = hkv * group + t / per_head;
+    const int64_t q0 = (range.first + t % per_head) * BR;
+    const T *q = static_cast<const T *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + q0 * p.q.stride[2];
+    const T *dout =
+        static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + q0 * p.dout.stride[2];
+    load_tile<BR, HT, Tr::kThreads>(sQ + stage * BR * HT, q, p.q.stride[2], p.queries - q0, D, aligned);
+    load_tile<BR, HT, Tr::kThreads>(sdO + stage * BR * HT, dout, p.dout.stride[2], p.queries - q0, Dv,
+                                     aligned);
+    if (threadIdx.x < BR) {
+      const int64_t i = q0 + threadIdx.x;
+      const bool valid = i < p.queries;
+      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + h * p.lse_stride[1];
+      cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
+      const float *delta = delta_ws + (b * p.heads_q + h) * p.queries;
+      cp_async_4(sDelta + stage * BR + threadIdx.x, valid ? delta + i : delta, valid);
+    }
+    cp_async_commit();
+  };
+
+  float dk[Tr::kHeadPerGroup / 8][4] = {};
+  float dv[Tr::kHeadPerGroup / 8][4] = {};
+  const int my_cols = column_group * Tr::kHeadPerGroup;
+  const int dq_row = (warp % Tr::kDqRowGroups) * 16;
+  const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
+
+  if (steps > 0) load_step(0, 0);
+  for (int64_t t = 0; t < steps; ++t) {
+    const int stage = Tr::kStages == 2 ? static_cast<int>(t & 1) : 0;
+    if (Tr::kStages == 2 && t + 1 < steps) {
+      load_step(t + 1, stage ^ 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+
+    const int64_t h = hkv * group + t / per_head;
+    const int64_t q_tile = range.first + t % per_head;
+    const int64_t q0 = q_tile * BR;
+    HeadContext hc;
+    hc.scale = static_cast<float>(p.scale);
+    hc.softcap = static_cast<float>(p.softcap);
+    hc.slope = p.alibi != 0 ? static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] : 0.f;
+    const T *q_s = sQ + stage * BR * HT;
+    const T *do_s = sdO + stage * BR * HT;
+
+    float s[NQ][4] = {};
+    float dp[NQ][4] = {};
+    mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s, lane);
+    mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s, lane);
+    const int64_t my_key0 = key0 + key_group * 16;
+    const float *lse_s = sLse + stage * BR, *delta_s = sDelta + stage * BR;
+    if (hc.softcap > 0.f || p.alibi != 0)
+      scores_to_gradients<ScoreKind::kFull>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
+    else if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
+      scores_to_gradients<ScoreKind::kPlain>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
+    else
+      scores_to_gradients<ScoreKind::kMasked>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
+
+    uint32_t p_pk[NQ][2], ds_pk[NQ][2];
+    pack_rows<T>(p_pk, s);
+    pack_rows<T>(ds_pk, dp);
+    if (column_group == 0) {
+#pragma unroll
+      for (int n = 0; n < NQ; ++n) {
+        const int row = key_group * 16 + lane / 4, col = n * 8 + (lane % 4) * 2;
+        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row, col)) = ds_pk[n][0];
+        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row + 8, col)) = ds_pk[n][1];
+      }
+    }
+    mma_regs_by_tile<HT, BR / 16>(dv, p_pk, do_s, my_cols, lane);
+    mma_regs_by_tile<HT, BR / 16>(dk, ds_pk, q_s, my_cols, lane);
+    __syncthreads();
+
+    // dQ's turn: in deterministic mode the key tiles of this query tile add
+    // their parts one after the other, in key-tile order.
+    int *turn = nullptr;
+    if (turns != nullptr) {
+      turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
+      const int rank = static_cast<int>(n_tile - first_key_tile_of_query_tile(band, q_tile, BC, BR));
+      if (threadIdx.x == 0)
+        while (load_acquire(turn) != rank) __nanosleep(64);
+      __syncthreads();
+    }
+    float *dq_rows = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D;
+#pragma unroll
+    for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
+      const int col0 = dq_col + c0;
+      if (col0 >= D) break;
+      float dq[Tr::kDqChunk / 8][4] = {};
+#pragma unroll
+      for (int kk = 0; kk < BC / 16; ++kk) {
+        uint32_t a[4];
+        ldmatrix_x4_trans(a, sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8, dq_row + (lane / 8) % 2 * 8));
+#pragma unroll
+        for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
+          uint32_t bf[4];
+          load_b_pair_trans<HT>(bf, sK, kk * 16, col0 + n * 8, lane);
+          mma_16816<T>(dq[n], a, bf[0], bf[1]);
+          mma_16816<T>(dq[n + 1], a, bf[2], bf[3]);
+        }
+      }
+#pragma unroll
+      for (int n = 0; n < Tr::kDqChunk / 8; ++n) {
+        const int col = col0 + n * 8 + (lane % 4) * 2;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = dq_row + lane / 4 + half * 8;
+          if (col < D && q0 + row < p.queries) {
+            red_add_f32x2(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[n][2 * half],
+                          hc.scale * dq[n][2 * half + 1]);
+          }
+        }
+      }
+    }
+    if (turn != nullptr) __threadfence();
+    __syncthreads();
+    if (turn != nullptr && threadIdx.x == 0) atomicAdd(turn, 1);
+    if (Tr::kStages == 1 && t + 1 < steps) load_step(t + 1, 0);
+  }
+  cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets
+
+  // dK and dV of this kv head; keys no query sees get zeros.
+  const float scale = static_cast<float>(p.scale);
+  T *dk_out = static_cast<T *>(p.dk.data) + b * p.dk.stride[0] + hkv * p.dk.stride[1];
+  T *dv_out = static_cast<T *>(p.dv.data) + b * p.dv.stride[0] + hkv * p.dv.stride[1];
+#pragma unroll
+  for (int n = 0; n < Tr::kHeadPerGroup / 8; ++n) {
+    const int col = my_cols + n * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int64_t j = key0 + key_group * 16 + lane / 4 + half * 8;
+      if (j >= p.keys) continue;
+      if (col < D) {
+        T *o = dk_out + j * p.dk.stride[2] + col;
+        o[0] = static_cast<T>(scale * dk[n][2 * half]);
+        o[1] = static_cast<T>(scale * dk[n][2 * half + 1]);
+      }
+      if (col < Dv) {
+        T *o = dv_out + j * p.dv.stride[2] + col;
+        o[0] = static_cast<T>(dv[n][2 * half]);
+        o[1] = static_cast<T>(dv[n][2 * half + 1]);
+      }
+    }
+  }
+}
+
+}  // namespace baracuda::kernels::sdpa

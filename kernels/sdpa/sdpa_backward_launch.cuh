@@ -1,0 +1,33 @@
+// The launch of the main backward kernel for one dtype and head tile,
+// instantiated by sdpa_backward_<dtype>_h<tile>.cu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sdpa/sdpa_backward_kernel.cuh"
+#include "sdpa/sdpa_backward_traits.h"
+
+namespace baracuda::kernels::sdpa {
+
+// turns: the deterministic mode's counters (zeroed), else null; aligned:
+// every row of q, k, v and dout starts on 16 bytes (cp.async).
+template <class T, int HeadTile>
+int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
+                              cudaStream_t stream) {
+  using Tr = SdpaBackwardTraits<HeadTile>;
+  const int64_t key_tiles = (p.keys + Tr::kKeys - 1) / Tr::kKeys;
+  auto kernel = sdpa_backward_kernel<T, HeadTile>;
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+  if (err != cudaSuccess) return -static_cast<int>(err);
+  const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));
+  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns, aligned);
+  return -static_cast<int>(cudaGetLastError());
+}
+
+}  // namespace baracuda::kernels::sdpa
+
+#define BARACUDA_SDPA_BACKWARD_TILE(T, TILE)                                                     \
+  template int baracuda::kernels::sdpa::sdpa_backward_launch_main<T, TILE>(                      \
+      const baracuda::kernels::SdpaProblem &, const float *, float *, int *, bool, cudaStream_t)

@@ -1,0 +1,113 @@
+// Warp-level tensor-core building blocks of the sm_80 attention kernels:
+// mma.sync m16n8k16 with f32 accumulators, ldmatrix, cp.async and the XOR
+// swizzle of shared tiles whose rows are 16-bit elements. Fragment layouts are
+// PTX's: in a 16x8 accumulator lane l holds rows l/4 and l/4 + 8, columns
+// 2(l%4) and 2(l%4) + 1.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace baracuda::kernels::sdpa {
+
+// One 16x8x16 product: c += a b (a: 4 registers of a 16x16 row-major tile,
+// b: 2 registers of a 16x8 column-major tile).
+template <class T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same_v<T, __half>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Four 8x8 16-bit matrices; lane l gives the address of row l%8 of matrix l/8.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void *smem_row) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *smem_row) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// 16 bytes global -> shared without a register stop; valid = false writes
+// zeros and reads nothing (the tail rows and columns of a tile).
+__device__ __forceinline__ void cp_async_16(void *smem, const void *gmem, bool valid) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const int src_bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(gmem), "r"(src_bytes));
+}
+// 4 bytes global -> shared (a row's lse or delta), zeros when !valid.
+__device__ __forceinline__ void cp_async_4(void *smem, const void *gmem, bool valid) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const int src_bytes = valid ? 4 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(addr), "l"(gmem), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+// addr[0] += a, addr[1] += b in global memory, fire and forget; one vector
+// reduction from sm_90 on (addr 8-byte aligned).
+__device__ __forceinline__ void red_add_f32x2(float *addr, float a, float b) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(addr), "f"(a), "f"(b) : "memory");
+#else
+  atomicAdd(addr, a);
+  atomicAdd(addr + 1, b);
+#endif
+}
+
+// 2^x by the special-function unit alone (exp2f adds range fix-ups around
+// it); relative error about 2^-22, 0 for -inf.
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Two floats as one register of two 16-bit values, the first in the low half.
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t *>(&h);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t *>(&h);
+  }
+}
+
+// Element offset of (row, col) in a shared tile of Cols 16-bit elements per
+// row: the 16-byte chunks of a row are XOR-permuted by the row so that the 8
+// row addresses of one ldmatrix matrix, or of one cp.async sweep down a
+// column of chunks, fall in 8 different bank groups. Rows of 4 chunks pair up
+// in one 128-byte line, hence the row/2 for them.
+template <int Cols>
+__device__ __forceinline__ int swizzled(int row, int col) {
+  constexpr int kChunks = Cols / 8;
+  static_assert(kChunks >= 4 && (kChunks & (kChunks - 1)) == 0, "rows of 4, 8, 16 ... chunks");
+  const int key = kChunks == 4 ? (row >> 1) & 3 : row & 7;
+  const int chunk = (col >> 3) ^ key;
+  return row * Cols + chunk * 8 + (col & 7);
+}
+
+}  // namespace baracuda::kernels::sdpa
