@@ -23,6 +23,23 @@
 
 namespace baracuda::kernels::sdpa {
 
+// The tensor-core building blocks the forward kernels share (sdpa_tc_primitives.cuh).
+using namespace sdpa_tc;
+
+// Element offset of (row, col) in a shared tile of Cols 16-bit elements per
+// row: the 16-byte chunks of a row are XOR-permuted by the row so that the 8
+// row addresses of one ldmatrix matrix, or of one cp.async sweep down a
+// column of chunks, fall in 8 different bank groups. Rows of 4 chunks pair up
+// in one 128-byte line, hence the row/2 for them.
+template <int Cols>
+__device__ __forceinline__ int swizzled(int row, int col) {
+  constexpr int kChunks = Cols / 8;
+  static_assert(kChunks >= 4 && (kChunks & (kChunks - 1)) == 0, "rows of 4, 8, 16 ... chunks");
+  const int key = kChunks == 4 ? (row >> 1) & 3 : row & 7;
+  const int chunk = (col >> 3) ^ key;
+  return row * Cols + chunk * 8 + (col & 7);
+}
+
 constexpr float kLog2e = 1.4426950408889634f;
 
 // Copies rows [0, rows) x columns [0, cols) of a global tile into a swizzled

@@ -18,7 +18,7 @@
 #include "sdpa/sdpa_forward_tc_launch.h"
 #include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_tc_heuristics.h"
-#include "sdpa/sdpa_tc_mma.cuh"
+#include "sdpa/sdpa_tc_primitives.cuh"
 #include "sdpa/sdpa_tc_scores.cuh"
 
 namespace baracuda::kernels::sdpa_tc {
@@ -55,8 +55,8 @@ __device__ __forceinline__ void mma_two_blocks(float (&acc)[MAtoms][Blocks][4], 
                                                const uint32_t (&b)[4], int pair) {
 #pragma unroll
   for (int m = 0; m < MAtoms; ++m) {
-    mma_m16n8k16<T>(acc[m][2 * pair], a[m], b[0], b[1]);
-    mma_m16n8k16<T>(acc[m][2 * pair + 1], a[m], b[2], b[3]);
+    mma_16816<T>(acc[m][2 * pair], a[m], b[0], b[1]);
+    mma_16816<T>(acc[m][2 * pair + 1], a[m], b[2], b[3]);
   }
 }
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "sdpa/sdpa_tc_mma.cuh"
+#include "sdpa/sdpa_tc_primitives.cuh"
 
 namespace baracuda::kernels::sdpa_tc {
 

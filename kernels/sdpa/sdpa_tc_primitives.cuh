@@ -1,8 +1,9 @@
-// Warp-level tensor-core building blocks of the sm_80 attention kernels:
-// mma.sync m16n8k16 with f32 accumulators, ldmatrix, cp.async and the XOR
-// swizzle of shared tiles whose rows are 16-bit elements. Fragment layouts are
-// PTX's: in a 16x8 accumulator lane l holds rows l/4 and l/4 + 8, columns
-// 2(l%4) and 2(l%4) + 1.
+// Warp-level tensor-core building blocks of the sm_80 attention kernels,
+// forward and backward: mma.sync m16n8k16 with f32 accumulators, ldmatrix,
+// cp.async, reductions and conversions. Shared memory is addressed either by
+// a 32-bit shared-window address (kernels that keep their tile offsets as
+// such) or by a pointer. Fragment layouts are PTX's: in a 16x8 accumulator
+// lane l holds rows l/4 and l/4 + 8, columns 2(l%4) and 2(l%4) + 1.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,7 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace baracuda::kernels::sdpa {
+namespace baracuda::kernels::sdpa_tc {
 
 // One 16x8x16 product: c += a b (a: 4 registers of a 16x16 row-major tile,
 // b: 2 registers of a 16x8 column-major tile).
@@ -32,30 +33,41 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
   }
 }
 
-// Four 8x8 16-bit matrices; lane l gives the address of row l%8 of matrix l/8.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void *smem_row) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *smem_row) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem_row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
+// The 32-bit shared-window address of a pointer into shared memory.
+__device__ __forceinline__ uint32_t shared_address(const void *smem) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(smem));
 }
 
-// 16 bytes global -> shared without a register stop; valid = false writes
-// zeros and reads nothing (the tail rows and columns of a tile).
+// Four 8x8 16-bit matrices; lane l gives the address of row l%8 of matrix l/8.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr));
+}
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void *smem_row) {
+  ldmatrix_x4(r, shared_address(smem_row));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *smem_row) {
+  ldmatrix_x4_trans(r, shared_address(smem_row));
+}
+
+// 16 bytes global -> shared without a register stop, bypassing L1; the
+// bytes past src_bytes (0 or 16) are zeros and read nothing (the tail rows
+// and columns of a tile).
+__device__ __forceinline__ void cp_async_16(uint32_t smem_addr, const void *gmem, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr), "l"(gmem), "r"(src_bytes));
+}
 __device__ __forceinline__ void cp_async_16(void *smem, const void *gmem, bool valid) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(gmem), "r"(src_bytes));
+  cp_async_16(shared_address(smem), gmem, valid ? 16 : 0);
 }
 // 4 bytes global -> shared (a row's lse or delta), zeros when !valid.
 __device__ __forceinline__ void cp_async_4(void *smem, const void *gmem, bool valid) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const uint32_t addr = shared_address(smem);
   const int src_bytes = valid ? 4 : 0;
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(addr), "l"(gmem), "r"(src_bytes));
 }
@@ -96,18 +108,5 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   }
 }
 
-// Element offset of (row, col) in a shared tile of Cols 16-bit elements per
-// row: the 16-byte chunks of a row are XOR-permuted by the row so that the 8
-// row addresses of one ldmatrix matrix, or of one cp.async sweep down a
-// column of chunks, fall in 8 different bank groups. Rows of 4 chunks pair up
-// in one 128-byte line, hence the row/2 for them.
-template <int Cols>
-__device__ __forceinline__ int swizzled(int row, int col) {
-  constexpr int kChunks = Cols / 8;
-  static_assert(kChunks >= 4 && (kChunks & (kChunks - 1)) == 0, "rows of 4, 8, 16 ... chunks");
-  const int key = kChunks == 4 ? (row >> 1) & 3 : row & 7;
-  const int chunk = (col >> 3) ^ key;
-  return row * Cols + chunk * 8 + (col & 7);
-}
 
-}  // namespace baracuda::kernels::sdpa
+}  // namespace baracuda::kernels::sdpa_tc

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "sdpa/sdpa_tc_mma.cuh"
+#include "sdpa/sdpa_tc_primitives.cuh"
 #include "sdpa/sdpa_visible_keys.h"
 
 namespace baracuda::kernels::sdpa_tc {
