@@ -43,6 +43,16 @@ constexpr size_t sdpa_simt_backward_smem(int elem_bytes, int head_dim, int head_
                                             2 * static_cast<size_t>(t.rows) * (t.cols + pad) + 2 * t.cols);
 }
 
+// The least shared memory a block of the pass takes for these head sizes
+// (its compact tiles): what a GPU must offer per block to run it at all.
+constexpr size_t sdpa_simt_least_smem(bool backward, int elem_bytes, int head_dim, int head_dim_v) {
+  const int head_class = sdpa_simt_head_class(head_dim, head_dim_v);
+  return backward ? sdpa_simt_backward_smem(elem_bytes, head_dim, head_dim_v,
+                                            SdpaSimtTraits::backward(elem_bytes, head_class, true))
+                  : sdpa_simt_forward_smem(elem_bytes, head_dim, head_dim_v,
+                                           SdpaSimtTraits::forward(elem_bytes, head_class, true));
+}
+
 // Blocks of a grid of ceil(length / tile) tiles per (b, h): 0 when the grid
 // would pass 2^31 - 1 blocks (the kernel then answers UNSUPPORTED).
 constexpr int64_t sdpa_simt_blocks(int64_t batch, int64_t heads, int64_t length, int tile) {

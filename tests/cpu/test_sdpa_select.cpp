@@ -115,3 +115,32 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
   require_message({"sdpa_bwd_sm80: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",
                    "sdpa_bwd_sm80_deterministic: head_dim 272 is over 256"});
 }
+
+TEST_CASE("sdpa: a backward whose blocks need more shared memory than the target sm offers is refused at select",
+          "[sdpa][select]") {
+  struct Row {
+    baracuda_dtype_t dtype;
+    int32_t head_dim;
+    int32_t sm;
+    bool served;
+  };
+  // The tensor-core backward's 128 and 256 head tiles need over 99 KiB (sm 86 / 89 offer that much); the
+  // f64 CUDA-core backward's 256 class needs it too, even with its compact tiles.
+  for (const Row &r : {Row{BARACUDA_DTYPE_BF16, 64, 89, true}, Row{BARACUDA_DTYPE_BF16, 128, 89, false},
+                       Row{BARACUDA_DTYPE_F16, 256, 86, false}, Row{BARACUDA_DTYPE_BF16, 128, 80, true},
+                       Row{BARACUDA_DTYPE_BF16, 256, 90, true}, Row{BARACUDA_DTYPE_F64, 256, 89, false},
+                       Row{BARACUDA_DTYPE_F64, 256, 90, true}, Row{BARACUDA_DTYPE_F32, 256, 89, true}}) {
+    if (!build_serves(r.sm)) continue;
+    INFO("sm " << r.sm << " dtype " << name_of(r.dtype) << " D " << r.head_dim);
+    baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, r.dtype);
+    d.head_dim = r.head_dim;
+    const Selected s = select_for(d, r.sm);
+    INFO(baracuda_last_error_message());
+    if (r.served) {
+      CHECK(s.status == BARACUDA_STATUS_SUCCESS);
+    } else {
+      CHECK(s.status == BARACUDA_STATUS_UNSUPPORTED);
+      CHECK(std::string(baracuda_last_error_message()).find("KiB of shared memory") != std::string::npos);
+    }
+  }
+}

@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/arch_limits.hpp"
 #include "core/args.hpp"
 #include "core/candidates.hpp"
 #include "core/dtype.hpp"
@@ -14,7 +15,10 @@
 #include "ops/sdpa/sdpa_desc.hpp"
 #include "ops/sdpa/sdpa_ops.hpp"
 #include "ops/sdpa/views_overlap.hpp"
+#include "sdpa/sdpa_backward_heuristics.h"
 #include "sdpa/sdpa_kernels.h"
+#include "sdpa/sdpa_simt_heuristics.h"
+#include "sdpa/sdpa_tc_heuristics.h"
 
 namespace baracuda::sdpa {
 
@@ -34,7 +38,22 @@ struct Variant {
   int32_t only_sm;  // 0: every sm from min_sm on; else this sm alone
   Keyed<Fn> kernels[2];
   size_t (*workspace)(const kernels::SdpaProblem &);  // NULL: none (the forward)
+  size_t (*least_smem)(const Spec &);  // the shared memory a block needs at the least
 };
+
+size_t forward_smem_sm89(const Spec &s) {
+  return kernels::sdpa_tc_smem_bytes(kernels::SdpaTcVariant::kSm89, s.head_dim, s.head_dim_v);
+}
+size_t forward_smem_sm80(const Spec &s) {
+  return kernels::sdpa_tc_smem_bytes(kernels::SdpaTcVariant::kSm80, s.head_dim, s.head_dim_v);
+}
+size_t backward_smem_sm80(const Spec &s) {
+  return kernels::sdpa_backward_tile_facts(kernels::sdpa_backward_head_tile(s.head_dim, s.head_dim_v)).smem_bytes;
+}
+template <bool Backward>
+size_t simt_smem(const Spec &s) {
+  return kernels::sdpa_simt_least_smem(Backward, dtype_bytes(s.dtype), s.head_dim, s.head_dim_v);
+}
 
 // The sm_89 variant is tuned for that arch alone (its smaller shared memory
 // and L2); elsewhere the sm_80 kernel is the better one. It has no backward:
@@ -42,29 +61,29 @@ struct Variant {
 constexpr Variant<ForwardFn> kForwardSm89{
     {"sdpa_fwd_sm89", BARACUDA_BACKEND_BESPOKE, true, true}, 89, 89,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_forward_sm89_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_forward_sm89_bf16}},
-    nullptr};
+    nullptr, forward_smem_sm89};
 constexpr Variant<ForwardFn> kForwardSm80{
     {"sdpa_fwd_sm80", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_forward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_forward_sm80_bf16}},
-    nullptr};
+    nullptr, forward_smem_sm80};
 constexpr Variant<ForwardFn> kForwardSimt{
     {"sdpa_fwd_simt", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_forward_simt_f64}},
-    nullptr};
+    nullptr, simt_smem<false>};
 // dq summed with atomics: fast, its last bits vary from run to run.
 constexpr Variant<BackwardFn> kBackwardSm80{
     {"sdpa_bwd_sm80", BARACUDA_BACKEND_BESPOKE, false, false}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
-    kernels::sdpa_backward_workspace_sm80};
+    kernels::sdpa_backward_workspace_sm80, backward_smem_sm80};
 // The same entry told p.deterministic: dq summed in a fixed order.
 constexpr Variant<BackwardFn> kBackwardSm80Deterministic{
     {"sdpa_bwd_sm80_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
-    kernels::sdpa_backward_workspace_sm80};
+    kernels::sdpa_backward_workspace_sm80, backward_smem_sm80};
 constexpr Variant<BackwardFn> kBackwardSimt{
     {"sdpa_bwd_simt", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F32, kernels::sdpa_backward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_backward_simt_f64}},
-    kernels::sdpa_backward_workspace_simt};
+    kernels::sdpa_backward_workspace_simt, simt_smem<true>};
 
 static_assert((table_keys(kForwardSm80.kernels) | table_keys(kForwardSimt.kernels)) == kForward.dtypes &&
                   (table_keys(kBackwardSm80.kernels) | table_keys(kBackwardSimt.kernels)) == kBackward.dtypes,
@@ -242,6 +261,10 @@ WhyNot variant_serves(const Variant<Fn> &v, const Spec &s, const SelectContext &
     return cat("dtype ", dtype_name(s.dtype), " is not served (", dtype_list(table_keys(v.kernels)), ")");
   if (s.head_dim > kMaxHeadSize) return cat("head_dim ", s.head_dim, " is over ", kMaxHeadSize);
   if (s.head_dim_v > kMaxHeadSize) return cat("head_dim_v ", s.head_dim_v, " is over ", kMaxHeadSize);
+  const size_t smem = v.least_smem(s), offered = max_shared_memory_per_block(ctx.target_sm);
+  if (smem > offered)
+    return cat("its blocks need ", smem / 1024, " KiB of shared memory for head_dim ", s.head_dim, ", head_dim_v ",
+               s.head_dim_v, "; sm ", ctx.target_sm, " offers ", offered / 1024);
   if constexpr (std::is_same_v<Fn, BackwardFn>) return backward_extents_bounded(s);
   else return serves();
 }
