@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # On a GPU machine (DESIGN.md section 7): build, run `baracuda info` and
 # `check`, the whole test suite, compute-sanitizer memcheck and racecheck over
-# the GPU suite, the benchmarks and the Python binding's per-call overhead. Logs go under $OUT (default ./gpu-out).
+# the GPU suite, the benchmarks and the Python binding's per-call overhead.
+# Logs go under $OUT (default ./gpu-out). Parts can be left out (TESTS=0,
+# BINDINGS=0, SANITIZE=0, BENCH=0, PYBENCH=0), to split a run over several
+# calls on one warm machine.
 # Catch2 must be unpacked under .deps/ first (scripts/fetch-deps.sh, on a
 # machine with Debian's package archive).
 set -uo pipefail
@@ -16,7 +19,10 @@ status=0
 step() { echo "=== $*"; }
 
 step "build (sm ${ARCH:-80,89,90 (the default)})"
-meson setup "$build" ${ARCH:+-Dgpu_arch="$ARCH"} -Dbench=true --buildtype=release >"$OUT/setup.log" 2>&1 || { tail -40 "$OUT/setup.log"; exit 1; }
+# An existing build folder is configured again (a second call on a warm machine rebuilds nothing that is current).
+reconfigure=$([ -d "$build/meson-info" ] && echo --reconfigure)
+meson setup $reconfigure "$build" ${ARCH:+-Dgpu_arch="$ARCH"} -Dbench=true --buildtype=release >"$OUT/setup.log" 2>&1 ||
+  { tail -40 "$OUT/setup.log"; exit 1; }
 ninja -C "$build" >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$OUT/build.log" | head -60; exit 1; }
 
 step "baracuda info / check"
@@ -24,11 +30,13 @@ step "baracuda info / check"
 "$build/baracuda" check >"$OUT/check.txt" 2>&1 || status=1
 grep -v " pass$" "$OUT/check.txt"
 
+if [ "${TESTS:-1}" = 1 ]; then
 step "test suite"
 meson test -C "$build" --print-errorlogs >"$OUT/tests.txt" 2>&1 || status=1
 grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/tests.txt"
 grep -E "test cases|assertions" "$build/meson-logs/testlog.txt" | sort | uniq -c | head -20
 grep -B2 -A12 "FAILED:" "$build/meson-logs/testlog.txt" | head -80
+fi
 
 if [ "${BINDINGS:-1}" = 1 ]; then
   step "bindings: Python against PyTorch, Rust and Go (binaries from scripts/build-binding-tests.sh)"
