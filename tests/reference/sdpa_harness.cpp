@@ -215,6 +215,9 @@ void run_and_compare(const SdpaCase &c, const std::vector<baracuda_arg_t> &args,
   if (bytes) {
     cuda(cudaMalloc(&ws, bytes), "cudaMalloc workspace");
     cuda(cudaMemset(ws, 0x5b, bytes), "cudaMemset workspace");
+    // cudaMemset may still run when it returns, and a graph launched on a
+    // non-blocking stream does not wait for it: its garbage could land after the run's own writes.
+    cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize after cudaMemset");
   }
   auto enqueue = [&](cudaStream_t stream) {
     status(baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws, bytes, stream),
