@@ -1,8 +1,8 @@
 /*
  * A valid problem of every op (descriptor and a full argument array), shared
  * by the fuzz seed generator and the valgrind leak cycles. C99, valid C++.
- * Data pointers are distinct, 256-byte aligned fake addresses: select and
- * check never dereference them.
+ * Data pointers are fake addresses 1 MiB apart, so no two tensors overlap
+ * (select and check never dereference them).
  */
 #ifndef BARACUDA_TESTS_VALID_PROBLEMS_H
 #define BARACUDA_TESTS_VALID_PROBLEMS_H
@@ -12,7 +12,7 @@
 
 #include "baracuda/baracuda.h"
 
-#define VALID_PROBLEM_MAX_ARGS 8
+#define VALID_PROBLEM_MAX_ARGS 10
 
 typedef struct valid_problem_t {
   const char *name;
@@ -22,6 +22,7 @@ typedef struct valid_problem_t {
     baracuda_write_slice_desc_t slice;
     baracuda_causal_conv1d_desc_t conv;
     baracuda_alibi_desc_t alibi;
+    baracuda_sdpa_desc_t sdpa;
   } desc;
   int32_t num_args;
   baracuda_arg_t args[VALID_PROBLEM_MAX_ARGS];
@@ -31,7 +32,7 @@ static void valid_problem_add_arg(valid_problem_t *p, int32_t role, baracuda_dty
                                   const int64_t *shape) {
   baracuda_arg_t *a = &p->args[p->num_args];
   a->role = role;
-  a->tensor = baracuda_tensor_contiguous((void *)(uintptr_t)(0x100u * (uint32_t)(p->num_args + 1)), dtype, rank, shape);
+  a->tensor = baracuda_tensor_contiguous((void *)((uintptr_t)(p->num_args + 1) << 20), dtype, rank, shape);
   p->num_args++;
 }
 
@@ -136,6 +137,44 @@ static void valid_alibi(valid_problem_t *p, int32_t op, baracuda_dtype_t dtype) 
   }
 }
 
+/* B=2, Hq=4, Hkv=2 (GQA), Q=5, K=9, D=64, Dv=32, causal and bottom-right with
+ * a window, symmetric ALiBi with [B, Hq] f32 slopes (f64 for f64), softcap,
+ * every optional argument. */
+static void valid_sdpa(valid_problem_t *p, int32_t op, baracuda_dtype_t dtype) {
+  const baracuda_sdpa_desc_t init = BARACUDA_SDPA_DESC_INIT;
+  const baracuda_dtype_t stats = dtype == BARACUDA_DTYPE_F64 ? BARACUDA_DTYPE_F64 : BARACUDA_DTYPE_F32;
+  const int64_t q[4] = {2, 4, 5, 64}, k[4] = {2, 2, 9, 64}, v[4] = {2, 2, 9, 32}, out[4] = {2, 4, 5, 32};
+  const int64_t lse[3] = {2, 4, 5}, slopes[2] = {2, 4};
+  p->desc.sdpa = init;
+  p->desc.sdpa.header.op = op;
+  p->desc.sdpa.dtype = dtype;
+  p->desc.sdpa.head_dim = 64;
+  p->desc.sdpa.head_dim_v = 32;
+  p->desc.sdpa.causal = 1;
+  p->desc.sdpa.alignment = BARACUDA_SDPA_BOTTOM_RIGHT;
+  p->desc.sdpa.alibi = BARACUDA_ALIBI_SYMMETRIC;
+  p->desc.sdpa.per_batch_slopes = 1;
+  p->desc.sdpa.softcap = 30.0f;
+  p->desc.sdpa.window_left = 3;
+  p->desc.sdpa.batch = 2;
+  p->desc.sdpa.heads_q = 4;
+  p->desc.sdpa.heads_kv = 2;
+  p->desc.sdpa.queries = 5;
+  p->desc.sdpa.keys = 9;
+  valid_problem_add_arg(p, BARACUDA_ARG_Q, dtype, 4, q);
+  valid_problem_add_arg(p, BARACUDA_ARG_K, dtype, 4, k);
+  valid_problem_add_arg(p, BARACUDA_ARG_V, dtype, 4, v);
+  valid_problem_add_arg(p, BARACUDA_ARG_OUT, dtype, 4, out);
+  valid_problem_add_arg(p, BARACUDA_ARG_LSE, stats, 3, lse);
+  valid_problem_add_arg(p, BARACUDA_ARG_SLOPES, stats, 2, slopes);
+  if (op == BARACUDA_OP_SDPA_BACKWARD) {
+    valid_problem_add_arg(p, BARACUDA_ARG_DOUT, dtype, 4, out);
+    valid_problem_add_arg(p, BARACUDA_ARG_DQ, dtype, 4, q);
+    valid_problem_add_arg(p, BARACUDA_ARG_DK, dtype, 4, k);
+    valid_problem_add_arg(p, BARACUDA_ARG_DV, dtype, 4, v);
+  }
+}
+
 /* Fills *p with the index-th problem; returns 0 once index is past the last. */
 static int valid_problem(int index, valid_problem_t *p) {
   memset(p, 0, sizeof *p);
@@ -162,6 +201,10 @@ static int valid_problem(int index, valid_problem_t *p) {
     case 19: p->name = "alibi_bf16"; valid_alibi(p, BARACUDA_OP_ALIBI, BARACUDA_DTYPE_BF16); break;
     case 20: p->name = "alibi_backward_f16"; valid_alibi(p, BARACUDA_OP_ALIBI_BACKWARD, BARACUDA_DTYPE_F16); break;
     case 21: p->name = "alibi_backward_f64"; valid_alibi(p, BARACUDA_OP_ALIBI_BACKWARD, BARACUDA_DTYPE_F64); break;
+    case 22: p->name = "sdpa_bf16"; valid_sdpa(p, BARACUDA_OP_SDPA, BARACUDA_DTYPE_BF16); break;
+    case 23: p->name = "sdpa_f64"; valid_sdpa(p, BARACUDA_OP_SDPA, BARACUDA_DTYPE_F64); break;
+    case 24: p->name = "sdpa_backward_f16"; valid_sdpa(p, BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_F16); break;
+    case 25: p->name = "sdpa_backward_f32"; valid_sdpa(p, BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_F32); break;
     default: return 0;
   }
   return 1;
