@@ -14,24 +14,11 @@
 #include <vector>
 
 #include "baracuda/baracuda.h"
+#include "bench_checks.hpp"
 
 namespace {
 
 __global__ void empty_kernel() {}
-
-void cuda(cudaError_t e, const char *what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-void ok(baracuda_status_t s, const char *what) {
-  if (s != BARACUDA_STATUS_SUCCESS) {
-    std::fprintf(stderr, "%s: %s: %s\n", what, baracuda_status_string(s), baracuda_last_error_message());
-    std::exit(1);
-  }
-}
 
 cudaStream_t g_stream;
 
