@@ -60,6 +60,24 @@ struct PlanGuard {
   ~PlanGuard() { baracuda_plan_destroy(plan); }
 };
 
+// A plan's workspace of garbage bytes (the kernels may not expect zeros),
+// written before the constructor returns: cudaMemset may still run when it
+// returns, and work on a non-blocking stream (a graph) does not wait for it.
+struct GarbageWorkspace {
+  void *data = nullptr;
+  size_t bytes = 0;
+  explicit GarbageWorkspace(baracuda_plan_t plan) {
+    status(baracuda_plan_workspace_size(plan, &bytes), "baracuda_plan_workspace_size");
+    if (bytes == 0) return;
+    cuda(cudaMalloc(&data, bytes), "cudaMalloc workspace");
+    cuda(cudaMemset(data, 0x5b, bytes), "cudaMemset workspace");
+    cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize after cudaMemset");
+  }
+  ~GarbageWorkspace() { cudaFree(data); }
+  GarbageWorkspace(const GarbageWorkspace &) = delete;
+  GarbageWorkspace &operator=(const GarbageWorkspace &) = delete;
+};
+
 template <class Body>
 Result guarded(Body &&body) {
   try {
@@ -162,23 +180,15 @@ inline void output_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, c
   t.upload();
 }
 
-// Runs the plan selected with opts (NULL: defaults) with a workspace of
-// garbage bytes (the kernels may not expect zeros).
+// Runs the plan selected with opts (NULL: defaults) with a garbage workspace.
 inline void run_with_workspace(const baracuda_op_header_t *desc, const std::vector<baracuda_arg_t> &args,
                                const baracuda_select_options_t *opts = nullptr) {
   PlanGuard g;
   status(baracuda_plan_select(desc, opts, &g.plan), "baracuda_plan_select");
-  size_t bytes = 0;
-  status(baracuda_plan_workspace_size(g.plan, &bytes), "baracuda_plan_workspace_size");
-  void *ws = nullptr;
-  if (bytes) {
-    cuda(cudaMalloc(&ws, bytes), "cudaMalloc workspace");
-    cuda(cudaMemset(ws, 0x5b, bytes), "cudaMemset workspace");
-  }
-  const baracuda_status_t s = baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws, bytes,
-                                                nullptr);
+  const GarbageWorkspace ws(g.plan);
+  const baracuda_status_t s = baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws.data,
+                                                ws.bytes, nullptr);
   const cudaError_t e = cudaDeviceSynchronize();
-  cudaFree(ws);
   status(s, "baracuda_plan_run");
   cuda(e, "cudaDeviceSynchronize");
 }

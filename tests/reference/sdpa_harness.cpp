@@ -209,18 +209,9 @@ void run_and_compare(const SdpaCase &c, const std::vector<baracuda_arg_t> &args,
   status(baracuda_plan_select(&d.header, &o, &g.plan), "baracuda_plan_select");
   baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
   status(baracuda_plan_get_info(g.plan, &info), "baracuda_plan_get_info");
-  size_t bytes = 0;
-  status(baracuda_plan_workspace_size(g.plan, &bytes), "baracuda_plan_workspace_size");
-  void *ws = nullptr;
-  if (bytes) {
-    cuda(cudaMalloc(&ws, bytes), "cudaMalloc workspace");
-    cuda(cudaMemset(ws, 0x5b, bytes), "cudaMemset workspace");
-    // cudaMemset may still run when it returns, and a graph launched on a
-    // non-blocking stream does not wait for it: its garbage could land after the run's own writes.
-    cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize after cudaMemset");
-  }
+  const GarbageWorkspace ws(g.plan);
   auto enqueue = [&](cudaStream_t stream) {
-    status(baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws, bytes, stream),
+    status(baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws.data, ws.bytes, stream),
            info.kernel_name);
   };
   auto run = [&] {
@@ -229,21 +220,15 @@ void run_and_compare(const SdpaCase &c, const std::vector<baracuda_arg_t> &args,
     cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   };
   std::vector<std::vector<unsigned char>> first;
-  try {
-    run();
-    for (const Checked &x : outs) {
-      first.push_back(x.tensor->download());
-      const std::string name = std::string(info.kernel_name) + " " + x.name;
-      if (x.lse) compare_lse(*x.tensor, first.back(), x.ref, x.tol);
-      else compare_to_reference(*x.tensor, first.back(), x.ref, name, x.tol);
-    }
-    for (const Checked &x : outs) x.tensor->upload();
-    run();
-  } catch (...) {
-    cudaFree(ws);
-    throw;
+  run();
+  for (const Checked &x : outs) {
+    first.push_back(x.tensor->download());
+    const std::string name = std::string(info.kernel_name) + " " + x.name;
+    if (x.lse) compare_lse(*x.tensor, first.back(), x.ref, x.tol);
+    else compare_to_reference(*x.tensor, first.back(), x.ref, name, x.tol);
   }
-  cudaFree(ws);
+  for (const Checked &x : outs) x.tensor->upload();
+  run();
   if (!info.deterministic) return;
   for (size_t i = 0; i < outs.size(); ++i)
     if (outs[i].tensor->download() != first[i]) throw Fail{std::string(outs[i].name) + " differs on a second run"};
