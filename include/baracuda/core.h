@@ -151,6 +151,9 @@ static inline baracuda_tensor_t baracuda_tensor_contiguous(void *data, baracuda_
 #define BARACUDA_ARG_FINAL_STATES 26
 #define BARACUDA_ARG_DINITIAL_STATES 27
 #define BARACUDA_ARG_CACHE_SEQLENS 28
+#define BARACUDA_ARG_SEQ_IDX 29
+#define BARACUDA_ARG_CONV_STATE_INDICES 30
+#define BARACUDA_ARG_DFINAL_STATES 31
 
 typedef struct baracuda_arg_t {
   int32_t role;

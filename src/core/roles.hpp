@@ -28,7 +28,8 @@ inline constexpr RoleName kRoleNames[] = {
     BARACUDA_ROLE_NAME(LSE),     BARACUDA_ROLE_NAME(DOUT),            BARACUDA_ROLE_NAME(DQ),
     BARACUDA_ROLE_NAME(DK),      BARACUDA_ROLE_NAME(DV),              BARACUDA_ROLE_NAME(STATE),
     BARACUDA_ROLE_NAME(INITIAL_STATES), BARACUDA_ROLE_NAME(FINAL_STATES), BARACUDA_ROLE_NAME(DINITIAL_STATES),
-    BARACUDA_ROLE_NAME(CACHE_SEQLENS),
+    BARACUDA_ROLE_NAME(CACHE_SEQLENS), BARACUDA_ROLE_NAME(SEQ_IDX), BARACUDA_ROLE_NAME(CONV_STATE_INDICES),
+    BARACUDA_ROLE_NAME(DFINAL_STATES),
 };
 #undef BARACUDA_ROLE_NAME
 
@@ -40,7 +41,7 @@ constexpr bool role_names_follow_values() {
   return true;
 }
 static_assert(role_names_follow_values(), "kRoleNames must list the BARACUDA_ARG_* roles in value order, none skipped");
-static_assert(kRoleNames[kRoleCount - 1].role == BARACUDA_ARG_CACHE_SEQLENS,
+static_assert(kRoleNames[kRoleCount - 1].role == BARACUDA_ARG_DFINAL_STATES,
               "a role was added to core.h: name it in kRoleNames");
 
 constexpr bool role_known(int32_t role) { return role > 0 && role < kRoleCount; }
