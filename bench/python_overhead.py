@@ -195,7 +195,8 @@ def main():
     from baracuda import _fast
 
     print(f"Python overhead on {device}: median of {REPEATS} loops of {CALLS} calls, tiny tensors, cached plans;")
-    print(f"compiled fast path: {'yes, ' + _fast.module.__file__ if _fast.module else 'no'}.")
+    print(f"compiled fast path: {'yes, ' + _fast.module.__file__ if _fast.module else 'no'}", end="")
+    print(f"; tensors read through DLPack's C exchange API: {'yes' if _fast.module and _fast.module.exchange_api() else 'no'}.")
     print("ctypes floor: the same plan's C function through ctypes, argument array built once.\n")
     print("| row | us/call | Python path us | ctypes floor us | goal |")
     print("| --- | ---: | ---: | ---: | ---: |")

@@ -35,11 +35,20 @@ def _load():
 module = _load()
 # run(plan_run address, plan address, roles, tensors, stream) -> status, or None: see _baracuda_fast.c
 run = module.run if module is not None else None
+# run_new(plan_run address, plan address, role names, x, shape, stream) -> (status, new output), or None
+run_new = module.run_new if module is not None else None
 RUN_ADDRESS = ctypes.cast(lib.baracuda_plan_run, ctypes.c_void_p).value
 _ROLE_CODES = {spelling: role for name, role in ROLES.items() for spelling in (name, name.lower())}
+
+
+def exchange_types(torch):
+    """The types whose tensors the fast path may read through DLPack's C exchange API:
+    torch.Tensor and torch.nn.Parameter (a plain holder of a tensor), no other subclass."""
+    parameter = getattr(getattr(torch, "nn", None), "Parameter", None)
+    return (torch.Tensor,) if parameter is None else (torch.Tensor, parameter)
 
 
 def setup(torch, support):
     """Hands the fast path torch's tensor type, plain dtypes and stream function (support: a TorchSupport)."""
     if module is not None:
-        module.setup(torch.Tensor, support.plain, _ROLE_CODES, support.current_stream)
+        module.setup(torch.Tensor, support.plain, _ROLE_CODES, support.current_stream, exchange_types(torch))

@@ -68,24 +68,21 @@ def _make_pad(x, pad, mode, value):
     low, high = _per_axis(pad, len(shape))
     real, imag = (value.real, value.imag) if isinstance(value, complex) else (float(value), 0.0)
     plan = _pad_plan("pad", dtype, list(shape), low, high, mode, value=real, value_imag=imag)
-    return plan, [n + a + b for n, a, b in zip(shape, low, high)], _allocator(x)
+    return plan, tuple(n + a + b for n, a, b in zip(shape, low, high)), _allocator(x)
 
 
 def _make_pad_backward(dy, pad, mode):
     dtype, shape = dtype_and_shape(dy)
     low, high = _per_axis(pad, len(shape))
-    in_shape = [n - a - b for n, a, b in zip(shape, low, high)]
-    return _pad_plan("pad_backward", dtype, in_shape, low, high, mode), in_shape, _allocator(dy)
+    in_shape = tuple(n - a - b for n, a, b in zip(shape, low, high))
+    return _pad_plan("pad_backward", dtype, list(in_shape), low, high, mode), in_shape, _allocator(dy)
 
 
 def _into(plan, names, x, out, allocate, shape, stream):
-    """Runs plan from x into out, allocating out like x when the caller gave none; a
-    freshly allocated out is named to the plan, which then only patches its pointer."""
+    """Runs plan from x into out, into a new array like x when the caller gave none."""
     if out is None:
-        out = allocate(x, shape)
-        plan.enqueue(names, (x, out), stream, out)
-    else:
-        plan.enqueue(names, (x, out), stream)
+        return plan.enqueue_new(names, x, shape, allocate, stream)
+    plan.enqueue(names, (x, out), stream)
     return out
 
 

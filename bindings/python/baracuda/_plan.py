@@ -22,7 +22,7 @@ _run = _per_call("baracuda_plan_run")
 _check = _per_call("baracuda_plan_check")
 # The compiled fast path (see _fast), for calls without workspace while _run
 # is the C function itself; it returns None for what it leaves to Python.
-_C_RUN, _FAST_RUN, _RUN_ADDRESS = _run, _fast.run, _fast.RUN_ADDRESS
+_C_RUN, _FAST_RUN, _FAST_RUN_NEW, _RUN_ADDRESS = _run, _fast.run, _fast.run_new, _fast.RUN_ADDRESS
 _NO_BYTES = ctypes.c_size_t(0)
 _NAMES = {v: k for k, v in OPS.items()}
 
@@ -120,6 +120,21 @@ class Plan:
         status = _run(self._plan, args, len(args), None, _NO_BYTES, stream)
         if status:
             raise_status(status)
+
+    def enqueue_new(self, names, x, shape, allocate, stream):
+        """enqueue from x into a new array of x's kind, dtype and device and of shape (a
+        tuple), which it returns: names are x's role and the new array's. The fast path
+        has the framework allocate it from C; else allocate(x, shape) makes it."""
+        if stream is not None:
+            stream = _tensors.stream_handle(stream)
+        if _FAST_RUN_NEW is not None and _run is _C_RUN:
+            made = _FAST_RUN_NEW(_RUN_ADDRESS, self._address, names, x, shape, stream)
+            if made is not None:
+                _checked(made[0])
+                return made[1]
+        out = allocate(x, shape)
+        self.enqueue(names, (x, out), stream, out)
+        return out
 
     @property
     def workspace_size(self):
