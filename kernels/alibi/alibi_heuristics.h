@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "alibi/alibi_fast_divisor.h"
 #include "alibi/alibi_traits.h"
 
 namespace baracuda::kernels {
@@ -19,6 +20,10 @@ struct AlibiTiling {
   int64_t tile_rows;      // rows of a tile
   int64_t col_tiles;      // tiles across K
   int64_t tiles_per_head; // tiles of one (b, h)
+  // tiles_per_head, col_tiles, the vectors of a chunk's width and the inner
+  // extent of a tile's head number (H for [B, H] slopes, B for [H]: see
+  // alibi_with_heads), as the 32-bit kernels divide by them.
+  FastDivisor per_head, across, chunk_vectors, inner;
 };
 
 // The elements a block handles per tile: every thread its kVectorsPerThread vectors.
@@ -38,6 +43,15 @@ inline AlibiTiling alibi_tiling(int64_t queries, int64_t keys, int elem_bytes) {
   t.tile_rows = tile / t.chunk_cols < queries ? tile / t.chunk_cols : queries;
   t.col_tiles = (keys + t.chunk_cols - 1) / t.chunk_cols;
   t.tiles_per_head = (queries + t.tile_rows - 1) / t.tile_rows * t.col_tiles;
+  t.per_head = fast_divisor(t.tiles_per_head);
+  t.across = fast_divisor(t.col_tiles);
+  t.chunk_vectors = fast_divisor(t.chunk_cols / t.vector_elems);
+  return t;
+}
+
+// The tiling a kernel launch takes: the inner extent's divisor added.
+inline AlibiTiling alibi_with_heads(AlibiTiling t, int64_t batch, int64_t heads, bool per_batch_slopes) {
+  t.inner = fast_divisor(per_batch_slopes ? heads : batch);
   return t;
 }
 

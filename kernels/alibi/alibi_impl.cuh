@@ -94,9 +94,9 @@ template <class T, class V, class Body>
 __device__ __forceinline__ void with_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, typename V::Index tile,
                                                  Body &&body) {
   using Index = typename V::Index;
-  const TileSpot<Index> s = tile_spot(p, t, tile);
+  const TileSpot<Index> s = tile_spot<Pack16<T>::kCount>(p, t, tile);
   Cell<Index> c[kVectors];
-  cells_of<Pack16<T>::kCount>(p, s, c);
+  cells_of<Pack16<T>::kCount>(p, t, s, c);
   Pack16<T> v[kVectors];
   load_tile<T, V::kVec>(p, s, c, v);
   body(s, c, v);
@@ -276,7 +276,8 @@ int with_variant(bool vec, bool narrow, bool symmetric, Launch &&launch) {
 template <class T, class S>
 int run_forward(const AlibiProblem &p, cudaStream_t stream) {
   if (p.batch == 0 || p.heads == 0 || p.queries == 0 || p.keys == 0) return 0;
-  const AlibiTiling t = alibi_tiling(p.queries, p.keys, sizeof(T));
+  const AlibiTiling t =
+      alibi_with_heads(alibi_tiling(p.queries, p.keys, sizeof(T)), p.batch, p.heads, p.per_batch_slopes);
   const int64_t tiles = p.batch * p.heads * t.tiles_per_head;
   const unsigned grid = static_cast<unsigned>(alibi_grid_blocks(tiles));
   const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && rows_aligned<T>(p, p.out, p.out_stride);
@@ -296,7 +297,8 @@ int run_backward(const AlibiProblem &p, void *workspace, cudaStream_t stream) {
   PassSequence passes(stream);
   int64_t per_slope = 0;
   if (p.queries > 0 && p.keys > 0) {
-    const AlibiTiling t = alibi_tiling(p.queries, p.keys, sizeof(T));
+    const AlibiTiling t =
+        alibi_with_heads(alibi_tiling(p.queries, p.keys, sizeof(T)), p.batch, p.heads, p.per_batch_slopes);
     const int64_t tiles = p.batch * p.heads * t.tiles_per_head;
     const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && (!p.out || rows_aligned<T>(p, p.out, p.out_stride));
     per_slope = alibi_tiles_per_slope(p.batch, p.per_batch_slopes, t);

@@ -18,11 +18,16 @@ namespace baracuda::kernels::alibi {
 constexpr int kThreads = AlibiTraits::kThreads;
 constexpr int kVectors = AlibiTraits::kVectorsPerThread;
 
-// a / b for a >= 0, b > 0: unsigned division is the shorter sequence.
+// a / b for a >= 0, b > 0: with 32-bit indices by f, b's multiply and shift;
+// with 64-bit ones by unsigned division, the shorter sequence.
 template <class Index>
-__device__ __forceinline__ Index quotient(Index a, Index b) {
-  using Unsigned = std::make_unsigned_t<Index>;
-  return static_cast<Index>(static_cast<Unsigned>(a) / static_cast<Unsigned>(b));
+__device__ __forceinline__ Index quotient(Index a, Index b, FastDivisor f) {
+  if constexpr (std::is_same_v<Index, int32_t>) {
+    return static_cast<Index>(fast_divide(static_cast<uint32_t>(a), f));
+  } else {
+    using Unsigned = std::make_unsigned_t<Index>;
+    return static_cast<Index>(static_cast<Unsigned>(a) / static_cast<Unsigned>(b));
+  }
 }
 
 // The tiles of one slope's partial sums are consecutive: with [H] slopes
@@ -35,14 +40,14 @@ struct TileSpot {
   int slots;         // vectors of the tile: rows * vecs_per_row, at most kThreads * kVectors
 };
 
-template <class Index>
+template <int W, class Index>
 __device__ __forceinline__ TileSpot<Index> tile_spot(const AlibiProblem &p, const AlibiTiling &t, Index tile) {
   const Index per_head = static_cast<Index>(t.tiles_per_head), col_tiles = static_cast<Index>(t.col_tiles);
-  const Index head = quotient(tile, per_head), k = tile - head * per_head;
-  const Index row_tile = quotient(k, col_tiles);
+  const Index head = quotient(tile, per_head, t.per_head), k = tile - head * per_head;
+  const Index row_tile = quotient(k, col_tiles, t.across);
   // head = outer * inner_extent + inner, inner being h for [B, H] slopes, b for [H].
   const Index inner_extent = static_cast<Index>(p.per_batch_slopes ? p.heads : p.batch);
-  const Index outer = quotient(head, inner_extent), inner = head - outer * inner_extent;
+  const Index outer = quotient(head, inner_extent, t.inner), inner = head - outer * inner_extent;
   TileSpot<Index> s;
   s.b = p.per_batch_slopes ? outer : inner;
   s.h = p.per_batch_slopes ? inner : outer;
@@ -50,7 +55,7 @@ __device__ __forceinline__ TileSpot<Index> tile_spot(const AlibiProblem &p, cons
   s.col0 = (k - row_tile * col_tiles) * static_cast<Index>(t.chunk_cols);
   const Index rows = min(static_cast<Index>(t.tile_rows), static_cast<Index>(p.queries) - s.row0);
   const Index cols = min(static_cast<Index>(t.chunk_cols), static_cast<Index>(p.keys) - s.col0);
-  s.vecs_per_row = static_cast<int>((cols + t.vector_elems - 1) / t.vector_elems);
+  s.vecs_per_row = static_cast<int>((cols + W - 1) / W);  // W, the vector's elements, a constant
   s.slots = static_cast<int>(rows) * s.vecs_per_row;
   return s;
 }
@@ -64,17 +69,22 @@ struct Cell {
   int n;
 };
 
-// The cells of slots threadIdx.x + k * kThreads. (Placing the first by a
-// division and stepping the others with a carry spilled bf16's forward at
-// the 3-blocks register cap.)
+// The cells of slots threadIdx.x + k * kThreads. A row of a tile holds a
+// chunk's width of vectors wherever the tile has more than one row (its
+// chunk is then the whole padded row), and a one-row tile's slots all lie in
+// row 0, so a slot's row is its quotient by the chunk's vectors: one divisor
+// for every tile. (Placing the first by a division and stepping the others
+// with a carry spilled bf16's forward at the 3-blocks register cap.)
 template <int W, class Index>
-__device__ __forceinline__ void cells_of(const AlibiProblem &p, const TileSpot<Index> &s, Cell<Index> (&c)[kVectors]) {
+__device__ __forceinline__ void cells_of(const AlibiProblem &p, const AlibiTiling &t, const TileSpot<Index> &s,
+                                         Cell<Index> (&c)[kVectors]) {
+  const int chunk_vectors = static_cast<int>(t.chunk_cols / W);
 #pragma unroll
   for (int k = 0; k < kVectors; ++k) {
     const int slot = threadIdx.x + k * kThreads;
-    const int row = quotient(slot, s.vecs_per_row);
+    const int row = static_cast<int>(fast_divide(static_cast<uint32_t>(slot), t.chunk_vectors));
     c[k].i = s.row0 + row;
-    c[k].j0 = s.col0 + static_cast<Index>(slot - row * s.vecs_per_row) * W;
+    c[k].j0 = s.col0 + static_cast<Index>(slot - row * chunk_vectors) * W;
     c[k].n = slot < s.slots ? static_cast<int>(min(static_cast<Index>(W), static_cast<Index>(p.keys) - c[k].j0)) : 0;
   }
 }

@@ -2,7 +2,9 @@
 // block's vectors, the tiles cover each (b, h) exactly, one workspace slot per
 // tile, the grid cap, the reduction's runs, and the tiles the plan names. No GPU.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "alibi/alibi_kernels.h"
 #include "cpu_helpers.hpp"
@@ -146,4 +148,40 @@ TEST_CASE("alibi backward plans name their clusters", "[heuristics][alibi]") {
   baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
   REQUIRE(baracuda_plan_get_info(p.plan, &info) == BARACUDA_STATUS_SUCCESS);
   CHECK(std::string(info.kernel_name) == "alibi_backward_f32_f32_slopes tiles 1x4096 clusters of 8");
+}
+
+TEST_CASE("fast divisor: n / d as a multiply and a shift for 31-bit n and d", "[heuristics][alibi]") {
+  using baracuda::kernels::fast_divide;
+  using baracuda::kernels::fast_divisor;
+  const int64_t top = (int64_t{1} << 31) - 1;
+  std::vector<int64_t> divisors = {1, 2, 3, 5, 7, 8, 255, 256, 257, 1000, 4096, 65535, 65536, 65537, 1 << 30,
+                                   (1 << 30) + 1, top - 1, top};
+  for (int64_t d = 1; d < 3000; d += 7) divisors.push_back(d);
+  for (int64_t d : divisors) {
+    const auto f = fast_divisor(d);
+    INFO("d " << d);
+    // Every multiple of d, one either side of it, and the top of the range.
+    for (int64_t q : {int64_t{0}, int64_t{1}, int64_t{2}, top / d / 2, top / d - 1, top / d})
+      for (int64_t n : {q * d - 1, q * d, q * d + 1, q * d + d - 1})
+        if (n >= 0 && n <= top) CHECK(fast_divide(static_cast<uint32_t>(n), f) == n / d);
+  }
+  CHECK(fast_divisor(0).multiplier == 0);
+  CHECK(fast_divisor(int64_t{1} << 31).multiplier == 0);
+}
+
+TEST_CASE("alibi tiling: a slot's row is its quotient by the chunk's vectors in every tile", "[heuristics][alibi]") {
+  for (int bytes : {2, 4, 8})
+    for (int64_t q : {1, 2, 3, 7, 64, 2048})
+      for (int64_t k : {1, 2, 5, 8, 127, 2048, 4097, 32768}) {
+        const AlibiTiling t = alibi_tiling(q, k, bytes);
+        INFO("bytes " << bytes << " Q " << q << " K " << k);
+        const int64_t chunk_vectors = t.chunk_cols / t.vector_elems;
+        for (int64_t col_tile = 0; col_tile < t.col_tiles; ++col_tile) {
+          // The kernel's own count: vectors across this tile's columns.
+          const int64_t cols = std::min(t.chunk_cols, k - col_tile * t.chunk_cols);
+          const int64_t vecs_per_row = (cols + t.vector_elems - 1) / t.vector_elems;
+          CHECK((t.tile_rows == 1 || vecs_per_row == chunk_vectors));
+          CHECK(vecs_per_row <= chunk_vectors);
+        }
+      }
 }
