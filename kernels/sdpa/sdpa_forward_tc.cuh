@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "sdpa/sdpa_forward_params.cuh"
 #include "sdpa/sdpa_forward_tc_launch.h"
 #include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_tc_heuristics.h"
@@ -22,15 +23,6 @@
 #include "sdpa/sdpa_tc_scores.cuh"
 
 namespace baracuda::kernels::sdpa_tc {
-
-// What the kernel derives once from the problem, besides the score pipeline's.
-struct ForwardParams {
-  ScoreParams score;
-  int64_t tiles;        // query tiles of the whole problem
-  int64_t query_tiles;  // of one (b, h)
-  int64_t group;        // query heads per kv head
-  bool aligned;         // every row of q, k, v, out starts on 16 bytes
-};
 
 template <SdpaTcVariant Variant, int HeadDim>
 struct Shape {
@@ -193,20 +185,12 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   cp_async_wait<0>();
   __syncthreads();
 
-  const int lane = static_cast<int>(threadIdx.x) % 32;
 #pragma unroll
   for (int a = 0; a < Sh::kMAtoms; ++a)
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      float sum = row_sum[a][hr];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
       const int row = thread_row<Sh::kWarpRows>(a, hr);
-      if (p.lse != nullptr && lane % 4 == 0 && m0 + row < p.queries) {
-        const float lse = sum > 0.f ? (row_max[a][hr] * fp.score.mul + log2f(sum)) * 0.6931471805599453f : -INFINITY;
-        static_cast<float *>(p.lse)[b * p.lse_stride[0] + h * p.lse_stride[1] + (m0 + row) * p.lse_stride[2]] = lse;
-      }
+      const float inv = finish_row(row_max[a][hr], row_sum[a][hr], fp.score.mul, lse_at(p, b, h, m0 + row));
 #pragma unroll
       for (int db = 0; db < Sh::kValueBlocks; ++db)
         st_shared_4(s_q + swizzled<HeadDim>(row, thread_col(db, 0)),
@@ -230,29 +214,6 @@ __global__ void __launch_bounds__(Shape<Variant, HeadDim>::kThreads, Shape<Varia
   }
 }
 
-inline bool rows_aligned(const void *data, const int64_t (&stride)[3]) {
-  return reinterpret_cast<uintptr_t>(data) % 16 == 0 && stride[0] % 8 == 0 && stride[1] % 8 == 0 && stride[2] % 8 == 0;
-}
-
-inline ForwardParams forward_params(const SdpaProblem &p, const SdpaTcConfig &cfg) {
-  constexpr double kLog2e = 1.4426950408889634;
-  ForwardParams fp{};
-  ScoreParams &sp = fp.score;
-  sp.scale_log2 = static_cast<float>(p.scale * kLog2e);
-  sp.softcap_log2 = p.softcap > 0 ? static_cast<float>(p.softcap * kLog2e) : 0.f;
-  sp.scale_over_cap = p.softcap > 0 ? static_cast<float>(p.scale / p.softcap) : 0.f;
-  sp.alibi = p.alibi;
-  sp.transformed = p.softcap > 0 || p.alibi != 0 || !(sp.scale_log2 > 0.f);
-  sp.mul = sp.transformed ? 1.f : sp.scale_log2;
-  sp.visible = sdpa_visible_keys(p);
-  fp.query_tiles = sdpa_tc_query_tiles(p.queries, cfg);
-  fp.tiles = sdpa_tc_tiles(p.batch, p.heads_q, p.queries, cfg);
-  fp.group = p.heads_q / p.heads_kv;
-  fp.aligned = rows_aligned(p.q.data, p.q.stride) && rows_aligned(p.k.data, p.k.stride) &&
-               rows_aligned(p.v.data, p.v.stride) && rows_aligned(p.out.data, p.out.stride);
-  return fp;
-}
-
 }  // namespace baracuda::kernels::sdpa_tc
 
 namespace baracuda::kernels {
@@ -260,19 +221,9 @@ namespace baracuda::kernels {
 template <SdpaTcVariant Variant, class T, int HeadDimTile>
 int sdpa_forward_tc_launch(const SdpaProblem &p, cudaStream_t stream) {
   using Sh = sdpa_tc::Shape<Variant, HeadDimTile>;
-  const sdpa_tc::ForwardParams fp = sdpa_tc::forward_params(p, Sh::kCfg);
-  if (fp.tiles == 0) return 0;
-  const size_t smem = sdpa_tc_smem_bytes(Sh::kCfg, HeadDimTile);
-  int device = 0, smem_limit = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err != cudaSuccess) return -static_cast<int>(err);
-  if (smem > static_cast<size_t>(smem_limit)) return 3;  // UNSUPPORTED: this device's blocks hold less
-  const auto kernel = sdpa_tc::forward_kernel<T, Variant, HeadDimTile>;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (err != cudaSuccess) return -static_cast<int>(err);
-  kernel<<<static_cast<unsigned>(sdpa_tc_grid_blocks(fp.tiles)), Sh::kThreads, smem, stream>>>(p, fp);
-  return -static_cast<int>(cudaGetLastError());
+  return sdpa_tc::launch_forward(sdpa_tc::forward_kernel<T, Variant, HeadDimTile>, Sh::kThreads,
+                                 sdpa_tc_smem_bytes(Sh::kCfg, HeadDimTile), p,
+                                 sdpa_tc::forward_params(p, Sh::kCfg, 2), stream);
 }
 
 }  // namespace baracuda::kernels
