@@ -41,8 +41,14 @@
  * strides, in f32 (f64 for f64 attention).
  *
  * dtypes: F16 and BF16 on tensor cores, products and sums in f32, P rounded to
- * the input dtype before the P v product (as FlashAttention does); F32 and F64
- * on CUDA cores, everything in their own precision. LSE is f32 (f64 for F64).
+ * the input dtype before the P v product (as FlashAttention does). F32: the
+ * forward on tensor cores from sm_80 on where a block may hold its f32 tiles
+ * (sm 80, 87, 90, 100-103; up to 135 KiB of shared memory), each operand split
+ * into a tf32 part and its remainder so that every product of q k and of P v
+ * keeps about 20 of f32's 24 bits (the remainders' own product is dropped),
+ * sums and the softmax in f32; elsewhere, and for the backward, CUDA cores in
+ * f32. F32_STRICT: f32 where no reduced-precision math is used, the CUDA-core
+ * kernels. F64 on CUDA cores in f64. LSE is f32 (f64 for F64).
  * Head sizes: D and Dv multiples of 8 from 8 to 256, D != Dv allowed.
  * Layout: any strides on B, H and the sequence axis, so Q, K, V may be views
  * into one packed QKV buffer; stride 1 on the head-size axis (UNSUPPORTED
@@ -60,9 +66,10 @@
  *
  * Kernels (plan info's kernel_name names the one chosen): an sm_80 tensor-core
  * kernel (mma.sync, ldmatrix, multi-stage cp.async K/V tiles), its sm_89
- * sibling (double-buffered K/V tiles, 256-thread blocks), and a CUDA-core
- * kernel for F32 and F64. target_sm 80 or 89 asks for that variant on any
- * newer GPU.
+ * sibling (double-buffered K/V tiles, 256-thread blocks), the f32 forward on
+ * tensor cores (sdpa_fwd_sm80_3xtf32), and a CUDA-core kernel for F32, F32_STRICT
+ * and F64. target_sm 80 or 89 asks for that variant on any newer GPU;
+ * F32_STRICT asks for the CUDA-core kernel.
  */
 #ifndef BARACUDA_SDPA_H
 #define BARACUDA_SDPA_H

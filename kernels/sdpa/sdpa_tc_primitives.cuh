@@ -36,38 +36,31 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
 // One 16x8x8 tf32 product: c += a b, the operands' f32 bits read as tf32
 // (the low 13 mantissa bits ignored). a: a 16x8 row-major tile, lane l holding
 // (l/4, l%4), (l/4 + 8, l%4), (l/4, l%4 + 4), (l/4 + 8, l%4 + 4); b: an 8x8
-// column-major tile, lane l holding (l%4, l/4) and (l%4 + 4, l/4).
+// column-major tile, lane l holding (l%4, l/4) and (l%4 + 4, l/4). Not
+// volatile: free of side effects, so the compiler may interleave it.
 __device__ __forceinline__ void mma_1688_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
       "{%0,%1,%2,%3};\n"
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// x as big + small, both tf32 (round to nearest): big * big + big * small +
-// small * big is x * y to about 2^-22 relative (3xTF32; small * small is
-// dropped), where one tf32 product is only good to 2^-11.
-struct Tf32Split {
-  uint32_t big, small;
-};
+// Every accumulator of a warp's [tiles][blocks] of 16x8 MMA results to 0.
+template <int Tiles, int Blocks>
+__device__ __forceinline__ void zero_accumulators(float (&acc)[Tiles][Blocks][4]) {
+#pragma unroll
+  for (int a = 0; a < Tiles; ++a)
+#pragma unroll
+    for (int nb = 0; nb < Blocks; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[a][nb][e] = 0.f;
+}
+
+// x rounded to the nearest tf32, as the bits an MMA reads.
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return r;
-}
-__device__ __forceinline__ Tf32Split split_tf32(float x) {
-  const uint32_t big = to_tf32(x);
-  return {big, to_tf32(x - __uint_as_float(big))};
-}
-
-// c += a b in 3xTF32, a and b each given as their split halves: the small
-// products first, so the big one lands last on the running sum.
-__device__ __forceinline__ void mma_1688_3xtf32(float (&c)[4], const uint32_t (&a_big)[4], const uint32_t (&a_small)[4],
-                                                Tf32Split b0, Tf32Split b1) {
-  mma_1688_tf32(c, a_small, b0.big, b1.big);
-  mma_1688_tf32(c, a_big, b0.small, b1.small);
-  mma_1688_tf32(c, a_big, b0.big, b1.big);
 }
 
 // The 32-bit shared-window address of a pointer into shared memory.

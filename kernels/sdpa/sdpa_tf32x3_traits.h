@@ -6,6 +6,13 @@
 
 namespace baracuda::kernels {
 
+struct SdpaTf32x3Traits {
+  // How each product's correction terms a_big b_small + a_small b_big run
+  // (sdpa_tf32_split.cuh): false, two tf32 MMAs (3xTF32, about 2^-22
+  // relative per product); true, one bf16 m16n8k16 MMA (about 2^-20).
+  static constexpr bool kBf16Corrections = true;
+};
+
 // Per thread the O accumulator takes m_atoms * head_dim_tile / 2 floats and
 // the scores m_atoms * block_n / 2. Each product is three tf32 MMAs, and
 // every operand fragment is split into two tf32 halves as it is read: two

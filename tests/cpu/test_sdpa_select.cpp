@@ -40,8 +40,8 @@ bool tensor_cores(baracuda_dtype_t dtype) { return dtype == BARACUDA_DTYPE_F16 |
 const baracuda_dtype_t kDtypes[] = {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64,
                                     BARACUDA_DTYPE_F32_STRICT};
 
-// The forward's variant: f32's 3xTF32 kernel needs over 99 KiB of shared
-// memory per block, which sm 80 and 90 offer and sm 86, 89 and 120 do not.
+// The forward's variant: f32's tensor-core kernel is chosen where tf32 MMAs
+// far outrun the f32 CUDA cores (sm 80 and 90, not sm 86, 89 and 120).
 std::string forward_variant(baracuda_dtype_t dtype, int32_t sm) {
   if (dtype == BARACUDA_DTYPE_F32 && (sm == 80 || sm == 90)) return "sm80_3xtf32";
   if (!tensor_cores(dtype)) return "simt";
@@ -75,7 +75,7 @@ TEST_CASE("sdpa: the forward is sm89's on sm 89, sm80's on other archs, 3xtf32 f
   }
 }
 
-TEST_CASE("sdpa: f32's 3xTF32 forward serves every head size on sm 80 and 90; f32_strict never gets it",
+TEST_CASE("sdpa: f32's tensor-core forward serves every head size on sm 80 and 90; f32_strict never gets it",
           "[sdpa][select]") {
   for (int32_t sm : {80, 90}) {
     if (!build_serves(sm)) continue;
@@ -144,6 +144,12 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
                    "sdpa_fwd_sm89: chosen only for target sm 89", "sdpa_fwd_sm80: head_dim 272 is over 256",
                    "sdpa_fwd_sm80_3xtf32: dtype bf16 is not served (f32)",
                    "sdpa_fwd_simt: dtype bf16 is not served (f32, f64, f32_strict)"});
+  if (build_serves(89)) {
+    baracuda_sdpa_desc_t f = sdpa_desc(BARACUDA_OP_SDPA, BARACUDA_DTYPE_F32);
+    f.head_dim = 272;
+    CHECK(select_for(f, 89).status == BARACUDA_STATUS_UNSUPPORTED);
+    require_message({"sdpa_fwd_sm80_3xtf32: sm 89's tf32 MMAs do not outrun its f32 CUDA cores"});
+  }
   d.header.op = BARACUDA_OP_SDPA_BACKWARD;
   CHECK(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).status == BARACUDA_STATUS_UNSUPPORTED);
   require_message({"sdpa_bwd_sm80: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",

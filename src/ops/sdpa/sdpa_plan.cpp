@@ -41,6 +41,7 @@ struct Variant {
   Keyed<Fn> kernels[N];
   size_t (*workspace)(const kernels::SdpaProblem &);  // NULL: none (the forward)
   size_t (*least_smem)(const Spec &);  // the shared memory a block needs at the least
+  bool needs_fast_tf32 = false;        // chosen only where tf32 MMAs far outrun f32 CUDA cores
 };
 
 size_t forward_smem_sm89(const Spec &s) {
@@ -73,7 +74,7 @@ constexpr Variant<ForwardFn> kForwardSm80{
 // CUDA-core kernel has 2^-24, so F32_STRICT is not among its dtypes.
 constexpr Variant<ForwardFn, 1> kForwardTf32x3{
     {"sdpa_fwd_sm80_3xtf32", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
-    {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_tf32x3_f32}}, nullptr, forward_smem_tf32x3};
+    {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_tf32x3_f32}}, nullptr, forward_smem_tf32x3, true};
 constexpr Variant<ForwardFn, 3> kForwardSimt{
     {"sdpa_fwd_simt", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_forward_simt_f64},
@@ -268,6 +269,8 @@ template <class Fn, size_t N>
 WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContext &ctx) {
   if (v.only_sm != 0 && ctx.target_sm != v.only_sm) return cat("chosen only for target sm ", v.only_sm);
   if (ctx.target_sm < v.min_sm) return cat("needs sm ", v.min_sm, " or newer");
+  if (v.needs_fast_tf32 && !fast_tf32(ctx.target_sm))
+    return cat("sm ", ctx.target_sm, "'s tf32 MMAs do not outrun its f32 CUDA cores enough for several per product");
   if (!table_has(v.kernels, s.dtype))
     return cat("dtype ", dtype_name(s.dtype), " is not served (", dtype_list(table_keys(v.kernels)), ")");
   if (s.head_dim > kMaxHeadSize) return cat("head_dim ", s.head_dim, " is over ", kMaxHeadSize);
