@@ -42,13 +42,15 @@
  *
  * dtypes: F16 and BF16 on tensor cores, products and sums in f32, P rounded to
  * the input dtype before the P v product (as FlashAttention does). F32: the
- * forward on tensor cores from sm_80 on where a block may hold its f32 tiles
- * (sm 80, 87, 90, 100-103; up to 135 KiB of shared memory), each operand split
- * into a tf32 part and its remainder so that every product of q k and of P v
- * keeps about 20 of f32's 24 bits (the remainders' own product is dropped),
- * sums and the softmax in f32; elsewhere, and for the backward, CUDA cores in
- * f32. F32_STRICT: f32 where no reduced-precision math is used, the CUDA-core
- * kernels. F64 on CUDA cores in f64. LSE is f32 (f64 for F64).
+ * forward on tensor cores on sm 80, 90 and 100-103 (where tf32 MMAs far
+ * outrun the f32 CUDA cores), each operand split into a tf32 part and its
+ * remainder, big * big on a tf32 MMA and the two cross terms on a bf16 MMA, so
+ * that every product of q k and of P v is good to about 2^-20 relative (the
+ * remainders' own product is dropped); sums and the softmax in f32. Its error
+ * stays within f32's 1e-5 of the float64 result (max error over max |out|).
+ * Elsewhere, and for the backward, CUDA cores in f32. F32_STRICT: f32 where no
+ * reduced-precision math is used, the CUDA-core kernels on every arch. F64 on
+ * CUDA cores in f64. LSE is f32 (f64 for F64).
  * Head sizes: D and Dv multiples of 8 from 8 to 256, D != Dv allowed.
  * Layout: any strides on B, H and the sequence axis, so Q, K, V may be views
  * into one packed QKV buffer; stride 1 on the head-size axis (UNSUPPORTED
