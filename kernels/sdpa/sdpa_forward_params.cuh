@@ -1,4 +1,4 @@
-// What the tensor-core forward kernels (f16 / bf16 and f32's 3xTF32) derive
+// What the tensor-core forward kernels (f16 / bf16, and f32 split into tf32 halves) derive
 // once from the problem on the host, and their common launch: one block per
 // query tile, dynamic shared memory raised to what the tiles need.
 #pragma once

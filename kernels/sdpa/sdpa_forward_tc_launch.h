@@ -15,7 +15,7 @@ namespace baracuda::kernels {
 template <SdpaTcVariant Variant, class T, int HeadDimTile>
 int sdpa_forward_tc_launch(const SdpaProblem &p, cudaStream_t stream);
 
-// f32 in 3xTF32.
+// f32, each product split into tf32 halves (sdpa_tf32_split.cuh).
 template <int HeadDimTile>
 int sdpa_forward_tf32x3_launch(const SdpaProblem &p, cudaStream_t stream);
 

@@ -20,8 +20,9 @@ int sdpa_forward_sm80_f16(const SdpaProblem &p, cudaStream_t stream);
 int sdpa_forward_sm80_bf16(const SdpaProblem &p, cudaStream_t stream);
 int sdpa_forward_sm89_f16(const SdpaProblem &p, cudaStream_t stream);
 int sdpa_forward_sm89_bf16(const SdpaProblem &p, cudaStream_t stream);
-// f32 on tensor cores from sm_80 on, each product in 3xTF32 (split into tf32
-// halves, the small * small term dropped): about 2^-22 relative per product.
+// f32 on tensor cores from sm_80 on, each product split into tf32 halves
+// (sdpa_tf32_split.cuh, the small * small term dropped): about 2^-20
+// relative per product (2^-22 with SdpaTf32x3Traits::kBf16Corrections off).
 int sdpa_forward_tf32x3_f32(const SdpaProblem &p, cudaStream_t stream);
 // Bytes the tensor-core backward needs in its workspace for p's extents and
 // p.deterministic (the plan layer has bounded the extents: no overflow).

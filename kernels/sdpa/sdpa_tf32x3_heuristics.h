@@ -1,4 +1,4 @@
-// How the 3xTF32 f32 forward lays out its shared memory, and how much it
+// How the f32 tensor-core forward lays out its shared memory, and how much it
 // needs. Host-only, no CUDA: tested on the CPU, and the plan layer refuses
 // the kernel on devices whose blocks hold less. The query tiles and the grid
 // are the tensor-core forward's (sdpa_tc_heuristics.h).

@@ -1,5 +1,5 @@
 // Attention plans: the forward and the backward, and their candidate kernels
-// (tensor cores for f16 / bf16 on sm_89 and sm_80 and for f32 in 3xTF32;
+// (tensor cores for f16 / bf16 on sm_89 and sm_80 and for f32, split into tf32 halves;
 // CUDA cores for f32 / f64, and for F32_STRICT, which rules out reduced-precision math).
 #include <memory>
 #include <string>
@@ -70,8 +70,9 @@ constexpr Variant<ForwardFn> kForwardSm80{
     {"sdpa_fwd_sm80", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_forward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_forward_sm80_bf16}},
     nullptr, forward_smem_sm80};
-// f32 on tensor cores in 3xTF32: about 2^-22 relative per product where the
-// CUDA-core kernel has 2^-24, so F32_STRICT is not among its dtypes.
+// f32 on tensor cores, each operand split into tf32 halves: about 2^-20
+// relative per product where the CUDA-core kernel has 2^-24, so F32_STRICT is
+// not among its dtypes.
 constexpr Variant<ForwardFn, 1> kForwardTf32x3{
     {"sdpa_fwd_sm80_3xtf32", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_tf32x3_f32}}, nullptr, forward_smem_tf32x3, true};
