@@ -173,7 +173,7 @@ void bench_alibi(baracuda_dtype_t dt, const char *name, int elem) {
 
 // Attention at every row of ../shared/reference/baselines-h200.md's table
 // (bf16, both causal modes; the deterministic backward on the first shape)
-// and its f32 forward row. TFLOP/s counts 4*B*H*S*S*D forward, halved when
+// and its f32 forward row, both causal modes and D 128 too. TFLOP/s counts 4*B*H*S*S*D forward, halved when
 // causal, and 2.5 times that backward, as that file does.
 void sdpa_row(const char *op, const char *dtype, const std::string &shape, double ms, double flops,
               baracuda_plan_t plan) {
@@ -233,7 +233,11 @@ void bench_attention() {
   for (const Shape &s : shapes)
     for (bool causal : {false, true})
       bench_sdpa(BARACUDA_DTYPE_BF16, "bf16", 2, s.B, s.H, s.S, s.D, causal, true, &s == &shapes[0]);
-  bench_sdpa(BARACUDA_DTYPE_F32, "f32", 4, 4, 16, 2048, 64, false, false, false);
+  // f32: the 3xTF32 tensor-core forward, and the CUDA-core one that F32_STRICT gets, beside it.
+  for (baracuda_dtype_t dt : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F32_STRICT})
+    for (int64_t d : {64, 128})
+      for (bool causal : {false, true})
+        bench_sdpa(dt, dt == BARACUDA_DTYPE_F32 ? "f32" : "f32_strict", 4, 4, 16, 2048, d, causal, false, false);
 }
 
 // Host time of one plan run on a tiny tensor, beside a bare kernel launch.

@@ -1,6 +1,6 @@
 """PyTorch's scaled_dot_product_attention backends on the rows bench_ops times
 for the `sdpa` op (the attention table of ../shared/reference/baselines-h200.md,
-bf16, both causal modes, and its f32 row), timed the same way (CUDA events,
+bf16, both causal modes, and its f32 rows), timed the same way (CUDA events,
 warm-up, median) in one process. Prints one JSON object per (row, backend);
 bench/report.py merges them with bench_ops' rows:
 
@@ -53,7 +53,8 @@ def emit(op, dtype_name, shape, backend, ms, flops):
 def main():
     rows = [(torch.bfloat16, "bf16", s, causal, ("flash", "cudnn", "efficient")) for s in SHAPES
             for causal in (False, True)]
-    rows.append((torch.float32, "f32", (4, 16, 2048, 64), False, ("efficient", "math")))
+    rows += [(torch.float32, "f32", (4, 16, 2048, D), causal, ("efficient", "math")) for D in (64, 128)
+             for causal in (False, True)]
     for dtype, name, (B, H, S, D), causal, backends in rows:
         flops = 4.0 * B * H * S * S * D / (2 if causal else 1)
         for backend in backends:

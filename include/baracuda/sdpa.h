@@ -41,8 +41,16 @@
  * strides, in f32 (f64 for f64 attention).
  *
  * dtypes: F16 and BF16 on tensor cores, products and sums in f32, P rounded to
- * the input dtype before the P v product (as FlashAttention does); F32 and F64
- * on CUDA cores, everything in their own precision. LSE is f32 (f64 for F64).
+ * the input dtype before the P v product (as FlashAttention does). F32: the
+ * forward on tensor cores on sm 80, 90 and 100-103 (where tf32 MMAs far
+ * outrun the f32 CUDA cores), each operand split into a tf32 part and its
+ * remainder, big * big on a tf32 MMA and the two cross terms on a bf16 MMA, so
+ * that every product of q k and of P v is good to about 2^-20 relative (the
+ * remainders' own product is dropped); sums and the softmax in f32. Its error
+ * stays within f32's 1e-5 of the float64 result (max error over max |out|).
+ * Elsewhere, and for the backward, CUDA cores in f32. F32_STRICT: f32 where no
+ * reduced-precision math is used, the CUDA-core kernels on every arch. F64 on
+ * CUDA cores in f64. LSE is f32 (f64 for F64).
  * Head sizes: D and Dv multiples of 8 from 8 to 256, D != Dv allowed.
  * Layout: any strides on B, H and the sequence axis, so Q, K, V may be views
  * into one packed QKV buffer; stride 1 on the head-size axis (UNSUPPORTED
@@ -60,9 +68,10 @@
  *
  * Kernels (plan info's kernel_name names the one chosen): an sm_80 tensor-core
  * kernel (mma.sync, ldmatrix, multi-stage cp.async K/V tiles), its sm_89
- * sibling (double-buffered K/V tiles, 256-thread blocks), and a CUDA-core
- * kernel for F32 and F64. target_sm 80 or 89 asks for that variant on any
- * newer GPU.
+ * sibling (double-buffered K/V tiles, 256-thread blocks), the f32 forward on
+ * tensor cores (sdpa_fwd_sm80_3xtf32), and a CUDA-core kernel for F32, F32_STRICT
+ * and F64. target_sm 80 or 89 asks for that variant on any newer GPU;
+ * F32_STRICT asks for the CUDA-core kernel.
  */
 #ifndef BARACUDA_SDPA_H
 #define BARACUDA_SDPA_H

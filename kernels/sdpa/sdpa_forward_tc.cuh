@@ -1,11 +1,9 @@
-// The tensor-core attention forward (FlashAttention-2's algorithm), shared by
-// the sm80 and sm89 variants, which differ only in their SdpaTcConfig. A
-// block owns a tile of query rows of one (b, h), its warps m_atoms * 16 rows
-// each, and walks the key tiles its rows can see: K and V tiles arrive by
-// cp.async in a ring of `stages` slots, S = Q K^T and O += P V run on
-// mma.sync m16n8k16 with f32 accumulation, the softmax is online in f32 with
-// exp2, and O leaves through shared memory in 16-byte stores. Instantiated
-// per variant, dtype and head-size tile by sdpa_forward_<variant>_<dtype>_d<tile>.cu.
+// The tensor-core attention forward for f16 / bf16 (FlashAttention-2's
+// algorithm, sdpa_forward_tile.cuh), shared by the sm80 and sm89 variants,
+// which differ only in their SdpaTcConfig: S = Q K^T and O += P V on
+// mma.sync m16n8k16 from ldmatrix fragments of swizzled tiles, and O leaves
+// through shared memory in 16-byte stores. Instantiated per variant, dtype
+// and head-size tile by sdpa_forward_<variant>_<dtype>_d<tile>.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -17,35 +15,25 @@
 
 #include "sdpa/sdpa_forward_tc_launch.h"
 #include "sdpa/sdpa_forward_tc_tile_io.cuh"
+#include "sdpa/sdpa_forward_tile.cuh"
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_tc_primitives.cuh"
 #include "sdpa/sdpa_tc_scores.cuh"
 
 namespace baracuda::kernels::sdpa_tc {
 
-// What the kernel derives once from the problem, besides the score pipeline's.
-struct ForwardParams {
-  ScoreParams score;
-  int64_t tiles;        // query tiles of the whole problem
-  int64_t query_tiles;  // of one (b, h)
-  int64_t group;        // query heads per kv head
-  bool aligned;         // every row of q, k, v, out starts on 16 bytes
+template <SdpaTcVariant Variant>
+struct TcConfigOf {
+  static constexpr SdpaTcConfig of(int head_dim_tile) { return sdpa_tc_config(Variant, head_dim_tile); }
 };
 
 template <SdpaTcVariant Variant, int HeadDim>
-struct Shape {
-  static constexpr SdpaTcConfig kCfg = sdpa_tc_config(Variant, HeadDim);
-  static constexpr int kThreads = sdpa_tc_threads(kCfg);
-  static constexpr int kBlockM = sdpa_tc_block_m(kCfg);
-  static constexpr int kBlockN = kCfg.block_n;
-  static constexpr int kStages = kCfg.stages;
-  static constexpr int kMAtoms = kCfg.m_atoms;
-  static constexpr int kWarpRows = 16 * kCfg.m_atoms;
-  static constexpr int kKeyBlocks = kBlockN / 8;    // 8-key column blocks of S
-  static constexpr int kValueBlocks = HeadDim / 8;  // 8-wide column blocks of O
-  static constexpr uint32_t kKvTileBytes = static_cast<uint32_t>(kBlockN) * HeadDim * 2;
-  static_assert(kStages >= 2, "the ring overlaps at least one tile's copy with another's math");
-  static_assert(kBlockN % 16 == 0 && HeadDim % 64 == 0, "16-key MMA steps; 8 chunks a row for the swizzle");
+struct Shape : TileCounts<TcConfigOf<Variant>, HeadDim> {
+  using Counts = TileCounts<TcConfigOf<Variant>, HeadDim>;
+  static constexpr uint32_t kQTileBytes = static_cast<uint32_t>(Counts::kBlockM) * HeadDim * 2;
+  static constexpr uint32_t kKTileBytes = static_cast<uint32_t>(Counts::kBlockN) * HeadDim * 2;
+  static constexpr uint32_t kStageBytes = 2 * kKTileBytes;
+  static_assert(Counts::kBlockN % 16 == 0 && HeadDim % 64 == 0, "16-key MMA steps; 8 chunks a row for the swizzle");
 };
 
 // acc[a][2 pair] and acc[a][2 pair + 1] += a[a] times the two 8-column B
@@ -69,12 +57,7 @@ __device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlock
   const uint32_t q_off = swizzled<HeadDim>(warp_row + (lane & 7) + (lane & 8), (lane >> 4) * 8);
   // Of K (keys x d): (keys 0-7, d 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15): b0 b1 of two key blocks.
   const uint32_t k_off = swizzled<HeadDim>((lane & 7) + (lane >> 4) * 8, lane & 8);
-#pragma unroll
-  for (int a = 0; a < Sh::kMAtoms; ++a)
-#pragma unroll
-    for (int nb = 0; nb < Sh::kKeyBlocks; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[a][nb][e] = 0.f;
+  zero_accumulators(s);
 #pragma unroll
   for (int kk = 0; kk < HeadDim / 16; ++kk) {
     uint32_t qa[Sh::kMAtoms][4];
@@ -116,142 +99,59 @@ __device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlo
   }
 }
 
+// The f16 / bf16 kernel as sdpa_forward_tile.cuh's policy.
 template <class T, SdpaTcVariant Variant, int HeadDim>
-__device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile, uint32_t s_q,
-                                             uint32_t s_kv) {
-  using Sh = Shape<Variant, HeadDim>;
-  const int64_t bh = tile / fp.query_tiles;
-  const int64_t m_index = tile % fp.query_tiles;
-  // Causal rows further down see more keys: their tiles go first.
-  const int64_t m0 = (p.causal ? fp.query_tiles - 1 - m_index : m_index) * Sh::kBlockM;
-  const int64_t b = bh / p.heads_q, h = bh % p.heads_q, hk = h / fp.group;
-  const int64_t m_last = (m0 + Sh::kBlockM < p.queries ? m0 + Sh::kBlockM : p.queries) - 1;
+struct TcForward {
+  using Shape = sdpa_tc::Shape<Variant, HeadDim>;
+  using Elem = uint16_t;
+  using Smem = uint32_t;
+  using Sh = Shape;
 
-  const uint16_t *q =
-      static_cast<const uint16_t *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + m0 * p.q.stride[2];
-  const uint16_t *k = static_cast<const uint16_t *>(p.k.data) + b * p.k.stride[0] + hk * p.k.stride[1];
-  const uint16_t *v = static_cast<const uint16_t *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
-  const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
-  const int64_t n_tiles = key_tiles.end - key_tiles.begin;
-
-  // Each key tile is one cp.async group, K and V, committed even when empty
-  // so the wait below counts a fixed number of groups.
-  auto load_kv = [&](int64_t t) {
-    const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-    const uint32_t s_k = s_kv + static_cast<uint32_t>(t % Sh::kStages) * 2 * Sh::kKvTileBytes;
-    if (t < n_tiles) {
-      load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(s_k, k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim,
-                                                    fp.aligned);
-      load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(s_k + Sh::kKvTileBytes, v + n0 * p.v.stride[2], p.v.stride[2],
-                                                    p.keys - n0, p.head_dim_v, fp.aligned);
-    }
-    cp_async_commit();
-  };
-
-  load_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim, fp.aligned);
-  cp_async_commit();
-#pragma unroll
-  for (int t = 0; t < Sh::kStages - 1; ++t) load_kv(t);
-
-  float slope_log2 = 0.f;
-  if (fp.score.alibi != 0)
-    slope_log2 =
-        static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] * 1.4426950408889634f;
-
-  float o[Sh::kMAtoms][Sh::kValueBlocks][4];
-  float row_max[Sh::kMAtoms][2], row_sum[Sh::kMAtoms][2];
-#pragma unroll
-  for (int a = 0; a < Sh::kMAtoms; ++a) {
-#pragma unroll
-    for (int db = 0; db < Sh::kValueBlocks; ++db)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o[a][db][e] = 0.f;
-    row_max[a][0] = row_max[a][1] = -INFINITY;
-    row_sum[a][0] = row_sum[a][1] = 0.f;
+  __device__ static uint32_t smem_at(unsigned char *p) { return shared_address(p); }
+  __device__ static void load_q(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
+                                int cols, bool aligned) {
+    load_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
   }
-
-  for (int64_t t = 0; t < n_tiles; ++t) {
-    // Tile t (and Q) have landed, and every warp is done with tile t - 1,
-    // whose slot the next copy refills.
-    cp_async_wait<Sh::kStages - 2>();
-    __syncthreads();
-    load_kv(t + Sh::kStages - 1);
-    const uint32_t s_k = s_kv + static_cast<uint32_t>(t % Sh::kStages) * 2 * Sh::kKvTileBytes;
-    const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-
-    float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
+  __device__ static void load_k(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
+                                int cols, bool aligned) {
+    load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  }
+  __device__ static void load_v(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
+                                int cols, bool aligned) {
+    load_k(tile, g, row_stride, rows_left, cols, aligned);
+  }
+  __device__ static void qk(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k) {
     qk_product<T, Sh, HeadDim>(s, s_q, s_k);
-    if (fp.score.transformed)
-      transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
-    if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
-      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
-    online_softmax(s, o, row_max, row_sum, fp.score.mul);
-    pv_product<T, Sh, HeadDim>(o, s, s_k + Sh::kKvTileBytes);
   }
-  // With no key tile the Q copies were never waited for; either way every
-  // warp's reads of Q are done before the output takes its place.
-  cp_async_wait<0>();
-  __syncthreads();
+  __device__ static void pv(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
+                            const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v) {
+    pv_product<T, Sh, HeadDim>(o, s, s_v);
+  }
 
-  const int lane = static_cast<int>(threadIdx.x) % 32;
+  // Through the Q tile's place, once every warp is done reading Q.
+  __device__ static void store_out(const SdpaProblem &p, const ForwardParams &fp,
+                                   const float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
+                                   const float (&row_max)[Sh::kMAtoms][2], const float (&row_sum)[Sh::kMAtoms][2],
+                                   int64_t b, int64_t h, int64_t m0, uint32_t s_q) {
+    __syncthreads();
 #pragma unroll
-  for (int a = 0; a < Sh::kMAtoms; ++a)
+    for (int a = 0; a < Sh::kMAtoms; ++a)
 #pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      float sum = row_sum[a][hr];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
-      const int row = thread_row<Sh::kWarpRows>(a, hr);
-      if (p.lse != nullptr && lane % 4 == 0 && m0 + row < p.queries) {
-        const float lse = sum > 0.f ? (row_max[a][hr] * fp.score.mul + log2f(sum)) * 0.6931471805599453f : -INFINITY;
-        static_cast<float *>(p.lse)[b * p.lse_stride[0] + h * p.lse_stride[1] + (m0 + row) * p.lse_stride[2]] = lse;
+      for (int hr = 0; hr < 2; ++hr) {
+        const int row = thread_row<Sh::kWarpRows>(a, hr);
+        const float inv = finish_row(row_max[a][hr], row_sum[a][hr], fp.score.mul, lse_at(p, b, h, m0 + row));
+#pragma unroll
+        for (int db = 0; db < Sh::kValueBlocks; ++db)
+          st_shared_4(s_q + swizzled<HeadDim>(row, thread_col(db, 0)),
+                      pack2<T>(o[a][db][2 * hr] * inv, o[a][db][2 * hr + 1] * inv));
       }
-#pragma unroll
-      for (int db = 0; db < Sh::kValueBlocks; ++db)
-        st_shared_4(s_q + swizzled<HeadDim>(row, thread_col(db, 0)),
-                    pack2<T>(o[a][db][2 * hr] * inv, o[a][db][2 * hr + 1] * inv));
-    }
-  __syncthreads();
-  uint16_t *out =
-      static_cast<uint16_t *>(p.out.data) + b * p.out.stride[0] + h * p.out.stride[1] + m0 * p.out.stride[2];
-  store_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(out, p.out.stride[2], p.queries - m0, p.head_dim_v, s_q, fp.aligned);
-}
-
-template <class T, SdpaTcVariant Variant, int HeadDim>
-__global__ void __launch_bounds__(Shape<Variant, HeadDim>::kThreads, Shape<Variant, HeadDim>::kCfg.min_blocks)
-    forward_kernel(const SdpaProblem p, const ForwardParams fp) {
-  extern __shared__ __align__(128) unsigned char smem[];
-  const uint32_t s_q = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  const uint32_t s_kv = s_q + Shape<Variant, HeadDim>::kBlockM * HeadDim * 2;
-  for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x) {
-    forward_tile<T, Variant, HeadDim>(p, fp, tile, s_q, s_kv);
-    __syncthreads();  // the next tile's copies refill Q and the ring
+    __syncthreads();
+    uint16_t *out =
+        static_cast<uint16_t *>(p.out.data) + b * p.out.stride[0] + h * p.out.stride[1] + m0 * p.out.stride[2];
+    store_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(out, p.out.stride[2], p.queries - m0, p.head_dim_v, s_q,
+                                                   fp.aligned);
   }
-}
-
-inline bool rows_aligned(const void *data, const int64_t (&stride)[3]) {
-  return reinterpret_cast<uintptr_t>(data) % 16 == 0 && stride[0] % 8 == 0 && stride[1] % 8 == 0 && stride[2] % 8 == 0;
-}
-
-inline ForwardParams forward_params(const SdpaProblem &p, const SdpaTcConfig &cfg) {
-  constexpr double kLog2e = 1.4426950408889634;
-  ForwardParams fp{};
-  ScoreParams &sp = fp.score;
-  sp.scale_log2 = static_cast<float>(p.scale * kLog2e);
-  sp.softcap_log2 = p.softcap > 0 ? static_cast<float>(p.softcap * kLog2e) : 0.f;
-  sp.scale_over_cap = p.softcap > 0 ? static_cast<float>(p.scale / p.softcap) : 0.f;
-  sp.alibi = p.alibi;
-  sp.transformed = p.softcap > 0 || p.alibi != 0 || !(sp.scale_log2 > 0.f);
-  sp.mul = sp.transformed ? 1.f : sp.scale_log2;
-  sp.visible = sdpa_visible_keys(p);
-  fp.query_tiles = sdpa_tc_query_tiles(p.queries, cfg);
-  fp.tiles = sdpa_tc_tiles(p.batch, p.heads_q, p.queries, cfg);
-  fp.group = p.heads_q / p.heads_kv;
-  fp.aligned = rows_aligned(p.q.data, p.q.stride) && rows_aligned(p.k.data, p.k.stride) &&
-               rows_aligned(p.v.data, p.v.stride) && rows_aligned(p.out.data, p.out.stride);
-  return fp;
-}
+};
 
 }  // namespace baracuda::kernels::sdpa_tc
 
@@ -259,20 +159,8 @@ namespace baracuda::kernels {
 
 template <SdpaTcVariant Variant, class T, int HeadDimTile>
 int sdpa_forward_tc_launch(const SdpaProblem &p, cudaStream_t stream) {
-  using Sh = sdpa_tc::Shape<Variant, HeadDimTile>;
-  const sdpa_tc::ForwardParams fp = sdpa_tc::forward_params(p, Sh::kCfg);
-  if (fp.tiles == 0) return 0;
-  const size_t smem = sdpa_tc_smem_bytes(Sh::kCfg, HeadDimTile);
-  int device = 0, smem_limit = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err != cudaSuccess) return -static_cast<int>(err);
-  if (smem > static_cast<size_t>(smem_limit)) return 3;  // UNSUPPORTED: this device's blocks hold less
-  const auto kernel = sdpa_tc::forward_kernel<T, Variant, HeadDimTile>;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (err != cudaSuccess) return -static_cast<int>(err);
-  kernel<<<static_cast<unsigned>(sdpa_tc_grid_blocks(fp.tiles)), Sh::kThreads, smem, stream>>>(p, fp);
-  return -static_cast<int>(cudaGetLastError());
+  using K = sdpa_tc::TcForward<T, Variant, HeadDimTile>;
+  return sdpa_tc::launch_forward<K>(p, sdpa_tc_smem_bytes(K::Shape::kCfg, HeadDimTile), stream);
 }
 
 }  // namespace baracuda::kernels

@@ -1,7 +1,9 @@
-// The tensor-core forward's entry points: each picks the compiled head-size
+// The tensor-core forwards' entry points: each picks the compiled head-size
 // tile that holds D and Dv and calls that instantiation's launch.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <type_traits>
 
 #include "sdpa/sdpa_forward_tc_launch.h"
 #include "sdpa/sdpa_kernels.h"
@@ -10,16 +12,23 @@
 namespace baracuda::kernels {
 namespace {
 
-template <SdpaTcVariant Variant, class T>
-int forward_tc(const SdpaProblem &p, cudaStream_t stream) {
+// launch(std::integral_constant<int, Tile>{}) for the compiled head-size tile that holds D and Dv.
+template <class Launch>
+int with_head_dim_tile(const SdpaProblem &p, Launch &&launch) {
   switch (sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v)) {
     case 64:
-      return sdpa_forward_tc_launch<Variant, T, 64>(p, stream);
+      return launch(std::integral_constant<int, 64>{});
     case 128:
-      return sdpa_forward_tc_launch<Variant, T, 128>(p, stream);
+      return launch(std::integral_constant<int, 128>{});
     default:
-      return sdpa_forward_tc_launch<Variant, T, 256>(p, stream);
+      return launch(std::integral_constant<int, 256>{});
   }
+}
+
+template <SdpaTcVariant Variant, class T>
+int forward_tc(const SdpaProblem &p, cudaStream_t stream) {
+  return with_head_dim_tile(
+      p, [&](auto tile) { return sdpa_forward_tc_launch<Variant, T, decltype(tile)::value>(p, stream); });
 }
 
 }  // namespace
@@ -35,6 +44,10 @@ int sdpa_forward_sm89_f16(const SdpaProblem &p, cudaStream_t stream) {
 }
 int sdpa_forward_sm89_bf16(const SdpaProblem &p, cudaStream_t stream) {
   return forward_tc<SdpaTcVariant::kSm89, __nv_bfloat16>(p, stream);
+}
+int sdpa_forward_tf32x3_f32(const SdpaProblem &p, cudaStream_t stream) {
+  return with_head_dim_tile(
+      p, [&](auto tile) { return sdpa_forward_tf32x3_launch<decltype(tile)::value>(p, stream); });
 }
 
 }  // namespace baracuda::kernels

@@ -20,6 +20,10 @@ int sdpa_forward_sm80_f16(const SdpaProblem &p, cudaStream_t stream);
 int sdpa_forward_sm80_bf16(const SdpaProblem &p, cudaStream_t stream);
 int sdpa_forward_sm89_f16(const SdpaProblem &p, cudaStream_t stream);
 int sdpa_forward_sm89_bf16(const SdpaProblem &p, cudaStream_t stream);
+// f32 on tensor cores from sm_80 on, each product split into tf32 halves
+// (sdpa_tf32_split.cuh, the small * small term dropped): about 2^-20
+// relative per product (2^-22 with SdpaTf32x3Traits::kBf16Corrections off).
+int sdpa_forward_tf32x3_f32(const SdpaProblem &p, cudaStream_t stream);
 // Bytes the tensor-core backward needs in its workspace for p's extents and
 // p.deterministic (the plan layer has bounded the extents: no overflow).
 size_t sdpa_backward_workspace_sm80(const SdpaProblem &p);

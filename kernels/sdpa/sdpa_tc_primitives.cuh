@@ -1,5 +1,5 @@
 // Warp-level tensor-core building blocks of the sm_80 attention kernels,
-// forward and backward: mma.sync m16n8k16 with f32 accumulators, ldmatrix,
+// forward and backward: mma.sync m16n8k16 (and m16n8k8 tf32) with f32 accumulators, ldmatrix,
 // cp.async, reductions and conversions. Shared memory is addressed either by
 // a 32-bit shared-window address (kernels that keep their tile offsets as
 // such) or by a pointer. Fragment layouts are PTX's: in a 16x8 accumulator
@@ -31,6 +31,36 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   }
+}
+
+// One 16x8x8 tf32 product: c += a b, the operands' f32 bits read as tf32
+// (the low 13 mantissa bits ignored). a: a 16x8 row-major tile, lane l holding
+// (l/4, l%4), (l/4 + 8, l%4), (l/4, l%4 + 4), (l/4 + 8, l%4 + 4); b: an 8x8
+// column-major tile, lane l holding (l%4, l/4) and (l%4 + 4, l/4). Not
+// volatile: free of side effects, so the compiler may interleave it.
+__device__ __forceinline__ void mma_1688_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Every accumulator of a warp's [tiles][blocks] of 16x8 MMA results to 0.
+template <int Tiles, int Blocks>
+__device__ __forceinline__ void zero_accumulators(float (&acc)[Tiles][Blocks][4]) {
+#pragma unroll
+  for (int a = 0; a < Tiles; ++a)
+#pragma unroll
+    for (int nb = 0; nb < Blocks; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[a][nb][e] = 0.f;
+}
+
+// x rounded to the nearest tf32, as the bits an MMA reads.
+__device__ __forceinline__ uint32_t to_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
 }
 
 // The 32-bit shared-window address of a pointer into shared memory.

@@ -29,6 +29,20 @@ struct ScoreParams {
   SdpaVisibleKeys visible;
 };
 
+// The score pipeline's constants for p (host side).
+inline ScoreParams score_params(const SdpaProblem &p) {
+  constexpr double kLog2e = 1.4426950408889634;
+  ScoreParams sp{};
+  sp.scale_log2 = static_cast<float>(p.scale * kLog2e);
+  sp.softcap_log2 = p.softcap > 0 ? static_cast<float>(p.softcap * kLog2e) : 0.f;
+  sp.scale_over_cap = p.softcap > 0 ? static_cast<float>(p.scale / p.softcap) : 0.f;
+  sp.alibi = p.alibi;
+  sp.transformed = p.softcap > 0 || p.alibi != 0 || !(sp.scale_log2 > 0.f);
+  sp.mul = sp.transformed ? 1.f : sp.scale_log2;
+  sp.visible = sdpa_visible_keys(p);
+  return sp;
+}
+
 // The local row (within the block) of a thread's row hr of mma tile a.
 template <int WarpRows>
 __device__ __forceinline__ int thread_row(int a, int hr) {
@@ -120,6 +134,18 @@ __device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4],
         }
       row_sum[a][hr] = sum;
     }
+}
+
+// The end of a row after its last key tile: its sum over the four threads
+// that hold it, its lse written by the first of them (lse: its address, null
+// for none), and 1 / sum to scale O by (0 for a row that saw no key).
+__device__ __forceinline__ float finish_row(float row_max, float row_sum, float mul, float *lse) {
+  float sum = row_sum;
+  sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+  sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+  if (lse != nullptr && threadIdx.x % 4 == 0)
+    *lse = sum > 0.f ? (row_max * mul + log2f(sum)) * 0.6931471805599453f : -INFINITY;
+  return sum > 0.f ? 1.f / sum : 0.f;
 }
 
 }  // namespace baracuda::kernels::sdpa_tc

@@ -1,5 +1,5 @@
 // What an arch offers a kernel, for choices select makes without a GPU
-// (target_sm): the CUDA Programming Guide's per-arch table.
+// (target_sm): the CUDA Programming Guide's per-arch tables.
 #pragma once
 
 #include <cstddef>
@@ -15,5 +15,11 @@ constexpr size_t max_shared_memory_per_block(int32_t sm) {
   if (sm == 90 || (sm >= 100 && sm <= 103)) return 227 * 1024;
   return 99 * 1024;
 }
+
+// Whether sm's tensor cores run tf32 MMAs at several times its CUDA cores'
+// f32 rate: the data-center SMs (sm 80, 90, 100-103). On the GeForce-class
+// ones (sm 86, 89, 120) tf32 runs at about the f32 CUDA-core rate, and sm 87's
+// ratio is unmeasured here.
+constexpr bool fast_tf32(int32_t sm) { return sm == 80 || sm == 90 || (sm >= 100 && sm <= 103); }
 
 }  // namespace baracuda

@@ -30,24 +30,37 @@ std::string name_of(baracuda_dtype_t dtype) {
     case BARACUDA_DTYPE_F16: return "f16";
     case BARACUDA_DTYPE_BF16: return "bf16";
     case BARACUDA_DTYPE_F32: return "f32";
+    case BARACUDA_DTYPE_F32_STRICT: return "f32_strict";
     default: return "f64";
   }
 }
 
 bool tensor_cores(baracuda_dtype_t dtype) { return dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16; }
 
+const baracuda_dtype_t kDtypes[] = {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64,
+                                    BARACUDA_DTYPE_F32_STRICT};
+
+// The forward's variant: f32's tensor-core kernel is chosen where tf32 MMAs
+// far outrun the f32 CUDA cores (sm 80 and 90, not sm 86, 89 and 120).
+std::string forward_variant(baracuda_dtype_t dtype, int32_t sm) {
+  if (dtype == BARACUDA_DTYPE_F32 && (sm == 80 || sm == 90)) return "sm80_3xtf32";
+  if (!tensor_cores(dtype)) return "simt";
+  return sm == 89 ? "sm89" : "sm80";
+}
+
 }  // namespace
 
-TEST_CASE("sdpa: the forward is sm89's on sm 89, sm80's on other archs, simt for f32 and f64", "[sdpa][select]") {
+TEST_CASE("sdpa: the forward is sm89's on sm 89, sm80's on other archs, 3xtf32 for f32 where it fits, simt for f64 "
+          "and f32_strict",
+          "[sdpa][select]") {
   for (int32_t sm : {80, 86, 89, 90, 120}) {
     if (!build_serves(sm)) continue;
-    for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64}) {
+    for (baracuda_dtype_t dtype : kDtypes) {
       INFO("sm " << sm << " dtype " << name_of(dtype));
       const Selected s = select_for(sdpa_desc(BARACUDA_OP_SDPA, dtype), sm);
       INFO(baracuda_last_error_message());
       REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
-      const std::string variant = !tensor_cores(dtype) ? "simt" : sm == 89 ? "sm89" : "sm80";
-      CHECK(std::string(s.info.kernel_name) == "sdpa_fwd_" + variant + "_" + name_of(dtype) + "_d64");
+      CHECK(std::string(s.info.kernel_name) == "sdpa_fwd_" + forward_variant(dtype, sm) + "_" + name_of(dtype) + "_d64");
       CHECK(s.info.op == BARACUDA_OP_SDPA);
       CHECK(s.info.dtype == dtype);
       CHECK(s.info.target_sm == sm);
@@ -62,12 +75,32 @@ TEST_CASE("sdpa: the forward is sm89's on sm 89, sm80's on other archs, simt for
   }
 }
 
+TEST_CASE("sdpa: f32's tensor-core forward serves every head size on sm 80 and 90; f32_strict never gets it",
+          "[sdpa][select]") {
+  for (int32_t sm : {80, 90}) {
+    if (!build_serves(sm)) continue;
+    for (int32_t d = 8; d <= 256; d += 8)
+      for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F32_STRICT}) {
+        baracuda_sdpa_desc_t desc = sdpa_desc(BARACUDA_OP_SDPA, dtype);
+        desc.head_dim = d;
+        desc.head_dim_v = 264 - d;
+        INFO("sm " << sm << " D " << d << " dtype " << name_of(dtype));
+        const Selected s = select_for(desc, sm);
+        INFO(baracuda_last_error_message());
+        REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
+        const std::string variant = dtype == BARACUDA_DTYPE_F32 ? "sm80_3xtf32" : "simt";
+        CHECK(std::string(s.info.kernel_name) ==
+              "sdpa_fwd_" + variant + "_" + name_of(dtype) + "_d" + std::to_string(d) + "_dv" + std::to_string(264 - d));
+      }
+  }
+}
+
 TEST_CASE("sdpa: the backward is sm80's (atomics) for f16/bf16, its deterministic sibling on request, simt for "
           "f32/f64",
           "[sdpa][select]") {
   for (int32_t sm : {80, 89, 90}) {
     if (!build_serves(sm)) continue;
-    for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64})
+    for (baracuda_dtype_t dtype : kDtypes)
       for (uint32_t flags : {0u, BARACUDA_SELECT_DETERMINISTIC, BARACUDA_SELECT_BESPOKE_ONLY}) {
         INFO("sm " << sm << " dtype " << name_of(dtype) << " flags " << flags);
         const Selected s = select_for(sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, dtype), sm, flags);
@@ -109,7 +142,14 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
   CHECK(select_for(d, 90).status == BARACUDA_STATUS_UNSUPPORTED);
   require_message({"sdpa: no implementation serves this problem on sm 90",
                    "sdpa_fwd_sm89: chosen only for target sm 89", "sdpa_fwd_sm80: head_dim 272 is over 256",
-                   "sdpa_fwd_simt: dtype bf16 is not served (f32, f64)"});
+                   "sdpa_fwd_sm80_3xtf32: dtype bf16 is not served (f32)",
+                   "sdpa_fwd_simt: dtype bf16 is not served (f32, f64, f32_strict)"});
+  if (build_serves(89)) {
+    baracuda_sdpa_desc_t f = sdpa_desc(BARACUDA_OP_SDPA, BARACUDA_DTYPE_F32);
+    f.head_dim = 272;
+    CHECK(select_for(f, 89).status == BARACUDA_STATUS_UNSUPPORTED);
+    require_message({"sdpa_fwd_sm80_3xtf32: sm 89's tf32 MMAs do not outrun its f32 CUDA cores"});
+  }
   d.header.op = BARACUDA_OP_SDPA_BACKWARD;
   CHECK(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).status == BARACUDA_STATUS_UNSUPPORTED);
   require_message({"sdpa_bwd_sm80: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",

@@ -112,10 +112,10 @@ TEST_CASE("sdpa: heads_kv divides heads_q; extents are 0 to 2^62 with products u
   }
 }
 
-TEST_CASE("sdpa: dtypes beyond f16, bf16, f32, f64 are UNSUPPORTED", "[sdpa][validation]") {
+TEST_CASE("sdpa: dtypes beyond f16, bf16, f32, f64, f32_strict are UNSUPPORTED", "[sdpa][validation]") {
   for (int32_t op : kOps) {
     expect_select(op, [](auto &x) { x.dtype = BARACUDA_DTYPE_FP8_E4M3; }, kUnsupported,
-                  "dtype fp8_e4m3 is not served (f32, f16, bf16, f64)");
+                  "dtype fp8_e4m3 is not served (f32, f16, bf16, f64, f32_strict)");
     expect_select(op, [](auto &x) { x.dtype = 0; }, kInvalid, "dtype 0 is not a dtype");
   }
 }

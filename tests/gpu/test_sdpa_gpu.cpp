@@ -16,13 +16,20 @@ bool tensor_cores(baracuda_dtype_t dtype) { return dtype == BARACUDA_DTYPE_F16 |
 
 // c through every variant that serves its dtype: for f16 / bf16 the sm_80
 // kernel (the device's choice on sm 90, and forced by target_sm 80), the
-// sm_89 forward (target_sm 89) and the deterministic backward; for f32 / f64
-// the CUDA-core kernel. The backward is not forced to sm 89: there it is the
-// sm_80 kernel again, refused at select past 99 KiB of shared memory (the CPU
-// suite checks that). Forcing an arch needs the build to hold code for it.
+// sm_89 forward (target_sm 89) and the deterministic backward; for f32 the
+// 3xTF32 forward (the device's choice) and the CUDA-core one (forced by
+// F32_STRICT, which the 3xTF32 kernel does not serve); for f64 and the f32
+// backward the CUDA-core kernel. The backward is not forced to sm 89: there
+// it is the sm_80 kernel again, refused at select past 99 KiB of shared
+// memory (the CPU suite checks that). Forcing an arch needs the build to hold
+// code for it.
 void check_variants(SdpaCase c) {
   if (!tensor_cores(c.dtype)) {
     CHECK_CASE(c, run_sdpa);
+    if (c.dtype == BARACUDA_DTYPE_F32 && !c.backward) {
+      c.dtype = BARACUDA_DTYPE_F32_STRICT;
+      CHECK_CASE(c, run_sdpa);
+    }
     return;
   }
   for (int32_t sm : {0, 80, 89}) {

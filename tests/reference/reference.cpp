@@ -39,7 +39,8 @@ uint16_t double_to_half(double v) {
 
 double decode_float(baracuda_dtype_t dtype, const unsigned char *p) {
   switch (dtype) {
-    case BARACUDA_DTYPE_F32: {
+    case BARACUDA_DTYPE_F32:
+    case BARACUDA_DTYPE_F32_STRICT: {
       float f;
       std::memcpy(&f, p, 4);
       return f;
@@ -68,7 +69,8 @@ double decode_float(baracuda_dtype_t dtype, const unsigned char *p) {
 
 void encode_float(baracuda_dtype_t dtype, double v, unsigned char *p) {
   switch (dtype) {
-    case BARACUDA_DTYPE_F32: {
+    case BARACUDA_DTYPE_F32:
+    case BARACUDA_DTYPE_F32_STRICT: {
       float f = static_cast<float>(v);
       std::memcpy(p, &f, 4);
       return;

@@ -34,8 +34,10 @@ inline constexpr ArgRole kBackwardRoles[] = {
 };
 static_assert(role_table_valid(kForwardRoles) && role_table_valid(kBackwardRoles));
 
-inline constexpr OpDef kForward = op_def(BARACUDA_OP_SDPA, "sdpa", kFloatKernelDtypes, kForwardRoles);
-inline constexpr OpDef kBackward = op_def(BARACUDA_OP_SDPA_BACKWARD, "sdpa_backward", kFloatKernelDtypes, kBackwardRoles);
+// F32_STRICT: f32 where no reduced-precision math may be used (the CUDA-core kernels).
+inline constexpr uint64_t kSdpaDtypes = kFloatKernelDtypes | dtype_bit(BARACUDA_DTYPE_F32_STRICT);
+inline constexpr OpDef kForward = op_def(BARACUDA_OP_SDPA, "sdpa", kSdpaDtypes, kForwardRoles);
+inline constexpr OpDef kBackward = op_def(BARACUDA_OP_SDPA_BACKWARD, "sdpa_backward", kSdpaDtypes, kBackwardRoles);
 
 std::unique_ptr<Plan> select_forward(const baracuda_op_header_t *desc, const SelectContext &ctx);
 std::unique_ptr<Plan> select_backward(const baracuda_op_header_t *desc, const SelectContext &ctx);

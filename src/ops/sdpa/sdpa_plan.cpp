@@ -1,5 +1,6 @@
 // Attention plans: the forward and the backward, and their candidate kernels
-// (tensor cores for f16 / bf16 on sm_89 and sm_80, CUDA cores for f32 / f64).
+// (tensor cores for f16 / bf16 on sm_89 and sm_80 and for f32, split into tf32 halves;
+// CUDA cores for f32 / f64, and for F32_STRICT, which rules out reduced-precision math).
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,7 @@
 #include "sdpa/sdpa_kernels.h"
 #include "sdpa/sdpa_simt_heuristics.h"
 #include "sdpa/sdpa_tc_heuristics.h"
+#include "sdpa/sdpa_tf32x3_heuristics.h"
 
 namespace baracuda::sdpa {
 
@@ -31,14 +33,15 @@ using ForwardFn = int (*)(const kernels::SdpaProblem &, cudaStream_t);
 using BackwardFn = int (*)(const kernels::SdpaProblem &, void *, size_t, cudaStream_t);
 
 // A kernel family for one pass: the archs it is chosen for and its entry per dtype.
-template <class Fn>
+template <class Fn, size_t N = 2>
 struct Variant {
   CandidateTraits traits;  // traits.name is also the stem of plan info's kernel name
   int32_t min_sm;
   int32_t only_sm;  // 0: every sm from min_sm on; else this sm alone
-  Keyed<Fn> kernels[2];
+  Keyed<Fn> kernels[N];
   size_t (*workspace)(const kernels::SdpaProblem &);  // NULL: none (the forward)
   size_t (*least_smem)(const Spec &);  // the shared memory a block needs at the least
+  bool needs_fast_tf32 = false;        // chosen only where tf32 MMAs far outrun f32 CUDA cores
 };
 
 size_t forward_smem_sm89(const Spec &s) {
@@ -47,6 +50,7 @@ size_t forward_smem_sm89(const Spec &s) {
 size_t forward_smem_sm80(const Spec &s) {
   return kernels::sdpa_tc_smem_bytes(kernels::SdpaTcVariant::kSm80, s.head_dim, s.head_dim_v);
 }
+size_t forward_smem_tf32x3(const Spec &s) { return kernels::sdpa_tf32x3_smem_bytes(s.head_dim, s.head_dim_v); }
 size_t backward_smem_sm80(const Spec &s) {
   return kernels::sdpa_backward_tile_facts(kernels::sdpa_backward_head_tile(s.head_dim, s.head_dim_v)).smem_bytes;
 }
@@ -66,9 +70,16 @@ constexpr Variant<ForwardFn> kForwardSm80{
     {"sdpa_fwd_sm80", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_forward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_forward_sm80_bf16}},
     nullptr, forward_smem_sm80};
-constexpr Variant<ForwardFn> kForwardSimt{
+// f32 on tensor cores, each operand split into tf32 halves: about 2^-20
+// relative per product where the CUDA-core kernel has 2^-24, so F32_STRICT is
+// not among its dtypes.
+constexpr Variant<ForwardFn, 1> kForwardTf32x3{
+    {"sdpa_fwd_sm80_3xtf32", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
+    {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_tf32x3_f32}}, nullptr, forward_smem_tf32x3, true};
+constexpr Variant<ForwardFn, 3> kForwardSimt{
     {"sdpa_fwd_simt", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
-    {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_forward_simt_f64}},
+    {{BARACUDA_DTYPE_F32, kernels::sdpa_forward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_forward_simt_f64},
+     {BARACUDA_DTYPE_F32_STRICT, kernels::sdpa_forward_simt_f32}},
     nullptr, simt_smem<false>};
 // dq summed with atomics: fast, its last bits vary from run to run.
 constexpr Variant<BackwardFn> kBackwardSm80{
@@ -80,9 +91,10 @@ constexpr Variant<BackwardFn> kBackwardSm80Deterministic{
     {"sdpa_bwd_sm80_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm80};
-constexpr Variant<BackwardFn> kBackwardSimt{
+constexpr Variant<BackwardFn, 3> kBackwardSimt{
     {"sdpa_bwd_simt", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
-    {{BARACUDA_DTYPE_F32, kernels::sdpa_backward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_backward_simt_f64}},
+    {{BARACUDA_DTYPE_F32, kernels::sdpa_backward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_backward_simt_f64},
+     {BARACUDA_DTYPE_F32_STRICT, kernels::sdpa_backward_simt_f32}},
     kernels::sdpa_backward_workspace_simt, simt_smem<true>};
 
 static_assert((table_keys(kForwardSm80.kernels) | table_keys(kForwardSimt.kernels)) == kForward.dtypes &&
@@ -129,7 +141,8 @@ std::string kernel_name(const Spec &s, const CandidateTraits &traits) {
 template <class Fn>
 class SdpaPlan final : public Plan {
  public:
-  SdpaPlan(const Spec &spec, const Variant<Fn> &variant)
+  template <size_t N>
+  SdpaPlan(const Spec &spec, const Variant<Fn, N> &variant)
       : spec_(spec),
         deterministic_(variant.traits.deterministic),
         entry_(kernel_for_dtype(spec.op->name, variant.kernels, spec.dtype)) {
@@ -253,10 +266,12 @@ WhyNot backward_extents_bounded(const Spec &s) {
   return std::string("its workspace would pass 2^62 bytes for these extents");
 }
 
-template <class Fn>
-WhyNot variant_serves(const Variant<Fn> &v, const Spec &s, const SelectContext &ctx) {
+template <class Fn, size_t N>
+WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContext &ctx) {
   if (v.only_sm != 0 && ctx.target_sm != v.only_sm) return cat("chosen only for target sm ", v.only_sm);
   if (ctx.target_sm < v.min_sm) return cat("needs sm ", v.min_sm, " or newer");
+  if (v.needs_fast_tf32 && !fast_tf32(ctx.target_sm))
+    return cat("sm ", ctx.target_sm, "'s tf32 MMAs do not outrun its f32 CUDA cores enough for several per product");
   if (!table_has(v.kernels, s.dtype))
     return cat("dtype ", dtype_name(s.dtype), " is not served (", dtype_list(table_keys(v.kernels)), ")");
   if (s.head_dim > kMaxHeadSize) return cat("head_dim ", s.head_dim, " is over ", kMaxHeadSize);
@@ -269,23 +284,23 @@ WhyNot variant_serves(const Variant<Fn> &v, const Spec &s, const SelectContext &
   else return serves();
 }
 
-template <class Fn, const Variant<Fn> &V>
+template <class Fn, const auto &V>
 WhyNot can_implement(const Spec &s, const SelectContext &ctx) {
   return variant_serves(V, s, ctx);
 }
 
-template <class Fn, const Variant<Fn> &V>
+template <class Fn, const auto &V>
 int128 workspace(const Spec &s) {
   if constexpr (std::is_same_v<Fn, ForwardFn>) return 0;
   else return nothing_to_write(s) ? 0 : V.workspace(problem_of(s, V.traits.deterministic));
 }
 
-template <class Fn, const Variant<Fn> &V>
+template <class Fn, const auto &V>
 std::unique_ptr<Plan> make_plan(const Spec &s, const SelectContext &) {
   return std::make_unique<SdpaPlan<Fn>>(s, V);
 }
 
-template <class Fn, const Variant<Fn> &V>
+template <class Fn, const auto &V>
 constexpr Candidate<Spec> candidate() {
   return {V.traits, can_implement<Fn, V>, workspace<Fn, V>, make_plan<Fn, V>};
 }
@@ -294,6 +309,7 @@ constexpr Candidate<Spec> candidate() {
 const Candidate<Spec> kForwardCandidates[] = {
     candidate<ForwardFn, kForwardSm89>(),
     candidate<ForwardFn, kForwardSm80>(),
+    candidate<ForwardFn, kForwardTf32x3>(),
     candidate<ForwardFn, kForwardSimt>(),
 };
 const Candidate<Spec> kBackwardCandidates[] = {

@@ -1,0 +1,66 @@
+// The 3xTF32 f32 attention forward's cuts (kernels/sdpa/sdpa_tf32x3_heuristics.h):
+// its shared memory per arch, the tile loader's division of rows among
+// threads, and the row pitches' bank spread for the fragment reads. No GPU.
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "sdpa/sdpa_tf32x3_heuristics.h"
+
+using namespace baracuda::kernels;
+
+namespace {
+constexpr int kTiles[] = {64, 128, 256};
+}
+
+TEST_CASE("sdpa 3xtf32: every tile fits sm_80, two blocks per SM on sm_90 at D 64 and 128", "[heuristics][sdpa]") {
+  for (int tile : kTiles) {
+    INFO("tile " << tile);
+    const SdpaTcConfig c = sdpa_tf32x3_config(tile);
+    const size_t smem = sdpa_tf32x3_smem_bytes(c, tile);
+    CHECK(smem <= 163 * 1024);
+    // sm_90: 228 KiB per SM, 1 KiB of it reserved per block.
+    if (tile <= 128) CHECK(2 * (smem + 1024) <= 228 * 1024);
+    CHECK(sdpa_tf32x3_smem_bytes(tile, 8) == smem);
+    CHECK(sdpa_tf32x3_smem_bytes(8, tile) == smem);
+    CHECK(c.stages >= 2);
+    CHECK(c.block_n % 8 == 0);
+    // The loader: each thread keeps one 16-byte chunk column of a row and
+    // steps down whole rows of the Q and K / V tiles.
+    const int threads = sdpa_tc_threads(c), chunks = tile / 4;
+    REQUIRE(threads % chunks == 0);
+    CHECK(c.block_n % (threads / chunks) == 0);
+    CHECK(sdpa_tc_block_m(c) % (threads / chunks) == 0);
+    // cp.async and the 16-byte unaligned stores need 16-byte rows.
+    CHECK(sdpa_tf32x3_qk_pitch(tile) % 4 == 0);
+    CHECK(sdpa_tf32x3_v_pitch(tile) % 4 == 0);
+  }
+}
+
+TEST_CASE("sdpa 3xtf32: Q and K fragment reads (float2, row g, column 2t) spread over all banks per half-warp",
+          "[heuristics][sdpa]") {
+  for (int tile : kTiles) {
+    const int pitch = sdpa_tf32x3_qk_pitch(tile);
+    for (int half = 0; half < 2; ++half) {
+      std::set<int> banks;
+      for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+        const int word = (lane / 4) * pitch + 2 * (lane % 4);
+        banks.insert(word % 32);
+        banks.insert((word + 1) % 32);
+      }
+      INFO("tile " << tile << " half-warp " << half);
+      CHECK(banks.size() == 32);
+    }
+  }
+}
+
+TEST_CASE("sdpa 3xtf32: V fragment reads (row 2t, column g) hit 32 different banks", "[heuristics][sdpa]") {
+  for (int tile : kTiles) {
+    const int pitch = sdpa_tf32x3_v_pitch(tile);
+    for (int odd = 0; odd < 2; ++odd) {  // b0 reads row 2t, b1 row 2t + 1
+      std::set<int> banks;
+      for (int lane = 0; lane < 32; ++lane) banks.insert(((2 * (lane % 4) + odd) * pitch + lane / 4) % 32);
+      INFO("tile " << tile << " row offset " << odd);
+      CHECK(banks.size() == 32);
+    }
+  }
+}
