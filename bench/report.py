@@ -1,7 +1,8 @@
 """Adds the PyTorch way of doing each benchmarked op (timed the same way:
 CUDA events, warm-up, median of 30) to bench_ops' rows and prints the table;
 attention rows go to a table of their own, beside PyTorch's sdpa backends
-read from bench/torch_sdpa.py's output (the optional second argument)."""
+read from bench/torch_sdpa.py's output (the optional second argument); shape_grid's
+rows beside bench/torch_shape_grid.py's output (the optional third argument)."""
 import json
 import statistics
 import sys
@@ -113,20 +114,27 @@ def attention_table(rows, torch_path):
               " | ".join(f"{c:.0f}" if c else "-" for c in cols) + f" | {ratio[0]} | {ratio[1]} |")
 
 
-def main(path, torch_path=None):
+def main(path, torch_path=None, torch_grid_path=None):
     all_rows = [json.loads(line) for line in open(path) if line.strip()]
+    # bench/torch_shape_grid.py's PyTorch times for shape_grid's rows
+    grid = {(t["op"], t["dtype"], t["shape"]): t["torch_ms"]
+            for t in (json.loads(line) for line in open(torch_grid_path) if line.strip())} if torch_grid_path else {}
     rows = [r for r in all_rows if "flops" not in r]
     copy = {r["dtype"]: r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d"}
     copy["-"] = 1
+    # a row's own same-size copy (shape_grid's appends), where there is one
+    same = {(r["dtype"], r["shape"]): r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d_same_size"}
     print("| op | dtype | shape | ms | GB/s | % of copy | PyTorch ms | speed-up vs PyTorch |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         if r["op"] == "host_overhead":
             continue
         gbs = r["bytes"] / r["ms"] / 1e6
-        tms = torch_ms(r["op"], r["dtype"], r["shape"]) if r["dtype"] != "-" else None
+        tms = grid.get((r["op"], r["dtype"], r["shape"])) or (
+            torch_ms(r["op"], r["dtype"], r["shape"]) if r["dtype"] != "-" else None)
         torch_cols = f"{tms:.3f} | {tms / r['ms']:.2f}x" if tms else "- | -"
-        share = f"{100 * gbs / copy[r['dtype']]:.1f}%" if r["dtype"] in copy and r["bytes"] else "-"
+        limit = same.get((r["dtype"], r["shape"]), copy.get(r["dtype"]))
+        share = f"{100 * gbs / limit:.1f}%" if limit and r["bytes"] else "-"
         print(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['ms'] * 1000:.1f} us | {gbs:.0f} | {share} | {torch_cols} |"
               if r["ms"] < 0.05 else
               f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['ms']:.3f} | {gbs:.0f} | {share} | {torch_cols} |")
@@ -141,4 +149,4 @@ def main(path, torch_path=None):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*(a or None for a in sys.argv[1:4]))

@@ -120,8 +120,13 @@ void bench_kv_append(const DtypeCase &dt) {
     const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_DEST, tensor(dest.p, dt.dtype, cache)},
                                            {BARACUDA_ARG_SOURCE, tensor(src.p, dt.dtype, source)}};
     const std::string shape = "cache [16,32,4096,128] append " + std::to_string(n) + " at " + std::to_string(at);
-    row("write_slice", dt.name, shape.c_str(), median_ms([&] { p.run(args); }, n < 128 ? 200 : 30),
-        2.0 * count(source) * dt.bytes);
+    const int reps = n < 128 ? 200 : 30;
+    row("write_slice", dt.name, shape.c_str(), median_ms([&] { p.run(args); }, reps), 2.0 * count(source) * dt.bytes);
+    // A copy of as many bytes, timed the same way: the rate a transfer of this size can reach.
+    Buffer other(src.bytes);
+    row("copy_d2d_same_size", dt.name, shape.c_str(),
+        median_ms([&] { cuda(cudaMemcpyAsync(other.p, src.p, src.bytes, cudaMemcpyDeviceToDevice), "copy"); }, reps),
+        2.0 * src.bytes);
   }
 }
 
