@@ -21,9 +21,9 @@ struct SdpaBackwardTraits {
   // and 137 with one of 8); the 128 tile one block of 8 warps (209 at B4 H32
   // S4096, vs 204 with 2 blocks of 4; deterministic 178 vs 157); the 256
   // tile needs 8 warps to keep its K/V tile 64 keys tall (158 at B8 H16
-  // S2048; 141 with 16 warps in 4 column groups). Two column groups of 8
-  // warps, 2 blocks an SM (128 registers), lost on the 64 and 128 tiles: 126
-  // and 175 (session 11).
+  // S2048; 141 with 16 warps in 4 column groups). Two column groups at 128
+  // registers lost on the 64 and 128 tiles (8 warps, 2 blocks an SM: 125 and
+  // 173; 16 warps on the 128 tile: 175; session 11).
   static constexpr int kWarps = HeadTile == 64 ? 4 : 8;
   static constexpr int kThreads = kWarps * 32;
   static constexpr int kMinBlocksPerSm = HeadTile == 64 ? 3 : 1;
