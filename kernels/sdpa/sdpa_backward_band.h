@@ -47,12 +47,21 @@ BARACUDA_HOST_DEVICE_INLINE TileRange query_tiles_of_key_tile(const Band &b, int
   return {lo / queries, hi / queries};
 }
 
-// The first key tile that meets query tile m: the deterministic backward adds
-// the key tiles' dQ parts in key-tile order, this one first.
-BARACUDA_HOST_DEVICE_INLINE int64_t first_key_tile_of_query_tile(const Band &b, int64_t m, int keys, int queries) {
-  if (b.left < 0) return 0;
-  const int64_t first_key = m * queries + b.shift - b.left;
-  return first_key <= 0 ? 0 : first_key / keys;
+// The last key tile that meets query tile m (of `queries`-row tiles, clamped
+// to the Q and K extents): the deterministic backward adds the key tiles' dQ
+// parts in descending key-tile order, this one first. Descending, because a
+// key tile walks its query tiles upwards from its own diagonal, so under a
+// causal mask the key tiles of query tile m reach it in that order and none
+// waits for its turn.
+BARACUDA_HOST_DEVICE_INLINE int64_t last_key_tile_of_query_tile(const Band &b, int64_t m, int keys, int queries,
+                                                                int64_t num_queries, int64_t num_keys) {
+  const int64_t last_tile = (num_keys - 1) / keys;
+  if (b.upper == Band::kUnbounded) return last_tile;
+  // The tile's last query row sees keys up to i + shift + upper.
+  const int64_t last_row = (m + 1) * queries - 1 < num_queries - 1 ? (m + 1) * queries - 1 : num_queries - 1;
+  const int64_t last_key = last_row + b.shift + b.upper;
+  const int64_t tile = last_key < 0 ? -1 : last_key / keys;
+  return tile < last_tile ? tile : last_tile;
 }
 
 // Whether every (query, key) pair of the two tiles is visible and in range,

@@ -6,9 +6,10 @@
 //   dQ += dS K (f32 atomics into the workspace).
 // dK and dV of the kv head sum over its query heads in registers. Tile shapes:
 // sdpa_backward_traits.h. Warp w computes the transposed scores S^T of its 16
-// keys against the whole query tile, so that P^T and dS^T are already A
-// operands of the dV and dK products; dS^T goes through shared memory for dQ,
-// which the warps split by query rows.
+// keys against the query tile, so that P^T and dS^T are already A operands of
+// the dV and dK products (where two warps share 16 keys, each computes half
+// the query columns and they trade halves through shared memory); dS^T goes
+// through shared memory for dQ, which the warps split by query rows.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -133,6 +134,37 @@ __device__ __forceinline__ void pack_rows(uint32_t (&pk)[N][2], const float (&c)
   }
 }
 
+// Stores a tile packed by pack_rows (16 rows from row0, 8 N columns from
+// col0) into a swizzled shared [*, Cols] tile.
+template <int Cols, int N, class T>
+__device__ __forceinline__ void store_rows(T *s, const uint32_t (&pk)[N][2], int row0, int col0, int lane) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    const int row = row0 + lane / 4, col = col0 + n * 8 + (lane % 4) * 2;
+    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row, col)) = pk[n][0];
+    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row + 8, col)) = pk[n][1];
+  }
+}
+
+// The inverse: 16 rows from row0, columns [0, 8 N), into pack_rows' layout.
+template <int Cols, int N, class T>
+__device__ __forceinline__ void load_rows(uint32_t (&pk)[N][2], const T *s, int row0, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < N / 2; ++kk) {
+    uint32_t r[4];
+    ldmatrix_x4(r, s + swizzled<Cols>(row0 + lane % 16, kk * 16 + (lane / 16) * 8));
+    pk[2 * kk][0] = r[0];
+    pk[2 * kk][1] = r[1];
+    pk[2 * kk + 1][0] = r[2];
+    pk[2 * kk + 1][1] = r[3];
+  }
+}
+
+// Waits for the `threads` threads (whole warps) that use barrier `id`.
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // What the elementwise step needs about the current (b, query head).
 struct HeadContext {
   float scale, softcap, slope;
@@ -204,12 +236,17 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
   T *sdO = sQ + Tr::kStages * BR * HT;   // [stage][BR][HT]
   T *sdS = sdO + Tr::kStages * BR * HT;  // dS^T [BC][BR]
-  float *sLse = reinterpret_cast<float *>(sdS + BC * BR);  // [stage][BR]
+  T *sP = sdS + BC * BR;                 // P^T [BC][BR], with two column groups
+  float *sLse = reinterpret_cast<float *>(sdS + Tr::kScoreTiles * BC * BR);  // [stage][BR]
   float *sDelta = sLse + Tr::kStages * BR;                 // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
-  const int64_t n_tile = blockIdx.x, hkv = blockIdx.y, b = blockIdx.z;
+  // Deterministic mode walks key tiles from the last: a key tile waits only
+  // for the tiles above it (see last_key_tile_of_query_tile), and blocks
+  // start in index order, so the ones it waits for have started.
+  const int64_t n_tile = turns != nullptr ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t hkv = blockIdx.y, b = blockIdx.z;
   const int64_t key0 = n_tile * BC;
   const int D = p.head_dim, Dv = p.head_dim_v;
   const Band band = band_of(p);
@@ -274,40 +311,51 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     const T *q_s = sQ + stage * BR * HT;
     const T *do_s = sdO + stage * BR * HT;
 
-    float s[NQ][4] = {};
-    float dp[NQ][4] = {};
-    mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s, lane);
-    mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s, lane);
-    const int64_t my_key0 = key0 + key_group * 16;
-    const float *lse_s = sLse + stage * BR, *delta_s = sDelta + stage * BR;
+    // The warps of a key group split the query tile's columns of S^T and
+    // dP^T, and with two groups trade their halves of P^T and dS^T through
+    // shared memory, so that no score is computed twice.
+    constexpr int kOwnQueries = BR / Tr::kColumnGroups, NS = kOwnQueries / 8;
+    const int own0 = column_group * kOwnQueries;
+    float s[NS][4] = {};
+    float dp[NS][4] = {};
+    mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s + own0 * HT, lane);
+    mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s + own0 * HT, lane);
+    const int64_t my_key0 = key0 + key_group * 16, my_q0 = q0 + own0;
+    const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
     if (hc.softcap > 0.f || p.alibi != 0)
-      scores_to_gradients<ScoreKind::kFull>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
+      scores_to_gradients<ScoreKind::kFull>(s, dp, lse_s, delta_s, p, band, hc, my_key0, my_q0, lane);
     else if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
-      scores_to_gradients<ScoreKind::kPlain>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
+      scores_to_gradients<ScoreKind::kPlain>(s, dp, lse_s, delta_s, p, band, hc, my_key0, my_q0, lane);
     else
-      scores_to_gradients<ScoreKind::kMasked>(s, dp, lse_s, delta_s, p, band, hc, my_key0, q0, lane);
+      scores_to_gradients<ScoreKind::kMasked>(s, dp, lse_s, delta_s, p, band, hc, my_key0, my_q0, lane);
 
     uint32_t p_pk[NQ][2], ds_pk[NQ][2];
-    pack_rows<T>(p_pk, s);
-    pack_rows<T>(ds_pk, dp);
-    if (column_group == 0) {
-#pragma unroll
-      for (int n = 0; n < NQ; ++n) {
-        const int row = key_group * 16 + lane / 4, col = n * 8 + (lane % 4) * 2;
-        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row, col)) = ds_pk[n][0];
-        *reinterpret_cast<uint32_t *>(sdS + swizzled<BR>(row + 8, col)) = ds_pk[n][1];
-      }
+    if constexpr (Tr::kColumnGroups == 1) {
+      pack_rows<T>(p_pk, s);
+      pack_rows<T>(ds_pk, dp);
+      store_rows<BR>(sdS, ds_pk, key_group * 16, 0, lane);
+    } else {
+      uint32_t p_own[NS][2], ds_own[NS][2];
+      pack_rows<T>(p_own, s);
+      pack_rows<T>(ds_own, dp);
+      store_rows<BR>(sP, p_own, key_group * 16, own0, lane);
+      store_rows<BR>(sdS, ds_own, key_group * 16, own0, lane);
+      named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
+      load_rows<BR>(p_pk, sP, key_group * 16, lane);
+      load_rows<BR>(ds_pk, sdS, key_group * 16, lane);
     }
     mma_regs_by_tile<HT, BR / 16>(dv, p_pk, do_s, my_cols, lane);
     mma_regs_by_tile<HT, BR / 16>(dk, ds_pk, q_s, my_cols, lane);
     __syncthreads();
+    // dQ reads only dS^T and K: with one stage, the next Q/dO tile loads now.
+    if (Tr::kStages == 1 && t + 1 < steps) load_step(t + 1, 0);
 
     // dQ's turn: in deterministic mode the key tiles of this query tile add
-    // their parts one after the other, in key-tile order.
+    // their parts one after the other, in descending key-tile order.
     int *turn = nullptr;
     if (turns != nullptr) {
       turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
-      const int rank = static_cast<int>(n_tile - first_key_tile_of_query_tile(band, q_tile, BC, BR));
+      const int rank = static_cast<int>(last_key_tile_of_query_tile(band, q_tile, BC, BR, p.queries, p.keys) - n_tile);
       if (threadIdx.x == 0)
         while (load_acquire(turn) != rank) __nanosleep(64);
       __syncthreads();
@@ -346,7 +394,6 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     if (turn != nullptr) __threadfence();
     __syncthreads();
     if (turn != nullptr && threadIdx.x == 0) atomicAdd(turn, 1);
-    if (Tr::kStages == 1 && t + 1 < steps) load_step(t + 1, 0);
   }
   cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets
 

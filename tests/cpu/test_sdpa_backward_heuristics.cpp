@@ -55,7 +55,7 @@ bool tiles_meet(const SdpaProblem &p, int64_t m, int br, int64_t n, int bc) {
 
 }  // namespace
 
-TEST_CASE("sdpa backward band: tile ranges hold every visible pair; turns start at the first key tile",
+TEST_CASE("sdpa backward band: tile ranges hold every visible pair; turns start at the last key tile",
           "[heuristics][sdpa]") {
   const int br = kSdpaBackwardQueryTile;
   for (int bc : {SdpaBackwardTraits<128>::kKeys, 2 * SdpaBackwardTraits<128>::kKeys})
@@ -72,14 +72,13 @@ TEST_CASE("sdpa backward band: tile ranges hold every visible pair; turns start 
                          << " left " << left << " right " << right);
               const int64_t q_tiles = (q + br - 1) / br, k_tiles = (k + bc - 1) / bc;
               for (int64_t m = 0; m < q_tiles; ++m) {
-                int64_t first = -1, last = -1;
+                int64_t last = -1;
                 for (int64_t n = 0; n < k_tiles; ++n) {
                   const TileRange r = query_tiles_of_key_tile(band, n * bc, bc, br, q);
                   const bool walked = r.first <= m && m <= r.last;
                   if (tiles_meet(p, m, br, n, bc)) CHECK(walked);
                   if (!walked) continue;
                   CHECK((last < 0 || last == n - 1));  // a run of key tiles
-                  if (first < 0) first = n;
                   last = n;
                   CHECK(tile_fully_visible(band, m * br, br, n * bc, bc, q, k) ==
                         [&] {
@@ -90,7 +89,7 @@ TEST_CASE("sdpa backward band: tile ranges hold every visible pair; turns start 
                           return true;
                         }());
                 }
-                if (first >= 0) CHECK(first_key_tile_of_query_tile(band, m, bc, br) == first);
+                if (last >= 0) CHECK(last_key_tile_of_query_tile(band, m, bc, br, q, k) == last);
               }
             }
         }
