@@ -57,4 +57,23 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
   return BARACUDA_CUDNN_LOADED(cudnnBackendExecute)(handle, plan, variant_pack);
 }
 
+// The legacy filter calls of the frontend's convolution helpers: linked by
+// its graph code, never called by the attention graphs.
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filter) {
+  return BARACUDA_CUDNN_LOADED(cudnnCreateFilterDescriptor)(filter);
+}
+cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filter) {
+  return BARACUDA_CUDNN_LOADED(cudnnDestroyFilterDescriptor)(filter);
+}
+cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filter, cudnnDataType_t type,
+                                         cudnnTensorFormat_t format, int dims, const int extents[]) {
+  return BARACUDA_CUDNN_LOADED(cudnnSetFilterNdDescriptor)(filter, type, format, dims, extents);
+}
+cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filter,
+                                        cudnnReorderType_t reorder, const void *filter_data, void *reordered_filter,
+                                        int reorder_bias, const void *bias, void *reordered_bias) {
+  return BARACUDA_CUDNN_LOADED(cudnnReorderFilterAndBias)(handle, filter, reorder, filter_data, reordered_filter,
+                                                          reorder_bias, bias, reordered_bias);
+}
+
 }  // extern "C"

@@ -18,6 +18,8 @@ constexpr const char *kEntryPoints[] = {
     "cudnnGetVersion",      "cudnnGetErrorString",      "cudnnGetLastErrorString",
     "cudnnBackendCreateDescriptor", "cudnnBackendDestroyDescriptor", "cudnnBackendFinalize",
     "cudnnBackendSetAttribute",     "cudnnBackendGetAttribute",      "cudnnBackendExecute",
+    "cudnnCreateFilterDescriptor",  "cudnnDestroyFilterDescriptor",  "cudnnSetFilterNdDescriptor",
+    "cudnnReorderFilterAndBias",
 };
 
 Library load() {
