@@ -22,7 +22,7 @@ Spec spec(int64_t queries, int64_t keys) {
   return s;
 }
 
-std::string gap(const Spec &s) { return cudnn_feature_gap(s).value_or("serves"); }
+std::string gap(const Spec &s, bool backward = false) { return cudnn_feature_gap(s, backward).value_or("serves"); }
 
 }  // namespace
 
@@ -39,6 +39,15 @@ TEST_CASE("sdpa cuDNN: what it refuses before any graph, and why", "[sdpa]") {
   CHECK(gap(s) == "ALiBi with the caller's slopes: cuDNN's ALiBi computes slopes of its own");
   CHECK(gap(spec(0, 100)) == "an extent of 0: cuDNN builds no graph for it");
   CHECK(gap(spec(100, 0)) == "an extent of 0: cuDNN builds no graph for it");
+  s = spec(100, 100);  // Hq 4 over Hkv 2
+  s.dtype = BARACUDA_DTYPE_F16;
+  CHECK(gap(s) == "serves");
+  CHECK(gap(s, true) == "f16 backward with shared kv heads (GQA): cuDNN's dV misses the accuracy bound");
+  s.heads_kv = 4;
+  CHECK(gap(s, true) == "serves");
+  s.dtype = BARACUDA_DTYPE_BF16;
+  s.heads_kv = 1;
+  CHECK(gap(s, true) == "serves");
   s = spec(100, 100);
   s.queries = int64_t{1} << 31;
   CHECK(gap(s) == "an extent or window over 2^31 - 1");

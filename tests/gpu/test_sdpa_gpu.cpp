@@ -58,6 +58,7 @@ bool cudnn_must_serve(const SdpaCase &c) {
   if (!tensor_cores(c.dtype) || c.softcap != 0 || c.alibi != 0 || c.queries == 0 || some_row_sees_no_key(c))
     return false;
   const bool band = c.causal || c.window_left >= 0 || c.window_right >= 0;
+  if (c.backward && c.dtype == BARACUDA_DTYPE_F16 && c.heads_kv != c.heads_q) return false;  // ours: its dV error
   if (c.backward && c.queries == 1 && c.keys == 1) return false;                     // "s_q = s_kv = 1"
   if (band && c.alignment == BARACUDA_SDPA_BOTTOM_RIGHT && c.queries > c.keys) return false;  // bottom-right, s_q > s_kv
   if (c.window_left >= 0 && c.queries > c.keys) return false;                      // sliding window, s_q > s_kv

@@ -105,7 +105,7 @@ class CudnnPlan final : public Plan {
 WhyNot cudnn_can_implement(const CandidateTraits &traits, const Spec &s, const SelectContext &ctx) {
   if (ctx.device < 0)
     return cat("needs a device: its graph is built on the GPU at select (target_sm ", ctx.target_sm, " was named)");
-  if (WhyNot gap = cudnn_feature_gap(s)) return gap;
+  if (WhyNot gap = cudnn_feature_gap(s, s.backward())) return gap;
   // A forced candidate skips the table: tests and the benchmark grid run it on every shape.
   if (!ctx.forces(traits.name) && faster_backend(shape_class(s, ctx)) != Faster::Cudnn)
     return cat("the measured table (sdpa_backend_heuristics.hpp) puts the bespoke kernels ahead for this shape on sm ",

@@ -23,11 +23,16 @@ bool some_row_sees_no_key(const Spec &s) {
 
 }  // namespace
 
-WhyNot cudnn_feature_gap(const Spec &s) {
+WhyNot cudnn_feature_gap(const Spec &s, bool backward) {
   if (s.dtype != BARACUDA_DTYPE_F16 && s.dtype != BARACUDA_DTYPE_BF16)
     return cat("dtype ", dtype_name(s.dtype), " is not served (F16, BF16)");
   if (s.softcap > 0) return std::string("softcap: cuDNN's attention has no tanh cap");
   if (s.alibi != 0) return std::string("ALiBi with the caller's slopes: cuDNN's ALiBi computes slopes of its own");
+  // Measured on the H200 with cuDNN 9.14: its f16 dV for a kv head shared by
+  // several query heads errs by up to 1.5x our bound (twice the math path's
+  // error, the GPU suite's rule); bf16 and unshared heads stay inside it.
+  if (backward && s.dtype == BARACUDA_DTYPE_F16 && s.heads_kv != s.heads_q)
+    return std::string("f16 backward with shared kv heads (GQA): cuDNN's dV misses the accuracy bound");
   if (s.batch == 0 || s.heads_q == 0 || s.queries == 0 || s.keys == 0)
     return std::string("an extent of 0: cuDNN builds no graph for it");
   if (some_row_sees_no_key(s))

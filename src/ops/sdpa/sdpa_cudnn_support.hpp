@@ -12,7 +12,7 @@ namespace baracuda::sdpa {
 // Why cuDNN cannot serve s with the semantics of include/baracuda/sdpa.h,
 // before any graph is built; nullopt when it may (cuDNN itself then has the
 // last word, at select).
-WhyNot cudnn_feature_gap(const Spec &s);
+WhyNot cudnn_feature_gap(const Spec &s, bool backward);
 
 // s as a cuDNN graph on device: the causal mask and the window become
 // cuDNN's diagonal band (ours keeps keys j >= i' - window_left, cuDNN's keeps
