@@ -5,7 +5,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gpu_helpers.hpp"
@@ -358,21 +357,13 @@ TEST_CASE("sdpa: one cuDNN plan run from 8 threads on 8 streams, each result equ
     alone.push_back(jobs[t]->result());
     REQUIRE(cudaMemset(jobs[t]->out, 0xFF, AttentionJob::kElems * 2) == cudaSuccess);
   }
-  std::vector<int> status(8, -1);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t)
-    threads.emplace_back([&, t] {
-      cudaStream_t s;
-      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return;
-      const auto args = jobs[t]->args();
-      int st = 0;
-      for (int rep = 0; rep < 30 && st == 0; ++rep)
-        st = baracuda_plan_run(plan, args.data(), 5, jobs[t]->workspace, workspace_bytes, s);
-      if (st == 0) st = cudaStreamSynchronize(s) == cudaSuccess ? 0 : -1;
-      cudaStreamDestroy(s);
-      status[t] = st;
-    });
-  for (auto &th : threads) th.join();
+  const std::vector<int> status = on_threads_and_streams(8, [&](int t, cudaStream_t s) {
+    const auto args = jobs[t]->args();
+    int st = 0;
+    for (int rep = 0; rep < 30 && st == 0; ++rep)
+      st = baracuda_plan_run(plan, args.data(), 5, jobs[t]->workspace, workspace_bytes, s);
+    return st;
+  });
   for (int t = 0; t < 8; ++t) {
     INFO("thread " << t);
     CHECK(status[t] == 0);
