@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -240,6 +241,90 @@ void bench_attention() {
         bench_sdpa(dt, dt == BARACUDA_DTYPE_F32 ? "f32" : "f32_strict", 4, 4, 16, 2048, d, causal, false, false);
 }
 
+// The grid behind src/ops/sdpa/sdpa_backend_heuristics.hpp: every attention
+// candidate for f16 / bf16 forced (BARACUDA_FORCE_CANDIDATE) on the same
+// shapes, one row each with the kernel its plan names, or the reason it
+// refused. Causal rows use the bottom-right diagonal (top-left when Q = K).
+// Run only when the filter names it ("sdpa_grid"): it builds a cuDNN graph per
+// shape. Stops after seconds_left seconds so that a device call ends in time.
+void sdpa_grid_row(const char *candidate, baracuda_dtype_t dt, int64_t B, int64_t H, int64_t Q, int64_t K, int32_t D,
+                   bool causal) {
+  const bool backward = std::string(candidate).find("_bwd_") != std::string::npos;
+  baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
+  d.dtype = dt;
+  d.head_dim = D;
+  d.causal = causal;
+  d.alignment = BARACUDA_SDPA_BOTTOM_RIGHT;
+  d.batch = B, d.heads_q = H, d.queries = Q, d.keys = K;
+  const std::vector<int64_t> qs{B, H, Q, D}, ks{B, H, K, D}, stats{B, H, Q};
+  Buffer q(B * H * Q * D * 2), k(B * H * K * D * 2), v(B * H * K * D * 2), out(B * H * Q * D * 2), lse(B * H * Q * 4);
+  std::vector<baracuda_arg_t> args{{BARACUDA_ARG_Q, tensor(q.p, dt, qs)},     {BARACUDA_ARG_K, tensor(k.p, dt, ks)},
+                                   {BARACUDA_ARG_V, tensor(v.p, dt, ks)},     {BARACUDA_ARG_OUT, tensor(out.p, dt, qs)},
+                                   {BARACUDA_ARG_LSE, tensor(lse.p, BARACUDA_DTYPE_F32, stats)}};
+  std::unique_ptr<Buffer> dout, dq, dk, dv;
+  if (backward) {
+    Plan(&d.header).run(args);  // the backward's out and lse
+    dout = std::make_unique<Buffer>(q.bytes), dq = std::make_unique<Buffer>(q.bytes);
+    dk = std::make_unique<Buffer>(k.bytes), dv = std::make_unique<Buffer>(k.bytes);
+    args.insert(args.end(), {{BARACUDA_ARG_DOUT, tensor(dout->p, dt, qs)}, {BARACUDA_ARG_DQ, tensor(dq->p, dt, qs)},
+                             {BARACUDA_ARG_DK, tensor(dk->p, dt, ks)}, {BARACUDA_ARG_DV, tensor(dv->p, dt, ks)}});
+    d.header.op = BARACUDA_OP_SDPA_BACKWARD;
+  }
+  const double pairs = causal ? double(Q) * K - double(Q) * (Q - 1) / 2 : double(Q) * K;  // keys seen, Q <= K
+  const double flops = 4.0 * B * H * D * pairs * (backward ? 2.5 : 1.0);
+  const std::string shape = std::string(dt == BARACUDA_DTYPE_BF16 ? "bf16" : "f16") + " D" + std::to_string(D) +
+                            (causal ? " causal" : " non-causal") + " BH" + std::to_string(B * H) + " Q" +
+                            std::to_string(Q) + " K" + std::to_string(K);
+  setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
+  baracuda_plan_t plan = nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  const baracuda_status_t selected = baracuda_plan_select(&d.header, nullptr, &plan);
+  const double select_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  unsetenv("BARACUDA_FORCE_CANDIDATE");
+  if (selected != BARACUDA_STATUS_SUCCESS) {
+    std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"refused\": \"%s\"}\n", candidate,
+                shape.c_str(), baracuda_last_error_message());
+    return;
+  }
+  size_t ws_bytes = 0;
+  ok(baracuda_plan_workspace_size(plan, &ws_bytes), "workspace_size");
+  Buffer ws(std::max<size_t>(ws_bytes, 4));
+  auto run = [&] {
+    ok(baracuda_plan_run(plan, args.data(), static_cast<int32_t>(args.size()), ws.p, ws_bytes, nullptr), "run");
+  };
+  const double ms = median_ms(run, 10);
+  baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+  ok(baracuda_plan_get_info(plan, &info), "get_info");
+  std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"tflops\": %.1f, "
+              "\"select_ms\": %.1f, \"kernel\": \"%s\"}\n",
+              candidate, shape.c_str(), ms, flops / ms / 1e9, select_ms, info.kernel_name);
+  std::fflush(stdout);
+  baracuda_plan_destroy(plan);
+}
+
+void bench_sdpa_grid(double seconds_left) {
+  if (std::string(g_filter).find("sdpa_grid") == std::string::npos) return;
+  const auto start = std::chrono::steady_clock::now();
+  struct Point {
+    int64_t B, H, Q, K;
+  };
+  const Point points[] = {{4, 16, 512, 512},   {32, 16, 512, 512},  {1, 16, 2048, 2048}, {8, 16, 2048, 2048},
+                          {2, 16, 4096, 4096}, {8, 16, 4096, 4096}, {16, 16, 1, 4096},   {2, 16, 256, 8192}};
+  const char *forward[] = {"sdpa_fwd_cudnn", "sdpa_fwd_sm80"}, *backward[] = {"sdpa_bwd_cudnn", "sdpa_bwd_sm80"};
+  for (baracuda_dtype_t dt : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F16})
+    for (int32_t D : {128, 64, 256})
+      for (bool causal : {false, true})
+        for (const Point &p : points)
+          for (const char *const *pass : {forward, backward})
+            for (int c = 0; c < 2; ++c) {
+              if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds_left) {
+                std::printf("{\"op\": \"sdpa_grid\", \"stopped\": \"time is up\"}\n");
+                return;
+              }
+              sdpa_grid_row(pass[c], dt, p.B, p.H, p.Q, p.K, D, causal);
+            }
+}
+
 // Host time of one plan run on a tiny tensor, beside a bare kernel launch.
 void bench_host_overhead() {
   const int n = 200000;
@@ -294,6 +379,7 @@ int main(int argc, char **argv) {
   bench_alibi(BARACUDA_DTYPE_F32, "f32", 4);
   bench_alibi(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_attention();
+  bench_sdpa_grid(argc > 2 ? std::atof(argv[2]) : 1e9);
   // The floor of the launch-bound rows (conv1d update, ALiBi decoding).
   if (wanted("causal_conv1d_update") || wanted("alibi") || wanted("empty_kernel"))
     row("empty_kernel", "-", "<<<1, 32>>>", median_ms([] { empty_kernel<<<1, 32>>>(); }, 200), 0);

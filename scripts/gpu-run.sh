@@ -5,10 +5,13 @@
 # Logs go under $OUT (default ./gpu-out). Parts can be left out (TESTS=0,
 # BINDINGS=0, SANITIZE=0, BENCH=0, PYBENCH=0), to split a run over several
 # calls on one warm machine.
-# Catch2 must be unpacked under .deps/ first (scripts/fetch-deps.sh, on a
-# machine with Debian's package archive).
+# Catch2 and the cudnn-frontend headers must be unpacked under .deps/ first
+# (scripts/fetch-deps.sh, on a machine with Debian's archive and PyPI). The GPU
+# machine has cuDNN, so the suite fails there if the cuDNN candidates do not
+# load (BARACUDA_EXPECT_CUDNN=0 to run without).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
+export BARACUDA_EXPECT_CUDNN=${BARACUDA_EXPECT_CUDNN:-1}
 # The default arch list (sm 80, 89, 90) unless ARCH says otherwise: the suites
 # force the sm 80 and 89 kernels with target_sm, which needs their code.
 ARCH=${ARCH:-}

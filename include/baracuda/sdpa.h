@@ -72,6 +72,20 @@
  * tensor cores (sdpa_fwd_sm80_3xtf32), and a CUDA-core kernel for F32, F32_STRICT
  * and F64. target_sm 80 or 89 asks for that variant on any newer GPU;
  * F32_STRICT asks for the CUDA-core kernel.
+ *
+ * cuDNN (plan info's backend BARACUDA_BACKEND_CUDNN, kernel_name
+ * "sdpa_fwd_cudnn_..." with cuDNN's engine): F16 and BF16 on a GPU where
+ * libcudnn.so.9 loads (opened at run time; BARACUDA_CUDNN_LIBRARY names
+ * another file), chosen first on sm 90 where the library's measured table
+ * puts it ahead of the kernels above; BARACUDA_SELECT_BESPOKE_ONLY leaves it
+ * out. Its graph is built at select, on the device (target_sm 0 only), for
+ * dense [B, H, S, D] tensors; a run with other strides, pointers not 16-byte
+ * aligned, or another current device runs the bespoke plan that select keeps
+ * beside it, so every layout above stays served. It does not serve softcap,
+ * ALiBi, empty extents, rows that see no key, nor the f16 backward with
+ * shared kv heads (its dV misses our accuracy bound); select then moves on.
+ * Its backward sums dQ with atomics unless BARACUDA_SELECT_DETERMINISTIC asks
+ * for cuDNN's deterministic algorithm. Not bit-stable (plan info says so).
  */
 #ifndef BARACUDA_SDPA_H
 #define BARACUDA_SDPA_H

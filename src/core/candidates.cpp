@@ -19,6 +19,12 @@ WhyNot excluded_by_flags(const CandidateTraits &traits, const SelectContext &ctx
   return serves();
 }
 
+WhyNot excluded_by_force(const CandidateTraits &traits, const SelectContext &ctx, bool names_in_list) {
+  if (names_in_list && !ctx.forces(traits.name))
+    return cat("BARACUDA_FORCE_CANDIDATE names ", ctx.forced_candidate);
+  return serves();
+}
+
 WhyNot workspace_unservable(int128 bytes) {
   if (within_extent_range(bytes)) return serves();
   return cat("its workspace would be ", to_decimal(bytes), " bytes, over 2^62");

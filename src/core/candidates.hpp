@@ -3,8 +3,13 @@
 // implementations per primitive). select keeps the first candidate that the
 // select flags allow and that can implement the problem on the target arch;
 // when none can, UNSUPPORTED lists every candidate's reason.
+//
+// BARACUDA_FORCE_CANDIDATE=<name> (read at select; for tests and benchmarks)
+// makes select consider that candidate alone, for the ops that list it; the
+// others' selections are unchanged. Flags still apply.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -35,13 +40,19 @@ template <class Problem>
 struct Candidate {
   CandidateTraits traits;
   WhyNot (*can_implement)(const Problem &problem, const SelectContext &ctx);
-  // Bytes, exact: select refuses a candidate whose workspace passes 2^62.
+  // Bytes, exact: select refuses a candidate whose workspace passes 2^62. A
+  // plan that learns its need only while it is built (a vendor library's
+  // workspace) sets info.workspace_bytes in make_plan; the larger counts.
   int128 (*workspace)(const Problem &problem);
   std::unique_ptr<Plan> (*make_plan)(const Problem &problem, const SelectContext &ctx);
 };
 
 // Why ctx's flags rule the candidate out; nullopt when they allow it.
 WhyNot excluded_by_flags(const CandidateTraits &traits, const SelectContext &ctx);
+
+// Why ctx's BARACUDA_FORCE_CANDIDATE rules the candidate out: it names
+// another candidate of this list. names_in_list says whether it names any.
+WhyNot excluded_by_force(const CandidateTraits &traits, const SelectContext &ctx, bool names_in_list);
 
 // Why a workspace of this size cannot be served; nullopt when it fits.
 WhyNot workspace_unservable(int128 bytes);
@@ -59,8 +70,11 @@ template <class Problem, size_t N>
 std::unique_ptr<Plan> select_candidate(const OpDef &op, baracuda_dtype_t dtype, const Problem &problem,
                                        const SelectContext &ctx, const Candidate<Problem> (&candidates)[N]) {
   Rejections rejected;
+  bool forced_here = false;
+  for (const Candidate<Problem> &c : candidates) forced_here |= ctx.forces(c.traits.name);
   for (const Candidate<Problem> &c : candidates) {
-    WhyNot why = excluded_by_flags(c.traits, ctx);
+    WhyNot why = excluded_by_force(c.traits, ctx, forced_here);
+    if (!why) why = excluded_by_flags(c.traits, ctx);
     if (!why) why = c.can_implement(problem, ctx);
     const int128 workspace = why ? 0 : c.workspace(problem);
     if (!why) why = workspace_unservable(workspace);
@@ -69,7 +83,8 @@ std::unique_ptr<Plan> select_candidate(const OpDef &op, baracuda_dtype_t dtype, 
       continue;
     }
     std::unique_ptr<Plan> plan = c.make_plan(problem, ctx);
-    stamp_plan_info(plan->info, op, dtype, ctx, c.traits, static_cast<size_t>(workspace));
+    const size_t bytes = std::max(static_cast<size_t>(workspace), plan->workspace_size());
+    stamp_plan_info(plan->info, op, dtype, ctx, c.traits, bytes);
     return plan;
   }
   fail_no_candidate(op, ctx, rejected);

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -55,6 +56,7 @@ SelectContext resolve_select_options(const char *op, const baracuda_select_optio
     fail(BARACUDA_STATUS_UNSUPPORTED, op, ": select options flags 0x", std::hex, o.flags, " has bits this library does not know");
   if (o.target_sm < 0) fail(BARACUDA_STATUS_INVALID_PROBLEM, op, ": select options target_sm is ", o.target_sm);
   int32_t sm = o.target_sm;
+  SelectContext ctx{0, o.flags};
   if (sm == 0) {
     int device = o.device;
     if (device < -1) fail(BARACUDA_STATUS_INVALID_PROBLEM, op, ": select options device is ", device);
@@ -65,11 +67,14 @@ SelectContext resolve_select_options(const char *op, const baracuda_select_optio
     check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), op,
                "cudaDeviceGetAttribute");
     sm = major * 10 + minor;
+    ctx.device = device;
   }
   if (!arch_served(sm))
     fail(BARACUDA_STATUS_UNSUPPORTED, op, ": target sm ", sm, " is not served; this build has machine code for sm ",
          arch_list());
-  return SelectContext{sm, o.flags};
+  ctx.target_sm = sm;
+  if (const char *forced = std::getenv("BARACUDA_FORCE_CANDIDATE")) ctx.forced_candidate = forced;
+  return ctx;
 }
 
 }  // namespace baracuda

@@ -103,6 +103,27 @@ TEST_CASE("when no candidate serves, UNSUPPORTED lists each one's reason", "[sel
   }
 }
 
+TEST_CASE("BARACUDA_FORCE_CANDIDATE: the named candidate alone, flags still apply; other names change nothing",
+          "[select]") {
+  SelectContext ctx{90, 0};
+  ctx.forced_candidate = "simt";
+  CHECK(baracuda::select_candidate(kOp, BARACUDA_DTYPE_F32, Problem{1024}, ctx, kList)->info.bit_stable == 0);
+  ctx.forced_candidate = "not_in_this_list";
+  CHECK(baracuda::select_candidate(kOp, BARACUDA_DTYPE_F32, Problem{1024}, ctx, kList)->info.backend ==
+        BARACUDA_BACKEND_CUDNN);
+  ctx.forced_candidate = "vendor";
+  ctx.flags = BARACUDA_SELECT_BESPOKE_ONLY;
+  try {
+    baracuda::select_candidate(kOp, BARACUDA_DTYPE_F32, Problem{0}, ctx, kList);
+    FAIL("select_candidate returned a plan");
+  } catch (const baracuda::Error &e) {
+    INFO(e.message());
+    CHECK(e.status() == BARACUDA_STATUS_UNSUPPORTED);
+    CHECK(e.message().find("vendor: a vendor library, excluded by BARACUDA_SELECT_BESPOKE_ONLY") != std::string::npos);
+    CHECK(e.message().find("simt: BARACUDA_FORCE_CANDIDATE names vendor") != std::string::npos);
+  }
+}
+
 TEST_CASE("every op selects with both select flags, and plan info names the chosen kernel", "[select]") {
   baracuda_select_options_t o = options_for(90);
   o.flags = BARACUDA_SELECT_DETERMINISTIC | BARACUDA_SELECT_BESPOKE_ONLY;

@@ -1,5 +1,7 @@
 // Attention: which kernel select chooses per target sm, dtype and flags, and
 // what plan info says about it. No GPU involved.
+#include <stdlib.h>  // setenv, unsetenv
+
 #include <string>
 
 #include "sdpa_cpu_cases.hpp"
@@ -141,6 +143,7 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
   d.head_dim = 272;
   CHECK(select_for(d, 90).status == BARACUDA_STATUS_UNSUPPORTED);
   require_message({"sdpa: no implementation serves this problem on sm 90",
+                   "sdpa_fwd_cudnn: needs a device: its graph is built on the GPU at select (target_sm 90 was named)",
                    "sdpa_fwd_sm89: chosen only for target sm 89", "sdpa_fwd_sm80: head_dim 272 is over 256",
                    "sdpa_fwd_sm80_3xtf32: dtype bf16 is not served (f32)",
                    "sdpa_fwd_simt: dtype bf16 is not served (f32, f64, f32_strict)"});
@@ -152,7 +155,9 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
   }
   d.header.op = BARACUDA_OP_SDPA_BACKWARD;
   CHECK(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).status == BARACUDA_STATUS_UNSUPPORTED);
-  require_message({"sdpa_bwd_sm80: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",
+  require_message({"sdpa_bwd_cudnn: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",
+                   "sdpa_bwd_cudnn_deterministic: needs a device",
+                   "sdpa_bwd_sm80: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",
                    "sdpa_bwd_sm80_deterministic: head_dim 272 is over 256"});
 }
 
@@ -182,5 +187,26 @@ TEST_CASE("sdpa: a backward whose blocks need more shared memory than the target
       CHECK(s.status == BARACUDA_STATUS_UNSUPPORTED);
       CHECK(std::string(baracuda_last_error_message()).find("KiB of shared memory") != std::string::npos);
     }
+  }
+}
+
+TEST_CASE("sdpa: the cuDNN candidates, forced, need a device; BESPOKE_ONLY excludes them first", "[sdpa][select]") {
+  for (const char *forced : {"sdpa_fwd_cudnn", "sdpa_bwd_cudnn", "sdpa_bwd_cudnn_deterministic"}) {
+    INFO(forced);
+    const bool backward = std::string(forced).find("bwd") != std::string::npos;
+    const baracuda_sdpa_desc_t d = sdpa_desc(backward ? BARACUDA_OP_SDPA_BACKWARD : BARACUDA_OP_SDPA);
+    setenv("BARACUDA_FORCE_CANDIDATE", forced, 1);
+    const Selected plain = select_for(d, 90);
+    const std::string plain_message = baracuda_last_error_message();
+    const Selected bespoke_only = select_for(d, 90, BARACUDA_SELECT_BESPOKE_ONLY);
+    const std::string bespoke_message = baracuda_last_error_message();
+    unsetenv("BARACUDA_FORCE_CANDIDATE");
+    CHECK(plain.status == BARACUDA_STATUS_UNSUPPORTED);
+    CHECK(plain_message.find(std::string(forced) + ": needs a device") != std::string::npos);
+    CHECK(plain_message.find(std::string(backward ? "sdpa_bwd_sm80" : "sdpa_fwd_sm80") +
+                             ": BARACUDA_FORCE_CANDIDATE names " + forced) != std::string::npos);
+    CHECK(bespoke_only.status == BARACUDA_STATUS_UNSUPPORTED);
+    CHECK(bespoke_message.find(std::string(forced) + ": a vendor library, excluded by BARACUDA_SELECT_BESPOKE_ONLY") !=
+          std::string::npos);
   }
 }

@@ -4,7 +4,6 @@
 
 #include <cstring>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "gpu_helpers.hpp"
@@ -60,20 +59,12 @@ TEST_CASE("one plan runs from 8 host threads on 8 streams at once", "[gpu][concu
   REQUIRE(baracuda_plan_select(&d.header, nullptr, &plan) == BARACUDA_STATUS_SUCCESS);
   std::vector<std::unique_ptr<PadJob>> jobs;
   for (int t = 0; t < 8; ++t) jobs.push_back(std::make_unique<PadJob>(900 + t));
-  std::vector<int> status(8, -1);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t)
-    threads.emplace_back([&, t] {
-      cudaStream_t s;
-      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return;
-      const auto args = jobs[t]->args();
-      int st = 0;
-      for (int rep = 0; rep < 50 && st == 0; ++rep) st = baracuda_plan_run(plan, args.data(), 2, nullptr, 0, s);
-      if (st == 0) st = cudaStreamSynchronize(s) == cudaSuccess ? 0 : -1;
-      cudaStreamDestroy(s);
-      status[t] = st;
-    });
-  for (auto &th : threads) th.join();
+  const std::vector<int> status = on_threads_and_streams(8, [&](int t, cudaStream_t s) {
+    const auto args = jobs[t]->args();
+    int st = 0;
+    for (int rep = 0; rep < 50 && st == 0; ++rep) st = baracuda_plan_run(plan, args.data(), 2, nullptr, 0, s);
+    return st;
+  });
   for (int t = 0; t < 8; ++t) {
     INFO("thread " << t);
     CHECK(status[t] == 0);

@@ -1,5 +1,10 @@
 // Attention forward and backward on the GPU against the float64 reference,
-// every kernel variant forced through target_sm and the select flags.
+// every kernel variant forced through target_sm and the select flags, and
+// the cuDNN candidates through BARACUDA_FORCE_CANDIDATE.
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "gpu_helpers.hpp"
@@ -14,15 +19,80 @@ const int32_t kHeadDims[] = {32, 64, 80, 96, 128, 192, 256};
 
 bool tensor_cores(baracuda_dtype_t dtype) { return dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16; }
 
-// c through every variant that serves its dtype: for f16 / bf16 the sm_80
-// kernel (the device's choice on sm 90, and forced by target_sm 80), the
-// sm_89 forward (target_sm 89) and the deterministic backward; for f32 the
-// 3xTF32 forward (the device's choice) and the CUDA-core one (forced by
-// F32_STRICT, which the 3xTF32 kernel does not serve); for f64 and the f32
-// backward the CUDA-core kernel. The backward is not forced to sm 89: there
-// it is the sm_80 kernel again, refused at select past 99 KiB of shared
-// memory (the CPU suite checks that). Forcing an arch needs the build to hold
-// code for it.
+// cuDNN forced on one small case: loadable here, or not (a warning, once).
+// A GPU run that must cover cuDNN sets BARACUDA_EXPECT_CUDNN=1, and then its
+// absence fails every case instead.
+bool cudnn_present() {
+  static const Result probe = [] {
+    SdpaCase c;
+    c.queries = c.keys = 64;
+    c.force = "sdpa_fwd_cudnn";
+    return run_sdpa(c);
+  }();
+  const char *expect = std::getenv("BARACUDA_EXPECT_CUDNN");
+  if (expect != nullptr && std::string(expect) == "1") {
+    INFO("cuDNN probe: " << probe.detail);
+    REQUIRE(probe.ok);
+  }
+  static bool warned = false;
+  if (!probe.ok && !warned) {
+    warned = true;
+    WARN("the cuDNN candidates are not checked: " << probe.detail);
+  }
+  return probe.ok;
+}
+
+// Whether some query row sees no key (mask and window as include/baracuda/sdpa.h says).
+bool some_row_sees_no_key(const SdpaCase &c) {
+  if (c.keys == 0) return true;
+  const int64_t shift = c.alignment == BARACUDA_SDPA_BOTTOM_RIGHT ? c.keys - c.queries : 0;
+  const int64_t right = c.causal ? 0 : c.window_right;
+  if (right >= 0 && shift + right < 0) return true;
+  return c.window_left >= 0 && c.queries - 1 + shift - c.window_left > c.keys - 1;
+}
+
+// What the cuDNN candidates must serve: what sdpa_cudnn.cpp does not refuse
+// itself, less what cuDNN's frontend refuses by its own rules.
+bool cudnn_must_serve(const SdpaCase &c) {
+  if (!tensor_cores(c.dtype) || c.softcap != 0 || c.alibi != 0 || c.queries == 0 || some_row_sees_no_key(c))
+    return false;
+  const bool band = c.causal || c.window_left >= 0 || c.window_right >= 0;
+  if (c.backward && c.dtype == BARACUDA_DTYPE_F16 && c.heads_kv != c.heads_q) return false;  // ours: its dV error
+  if (c.backward && c.queries == 1 && c.keys == 1) return false;                     // "s_q = s_kv = 1"
+  if (band && c.alignment == BARACUDA_SDPA_BOTTOM_RIGHT && c.queries > c.keys) return false;  // bottom-right, s_q > s_kv
+  if (c.window_left >= 0 && c.queries > c.keys) return false;                      // sliding window, s_q > s_kv
+  return true;
+}
+
+int g_cudnn_served = 0, g_cudnn_refused = 0;
+
+// c through the cuDNN candidates, forced: the same checks where they serve;
+// where cuDNN refuses, select says UNSUPPORTED with its reason.
+void check_cudnn(SdpaCase c) {
+  if (!tensor_cores(c.dtype) || !cudnn_present()) return;
+  c.target_sm = 0;
+  for (bool deterministic : {false, true}) {
+    if (deterministic && !c.backward) continue;
+    c.force = !c.backward ? "sdpa_fwd_cudnn" : deterministic ? "sdpa_bwd_cudnn_deterministic" : "sdpa_bwd_cudnn";
+    c.flags = deterministic ? BARACUDA_SELECT_DETERMINISTIC : 0;
+    const Result r = run_sdpa(c);
+    const bool refused = !r.ok && r.detail.rfind(kRefused, 0) == 0;
+    (refused ? g_cudnn_refused : g_cudnn_served) += 1;
+    INFO(describe(c) << ": " << r.detail);
+    if (cudnn_must_serve(c)) CHECK(r.ok);
+    else CHECK((r.ok || refused));
+  }
+}
+
+// c through every variant that serves its dtype: for f16 / bf16 the
+// device's choice (cuDNN where it serves on sm 90), the sm_80 kernel (forced
+// by target_sm 80), the sm_89 forward (target_sm 89) and the deterministic
+// backward; for f32 the 3xTF32 forward (the device's choice) and the
+// CUDA-core one (forced by F32_STRICT, which the 3xTF32 kernel does not
+// serve); for f64 and the f32 backward the CUDA-core kernel. The backward is
+// not forced to sm 89: there it is the sm_80 kernel again, refused at select
+// past 99 KiB of shared memory (the CPU suite checks that). Forcing an arch
+// needs the build to hold code for it.
 void check_variants(SdpaCase c) {
   if (!tensor_cores(c.dtype)) {
     CHECK_CASE(c, run_sdpa);
@@ -46,6 +116,7 @@ void check_variants(SdpaCase c) {
       CHECK_CASE(c, run_sdpa);
     }
   }
+  check_cudnn(c);
 }
 
 SdpaCase base(bool backward, baracuda_dtype_t dtype, int64_t queries, int64_t keys, int32_t head_dim = 64) {
@@ -217,4 +288,99 @@ TEST_CASE("sdpa: forward and backward captured in a CUDA graph", "[sdpa][graph]"
       c.graph = true;
       check_variants(c);
     }
+}
+
+namespace {
+
+// One forward's device buffers: random bf16 Q, K, V, and OUT, LSE and a workspace.
+struct AttentionJob {
+  static constexpr int64_t kShape[4] = {1, 4, 256, 64}, kStats[3] = {1, 4, 256};
+  static constexpr size_t kElems = 1 * 4 * 256 * 64;
+  void *q = nullptr, *k = nullptr, *v = nullptr, *out = nullptr, *lse = nullptr, *workspace = nullptr;
+  size_t workspace_bytes;
+
+  AttentionJob(uint64_t seed, size_t workspace_bytes_) : workspace_bytes(workspace_bytes_) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-2, 2);
+    std::vector<uint16_t> host(kElems);
+    for (void **p : {&q, &k, &v}) {
+      for (uint16_t &x : host) {
+        const float f = dist(rng);
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        x = static_cast<uint16_t>(bits >> 16);  // bf16: the float's upper half
+      }
+      REQUIRE(cudaMalloc(p, kElems * 2) == cudaSuccess);
+      REQUIRE(cudaMemcpy(*p, host.data(), kElems * 2, cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    REQUIRE(cudaMalloc(&out, kElems * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(&lse, 1024 * 4) == cudaSuccess);
+    REQUIRE(cudaMalloc(&workspace, workspace_bytes + 1) == cudaSuccess);
+  }
+  ~AttentionJob() {
+    for (void *p : {q, k, v, out, lse, workspace}) cudaFree(p);
+  }
+  std::vector<baracuda_arg_t> args() const {
+    return {{BARACUDA_ARG_Q, baracuda_tensor_contiguous(q, BARACUDA_DTYPE_BF16, 4, kShape)},
+            {BARACUDA_ARG_K, baracuda_tensor_contiguous(k, BARACUDA_DTYPE_BF16, 4, kShape)},
+            {BARACUDA_ARG_V, baracuda_tensor_contiguous(v, BARACUDA_DTYPE_BF16, 4, kShape)},
+            {BARACUDA_ARG_OUT, baracuda_tensor_contiguous(out, BARACUDA_DTYPE_BF16, 4, kShape)},
+            {BARACUDA_ARG_LSE, baracuda_tensor_contiguous(lse, BARACUDA_DTYPE_F32, 3, kStats)}};
+  }
+  std::vector<unsigned char> result() const {
+    std::vector<unsigned char> bytes(kElems * 2 + 1024 * 4);
+    REQUIRE(cudaMemcpy(bytes.data(), out, kElems * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(cudaMemcpy(bytes.data() + kElems * 2, lse, 1024 * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    return bytes;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("sdpa: one cuDNN plan run from 8 threads on 8 streams, each result equal to a lone run's",
+          "[sdpa][concurrency]") {
+  if (!cudnn_present()) return;
+  SdpaCase c;
+  c.heads_q = c.heads_kv = 4;
+  c.queries = c.keys = 256;
+  c.causal = 1;
+  const baracuda_sdpa_desc_t d = sdpa_desc_of(c);
+  setenv("BARACUDA_FORCE_CANDIDATE", "sdpa_fwd_cudnn", 1);
+  baracuda_plan_t plan = nullptr;
+  const baracuda_status_t selected = baracuda_plan_select(&d.header, nullptr, &plan);
+  unsetenv("BARACUDA_FORCE_CANDIDATE");
+  INFO(baracuda_last_error_message());
+  REQUIRE(selected == BARACUDA_STATUS_SUCCESS);
+  size_t workspace_bytes = 0;
+  REQUIRE(baracuda_plan_workspace_size(plan, &workspace_bytes) == BARACUDA_STATUS_SUCCESS);
+  std::vector<std::unique_ptr<AttentionJob>> jobs;
+  std::vector<std::vector<unsigned char>> alone;
+  for (int t = 0; t < 8; ++t) {
+    jobs.push_back(std::make_unique<AttentionJob>(700 + t, workspace_bytes));
+    const auto args = jobs[t]->args();
+    REQUIRE(baracuda_plan_run(plan, args.data(), 5, jobs[t]->workspace, workspace_bytes, nullptr) == 0);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    alone.push_back(jobs[t]->result());
+    REQUIRE(cudaMemset(jobs[t]->out, 0xFF, AttentionJob::kElems * 2) == cudaSuccess);
+  }
+  const std::vector<int> status = on_threads_and_streams(8, [&](int t, cudaStream_t s) {
+    const auto args = jobs[t]->args();
+    int st = 0;
+    for (int rep = 0; rep < 30 && st == 0; ++rep)
+      st = baracuda_plan_run(plan, args.data(), 5, jobs[t]->workspace, workspace_bytes, s);
+    return st;
+  });
+  for (int t = 0; t < 8; ++t) {
+    INFO("thread " << t);
+    CHECK(status[t] == 0);
+    CHECK(jobs[t]->result() == alone[t]);
+  }
+  baracuda_plan_destroy(plan);
+}
+
+// Declared last, so it runs after every case above (Catch2's declaration order).
+TEST_CASE("sdpa: the forced cuDNN cases ran, not only refusals", "[sdpa]") {
+  if (!cudnn_present()) return;
+  WARN("cuDNN candidates, forced: " << g_cudnn_served << " cases checked, " << g_cudnn_refused << " refused at select");
+  CHECK(g_cudnn_served > g_cudnn_refused);
 }

@@ -1,5 +1,7 @@
 #include "reference/sdpa_harness.hpp"
 
+#include <stdlib.h>  // setenv, unsetenv
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -198,6 +200,16 @@ void run_in_graph(Enqueue enqueue) {
   cudaStreamDestroy(stream);
 }
 
+// BARACUDA_FORCE_CANDIDATE set for one select (the suite selects from one thread).
+baracuda_status_t select_forcing(const std::string &force, const baracuda_sdpa_desc_t &d,
+                                 const baracuda_select_options_t &o, baracuda_plan_t *plan) {
+  if (force.empty()) return baracuda_plan_select(&d.header, &o, plan);
+  setenv("BARACUDA_FORCE_CANDIDATE", force.c_str(), 1);
+  const baracuda_status_t s = baracuda_plan_select(&d.header, &o, plan);
+  unsetenv("BARACUDA_FORCE_CANDIDATE");
+  return s;
+}
+
 // Selects with c's options, runs with a garbage workspace, compares; runs
 // again from the poison and expects the same bytes when the plan is deterministic.
 void run_and_compare(const SdpaCase &c, const std::vector<baracuda_arg_t> &args, const std::vector<Checked> &outs) {
@@ -206,7 +218,10 @@ void run_and_compare(const SdpaCase &c, const std::vector<baracuda_arg_t> &args,
   o.target_sm = c.target_sm;
   o.flags = c.flags;
   PlanGuard g;
-  status(baracuda_plan_select(&d.header, &o, &g.plan), "baracuda_plan_select");
+  const baracuda_status_t selected = select_forcing(c.force, d, o, &g.plan);
+  if (selected == BARACUDA_STATUS_UNSUPPORTED && !c.force.empty())
+    throw Fail{kRefused + std::string(baracuda_last_error_message())};
+  status(selected, "baracuda_plan_select");
   baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
   status(baracuda_plan_get_info(g.plan, &info), "baracuda_plan_get_info");
   const GarbageWorkspace ws(g.plan);
@@ -359,6 +374,7 @@ std::string describe(const SdpaCase &c) {
                   << (c.per_batch_slopes ? " [B, Hq]" : " [Hq]");
   if (!c.lse) os << " no lse";
   if (c.graph) os << " graph";
+  if (!c.force.empty()) os << " forced " << c.force;
   os << " " << sdpa_layout_name(c.layout) << " sm " << c.target_sm << " flags " << c.flags << " seed " << c.seed;
   return os.str();
 }

@@ -35,9 +35,14 @@ struct SdpaCase {
   SdpaLayout layout = SdpaLayout::Contiguous;
   int32_t target_sm = 0;  // 0: the device's; 80 or 89 force that variant
   uint32_t flags = 0;     // select flags
+  // A candidate name for BARACUDA_FORCE_CANDIDATE at select; when it refuses
+  // the case, the result's detail starts with kRefused.
+  std::string force;
   bool graph = false;     // each run captured into a CUDA graph on a new stream, then launched
   uint64_t seed = 1;
 };
+
+inline constexpr const char *kRefused = "refused at select: ";
 
 Result run_sdpa(const SdpaCase &c);
 std::string describe(const SdpaCase &c);

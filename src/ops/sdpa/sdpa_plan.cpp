@@ -1,6 +1,7 @@
 // Attention plans: the forward and the backward, and their candidate kernels
-// (tensor cores for f16 / bf16 on sm_89 and sm_80 and for f32, split into tf32 halves;
-// CUDA cores for f32 / f64, and for F32_STRICT, which rules out reduced-precision math).
+// (cuDNN's fused attention, tensor cores for f16 / bf16 on sm_89 and sm_80 and for
+// f32, split into tf32 halves; CUDA cores for f32 / f64, and for F32_STRICT, which
+// rules out reduced-precision math).
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -13,6 +14,7 @@
 #include "core/kernel_table.hpp"
 #include "core/plan.hpp"
 #include "core/plan_info.hpp"
+#include "ops/sdpa/sdpa_cudnn.hpp"
 #include "ops/sdpa/sdpa_desc.hpp"
 #include "ops/sdpa/sdpa_ops.hpp"
 #include "ops/sdpa/views_overlap.hpp"
@@ -305,20 +307,29 @@ constexpr Candidate<Spec> candidate() {
   return {V.traits, can_implement<Fn, V>, workspace<Fn, V>, make_plan<Fn, V>};
 }
 
-// In order of preference; issue 13's Hopper kernel and cuDNN join at the front.
+// In order of preference; issue 13's Hopper kernel joins at the front. cuDNN
+// serves where the measured table (sdpa_backend_heuristics.hpp) puts it ahead.
 const Candidate<Spec> kForwardCandidates[] = {
+    cudnn_candidate<kCudnnForward>(),
     candidate<ForwardFn, kForwardSm89>(),
     candidate<ForwardFn, kForwardSm80>(),
     candidate<ForwardFn, kForwardTf32x3>(),
     candidate<ForwardFn, kForwardSimt>(),
 };
 const Candidate<Spec> kBackwardCandidates[] = {
+    cudnn_candidate<kCudnnBackward>(),
+    cudnn_candidate<kCudnnBackwardDeterministic>(),
     candidate<BackwardFn, kBackwardSm80>(),
     candidate<BackwardFn, kBackwardSm80Deterministic>(),
     candidate<BackwardFn, kBackwardSimt>(),
 };
 
 }  // namespace
+
+std::unique_ptr<Plan> select_bespoke(const Spec &s, const SelectContext &ctx) {
+  if (s.backward()) return select_candidate(kBackward, s.dtype, s, ctx, kBackwardCandidates);
+  return select_candidate(kForward, s.dtype, s, ctx, kForwardCandidates);
+}
 
 std::unique_ptr<Plan> select_forward(const baracuda_op_header_t *desc, const SelectContext &ctx) {
   const Spec spec = read_sdpa_desc(desc, kForward);

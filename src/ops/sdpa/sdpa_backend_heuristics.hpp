@@ -1,0 +1,66 @@
+// Which attention implementation select puts first where both serve it:
+// cuDNN's fused attention or the bespoke kernels. The rows are measurements
+// from the GPU machine (bench/sdpa_candidates.cu forces each candidate on the
+// same shapes; bench/NOTES.md keeps the timings); a shape no row covers goes
+// to the bespoke kernels, which is also every arch cuDNN was not measured on.
+// Plain functions, tested on the CPU (tests/cpu/test_sdpa_backend_heuristics.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "baracuda/core.h"
+
+namespace baracuda::sdpa {
+
+enum class Faster { Cudnn, Bespoke };
+
+// What the table looks at: the problem's class on the target arch.
+struct ShapeClass {
+  int32_t sm;
+  bool backward;
+  baracuda_dtype_t dtype;
+  int32_t head_dim;  // max(D, Dv)
+  bool causal;
+  int64_t batch_heads;  // B * Hq
+  int64_t queries, keys;
+};
+
+// One measured region: the first row that covers a shape decides.
+struct MeasuredRegion {
+  int32_t sm;
+  int32_t pass;   // 0 forward, 1 backward, -1 both
+  int32_t dtype;  // a baracuda_dtype_t, or 0 for f16 and bf16 alike
+  int32_t min_head_dim, max_head_dim;
+  int32_t causal;  // 0, 1, or -1 for both
+  int64_t min_batch_heads, min_queries, max_queries, min_keys;
+  Faster faster;
+};
+
+inline constexpr int64_t kAny = INT64_MAX;
+
+// H200 (sm 90), cuDNN 9.14 (the system's), 2026-11-26: the grid of
+// bench_ops "sdpa_grid", f16 and bf16 alike, D 64 / 128 / 256, both causal
+// modes, B*H 16 to 512, Q = K from 512 to 4096, Q 256 at K 8192, and
+// decoding (Q 1, K 4096, B*H 256). cuDNN ran 1.03x to 2.7x the sm_80 kernel
+// forward and 1.2x to 3.6x backward on every shape but one: the decoding
+// step at D 256, where the sm_80 forward ran 1.25x (non-causal) and 2x
+// (causal) cuDNN's. At D 64 the decoding step was a tie (1.00x to 1.05x).
+inline constexpr MeasuredRegion kMeasuredRegions[] = {
+    {90, 0, 0, 129, 256, -1, 1, 1, 1, 1, Faster::Bespoke},
+    {90, -1, 0, 8, 256, -1, 1, 1, kAny, 1, Faster::Cudnn},
+};
+
+constexpr bool covers(const MeasuredRegion &r, const ShapeClass &c) {
+  return r.sm == c.sm && (r.pass < 0 || r.pass == static_cast<int32_t>(c.backward)) &&
+         (r.dtype == 0 || r.dtype == c.dtype) && c.head_dim >= r.min_head_dim && c.head_dim <= r.max_head_dim &&
+         (r.causal < 0 || r.causal == static_cast<int32_t>(c.causal)) && c.batch_heads >= r.min_batch_heads &&
+         c.queries >= r.min_queries && c.queries <= r.max_queries && c.keys >= r.min_keys;
+}
+
+constexpr Faster faster_backend(const ShapeClass &c) {
+  for (const MeasuredRegion &r : kMeasuredRegions)
+    if (covers(r, c)) return r.faster;
+  return Faster::Bespoke;
+}
+
+}  // namespace baracuda::sdpa

@@ -1,0 +1,62 @@
+// The measured table that orders cuDNN and the bespoke attention kernels
+// (src/ops/sdpa/sdpa_backend_heuristics.hpp): what it says per arch and shape.
+#include "cpu_helpers.hpp"
+#include "ops/sdpa/sdpa_backend_heuristics.hpp"
+
+using baracuda::sdpa::Faster;
+using baracuda::sdpa::ShapeClass;
+
+namespace {
+
+ShapeClass shape(int32_t sm, bool backward, int32_t head_dim, bool causal, int64_t batch_heads, int64_t q, int64_t k) {
+  return {sm, backward, BARACUDA_DTYPE_BF16, head_dim, causal, batch_heads, q, k};
+}
+
+}  // namespace
+
+TEST_CASE("sdpa backends: the table puts cuDNN first on the measured sm 90 shapes", "[sdpa]") {
+  for (bool backward : {false, true})
+    for (bool causal : {false, true}) {
+      INFO("backward " << backward << " causal " << causal);
+      CHECK(faster_backend(shape(90, backward, 128, causal, 128, 4096, 4096)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, backward, 64, causal, 256, 1024, 1024)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, backward, 256, causal, 128, 2048, 2048)) == Faster::Cudnn);
+    }
+}
+
+TEST_CASE("sdpa backends: the decoding step past D 128 forward goes to the sm_80 kernel, its backward to cuDNN",
+          "[sdpa]") {
+  for (bool causal : {false, true}) {
+    CHECK(faster_backend(shape(90, false, 256, causal, 256, 1, 4096)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, 192, causal, 256, 1, 4096)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, true, 256, causal, 256, 1, 4096)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, 128, causal, 256, 1, 4096)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, 256, causal, 32, 256, 8192)) == Faster::Cudnn);
+  }
+}
+
+TEST_CASE("sdpa backends: archs the table has no measurement for go to the bespoke kernels", "[sdpa]") {
+  for (int32_t sm : {80, 86, 89, 100, 120})
+    for (bool backward : {false, true}) {
+      INFO("sm " << sm);
+      CHECK(faster_backend(shape(sm, backward, 128, false, 128, 4096, 4096)) == Faster::Bespoke);
+    }
+}
+
+TEST_CASE("sdpa backends: a region covers its bounds and nothing past them", "[sdpa]") {
+  const baracuda::sdpa::MeasuredRegion r{90, 1, BARACUDA_DTYPE_F16, 64, 128, 0, 32, 1024, 4096, 2048, Faster::Cudnn};
+  ShapeClass c{90, true, BARACUDA_DTYPE_F16, 64, false, 32, 1024, 2048};
+  CHECK(covers(r, c));
+  c.head_dim = 128;
+  CHECK(covers(r, c));
+  for (auto miss : {+[](ShapeClass &x) { x.sm = 89; }, +[](ShapeClass &x) { x.backward = false; },
+                    +[](ShapeClass &x) { x.dtype = BARACUDA_DTYPE_BF16; }, +[](ShapeClass &x) { x.head_dim = 136; },
+                    +[](ShapeClass &x) { x.head_dim = 56; }, +[](ShapeClass &x) { x.causal = true; },
+                    +[](ShapeClass &x) { x.batch_heads = 31; }, +[](ShapeClass &x) { x.queries = 1023; },
+                    +[](ShapeClass &x) { x.queries = 4097; },
+                    +[](ShapeClass &x) { x.keys = 2047; }}) {
+    ShapeClass m = c;
+    miss(m);
+    CHECK_FALSE(covers(r, m));
+  }
+}
