@@ -3,6 +3,7 @@ CUDA events, warm-up, median of 30) to bench_ops' rows and prints the table;
 attention rows go to a table of their own, beside PyTorch's sdpa backends
 read from bench/torch_sdpa.py's output (the optional second argument)."""
 import json
+import re
 import statistics
 import sys
 
@@ -24,12 +25,13 @@ def median_ms(fn, reps=30):
     return statistics.median(times)
 
 
-def conv1d_torch_ms(op, dt, channels_last):
-    """The PyTorch way: F.conv1d with groups=C, padded by W-1 and sliced, then SiLU."""
-    B, C, L, W = 8, 4096, 8192, 4
+def conv1d_torch_ms(op, dt, channels_last, W):
+    """The PyTorch way: F.conv1d with groups=C, padded by W-1 and sliced, then SiLU (with no SEQ_IDX mask:
+    PyTorch has none)."""
+    B, C, L = 8, 4096, 8192
     if op == "causal_conv1d_update":
         x = torch.randn(64, 8192, device="cuda", dtype=dt)
-        state = torch.randn(64, 8192, 3, device="cuda", dtype=dt)
+        state = torch.randn(64, 8192, W - 1, device="cuda", dtype=dt)
         w = torch.randn(8192, W, device="cuda", dtype=dt)
         b = torch.randn(8192, device="cuda", dtype=dt)
 
@@ -72,7 +74,8 @@ def alibi_torch_ms(op, dt, shape):
 def torch_ms(op, dtype, shape=""):
     dt = {"f32": torch.float32, "bf16": torch.bfloat16}[dtype]
     if op.startswith("causal_conv1d"):
-        return conv1d_torch_ms(op, dt, "channels-last" in shape)
+        width = re.search(r"\bW(\d+)", shape)
+        return conv1d_torch_ms(op, dt, "channels-last" in shape, int(width.group(1)) if width else 4)
     if op.startswith("alibi"):
         return alibi_torch_ms(op, dt, shape)
     x = torch.randn(8, 4096, 8192, device="cuda", dtype=dt)

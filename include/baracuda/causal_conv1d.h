@@ -11,11 +11,33 @@
  *   args: X [B, C, L]; WEIGHT [C, W]; BIAS [C] (optional); Y [B, C, L];
  *   INITIAL_STATES [B, C, W-1] (optional: the W-1 inputs before x, for
  *   chunked prefill); FINAL_STATES [B, C, W-1] (optional output: the last W-1
- *   inputs of x_pad, to carry into the next chunk).
+ *   inputs of x_pad, to carry into the next chunk); SEQ_IDX [B, L] of I32
+ *   (optional: packed sequences, below).
+ *
+ * SEQ_IDX: several sequences packed along L in one row (as Mamba-2 trains on
+ * packed batches), seq_idx[b, t] naming timestep t's sequence. An input
+ * reaches an output only within one sequence: with id(t) = seq_idx[b, t] for
+ * t >= 0 and id(t) = seq_idx[b, 0] for the padded t < 0,
+ *
+ *   y[b, c, t] = act( sum_{k < W} [id(t') == id(t)] * weight[c, k] * x_pad[b, c, t'] + bias[c] ),
+ *   t' = t - (W-1) + k, [cond] = 1 where cond holds, else 0.
+ *
+ * Ids are compared for equality only (any int32, as Tri Dao's causal-conv1d
+ * does): a negative id, which marks padding there, is one more sequence.
+ * INITIAL_STATES therefore feed the row's first sequence alone (the one at
+ * t = 0); every later sequence starts on zeros. FINAL_STATES[b, c, j] is
+ * x_pad[b, c, L - (W-1) + j] where id(L - (W-1) + j) == id(L-1), else 0: the
+ * last W-1 inputs of the row's last sequence, zero-filled where it is shorter
+ * (reaching into INITIAL_STATES only where L < W-1 and id(L-1) == id(0)).
+ * The backward takes the same SEQ_IDX and differentiates this function: dx,
+ * DW, DB and DINITIAL_STATES see the same boundaries. Problems with SEQ_IDX
+ * run the element-wise kernels (every layout served, at lower bandwidth than
+ * the staged ones).
  *
  * BARACUDA_OP_CAUSAL_CONV1D_BACKWARD   gradients, given DY [B, C, L]
  *   args: X, WEIGHT, BIAS (optional; as in the forward, SiLU's derivative is
- *   taken at the recomputed pre-activation), INITIAL_STATES (optional), DY;
+ *   taken at the recomputed pre-activation), INITIAL_STATES (optional),
+ *   SEQ_IDX (optional, as in the forward), DY;
  *   outputs DX [B, C, L]; DW [C, W] (optional); DB [C] (optional, needs BIAS);
  *   DINITIAL_STATES [B, C, W-1] (optional: the gradient of the W-1 inputs
  *   before x, whether they came from INITIAL_STATES or the zero padding).
@@ -36,9 +58,9 @@
  *   the caller advances cache_seqlens. y matches the forward run over the
  *   concatenated sequence.
  *
- * dtypes: F32, F16, BF16, F64, every tensor of one dtype (CACHE_SEQLENS I32);
- * accumulated in f32 (f64 for F64); deterministic. Widths served: 2, 3, 4
- * (others UNSUPPORTED). Any strides: contiguous [B, C, L] and channels-last
+ * dtypes: F32, F16, BF16, F64, every tensor of one dtype (CACHE_SEQLENS and
+ * SEQ_IDX I32); accumulated in f32 (f64 for F64); deterministic. Widths
+ * served: 2 to 8, every op (others UNSUPPORTED; below 1 INVALID_PROBLEM). Any strides: contiguous [B, C, L] and channels-last
  * (stride 1 along C, memory [B, L, C]) take vectorized kernels (16-byte
  * aligned rows, L or C a multiple of the vector), other layouts a general
  * one. Y may not be X (no in-place).

@@ -96,19 +96,15 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   return launch_error();
 }
 
-// fn(std::integral_constant<int, W>) for the widths served, 2, 3 and 4 (the
-// plan rejects others first).
-template <class Fn>
+// fn(std::integral_constant<int, W>) for the widths served, 2 to 8 (the plan
+// rejects others first): one instantiation per width, so that every window,
+// tap and partial sum stays in registers.
+template <int W = kMinWidth, class Fn>
 int with_width(int width, Fn &&fn) {
-  switch (width) {
-    case 2:
-      return fn(std::integral_constant<int, 2>{});
-    case 3:
-      return fn(std::integral_constant<int, 3>{});
-    case 4:
-      return fn(std::integral_constant<int, 4>{});
-    default:
-      return 3;
+  if constexpr (W > kMaxWidth) {
+    return 3;
+  } else {
+    return width == W ? fn(std::integral_constant<int, W>{}) : with_width<W + 1>(width, fn);
   }
 }
 

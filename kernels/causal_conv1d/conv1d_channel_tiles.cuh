@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 // dx[s - (W-1)]; the chunk's last box runs W-1 steps past the chunk for the
 // g that its last dx need. Partial dw/db per (b, chunk) slot.
 template <class T, int W, bool Silu>
-__global__ void __launch_bounds__(kThreads, Conv1dTraits::kBackwardChannelBlocks)
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_blocks(W))
     backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int Vc = kBackwardChannelVec<T>, Steps = kBoxSteps<T, Vc> / 2;  // two tensors staged

@@ -97,12 +97,14 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
         left_halo<A, W, V>(xs, carry, lane);
         next_carry<A, W, V>(xs, carry);
         if (u < units) {
+          static_assert(V == 1, "one window mask per lane");
+          const unsigned mask = window_mask<W>(p, b, u);
           A out[V];
 #pragma unroll
           for (int e = 0; e < V; ++e) {
             A z = taps.bias;
 #pragma unroll
-            for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
+            for (int j = 0; j < W; ++j) z += taps.w[j] * kept(mask, j, xs[e + j]);
             out[e] = p.silu ? activate<T, true>(z) : z;
           }
           store_run<T, V>(yr + u * V * sy, out);
@@ -139,10 +141,16 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
       for (int s = 0; s < kSteps; ++s) {
         if (t + s >= t1) break;
         unpack<T, V>(raw[s], hist[W - 1]);
+        const unsigned mask = window_mask<W>(p, b, t + s);
+        A win[W][V];
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+#pragma unroll
+          for (int v = 0; v < V; ++v) win[j][v] = kept(mask, j, hist[j][v]);
         A out[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
-          const A z = taps.pre_activation(v, hist);
+          const A z = taps.pre_activation(v, win);
           out[v] = p.silu ? activate<T, true>(z) : z;
         }
         store_run<T, V>(yb + (t + s) * sy, out);
@@ -233,6 +241,10 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
           xs[j] = lane >= d ? from_lane : left;
           if (lane < d && !left_loaded) xs[j] = x_pad<T, W>(p, b, c, t0 - back);
         }
+        static_assert(V == 1, "one window mask per lane");
+        const unsigned in_mask = live ? window_mask<W>(p, b, t0) : 0u, out_mask = live ? ahead_mask<W>(p, b, t0) : 0u;
+#pragma unroll
+        for (int j = 0; j < W - 1; ++j) xs[j] = kept(in_mask, j, xs[j]);
         if (p.silu) {
 #pragma unroll
           for (int e = 0; e < V; ++e) g[e] = upstream<T, W, true>(taps, xs + e, g[e]);
@@ -259,7 +271,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
           for (int e = 0; e < V; ++e) {
             A sum = A(0);
 #pragma unroll
-            for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
+            for (int k = 0; k < W; ++k) sum += taps.w[k] * kept(out_mask, e + W - 1 - k, gs[e + W - 1 - k]);
             dx[e] = sum;
 #pragma unroll
             for (int k = 0; k < W; ++k) parts[k] += g[e] * xs[e + k];
@@ -315,7 +327,11 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
           unpack<T, V>(rx[q], xs);
           unpack<T, V>(rdy[q], dys);
         }
-        A dx[V];
+        // The inputs in step s's sequence; the steps in the sequence of dx's step s - (W-1).
+        const bool stores = s - (W - 1) >= t0;
+        const unsigned in_mask = in ? window_mask<W>(p, b, s) : 0u;
+        const unsigned out_mask = stores ? ahead_mask<W>(p, b, s - (W - 1)) : 0u;
+        A dx[V], xm[W][V], gm[W][V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
 #pragma unroll
@@ -324,13 +340,17 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
             gw[j][v] = gw[j + 1][v];
           }
           xw[W - 1][v] = in ? xs[v] : A(0);
+#pragma unroll
+          for (int j = 0; j < W; ++j) xm[j][v] = kept(in_mask, j, xw[j][v]);
           A g = in ? dys[v] : A(0);
-          if (p.silu && in) g *= activation_slope<T, true>(taps.pre_activation(v, xw));
+          if (p.silu && in) g *= activation_slope<T, true>(taps.pre_activation(v, xm));
           gw[W - 1][v] = g;
-          if (s < t1) add_partials<T, W, V>(parts, v, g, xw);
-          dx[v] = taps.transposed(v, gw);
+          if (s < t1) add_partials<T, W, V>(parts, v, g, xm);
+#pragma unroll
+          for (int j = 0; j < W; ++j) gm[j][v] = kept(out_mask, j, gw[j][v]);
+          dx[v] = taps.transposed(v, gm);
         }
-        if (s - (W - 1) >= t0) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);
+        if (stores) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);
       }
     }
     A *slot = partials + (pair * p.channels + c0) * (W + 1);

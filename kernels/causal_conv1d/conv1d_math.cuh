@@ -17,6 +17,8 @@ namespace baracuda::kernels::conv1d {
 
 constexpr int kThreads = Conv1dTraits::kThreads;
 constexpr int kChunk = Conv1dTraits::kChunk;
+constexpr int kMinWidth = Conv1dTraits::kMinWidth;
+constexpr int kMaxWidth = Conv1dTraits::kMaxWidth;
 
 template <class T>
 constexpr int kTimeVec = 16 / sizeof(T);
@@ -149,6 +151,42 @@ template <class T, int W>
 __device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64_t c, int64_t t) {
   if (t >= 0) return get<T>(p.x, b, c, t);
   return p.initial.data ? get<T>(p.initial, b, c, t + W - 1) : Acc<T>(0);
+}
+
+// ---- Packed sequences (SEQ_IDX) ----------------------------------------------
+// An input reaches an output only within one sequence id; the W-1 padded
+// inputs (t < 0) carry timestep 0's id, so INITIAL_STATES feed the row's
+// first sequence alone. Masks are bit sets over a window, every bit set
+// without SEQ_IDX.
+
+__device__ __forceinline__ int32_t seq_id(const Conv1dProblem &p, int64_t b, int64_t t) {
+  const auto *ids = static_cast<const int32_t *>(p.seq_idx.data);
+  return ids[b * p.seq_idx.stride[0] + (t > 0 ? t : 0) * p.seq_idx.stride[1]];
+}
+// Bit j: input x_pad[t - (W-1) + j] is in timestep t's sequence (t < L).
+template <int W>
+__device__ __forceinline__ unsigned window_mask(const Conv1dProblem &p, int64_t b, int64_t t) {
+  if (!p.seq_idx.data) return ~0u;
+  const int32_t id = seq_id(p, b, t);
+  unsigned mask = 1u << (W - 1);
+#pragma unroll
+  for (int j = 0; j < W - 1; ++j) mask |= static_cast<unsigned>(seq_id(p, b, t - (W - 1) + j) == id) << j;
+  return mask;
+}
+// Bit i: timestep t + i is inside the row and in timestep t's sequence (the
+// outputs that input t reaches, i < W).
+template <int W>
+__device__ __forceinline__ unsigned ahead_mask(const Conv1dProblem &p, int64_t b, int64_t t) {
+  if (!p.seq_idx.data) return ~0u;
+  const int32_t id = seq_id(p, b, t);
+  unsigned mask = 1u;
+#pragma unroll
+  for (int i = 1; i < W; ++i) mask |= static_cast<unsigned>(t + i < p.length && seq_id(p, b, t + i) == id) << i;
+  return mask;
+}
+template <class A>
+__device__ __forceinline__ A kept(unsigned mask, int bit, A v) {
+  return (mask >> bit) & 1u ? v : A(0);
 }
 
 // V consecutive elements from ptr: one vector load when V > 1 (V is 1

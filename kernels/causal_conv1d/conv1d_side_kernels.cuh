@@ -30,13 +30,19 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
   if (row >= p.batch * p.channels) return;
   int64_t b, c;
   split_row(row, p.channels, b, c);
-  if (p.final_states.data)
+  if (p.final_states.data) {
+    // The last sequence's inputs: bit j + 1 of the last timestep's window is x_pad[L - (W-1) + j].
+    const unsigned last = p.length > 0 ? window_mask<W>(p, b, p.length - 1) : ~0u;
 #pragma unroll
     for (int j = 0; j < W - 1; ++j)
-      *at<T>(p.final_states, b, c, j) = Accum<T>::store(x_pad<T, W>(p, b, c, p.length - (W - 1) + j));
+      *at<T>(p.final_states, b, c, j) =
+          Accum<T>::store(kept(last, j + 1, x_pad<T, W>(p, b, c, p.length - (W - 1) + j)));
+  }
   if (!p.dinitial.data) return;
-  // dinitial[j] = sum_{k <= j} w[k] g[j - k], over the first W-1 timesteps.
+  // dinitial[j] = sum_{k <= j} w[k] g[j - k], over the first W-1 timesteps
+  // (those of the first sequence: the initial inputs' own).
   const Taps<T, W> taps(p, c);
+  const unsigned first = p.length > 0 ? ahead_mask<W>(p, b, 0) : ~0u;
   A g[W - 1];
 #pragma unroll
   for (int s = 0; s < W - 1; ++s) {
@@ -44,10 +50,11 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
       g[s] = A(0);
       continue;
     }
+    const unsigned mask = window_mask<W>(p, b, s);
     A xs[W];
 #pragma unroll
-    for (int j = 0; j < W; ++j) xs[j] = x_pad<T, W>(p, b, c, s - (W - 1) + j);
-    g[s] = upstream_of<T, W>(p, taps, xs, get<T>(p.dy, b, c, s));
+    for (int j = 0; j < W; ++j) xs[j] = kept(mask, j, x_pad<T, W>(p, b, c, s - (W - 1) + j));
+    g[s] = kept(first, s, upstream_of<T, W>(p, taps, xs, get<T>(p.dy, b, c, s)));
   }
 #pragma unroll
   for (int j = 0; j < W - 1; ++j) {

@@ -29,20 +29,75 @@ std::vector<baracuda_arg_t> forward_args(baracuda_dtype_t dtype = BARACUDA_DTYPE
 
 }  // namespace
 
-TEST_CASE("causal_conv1d: widths other than 2, 3, 4 are UNSUPPORTED, below 1 INVALID", "[causal_conv1d][validation]") {
-  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
-  for (int32_t w : {2, 3, 4}) {
-    d.width = w;
-    CHECK(select_status(&d.header) == BARACUDA_STATUS_SUCCESS);
+TEST_CASE("causal_conv1d: widths other than 2 to 8 are UNSUPPORTED, below 1 INVALID", "[causal_conv1d][validation]") {
+  for (int32_t op : {BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_OP_CAUSAL_CONV1D_UPDATE}) {
+    baracuda_causal_conv1d_desc_t d = conv_desc(op);
+    d.state_len = 7;
+    for (int32_t w = 2; w <= 8; ++w) {
+      d.width = w;
+      CHECK(select_status(&d.header) == BARACUDA_STATUS_SUCCESS);
+    }
   }
-  d.width = 5;
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  d.width = 9;
   CHECK(select_status(&d.header) == BARACUDA_STATUS_UNSUPPORTED);
-  require_message({"causal_conv1d: no implementation serves", "causal_conv1d_fwd: width 5 is not served (2, 3 or 4)"});
+  require_message({"causal_conv1d: no implementation serves", "causal_conv1d_fwd: width 9 is not served (2 to 8)"});
+  d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_UPDATE);
+  d.width = 9;
+  d.state_len = 8;
+  CHECK(select_status(&d.header) == BARACUDA_STATUS_UNSUPPORTED);
+  require_message({"causal_conv1d_update: width 9 is not served (2 to 8)"});
+  d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
   d.width = 1;
   CHECK(select_status(&d.header) == BARACUDA_STATUS_UNSUPPORTED);
   d.width = 0;
   CHECK(select_status(&d.header) == BARACUDA_STATUS_INVALID_PROBLEM);
   require_message({"width is 0, must be >= 1"});
+}
+
+TEST_CASE("causal_conv1d: SEQ_IDX is an I32 [batch, seq_len] of the forward and the backward",
+          "[causal_conv1d][validation]") {
+  baracuda_causal_conv1d_desc_t d = conv_desc(BARACUDA_OP_CAUSAL_CONV1D);
+  TestPlan p(&d.header);
+  std::vector<baracuda_arg_t> args = forward_args();
+  args.push_back({BARACUDA_ARG_SEQ_IDX, tensor(BARACUDA_DTYPE_I32, {2, 16}, 3 << 20)});
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_SUCCESS);
+  args.back().tensor = tensor(BARACUDA_DTYPE_I64, {2, 16}, 3 << 20);
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"causal_conv1d: arg SEQ_IDX dtype is i64, descriptor says i32"});
+  args.back().tensor = tensor(BARACUDA_DTYPE_I32, {2, 15}, 3 << 20);
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"causal_conv1d: arg SEQ_IDX shape[1] is 15, descriptor says 16"});
+  args.back().tensor = tensor(BARACUDA_DTYPE_I32, {2, 8, 16}, 3 << 20);
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"causal_conv1d: arg SEQ_IDX rank is 3, descriptor says 2"});
+  args.back().tensor = tensor(BARACUDA_DTYPE_I32, {2, 16});
+  args.back().tensor.data = nullptr;
+  CHECK(check_status(p.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"arg SEQ_IDX"});
+
+  baracuda_causal_conv1d_desc_t b = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD);
+  TestPlan backward(&b.header);
+  args = {{BARACUDA_ARG_X, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16})},
+          {BARACUDA_ARG_WEIGHT, tensor(BARACUDA_DTYPE_BF16, {8, 4}, 1 << 20)},
+          {BARACUDA_ARG_DY, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16}, 2 << 20)},
+          {BARACUDA_ARG_DX, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16}, 3 << 20)},
+          {BARACUDA_ARG_SEQ_IDX, tensor(BARACUDA_DTYPE_I32, {2, 16}, 4 << 20)}};
+  CHECK(check_status(backward.plan, args) == BARACUDA_STATUS_SUCCESS);
+  args.back().tensor = tensor(BARACUDA_DTYPE_I32, {3, 16}, 4 << 20);
+  CHECK(check_status(backward.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"causal_conv1d_backward: arg SEQ_IDX shape[0] is 3, descriptor says 2"});
+
+  baracuda_causal_conv1d_desc_t u = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_UPDATE);
+  u.seq_len = 1;
+  TestPlan update(&u.header);
+  args = {{BARACUDA_ARG_X, tensor(BARACUDA_DTYPE_BF16, {2, 8})},
+          {BARACUDA_ARG_WEIGHT, tensor(BARACUDA_DTYPE_BF16, {8, 4}, 1 << 20)},
+          {BARACUDA_ARG_Y, tensor(BARACUDA_DTYPE_BF16, {2, 8}, 2 << 20)},
+          {BARACUDA_ARG_STATE, tensor(BARACUDA_DTYPE_BF16, {2, 8, 3}, 3 << 20)},
+          {BARACUDA_ARG_SEQ_IDX, tensor(BARACUDA_DTYPE_I32, {2, 1}, 4 << 20)}};
+  CHECK(check_status(update.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
+  require_message({"which causal_conv1d_update does not take"});
 }
 
 TEST_CASE("causal_conv1d: dtypes beyond f32, f16, bf16, f64 are UNSUPPORTED", "[causal_conv1d][validation]") {

@@ -37,10 +37,12 @@ Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t 
   return c;
 }
 
+const int32_t kWidths[] = {2, 3, 4, 5, 6, 7, 8};
+
 // op over every dtype x width x layout x size, bias and SiLU varied with the seed.
 void check_every_shape(int32_t op, uint64_t seed) {
   for (baracuda_dtype_t dtype : kDtypes)
-    for (int32_t width : {2, 3, 4})
+    for (int32_t width : kWidths)
       for (SeqLayout layout : kLayouts)
         for (const Size &s : kSizes) {
           Conv1dCase c = make_case(op, dtype, s, width, layout, seed++);
@@ -102,10 +104,37 @@ TEST_CASE("causal conv1d backward computes dx alone when no weight gradient is a
   CHECK_CASE(c, run_conv1d);
 }
 
+// Packed sequences: runs shorter and longer than the window, padding ids,
+// recurring ids; with every state argument, in every layout.
+void check_packed_sequences(int32_t op, uint64_t seed) {
+  const Size sizes[] = {{1, 3, 5}, {2, 5, 67}, {3, 17, 300}, {2, 136, 2056}};
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : {2, 4, 5, 8})
+      for (SeqLayout layout : kLayouts)
+        for (const Size &s : sizes)
+          for (SeqIds ids : {SeqIds::Ascending, SeqIds::Repeating}) {
+            Conv1dCase c = make_case(op, dtype, s, width, layout, seed++);
+            c.seq_ids = ids;
+            c.bias = seed % 2 == 0;
+            c.silu = seed % 3 != 0;
+            c.initial = seed % 4 < 2;
+            c.state_out = seed % 5 < 3;
+            CHECK_CASE(c, run_conv1d);
+          }
+}
+
+TEST_CASE("causal conv1d forward keeps packed sequences (SEQ_IDX) apart", "[gpu][causal_conv1d][seq_idx]") {
+  check_packed_sequences(BARACUDA_OP_CAUSAL_CONV1D, 7000);
+}
+
+TEST_CASE("causal conv1d backward keeps packed sequences (SEQ_IDX) apart", "[gpu][causal_conv1d][seq_idx]") {
+  check_packed_sequences(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, 8000);
+}
+
 TEST_CASE("causal conv1d update steps match the forward over the whole sequence", "[gpu][causal_conv1d]") {
   uint64_t seed = 6000;
   for (baracuda_dtype_t dtype : kDtypes)
-    for (int32_t width : {2, 3, 4})
+    for (int32_t width : kWidths)
       for (bool circular : {false, true}) {
         Conv1dUpdateCase c;
         c.dtype = dtype;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -36,6 +37,36 @@ baracuda_causal_conv1d_desc_t make_desc(int32_t op, baracuda_dtype_t dtype, int6
   return d;
 }
 
+// Fills t, [B, L] I32, with ids cut as `kind` says, and returns them dense.
+std::vector<int32_t> seq_ids_tensor(TestTensor &t, SeqIds kind, int64_t B, int64_t L, bool strided,
+                                    std::mt19937_64 &rng) {
+  const int64_t shape[2] = {B, L};
+  int64_t strides[2];
+  dense_strides(2, shape, strides);
+  if (strided) strides[0] = 2 * L + 1, strides[1] = 2;
+  make_strided_tensor(t, BARACUDA_DTYPE_I32, 2, shape, strides, 0, rng);
+  std::vector<int32_t> ids(B * L);
+  std::uniform_int_distribution<int64_t> run_length(1, std::max<int64_t>(L / 3, 1));
+  std::uniform_int_distribution<int32_t> recurring(-1, 2);
+  int32_t next = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t t0 = 0; t0 < L;) {
+      // A third of the runs 1 to 3 timesteps long: shorter than most windows.
+      const int64_t n = std::min(rng() % 3 == 0 ? 1 + static_cast<int64_t>(rng() % 3) : run_length(rng), L - t0);
+      const int32_t id = kind == SeqIds::Repeating ? recurring(rng) : t0 + n == L && t0 > 0 ? -1 : next++;
+      for (int64_t i = t0; i < t0 + n; ++i) ids[b * L + i] = id;
+      t0 += n;
+    }
+  }
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < L; ++i) {
+      const int64_t idx[2] = {b, i};
+      std::memcpy(t.view.elem(idx), &ids[b * L + i], sizeof(int32_t));
+    }
+  t.upload();
+  return ids;
+}
+
 }  // namespace
 
 const char *seq_layout_name(SeqLayout l) {
@@ -52,7 +83,9 @@ std::string describe(const Conv1dCase &c) {
   os << (c.op == BARACUDA_OP_CAUSAL_CONV1D ? "causal_conv1d" : "causal_conv1d_backward") << ' '
      << baracuda_dtype_name(c.dtype) << " B" << c.batch << " C" << c.channels << " L" << c.length << " W" << c.width
      << (c.silu ? " silu" : "") << (c.bias ? " bias" : "") << (c.initial ? " initial" : "")
-     << (c.state_out ? " state-out" : "") << (c.weight_grad ? "" : " no-dw") << ' ' << seq_layout_name(c.layout)
+     << (c.state_out ? " state-out" : "") << (c.weight_grad ? "" : " no-dw")
+     << (c.seq_ids == SeqIds::Ascending ? " seq-idx" : c.seq_ids == SeqIds::Repeating ? " seq-idx-repeating" : "")
+     << ' ' << seq_layout_name(c.layout)
      << " seed " << c.seed;
   return os.str();
 }
@@ -94,6 +127,11 @@ Result run_conv1d(const Conv1dCase &c) {
     if (c.initial) {
       in.initial = random_tensor(init, c.dtype, 3, ends, ends_st, 0, rng);
       arg(BARACUDA_ARG_INITIAL_STATES, init);
+    }
+    TestTensor seq_idx;
+    if (c.seq_ids != SeqIds::None) {
+      in.seq_idx = seq_ids_tensor(seq_idx, c.seq_ids, B, L, c.layout == SeqLayout::Strided, rng);
+      arg(BARACUDA_ARG_SEQ_IDX, seq_idx);
     }
 
     std::vector<Output> outputs;

@@ -20,6 +20,14 @@ enum class SeqLayout {
 };
 const char *seq_layout_name(SeqLayout l);
 
+// SEQ_IDX of a case: none, or each row cut at random into runs of 1 to
+// about L/3 timesteps (many shorter than W).
+enum class SeqIds {
+  None,
+  Ascending,  // runs numbered 0, 1, 2 ... across the batch; the last run of a row -1 (padding), as Tri Dao's tests
+  Repeating,  // each run a random id in [-1, 2]: ids recur after other ids, neighbours may share one
+};
+
 struct Conv1dCase {
   int32_t op = BARACUDA_OP_CAUSAL_CONV1D;  // or BARACUDA_OP_CAUSAL_CONV1D_BACKWARD
   baracuda_dtype_t dtype = BARACUDA_DTYPE_F32;
@@ -31,6 +39,7 @@ struct Conv1dCase {
   bool state_out = false;    // FINAL_STATES (forward) or DINITIAL_STATES (backward) asked for
   bool weight_grad = true;   // backward: DW (and DB when bias) asked for
   SeqLayout layout = SeqLayout::Contiguous;
+  SeqIds seq_ids = SeqIds::None;  // SEQ_IDX [B, L] (strided where the layout is)
   uint64_t seed = 1;
 };
 

@@ -1,5 +1,6 @@
 #include "reference/conv1d_reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace baracuda::reference {
@@ -14,11 +15,18 @@ struct Padded {
     if (q >= pad) return in.x[(b * in.channels + c) * in.length + q - pad];
     return in.initial.empty() ? 0.0 : in.initial[(b * in.channels + c) * pad + q];
   }
+  // Whether padded input q and timestep t are of one sequence.
+  bool same(int64_t b, int64_t q, int64_t t) const {
+    if (in.seq_idx.empty()) return true;
+    const int64_t tq = std::max<int64_t>(q - (in.width - 1), 0);
+    return in.seq_idx[b * in.length + tq] == in.seq_idx[b * in.length + t];
+  }
 };
 
 double pre_activation(const Conv1dInputs &in, const Padded &xp, int64_t b, int64_t c, int64_t t) {
   double z = in.bias.empty() ? 0.0 : in.bias[c];
-  for (int k = 0; k < in.width; ++k) z += in.weight[c * in.width + k] * xp.at(b, c, t + k);
+  for (int k = 0; k < in.width; ++k)
+    if (xp.same(b, t + k, t)) z += in.weight[c * in.width + k] * xp.at(b, c, t + k);
   return z;
 }
 
@@ -37,7 +45,9 @@ void conv1d_forward(const Conv1dInputs &in, std::vector<double> &y, std::vector<
         const double z = pre_activation(in, xp, b, c, t);
         y[(b * in.channels + c) * in.length + t] = in.silu ? z * sigmoid(z) : z;
       }
-      for (int64_t j = 0; j < pad; ++j) final_states[(b * in.channels + c) * pad + j] = xp.at(b, c, in.length + j);
+      for (int64_t j = 0; j < pad; ++j)
+        if (in.length == 0 || xp.same(b, in.length + j, in.length - 1))
+          final_states[(b * in.channels + c) * pad + j] = xp.at(b, c, in.length + j);
     }
 }
 
@@ -59,6 +69,7 @@ Conv1dGrads conv1d_backward(const Conv1dInputs &in, const std::vector<double> &d
         const double gt = dy[(b * C + c) * L + t] * (in.silu ? s * (1.0 + z * (1.0 - s)) : 1.0);
         g.dbias[c] += gt;
         for (int k = 0; k < in.width; ++k) {  // the tap w[k] * x_pad[t + k]
+          if (!xp.same(b, t + k, t)) continue;
           g.dweight[c * in.width + k] += gt * xp.at(b, c, t + k);
           dpadded[t + k] += gt * in.weight[c * in.width + k];
         }

@@ -74,7 +74,7 @@ class CausalConv1dPlan final : public Plan {
     const BoundArgs t = bind_args(op, args, num_args);
     const int64_t B = spec_.batch, C = spec_.channels, L = spec_.length, W = spec_.width;
     const int64_t seq[3] = {B, C, L}, taps[2] = {C, W}, chan[1] = {C}, ends[3] = {B, C, W - 1},
-                  state[3] = {B, C, spec_.state_len}, batch[1] = {B};
+                  state[3] = {B, C, spec_.state_len}, batch[1] = {B}, rows[2] = {B, L};
     // The update takes x and y as [B, C] when it steps one token.
     const int32_t seq_rank = spec_.kind == Kind::Update && t[BARACUDA_ARG_X]->rank == 2 && L == 1 ? 2 : 3;
     auto check = [&](int32_t role, int32_t rank, const int64_t *shape, baracuda_dtype_t dtype) {
@@ -94,6 +94,7 @@ class CausalConv1dPlan final : public Plan {
     check(BARACUDA_ARG_DINITIAL_STATES, 3, ends, dt);
     check(BARACUDA_ARG_STATE, 3, state, dt);
     check(BARACUDA_ARG_CACHE_SEQLENS, 1, batch, BARACUDA_DTYPE_I32);
+    check(BARACUDA_ARG_SEQ_IDX, 2, rows, BARACUDA_DTYPE_I32);
     if (t[BARACUDA_ARG_DB] && !t[BARACUDA_ARG_BIAS])
       fail(BARACUDA_STATUS_INVALID_PROBLEM, op.name, ": arg DB is given without BIAS");
     auto same = [&](int32_t a, int32_t b) { return t[a] && t[b] && t[a]->data == t[b]->data && t[a]->data; };
@@ -129,6 +130,7 @@ class CausalConv1dPlan final : public Plan {
     p.dinitial = view(BARACUDA_ARG_DINITIAL_STATES, 3);
     p.state = view(BARACUDA_ARG_STATE, 3);
     p.cache_seqlens = view(BARACUDA_ARG_CACHE_SEQLENS, 1);
+    p.seq_idx = view(BARACUDA_ARG_SEQ_IDX, 2);
     return p;
   }
 
@@ -137,7 +139,9 @@ class CausalConv1dPlan final : public Plan {
 };
 
 WhyNot width_served(const Spec &s, const SelectContext &) {
-  if (s.width < 2 || s.width > 4) return cat("width ", s.width, " is not served (2, 3 or 4)");
+  using Traits = kernels::Conv1dTraits;
+  if (s.width < Traits::kMinWidth || s.width > Traits::kMaxWidth)
+    return cat("width ", s.width, " is not served (", Traits::kMinWidth, " to ", Traits::kMaxWidth, ")");
   return serves();
 }
 
