@@ -30,9 +30,9 @@
  * last W-1 inputs of the row's last sequence, zero-filled where it is shorter
  * (reaching into INITIAL_STATES only where L < W-1 and id(L-1) == id(0)).
  * The backward takes the same SEQ_IDX and differentiates this function: dx,
- * DW, DB and DINITIAL_STATES see the same boundaries. Problems with SEQ_IDX
- * run the element-wise kernels (every layout served, at lower bandwidth than
- * the staged ones).
+ * DW, DB and DINITIAL_STATES see the same boundaries. Every layout is
+ * served; channels-last keeps its staged kernels, [B, C, L] with SEQ_IDX
+ * runs an element-wise one (lower bandwidth).
  *
  * BARACUDA_OP_CAUSAL_CONV1D_BACKWARD   gradients, given DY [B, C, L]
  *   args: X, WEIGHT, BIAS (optional; as in the forward, SiLU's derivative is

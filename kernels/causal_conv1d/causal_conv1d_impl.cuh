@@ -29,6 +29,17 @@ void with_silu(bool silu, Fn &&fn) {
   }
 }
 
+// fn(std::true_type) where p has packed sequences (SEQ_IDX), else
+// fn(std::false_type): the channel tiles mask their windows only then.
+template <class Fn>
+void with_seq(const Conv1dProblem &p, Fn &&fn) {
+  if (p.seq_idx.data) {
+    fn(std::true_type{});
+  } else {
+    fn(std::false_type{});
+  }
+}
+
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
 template <class T, int W>
@@ -40,8 +51,11 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
       with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p); });
     } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       if constexpr (sizeof(T) <= 4)
-        with_silu(p.silu,
-                  [&](auto silu) { forward_channel_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p); });
+        with_silu(p.silu, [&](auto silu) {
+          with_seq(p, [&](auto seq) {
+            forward_channel_tiles_kernel<T, W, silu, seq><<<grid, kThreads, 0, stream>>>(p);
+          });
+        });
     } else if (launch.kernel == Conv1dKernel::WalkTime) {
       forward_tvec_kernel<T, W><<<grid, kThreads, 0, stream>>>(p);
     } else {
@@ -69,7 +83,9 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
     } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       if constexpr (sizeof(T) <= 4)
         with_silu(p.silu, [&](auto silu) {
-          backward_channel_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p, partials);
+          with_seq(p, [&](auto seq) {
+            backward_channel_tiles_kernel<T, W, silu, seq><<<grid, kThreads, 0, stream>>>(p, partials);
+          });
         });
     } else if (launch.kernel == Conv1dKernel::WalkTime) {
       backward_tvec_kernel<T, W><<<grid, kThreads, 0, stream>>>(p, partials);

@@ -189,6 +189,44 @@ __device__ __forceinline__ A kept(unsigned mask, int bit, A v) {
   return (mask >> bit) & 1u ? v : A(0);
 }
 
+// The sequence ids of a walking kernel's window, in registers: after
+// push(id(s)), id[j] is timestep s - (W-1) + j's. Without Seq it holds
+// nothing and its masks are every bit (constants: the masking folds away).
+template <int W, bool Seq>
+struct SeqWindow {
+  int32_t id[W];
+  // Loads the ids of the W-1 timesteps before t.
+  __device__ __forceinline__ void enter(const Conv1dProblem &p, int64_t b, int64_t t) {
+    if constexpr (Seq)
+#pragma unroll
+      for (int j = 0; j < W - 1; ++j) id[j + 1] = seq_id(p, b, t - (W - 1) + j);
+  }
+  // Steps to timestep s (< L).
+  __device__ __forceinline__ void push(const Conv1dProblem &p, int64_t b, int64_t s) {
+    if constexpr (Seq) {
+#pragma unroll
+      for (int j = 0; j + 1 < W; ++j) id[j] = id[j + 1];
+      id[W - 1] = seq_id(p, b, s);
+    }
+  }
+  // Bit j: input s - (W-1) + j is in s's sequence.
+  __device__ __forceinline__ unsigned inputs() const { return matching(W - 1); }
+  // Bit j: output s - (W-1) + j is in the sequence of input s - (W-1).
+  __device__ __forceinline__ unsigned outputs() const { return matching(0); }
+
+ private:
+  __device__ __forceinline__ unsigned matching(int at) const {
+    if constexpr (!Seq) {
+      return ~0u;
+    } else {
+      unsigned mask = 0;
+#pragma unroll
+      for (int j = 0; j < W; ++j) mask |= static_cast<unsigned>(id[j] == id[at]) << j;
+      return mask;
+    }
+  }
+};
+
 // V consecutive elements from ptr: one vector load when V > 1 (V is 1
 // wherever the run's axis is not unit-stride). Kernels load a batch of these
 // raw before unpacking any, so that the loads are in flight together (the

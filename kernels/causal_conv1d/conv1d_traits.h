@@ -41,10 +41,15 @@ struct Conv1dTraits {
   // trades a stage for occupancy. Its windows grow with the width: wider ones
   // take fewer blocks (7 at W 5 and over spilled up to 260 bytes).
   static constexpr int kBackwardChannelStages = 2;
+  // With packed sequences (SEQ_IDX) the window of ids takes registers too:
+  // the same counts spilled up to 300 bytes.
   static constexpr int kBackwardChannelBlocks = 7;
   static constexpr int kBackwardChannelBlocksW6 = 6;  // W 5, 6
   static constexpr int kBackwardChannelBlocksW8 = 5;  // W 7, 8
-  static constexpr int backward_channel_blocks(int width) {
+  static constexpr int kBackwardChannelBlocksSeq = 5;
+  static constexpr int kBackwardChannelBlocksSeqW8 = 4;  // W 7, 8
+  static constexpr int backward_channel_blocks(int width, bool seq) {
+    if (seq) return width <= 6 ? kBackwardChannelBlocksSeq : kBackwardChannelBlocksSeqW8;
     return width <= 4 ? kBackwardChannelBlocks : width <= 6 ? kBackwardChannelBlocksW6 : kBackwardChannelBlocksW8;
   }
 
