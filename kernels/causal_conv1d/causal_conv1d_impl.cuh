@@ -82,7 +82,7 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
     reduce_partials_kernel<T, W><<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, slots);
     if (const int rc = launch_error()) return rc;
   }
-  if (p.dinitial.data && p.batch * p.channels > 0) {
+  if ((p.dinitial.data || p.dfinal.data) && p.batch * p.channels > 0) {
     row_ends_kernel<T, W><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
     return launch_error();
   }

@@ -93,6 +93,28 @@ __device__ __forceinline__ float doubled_upstream_at_half(float h, float dy) {
   return fmaf(dy, fmaf(h, fmaf(-t, t, 1.0f), t), dy);
 }
 
+// A WEIGHT or BIAS element (DW, DB: put_weight) in the accumulator type:
+// f32 beside 16-bit x where the plan says so, else T. Read once per row, so
+// the run-time choice costs nothing on the streaming paths.
+template <class T>
+__device__ __forceinline__ Acc<T> get_weight(const Conv1dProblem &p, const Conv1dView &v, int64_t i0, int64_t i1) {
+  if constexpr (sizeof(T) == 2) {
+    if (p.f32_weights) return *at<float>(v, i0, i1, 0);
+  }
+  return get<T>(v, i0, i1, 0);
+}
+template <class T>
+__device__ __forceinline__ void put_weight(const Conv1dProblem &p, const Conv1dView &v, int64_t i0, int64_t i1,
+                                           Acc<T> value) {
+  if constexpr (sizeof(T) == 2) {
+    if (p.f32_weights) {
+      *at<float>(v, i0, i1, 0) = value;
+      return;
+    }
+  }
+  *at<T>(v, i0, i1, 0) = Accum<T>::store(value);
+}
+
 // Channel c's taps and bias, in the accumulator type.
 template <class T, int W>
 struct Taps {
@@ -100,8 +122,8 @@ struct Taps {
   Acc<T> bias;
   __device__ Taps(const Conv1dProblem &p, int64_t c) {
 #pragma unroll
-    for (int k = 0; k < W; ++k) w[k] = get<T>(p.weight, c, k, 0);
-    bias = p.bias.data ? get<T>(p.bias, c, 0, 0) : Acc<T>(0);
+    for (int k = 0; k < W; ++k) w[k] = get_weight<T>(p, p.weight, c, k);
+    bias = p.bias.data ? get_weight<T>(p, p.bias, c, 0) : Acc<T>(0);
   }
 };
 
