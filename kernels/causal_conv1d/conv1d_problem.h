@@ -22,8 +22,6 @@ struct Conv1dProblem {
   Conv1dView dy, dx, dweight, dbias, dinitial;           // backward
   Conv1dView state, cache_seqlens;                       // update
   int64_t state_len = 0;
-  // WEIGHT, BIAS, DW and DB are f32 beside 16-bit x (else x's type).
-  int32_t f32_weights = 0;
   Conv1dView dfinal;         // backward: the gradient arriving on the forward's FINAL_STATES
   Conv1dView state_indices;  // update: the state row of each batch row, negative for padding
   int64_t state_rows = 0;    // update: P, the rows of the state pool

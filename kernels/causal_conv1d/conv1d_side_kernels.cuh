@@ -7,8 +7,8 @@
 
 namespace baracuda::kernels::conv1d {
 
-// dw[c, k] and db[c]: the slots' partial sums, in slot order.
-template <class T, int W>
+// dw[c, k] and db[c] (of the weights' type Wt): the slots' partial sums, in slot order.
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads)
     reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials, int64_t slots) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -17,13 +17,13 @@ __global__ void __launch_bounds__(kThreads)
   const int k = static_cast<int>(i - c * (W + 1));
   Acc<T> sum = Acc<T>(0);
   for (int64_t s = 0; s < slots; ++s) sum += partials[s * p.channels * (W + 1) + i];
-  if (k < W && p.dweight.data) put_weight<T>(p, p.dweight, c, k, sum);
-  if (k == W && p.dbias.data) put_weight<T>(p, p.dbias, c, 0, sum);
+  if (k < W && p.dweight.data) *at<Wt>(p.dweight, c, k, 0) = Accum<Wt>::store(sum);
+  if (k == W && p.dbias.data) *at<Wt>(p.dbias, c, 0, 0) = Accum<Wt>::store(sum);
 }
 
 // ---- Row ends: the forward's FINAL_STATES, the backward's DINITIAL_STATES and DFINAL_STATES ----
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
     for (int j = 0; j < W - 1; ++j)
       *at<T>(p.final_states, b, c, j) = Accum<T>::store(x_pad<T, W>(p, b, c, L - (W - 1) + j));
   if (!p.dinitial.data && !p.dfinal.data) return;
-  const Taps<T, W> taps(p, c);
+  const Taps<T, W, Wt> taps(p, c);
   auto g_at = [&](int64_t s) {  // the upstream gradient at timestep s (0 outside the sequence)
     if (s < 0 || s >= L) return A(0);
     A xs[W];
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
 
 // ---- Update -------------------------------------------------------------------
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
     sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
     if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
   }
-  const Taps<T, W> taps(p, c);
+  const Taps<T, W, Wt> taps(p, c);
   const int64_t n = p.length, S = p.state_len;
   const bool circular = p.cache_seqlens.data != nullptr;
   int64_t pos = 0;

@@ -28,6 +28,16 @@ inline constexpr Keyed<const kernels::Conv1dEntries *> kEntriesByDtype[] = {
 static_assert(table_keys(kEntriesByDtype) == kForward.dtypes && kForward.dtypes == kBackward.dtypes &&
                   kBackward.dtypes == kUpdate.dtypes,
               "the causal conv1d ops serve exactly their kernels' dtypes");
+// 16-bit x with f32 weights, by x's dtype.
+inline constexpr Keyed<const kernels::Conv1dEntries *> kF32WeightEntriesByDtype[] = {
+    {BARACUDA_DTYPE_F16, &kernels::kCausalConv1dF16F32w},
+    {BARACUDA_DTYPE_BF16, &kernels::kCausalConv1dBf16F32w},
+};
+
+const kernels::Conv1dEntries &entries_of(const Spec &spec) {
+  if (spec.weight_dtype == spec.dtype) return *kernel_for_dtype(spec.op->name, kEntriesByDtype, spec.dtype);
+  return *kernel_for_dtype(spec.op->name, kF32WeightEntriesByDtype, spec.dtype);
+}
 
 kernels::Conv1dPass pass_of(Kind kind) {
   return kind == Kind::Forward    ? kernels::Conv1dPass::Forward
@@ -56,7 +66,7 @@ class CausalConv1dPlan final : public Plan {
  public:
   explicit CausalConv1dPlan(const Spec &spec)
       : spec_(spec),
-        entries_(*kernel_for_dtype(spec.op->name, kEntriesByDtype, spec.dtype)) {
+        entries_(entries_of(spec)) {
     set_accumulates(info, spec.dtype);
     set_kernel_name(info, kernel_name(spec));
   }
@@ -116,7 +126,6 @@ class CausalConv1dPlan final : public Plan {
     p.width = spec_.width;
     p.silu = spec_.silu;
     p.state_len = spec_.state_len;
-    p.f32_weights = wdt != dt;
     p.state_rows = pool;
     auto view = [&](int32_t role, int32_t rank) {
       kernels::Conv1dView v;
