@@ -169,12 +169,15 @@ void upload_packed_sequence_ids(const Buffer &buffer, int64_t B, int64_t L) {
 // Causal conv1d, B=8 C=4096 L=8192 with bias and SiLU, in both layouts, at
 // widths 4, 6 and 8, and at width 4 with packed sequences (SEQ_IDX, whose
 // bytes are not counted); the decoding update at B=64 C=8192, W 4 and 8,
-// beside an empty kernel's time.
-void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem) {
+// beside an empty kernel's time. Weights, bias and their gradients in
+// weight_dt (0: dt; f32 beside 16-bit x is how Mamba trains).
+void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem, baracuda_dtype_t weight_dt = 0) {
   const int64_t B = 8, C = 4096, L = 8192, kMaxW = 8;
+  const baracuda_dtype_t wdt = weight_dt ? weight_dt : dt;
+  const int64_t welem = baracuda_dtype_bits(wdt) / 8;
   const double seq_bytes = double(B) * C * L * elem;
   Buffer x(static_cast<size_t>(seq_bytes)), y(static_cast<size_t>(seq_bytes)), dy(static_cast<size_t>(seq_bytes));
-  Buffer w(C * kMaxW * elem), bias(C * elem), dw(C * kMaxW * elem), db(C * elem);
+  Buffer w(C * kMaxW * welem), bias(C * welem), dw(C * kMaxW * welem), db(C * welem);
   const Buffer ids(B * L * sizeof(int32_t));
   upload_packed_sequence_ids(ids, B, L);
   struct Variant {
@@ -197,12 +200,13 @@ void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem) {
       d.dtype = dt;
       d.width = static_cast<int32_t>(W);
       d.activation = BARACUDA_ACTIVATION_SILU;
+      d.weight_dtype = weight_dt;
       d.batch = B, d.channels = C, d.seq_len = L;
       if (wanted("causal_conv1d_forward")) {
         Plan p(&d.header);
         std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, seq(x.p)},
-                                         {BARACUDA_ARG_WEIGHT, tensor(w.p, dt, {C, W})},
-                                         {BARACUDA_ARG_BIAS, tensor(bias.p, dt, {C})},
+                                         {BARACUDA_ARG_WEIGHT, tensor(w.p, wdt, {C, W})},
+                                         {BARACUDA_ARG_BIAS, tensor(bias.p, wdt, {C})},
                                          {BARACUDA_ARG_Y, seq(y.p)}};
         if (v.packed) args.push_back(seq_idx);
         row("causal_conv1d_forward", name, shape.c_str(), median_ms([&] { p.run(args); }), 2 * seq_bytes);
@@ -211,10 +215,10 @@ void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem) {
       if (wanted("causal_conv1d_backward")) {
         Plan p(&d.header);
         std::vector<baracuda_arg_t> args{
-            {BARACUDA_ARG_X, seq(x.p)},           {BARACUDA_ARG_WEIGHT, tensor(w.p, dt, {C, W})},
-            {BARACUDA_ARG_BIAS, tensor(bias.p, dt, {C})}, {BARACUDA_ARG_DY, seq(dy.p)},
-            {BARACUDA_ARG_DX, seq(y.p)},          {BARACUDA_ARG_DW, tensor(dw.p, dt, {C, W})},
-            {BARACUDA_ARG_DB, tensor(db.p, dt, {C})}};
+            {BARACUDA_ARG_X, seq(x.p)},           {BARACUDA_ARG_WEIGHT, tensor(w.p, wdt, {C, W})},
+            {BARACUDA_ARG_BIAS, tensor(bias.p, wdt, {C})}, {BARACUDA_ARG_DY, seq(dy.p)},
+            {BARACUDA_ARG_DX, seq(y.p)},          {BARACUDA_ARG_DW, tensor(dw.p, wdt, {C, W})},
+            {BARACUDA_ARG_DB, tensor(db.p, wdt, {C})}};
         if (v.packed) args.push_back(seq_idx);
         row("causal_conv1d_backward", name, shape.c_str(), median_ms([&] { p.run(args); }), 3 * seq_bytes);
       }
@@ -222,16 +226,17 @@ void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem) {
   if (wanted("causal_conv1d_update"))
     for (const int64_t W : {int64_t{4}, int64_t{8}}) {
       const int64_t UB = 64, UC = 8192, S = W - 1;
-      Buffer ux(UB * UC * elem), uy(UB * UC * elem), state(UB * UC * S * elem), uw(UC * W * elem), ub(UC * elem);
+      Buffer ux(UB * UC * elem), uy(UB * UC * elem), state(UB * UC * S * elem), uw(UC * W * welem), ub(UC * welem);
       baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_UPDATE_DESC_INIT;
       d.dtype = dt;
+      d.weight_dtype = weight_dt;
       d.width = static_cast<int32_t>(W);
       d.activation = BARACUDA_ACTIVATION_SILU;
       d.batch = UB, d.channels = UC, d.seq_len = 1, d.state_len = S;
       Plan p(&d.header);
       const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(ux.p, dt, {UB, UC})},
-                                             {BARACUDA_ARG_WEIGHT, tensor(uw.p, dt, {UC, W})},
-                                             {BARACUDA_ARG_BIAS, tensor(ub.p, dt, {UC})},
+                                             {BARACUDA_ARG_WEIGHT, tensor(uw.p, wdt, {UC, W})},
+                                             {BARACUDA_ARG_BIAS, tensor(ub.p, wdt, {UC})},
                                              {BARACUDA_ARG_Y, tensor(uy.p, dt, {UB, UC})},
                                              {BARACUDA_ARG_STATE, tensor(state.p, dt, {UB, UC, S})}};
       const std::string shape = "B64 C8192 W" + std::to_string(W) + " state " + std::to_string(S);
@@ -394,6 +399,7 @@ int main(int argc, char **argv) {
   bench_dtype(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_conv1d(BARACUDA_DTYPE_F32, "f32", 4);
   bench_conv1d(BARACUDA_DTYPE_BF16, "bf16", 2);
+  bench_conv1d(BARACUDA_DTYPE_BF16, "bf16_f32w", 2, BARACUDA_DTYPE_F32);
   bench_alibi(BARACUDA_DTYPE_F32, "f32", 4);
   bench_alibi(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_attention();

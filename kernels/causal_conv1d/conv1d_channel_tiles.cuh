@@ -117,7 +117,7 @@ constexpr int kBackwardChannelVec = Conv1dTraits::kBackwardChannelBytes / sizeof
 template <class T, int Vc>
 constexpr int kBoxSteps = Conv1dTraits::kBoxBytes / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
-template <class T, int W, bool Silu, bool Seq>
+template <class T, int W, bool Silu, bool Seq, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int Vc = kForwardChannelVec<T>, Steps = kBoxSteps<T, Vc>;
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
   const Tiles tiles(p);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  const ChannelTaps<T, W, Vc> taps(p, c);
+  const ChannelTaps<T, W, Vc, Wt> taps(p, c);
   A hist[W][Vc];  // hist[j] = x_pad[t - (W-1) + j]; hist[W-1] is the current step
   SeqWindow<W, Seq> ids;
   auto loading = tiles.start(p), using_ = loading;
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 // Step s computes g[s] from x_pad[s - (W-1) .. s] and, W-1 steps behind,
 // dx[s - (W-1)]; the chunk's last box runs W-1 steps past the chunk for the
 // g that its last dx need. Partial dw/db per (b, chunk) slot.
-template <class T, int W, bool Silu, bool Seq>
+template <class T, int W, bool Silu, bool Seq, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_blocks(W, Seq))
     backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
@@ -187,8 +187,8 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
   const Tiles tiles(p);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  constexpr bool kHalved = kHalvedSilu<T, Silu>;  // taps halved, gw and parts hold 2g
-  const ChannelTaps<T, W, Vc> taps(p, c, kHalved ? A(0.5) : A(1));
+  constexpr bool kHalved = kHalvedSilu<Wt, Silu>;  // taps halved, gw and parts hold 2g (the slope as in upstream)
+  const ChannelTaps<T, W, Vc, Wt> taps(p, c, kHalved ? A(0.5) : A(1));
   A xw[W][Vc], gw[W][Vc], parts[W + 1][Vc];
   SeqWindow<W, Seq> ids;
   auto loading = tiles.start(p), using_ = loading;
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
               if constexpr (kHalved) {
                 g = doubled_upstream_at_half(z, g);
               } else {
-                g *= activation_slope<T, true>(z);
+                g *= activation_slope<Wt, true>(z);
               }
             }
             gw[W - 1][v] = g;

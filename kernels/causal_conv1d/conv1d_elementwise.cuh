@@ -52,7 +52,7 @@ __device__ __forceinline__ void next_carry(const A *xs, A *carry) {
   }
 }
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = 1;  // element-wise: the layouts without a staged path
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
       }
     };
     load_group(0);  // ahead of the set-up's loads, so that they overlap
-    const Taps<T, W> taps(p, c);
+    const Taps<T, W, Wt> taps(p, c);
     A carry[W - 1];
 #pragma unroll
     for (int m = 0; m < W - 1; ++m) carry[m] = x_pad<T, W>(p, b, c, seg_begin * V - (W - 1) + m);
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
   }
 }
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = 1;       // element-wise: the layouts without a staged path
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
-  const ChannelTaps<T, W, V> taps(p, c0);
+  const ChannelTaps<T, W, V, Wt> taps(p, c0);
   for_each_walk_chunk(p, [&](int64_t, int64_t b, int64_t t0, int64_t t1) {
     const T *xb = at<T>(p.x, b, c0, 0);
     T *yb = at<T>(p.y, b, c0, 0);
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
 // W-1 timesteps after its run (which dx needs) comes from the lanes after it
 // by shuffle, or from the step to the right (gcarry); its W-1 inputs before
 // the run from the lanes before it, or from memory for the first lanes.
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = 1;  // element-wise: the layouts without a staged path
@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
     const T *xr = at<T>(p.x, b, c, 0), *dyr = at<T>(p.dy, b, c, 0);
     T *dxr = at<T>(p.dx, b, c, 0);
     const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
-    const Taps<T, W> taps(p, c);
+    const Taps<T, W, Wt> taps(p, c);
     auto g_at = [&](int64_t t) {  // g at timestep t < L, from memory
       A xw[W];
 #pragma unroll
@@ -285,7 +285,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
   }
 }
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = 1;       // element-wise: the layouts without a staged path
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
-  const ChannelTaps<T, W, V> taps(p, c0);
+  const ChannelTaps<T, W, V, Wt> taps(p, c0);
   for_each_walk_chunk(p, [&](int64_t pair, int64_t b, int64_t t0, int64_t t1) {
     const T *xb = at<T>(p.x, b, c0, 0), *dyb = at<T>(p.dy, b, c0, 0);
     T *dxb = at<T>(p.dx, b, c0, 0);
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
 #pragma unroll
           for (int j = 0; j < W; ++j) xm[j][v] = kept(in_mask, j, xw[j][v]);
           A g = in ? dys[v] : A(0);
-          if (p.silu && in) g *= activation_slope<T, true>(taps.pre_activation(v, xm));
+          if (p.silu && in) g *= activation_slope<Wt, true>(taps.pre_activation(v, xm));
           gw[W - 1][v] = g;
           if (s < t1) add_partials<T, W, V>(parts, v, g, xm);
 #pragma unroll

@@ -95,27 +95,29 @@ __device__ __forceinline__ float doubled_upstream_at_half(float h, float dy) {
   return fmaf(dy, fmaf(h, fmaf(-t, t, 1.0f), t), dy);
 }
 
-// Channel c's taps and bias, in the accumulator type.
-template <class T, int W>
+// Channel c's taps and bias, in the accumulator type, read as Wt: the
+// weights' element type, T or f32 beside 16-bit x (every kernel takes Wt as
+// its last template argument, T by default).
+template <class T, int W, class Wt = T>
 struct Taps {
   Acc<T> w[W];
   Acc<T> bias;
   __device__ Taps(const Conv1dProblem &p, int64_t c) {
 #pragma unroll
-    for (int k = 0; k < W; ++k) w[k] = get<T>(p.weight, c, k, 0);
-    bias = p.bias.data ? get<T>(p.bias, c, 0, 0) : Acc<T>(0);
+    for (int k = 0; k < W; ++k) w[k] = get<Wt>(p.weight, c, k, 0);
+    bias = p.bias.data ? get<Wt>(p.bias, c, 0, 0) : Acc<T>(0);
   }
 };
 
 // A thread's taps and biases of channels c .. c + Vc - 1, times scale (channel
 // 0's where c is past the last channel: such threads still run the sums).
-template <class T, int W, int Vc>
+template <class T, int W, int Vc, class Wt = T>
 struct ChannelTaps {
   Acc<T> w[Vc][W], bias[Vc];
   __device__ ChannelTaps(const Conv1dProblem &p, int64_t c, Acc<T> scale = Acc<T>(1)) {
 #pragma unroll
     for (int v = 0; v < Vc; ++v) {
-      const Taps<T, W> taps(p, c < p.channels ? c + v : 0);
+      const Taps<T, W, Wt> taps(p, c < p.channels ? c + v : 0);
 #pragma unroll
       for (int k = 0; k < W; ++k) w[v][k] = scale * taps.w[k];
       bias[v] = scale * taps.bias;
@@ -313,13 +315,15 @@ __device__ __forceinline__ void for_each_walk_chunk(const Conv1dProblem &p, Visi
 }
 
 // g = dy * act'(z) at a timestep, from its W inputs xs[0 .. W) = x_pad[t - (W-1) .. t].
-template <class T, int W, bool Silu>
-__device__ __forceinline__ Acc<T> upstream(const Taps<T, W> &taps, const Acc<T> *xs, Acc<T> dy) {
+// The backward takes the slope as the weights' type Wt asks: f32 weights,
+// whose gradients come back in f32, get f32's sigmoid, not bf16's tanh.approx.
+template <class T, int W, bool Silu, class Wt>
+__device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc<T> *xs, Acc<T> dy) {
   if constexpr (Silu) {
     Acc<T> z = taps.bias;
 #pragma unroll
     for (int j = 0; j < W; ++j) z += taps.w[j] * xs[j];
-    return dy * activation_slope<T, true>(z);
+    return dy * activation_slope<Wt, true>(z);
   } else {
     return dy;
   }
@@ -352,8 +356,8 @@ __device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, i
 
 // upstream with the activation chosen at run time, for the kernels below that
 // serve the layouts without a staged path.
-template <class T, int W>
-__device__ __forceinline__ Acc<T> upstream_of(const Conv1dProblem &p, const Taps<T, W> &taps, const Acc<T> *xs,
+template <class T, int W, class Wt>
+__device__ __forceinline__ Acc<T> upstream_of(const Conv1dProblem &p, const Taps<T, W, Wt> &taps, const Acc<T> *xs,
                                               Acc<T> dy) {
   return p.silu ? upstream<T, W, true>(taps, xs, dy) : dy;
 }

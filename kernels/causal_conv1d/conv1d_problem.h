@@ -23,6 +23,9 @@ struct Conv1dProblem {
   Conv1dView dy, dx, dweight, dbias, dinitial;           // backward
   Conv1dView state, cache_seqlens;                       // update
   int64_t state_len = 0;
+  Conv1dView dfinal;         // backward: the gradient arriving on the forward's FINAL_STATES
+  Conv1dView state_indices;  // update: the state row of each batch row, negative for padding
+  int64_t state_rows = 0;    // update: P, the rows of the state pool
 };
 
 }  // namespace baracuda::kernels

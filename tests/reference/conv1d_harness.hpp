@@ -38,6 +38,8 @@ struct Conv1dCase {
   bool initial = false;      // INITIAL_STATES given
   bool state_out = false;    // FINAL_STATES (forward) or DINITIAL_STATES (backward) asked for
   bool weight_grad = true;   // backward: DW (and DB when bias) asked for
+  bool dfinal = false;       // backward: DFINAL_STATES given
+  baracuda_dtype_t weight_dtype = 0;  // WEIGHT, BIAS, DW, DB's; 0: dtype
   SeqLayout layout = SeqLayout::Contiguous;
   SeqIds seq_ids = SeqIds::None;  // SEQ_IDX [B, L] (strided where the layout is)
   uint64_t seed = 1;
@@ -55,6 +57,10 @@ struct Conv1dUpdateCase {
   std::vector<int64_t> steps;   // tokens per step
   bool circular = false;        // CACHE_SEQLENS given: the state is a circular buffer
   bool flat_tokens = false;     // x and y as [B, C] (steps of one token)
+  baracuda_dtype_t weight_dtype = 0;  // WEIGHT and BIAS's; 0: dtype
+  // CONV_STATE_INDICES given: STATE is a pool of this many rows (>= 2 * batch + 1);
+  // every third batch row is padding (a negative index, or one past the pool).
+  int64_t pool = 0;
   uint64_t seed = 1;
 };
 

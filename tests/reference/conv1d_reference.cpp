@@ -51,7 +51,7 @@ void conv1d_forward(const Conv1dInputs &in, std::vector<double> &y, std::vector<
     }
 }
 
-Conv1dGrads conv1d_backward(const Conv1dInputs &in, const std::vector<double> &dy) {
+Conv1dGrads conv1d_backward(const Conv1dInputs &in, const std::vector<double> &dy, const std::vector<double> &dfinal) {
   const Padded xp{in};
   const int64_t pad = in.width - 1, B = in.batch, C = in.channels, L = in.length;
   Conv1dGrads g;
@@ -74,6 +74,9 @@ Conv1dGrads conv1d_backward(const Conv1dInputs &in, const std::vector<double> &d
           dpadded[t + k] += gt * in.weight[c * in.width + k];
         }
       }
+      if (!dfinal.empty())  // the final states are padded inputs L .. L + pad - 1 (of the last sequence)
+        for (int64_t j = 0; j < pad; ++j)
+          if (L == 0 || xp.same(b, L + j, L - 1)) dpadded[L + j] += dfinal[(b * C + c) * pad + j];
       for (int64_t t = 0; t < L; ++t) g.dx[(b * C + c) * L + t] = dpadded[t + pad];
       for (int64_t j = 0; j < pad; ++j) g.dinitial[(b * C + c) * pad + j] = dpadded[j];
     }

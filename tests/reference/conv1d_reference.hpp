@@ -26,6 +26,8 @@ struct Conv1dGrads {
 // y, and the last W-1 inputs of the padded sequence (with seq_idx, those of
 // the last timestep's sequence, zeros elsewhere).
 void conv1d_forward(const Conv1dInputs &in, std::vector<double> &y, std::vector<double> &final_states);
-Conv1dGrads conv1d_backward(const Conv1dInputs &in, const std::vector<double> &dy);
+// dfinal (empty when absent): the gradient arriving on the final states.
+Conv1dGrads conv1d_backward(const Conv1dInputs &in, const std::vector<double> &dy,
+                            const std::vector<double> &dfinal = {});
 
 }  // namespace baracuda::reference
