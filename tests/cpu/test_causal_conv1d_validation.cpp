@@ -100,24 +100,17 @@ TEST_CASE("causal_conv1d: SEQ_IDX is an I32 [batch, seq_len] of the forward and 
 
   baracuda_causal_conv1d_desc_t b = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD);
   TestPlan backward(&b.header);
-  args = {{BARACUDA_ARG_X, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16})},
-          {BARACUDA_ARG_WEIGHT, tensor(BARACUDA_DTYPE_BF16, {8, 4}, 1 << 20)},
-          {BARACUDA_ARG_DY, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16}, 2 << 20)},
-          {BARACUDA_ARG_DX, tensor(BARACUDA_DTYPE_BF16, {2, 8, 16}, 3 << 20)},
-          {BARACUDA_ARG_SEQ_IDX, tensor(BARACUDA_DTYPE_I32, {2, 16}, 4 << 20)}};
+  args = backward_args();
+  args.push_back({BARACUDA_ARG_SEQ_IDX, tensor(BARACUDA_DTYPE_I32, {2, 16}, 4 << 20)});
   CHECK(check_status(backward.plan, args) == BARACUDA_STATUS_SUCCESS);
   args.back().tensor = tensor(BARACUDA_DTYPE_I32, {3, 16}, 4 << 20);
   CHECK(check_status(backward.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
   require_message({"causal_conv1d_backward: arg SEQ_IDX shape[0] is 3, descriptor says 2"});
 
-  baracuda_causal_conv1d_desc_t u = conv_desc(BARACUDA_OP_CAUSAL_CONV1D_UPDATE);
-  u.seq_len = 1;
+  baracuda_causal_conv1d_desc_t u = update_desc();
   TestPlan update(&u.header);
-  args = {{BARACUDA_ARG_X, tensor(BARACUDA_DTYPE_BF16, {2, 8})},
-          {BARACUDA_ARG_WEIGHT, tensor(BARACUDA_DTYPE_BF16, {8, 4}, 1 << 20)},
-          {BARACUDA_ARG_Y, tensor(BARACUDA_DTYPE_BF16, {2, 8}, 2 << 20)},
-          {BARACUDA_ARG_STATE, tensor(BARACUDA_DTYPE_BF16, {2, 8, 3}, 3 << 20)},
-          {BARACUDA_ARG_SEQ_IDX, tensor(BARACUDA_DTYPE_I32, {2, 1}, 4 << 20)}};
+  args = update_args({2, 8, 5});
+  args.push_back({BARACUDA_ARG_SEQ_IDX, tensor(BARACUDA_DTYPE_I32, {2, 1}, 4 << 20)});
   CHECK(check_status(update.plan, args) == BARACUDA_STATUS_INVALID_PROBLEM);
   require_message({"which causal_conv1d_update does not take"});
 }
