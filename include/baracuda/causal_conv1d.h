@@ -15,20 +15,23 @@
  *   (optional: packed sequences, below).
  *
  * SEQ_IDX: several sequences packed along L in one row (as Mamba-2 trains on
- * packed batches), seq_idx[b, t] naming timestep t's sequence. An input
- * reaches an output only within one sequence: with id(t) = seq_idx[b, t] for
- * t >= 0 and id(t) = seq_idx[b, 0] for the padded t < 0,
+ * packed batches), seq_idx[b, t] naming timestep t's sequence; a negative id
+ * marks padding. An input reaches an output only within one sequence: with
+ * id(t) = seq_idx[b, t] for t >= 0 and id(t) = seq_idx[b, 0] for the padded
+ * t < 0,
  *
- *   y[b, c, t] = act( sum_{k < W} [id(t') == id(t)] * weight[c, k] * x_pad[b, c, t'] + bias[c] ),
+ *   y[b, c, t] = act( sum_{k < W} [id(t') == id(t)] * weight[c, k] * x_pad[b, c, t'] + bias[c] )
+ *                where id(t) >= 0, and 0 where id(t) < 0 (padding),
  *   t' = t - (W-1) + k, [cond] = 1 where cond holds, else 0.
  *
- * Ids are compared for equality only (any int32, as Tri Dao's causal-conv1d
- * does): a negative id, which marks padding there, is one more sequence.
- * INITIAL_STATES therefore feed the row's first sequence alone (the one at
- * t = 0); every later sequence starts on zeros. FINAL_STATES[b, c, j] is
- * x_pad[b, c, L - (W-1) + j] where id(L - (W-1) + j) == id(L-1), else 0: the
- * last W-1 inputs of the row's last sequence, zero-filled where it is shorter
- * (reaching into INITIAL_STATES only where L < W-1 and id(L-1) == id(0)).
+ * Ids are compared for equality only (any int32), and padding's outputs are
+ * 0, as Tri Dao's causal-conv1d does (his varlen tests). INITIAL_STATES
+ * therefore feed the row's first sequence alone (the one at t = 0); every
+ * later sequence starts on zeros. FINAL_STATES[b, c, j] is
+ * x_pad[b, c, L - (W-1) + j] where id(L - (W-1) + j) == id(L-1) >= 0, else 0:
+ * the last W-1 inputs of the row's last sequence, zero-filled where it is
+ * shorter, all 0 where the row ends in padding (reaching into INITIAL_STATES
+ * only where L < W-1 and id(L-1) == id(0)).
  * The backward takes the same SEQ_IDX and differentiates this function: dx,
  * DW, DB and DINITIAL_STATES see the same boundaries. Every layout is
  * served; channels-last keeps its staged kernels, [B, C, L] with SEQ_IDX

@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
             for (int v = 0; v < Vc; ++v) win[j][v] = kept(mask, j, hist[j][v]);
           A out[Vc];
 #pragma unroll
-          for (int v = 0; v < Vc; ++v) out[v] = activate<T, Silu>(taps.pre_activation(v, win));
+          for (int v = 0; v < Vc; ++v) out[v] = kept(mask, W - 1, activate<T, Silu>(taps.pre_activation(v, win)));
           store_run<T, Vc>(yb + r * sy, out);
 #pragma unroll
           for (int j = 0; j + 1 < W; ++j)
@@ -252,6 +252,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
                 g *= activation_slope<Wt, true>(z);
               }
             }
+            g = kept(in_mask, W - 1, g);
             gw[W - 1][v] = g;
             if constexpr (decltype(counted)::value) add_partials<T, W, Vc>(parts, v, g, xm);
 #pragma unroll

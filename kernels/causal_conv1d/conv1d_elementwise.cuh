@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
             A z = taps.bias;
 #pragma unroll
             for (int j = 0; j < W; ++j) z += taps.w[j] * kept(mask, j, xs[e + j]);
-            out[e] = p.silu ? activate<T, true>(z) : z;
+            out[e] = kept(mask, W - 1, p.silu ? activate<T, true>(z) : z);
           }
           store_run<T, V>(yr + u * V * sy, out);
         }
@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
 #pragma unroll
         for (int v = 0; v < V; ++v) {
           const A z = taps.pre_activation(v, win);
-          out[v] = p.silu ? activate<T, true>(z) : z;
+          out[v] = kept(mask, W - 1, p.silu ? activate<T, true>(z) : z);
         }
         store_run<T, V>(yb + (t + s) * sy, out);
 #pragma unroll
@@ -187,16 +187,10 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
     T *dxr = at<T>(p.dx, b, c, 0);
     const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
     const Taps<T, W, Wt> taps(p, c);
-    auto g_at = [&](int64_t t) {  // g at timestep t < L, from memory
-      A xw[W];
-#pragma unroll
-      for (int j = 0; j < W; ++j) xw[j] = x_pad<T, W>(p, b, c, t - (W - 1) + j);
-      return upstream_of<T, W>(p, taps, xw, Accum<T>::load(dyr[t * sdy]));
-    };
     A parts[W + 1] = {};
     A gcarry[W - 1];  // g at the W-1 timesteps after the step's last live unit
 #pragma unroll
-    for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? g_at(seg_end * V + m) : A(0);
+    for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? upstream_at(p, taps, b, c, seg_end * V + m) : A(0);
     for (int top = steps - 1; top >= 0; top -= kPrefetch) {
       Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
 #pragma unroll
@@ -249,6 +243,8 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
 #pragma unroll
           for (int e = 0; e < V; ++e) g[e] = upstream<T, W, true>(taps, xs + e, g[e]);
         }
+#pragma unroll
+        for (int e = 0; e < V; ++e) g[e] = kept(in_mask, W - 1, g[e]);
         A gs[V + W - 1];  // g over the run and the W-1 timesteps after it
 #pragma unroll
         for (int e = 0; e < V; ++e) gs[e] = g[e];
@@ -344,6 +340,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
           for (int j = 0; j < W; ++j) xm[j][v] = kept(in_mask, j, xw[j][v]);
           A g = in ? dys[v] : A(0);
           if (p.silu && in) g *= activation_slope<Wt, true>(taps.pre_activation(v, xm));
+          g = kept(in_mask, W - 1, g);
           gw[W - 1][v] = g;
           if (s < t1) add_partials<T, W, V>(parts, v, g, xm);
 #pragma unroll

@@ -158,19 +158,21 @@ __device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64
 // ---- Packed sequences (SEQ_IDX) ----------------------------------------------
 // An input reaches an output only within one sequence id; the W-1 padded
 // inputs (t < 0) carry timestep 0's id, so INITIAL_STATES feed the row's
-// first sequence alone. Masks are bit sets over a window, every bit set
-// without SEQ_IDX.
+// first sequence alone. A negative id marks padding, whose outputs are 0 (and
+// whose upstream gradient is therefore 0). Masks are bit sets over a window,
+// every bit set without SEQ_IDX.
 
 __device__ __forceinline__ int32_t seq_id(const Conv1dProblem &p, int64_t b, int64_t t) {
   const auto *ids = static_cast<const int32_t *>(p.seq_idx.data);
   return ids[b * p.seq_idx.stride[0] + (t > 0 ? t : 0) * p.seq_idx.stride[1]];
 }
-// Bit j: input x_pad[t - (W-1) + j] is in timestep t's sequence (t < L).
+// Bit j < W-1: input x_pad[t - (W-1) + j] is in timestep t's sequence (t <
+// L); bit W-1: t is not padding (its output is 0 where the bit is clear).
 template <int W>
 __device__ __forceinline__ unsigned window_mask(const Conv1dProblem &p, int64_t b, int64_t t) {
   if (!p.seq_idx.data) return ~0u;
   const int32_t id = seq_id(p, b, t);
-  unsigned mask = 1u << (W - 1);
+  unsigned mask = static_cast<unsigned>(id >= 0) << (W - 1);
 #pragma unroll
   for (int j = 0; j < W - 1; ++j) mask |= static_cast<unsigned>(seq_id(p, b, t - (W - 1) + j) == id) << j;
   return mask;
@@ -211,8 +213,15 @@ struct SeqWindow {
       id[W - 1] = seq_id(p, b, s);
     }
   }
-  // Bit j: input s - (W-1) + j is in s's sequence.
-  __device__ __forceinline__ unsigned inputs() const { return matching(W - 1); }
+  // As window_mask at s: bit j < W-1, input s - (W-1) + j is in s's
+  // sequence; bit W-1, s is not padding.
+  __device__ __forceinline__ unsigned inputs() const {
+    if constexpr (!Seq) {
+      return ~0u;
+    } else {
+      return matching(W - 1) & ~(static_cast<unsigned>(id[W - 1] < 0) << (W - 1));
+    }
+  }
   // Bit j: output s - (W-1) + j is in the sequence of input s - (W-1).
   __device__ __forceinline__ unsigned outputs() const { return matching(0); }
 
@@ -360,6 +369,18 @@ template <class T, int W, class Wt>
 __device__ __forceinline__ Acc<T> upstream_of(const Conv1dProblem &p, const Taps<T, W, Wt> &taps, const Acc<T> *xs,
                                               Acc<T> dy) {
   return p.silu ? upstream<T, W, true>(taps, xs, dy) : dy;
+}
+
+// g at timestep t (< L) from memory: its window of x_pad masked to t's
+// sequence, 0 where t is padding.
+template <class T, int W, class Wt>
+__device__ __forceinline__ Acc<T> upstream_at(const Conv1dProblem &p, const Taps<T, W, Wt> &taps, int64_t b, int64_t c,
+                                              int64_t t) {
+  const unsigned mask = window_mask<W>(p, b, t);
+  Acc<T> xs[W];
+#pragma unroll
+  for (int j = 0; j < W; ++j) xs[j] = kept(mask, j, x_pad<T, W>(p, b, c, t - (W - 1) + j));
+  return kept(mask, W - 1, upstream_of<T, W>(p, taps, xs, get<T>(p.dy, b, c, t)));
 }
 
 }  // namespace baracuda::kernels::conv1d

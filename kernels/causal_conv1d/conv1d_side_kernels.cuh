@@ -31,8 +31,10 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
   int64_t b, c;
   split_row(row, p.channels, b, c);
   const int64_t L = p.length;
-  // The last sequence's inputs: bit j + 1 of the last timestep's window is x_pad[L - (W-1) + j].
-  const unsigned last = L > 0 ? window_mask<W>(p, b, L - 1) : ~0u;
+  // The last sequence's inputs: bit j + 1 of the last timestep's window is
+  // x_pad[L - (W-1) + j]; none where the row ends in padding (bit W-1 clear).
+  const unsigned window = L > 0 ? window_mask<W>(p, b, L - 1) : ~0u;
+  const unsigned last = (window >> (W - 1)) & 1u ? window : 0u;
   if (p.final_states.data)
 #pragma unroll
     for (int j = 0; j < W - 1; ++j)
@@ -40,12 +42,7 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
   if (!p.dinitial.data && !p.dfinal.data) return;
   const Taps<T, W, Wt> taps(p, c);
   auto g_at = [&](int64_t s) {  // the upstream gradient at timestep s (0 outside the sequence)
-    if (s < 0 || s >= L) return A(0);
-    const unsigned mask = window_mask<W>(p, b, s);
-    A xs[W];
-#pragma unroll
-    for (int j = 0; j < W; ++j) xs[j] = kept(mask, j, x_pad<T, W>(p, b, c, s - (W - 1) + j));
-    return upstream_of<T, W>(p, taps, xs, get<T>(p.dy, b, c, s));
+    return s < 0 || s >= L ? A(0) : upstream_at(p, taps, b, c, s);
   };
   // The gradient arriving on x_pad[t] through FINAL_STATES, which holds x_pad[L - (W-1) ..] of the last sequence.
   auto dfinal_at = [&](int64_t t) {
