@@ -190,7 +190,8 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
     A parts[W + 1] = {};
     A gcarry[W - 1];  // g at the W-1 timesteps after the step's last live unit
 #pragma unroll
-    for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? upstream_at(p, taps, b, c, seg_end * V + m) : A(0);
+    for (int m = 0; m < W - 1; ++m)
+      gcarry[m] = steps && seg_end * V + m < p.length ? upstream_at(p, taps, b, c, seg_end * V + m) : A(0);
     for (int top = steps - 1; top >= 0; top -= kPrefetch) {
       Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
 #pragma unroll
