@@ -77,62 +77,101 @@ void bench_dtype(baracuda_dtype_t dt, const char *name, int elem) {
         median_ms([&] { cuda(cudaMemcpyAsync(y.p, x.p, x.bytes, cudaMemcpyDeviceToDevice), "copy"); }), 2 * in_bytes);
 }
 
-// Causal conv1d, B=8 C=4096 L=8192 W=4 with bias and SiLU, in both layouts;
-// the decoding update at B=64 C=8192, beside an empty kernel's time.
-void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem) {
-  const int64_t B = 8, C = 4096, L = 8192, W = 4;
+// Writes packed sequences into ids, SEQ_IDX [B, L]: runs of 256 to 2303
+// timesteps (as Mamba-2's packed batches), numbered across the batch.
+void upload_packed_sequence_ids(const Buffer &buffer, int64_t B, int64_t L) {
+  std::vector<int32_t> ids(B * L);
+  int32_t next = 0;
+  uint32_t h = 2024;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < L; ++next) {
+      h = h * 1664525u + 1013904223u;
+      const int64_t n = std::min<int64_t>(256 + (h >> 21), L - t);
+      std::fill(ids.begin() + b * L + t, ids.begin() + b * L + t + n, next);
+      t += n;
+    }
+  cuda(cudaMemcpy(buffer.p, ids.data(), ids.size() * sizeof(int32_t), cudaMemcpyHostToDevice),
+       "upload sequence ids");
+}
+
+// Causal conv1d, B=8 C=4096 L=8192 with bias and SiLU, in both layouts, at
+// widths 4, 6 and 8, and at width 4 with packed sequences (SEQ_IDX, whose
+// bytes are not counted); the decoding update at B=64 C=8192, W 4 and 8,
+// beside an empty kernel's time. Weights, bias and their gradients in
+// weight_dt (0: dt; f32 beside 16-bit x is how Mamba trains).
+void bench_conv1d(baracuda_dtype_t dt, const char *name, int elem, baracuda_dtype_t weight_dt = 0) {
+  const int64_t B = 8, C = 4096, L = 8192, kMaxW = 8;
+  const baracuda_dtype_t wdt = weight_dt ? weight_dt : dt;
+  const int64_t welem = baracuda_dtype_bits(wdt) / 8;
   const double seq_bytes = double(B) * C * L * elem;
   Buffer x(static_cast<size_t>(seq_bytes)), y(static_cast<size_t>(seq_bytes)), dy(static_cast<size_t>(seq_bytes));
-  Buffer w(C * W * elem), bias(C * elem), dw(C * W * elem), db(C * elem);
-  for (bool channels_last : {false, true}) {
-    auto seq = [&](void *p) {
-      baracuda_tensor_t t = tensor(p, dt, {B, C, L});
-      if (channels_last) t.strides[0] = L * C, t.strides[1] = 1, t.strides[2] = C;
-      return t;
-    };
-    const char *shape = channels_last ? "[8,4096,8192] channels-last" : "[8,4096,8192]";
-    baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
-    d.dtype = dt;
-    d.width = W;
-    d.activation = BARACUDA_ACTIVATION_SILU;
-    d.batch = B, d.channels = C, d.seq_len = L;
-    if (wanted("causal_conv1d_forward")) {
-      Plan p(&d.header);
-      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, seq(x.p)},
-                                             {BARACUDA_ARG_WEIGHT, tensor(w.p, dt, {C, W})},
-                                             {BARACUDA_ARG_BIAS, tensor(bias.p, dt, {C})},
-                                             {BARACUDA_ARG_Y, seq(y.p)}};
-      row("causal_conv1d_forward", name, shape, median_ms([&] { p.run(args); }), 2 * seq_bytes);
+  Buffer w(C * kMaxW * welem), bias(C * welem), dw(C * kMaxW * welem), db(C * welem);
+  const Buffer ids(B * L * sizeof(int32_t));
+  upload_packed_sequence_ids(ids, B, L);
+  struct Variant {
+    int64_t width;
+    bool packed;
+  };
+  for (const Variant v : {Variant{4, false}, Variant{6, false}, Variant{8, false}, Variant{4, true}})
+    for (bool channels_last : {false, true}) {
+      const int64_t W = v.width;
+      auto seq = [&](void *p) {
+        baracuda_tensor_t t = tensor(p, dt, {B, C, L});
+        if (channels_last) t.strides[0] = L * C, t.strides[1] = 1, t.strides[2] = C;
+        return t;
+      };
+      // The W 4 rows keep their names of earlier runs.
+      const std::string shape = std::string(channels_last ? "[8,4096,8192] channels-last" : "[8,4096,8192]") +
+                                (W != 4 ? " W" + std::to_string(W) : "") + (v.packed ? " seq_idx" : "");
+      const baracuda_arg_t seq_idx{BARACUDA_ARG_SEQ_IDX, tensor(ids.p, BARACUDA_DTYPE_I32, {B, L})};
+      baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+      d.dtype = dt;
+      d.width = static_cast<int32_t>(W);
+      d.activation = BARACUDA_ACTIVATION_SILU;
+      d.weight_dtype = weight_dt;
+      d.batch = B, d.channels = C, d.seq_len = L;
+      if (wanted("causal_conv1d_forward")) {
+        Plan p(&d.header);
+        std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, seq(x.p)},
+                                         {BARACUDA_ARG_WEIGHT, tensor(w.p, wdt, {C, W})},
+                                         {BARACUDA_ARG_BIAS, tensor(bias.p, wdt, {C})},
+                                         {BARACUDA_ARG_Y, seq(y.p)}};
+        if (v.packed) args.push_back(seq_idx);
+        row("causal_conv1d_forward", name, shape.c_str(), median_ms([&] { p.run(args); }), 2 * seq_bytes);
+      }
+      d.header.op = BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
+      if (wanted("causal_conv1d_backward")) {
+        Plan p(&d.header);
+        std::vector<baracuda_arg_t> args{
+            {BARACUDA_ARG_X, seq(x.p)},           {BARACUDA_ARG_WEIGHT, tensor(w.p, wdt, {C, W})},
+            {BARACUDA_ARG_BIAS, tensor(bias.p, wdt, {C})}, {BARACUDA_ARG_DY, seq(dy.p)},
+            {BARACUDA_ARG_DX, seq(y.p)},          {BARACUDA_ARG_DW, tensor(dw.p, wdt, {C, W})},
+            {BARACUDA_ARG_DB, tensor(db.p, wdt, {C})}};
+        if (v.packed) args.push_back(seq_idx);
+        row("causal_conv1d_backward", name, shape.c_str(), median_ms([&] { p.run(args); }), 3 * seq_bytes);
+      }
     }
-    d.header.op = BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
-    if (wanted("causal_conv1d_backward")) {
+  if (wanted("causal_conv1d_update"))
+    for (const int64_t W : {int64_t{4}, int64_t{8}}) {
+      const int64_t UB = 64, UC = 8192, S = W - 1;
+      Buffer ux(UB * UC * elem), uy(UB * UC * elem), state(UB * UC * S * elem), uw(UC * W * welem), ub(UC * welem);
+      baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_UPDATE_DESC_INIT;
+      d.dtype = dt;
+      d.weight_dtype = weight_dt;
+      d.width = static_cast<int32_t>(W);
+      d.activation = BARACUDA_ACTIVATION_SILU;
+      d.batch = UB, d.channels = UC, d.seq_len = 1, d.state_len = S;
       Plan p(&d.header);
-      const std::vector<baracuda_arg_t> args{
-          {BARACUDA_ARG_X, seq(x.p)},           {BARACUDA_ARG_WEIGHT, tensor(w.p, dt, {C, W})},
-          {BARACUDA_ARG_BIAS, tensor(bias.p, dt, {C})}, {BARACUDA_ARG_DY, seq(dy.p)},
-          {BARACUDA_ARG_DX, seq(y.p)},          {BARACUDA_ARG_DW, tensor(dw.p, dt, {C, W})},
-          {BARACUDA_ARG_DB, tensor(db.p, dt, {C})}};
-      row("causal_conv1d_backward", name, shape, median_ms([&] { p.run(args); }), 3 * seq_bytes);
+      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(ux.p, dt, {UB, UC})},
+                                             {BARACUDA_ARG_WEIGHT, tensor(uw.p, wdt, {UC, W})},
+                                             {BARACUDA_ARG_BIAS, tensor(ub.p, wdt, {UC})},
+                                             {BARACUDA_ARG_Y, tensor(uy.p, dt, {UB, UC})},
+                                             {BARACUDA_ARG_STATE, tensor(state.p, dt, {UB, UC, S})}};
+      const std::string shape = "B64 C8192 W" + std::to_string(W) + " state " + std::to_string(S);
+      // Bytes: x and y once, the state read and written.
+      row("causal_conv1d_update", name, shape.c_str(), median_ms([&] { p.run(args); }, 200),
+          double(UB) * UC * elem * (2 + 2 * S));
     }
-  }
-  if (wanted("causal_conv1d_update")) {
-    const int64_t UB = 64, UC = 8192, S = W - 1;
-    Buffer ux(UB * UC * elem), uy(UB * UC * elem), state(UB * UC * S * elem), uw(UC * W * elem), ub(UC * elem);
-    baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_UPDATE_DESC_INIT;
-    d.dtype = dt;
-    d.width = W;
-    d.activation = BARACUDA_ACTIVATION_SILU;
-    d.batch = UB, d.channels = UC, d.seq_len = 1, d.state_len = S;
-    Plan p(&d.header);
-    const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(ux.p, dt, {UB, UC})},
-                                           {BARACUDA_ARG_WEIGHT, tensor(uw.p, dt, {UC, W})},
-                                           {BARACUDA_ARG_BIAS, tensor(ub.p, dt, {UC})},
-                                           {BARACUDA_ARG_Y, tensor(uy.p, dt, {UB, UC})},
-                                           {BARACUDA_ARG_STATE, tensor(state.p, dt, {UB, UC, S})}};
-    // Bytes: x and y once, the state read and written.
-    row("causal_conv1d_update", name, "B64 C8192 W4 state 3", median_ms([&] { p.run(args); }, 200),
-        double(UB) * UC * elem * (2 + 2 * S));
-  }
 }
 
 // ALiBi at B=4 H=32 Q=K=2048, and a decoding step (B=1 H=32 Q=1 K=32768, a few
@@ -376,6 +415,7 @@ int main(int argc, char **argv) {
   bench_dtype(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_conv1d(BARACUDA_DTYPE_F32, "f32", 4);
   bench_conv1d(BARACUDA_DTYPE_BF16, "bf16", 2);
+  bench_conv1d(BARACUDA_DTYPE_BF16, "bf16_f32w", 2, BARACUDA_DTYPE_F32);
   bench_alibi(BARACUDA_DTYPE_F32, "f32", 4);
   bench_alibi(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_attention();

@@ -4,6 +4,7 @@ attention rows go to a table of their own, beside PyTorch's sdpa backends
 read from bench/torch_sdpa.py's output (the optional second argument); shape_grid's
 rows beside bench/torch_shape_grid.py's output (the optional third argument)."""
 import json
+import re
 import statistics
 import sys
 
@@ -25,12 +26,13 @@ def median_ms(fn, reps=30):
     return statistics.median(times)
 
 
-def conv1d_torch_ms(op, dt, channels_last):
-    """The PyTorch way: F.conv1d with groups=C, padded by W-1 and sliced, then SiLU."""
-    B, C, L, W = 8, 4096, 8192, 4
+def conv1d_torch_ms(op, dt, channels_last, W):
+    """The PyTorch way: F.conv1d with groups=C, padded by W-1 and sliced, then SiLU (with no SEQ_IDX mask:
+    PyTorch has none)."""
+    B, C, L = 8, 4096, 8192
     if op == "causal_conv1d_update":
         x = torch.randn(64, 8192, device="cuda", dtype=dt)
-        state = torch.randn(64, 8192, 3, device="cuda", dtype=dt)
+        state = torch.randn(64, 8192, W - 1, device="cuda", dtype=dt)
         w = torch.randn(8192, W, device="cuda", dtype=dt)
         b = torch.randn(8192, device="cuda", dtype=dt)
 
@@ -73,7 +75,8 @@ def alibi_torch_ms(op, dt, shape):
 def torch_ms(op, dtype, shape=""):
     dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     if op.startswith("causal_conv1d"):
-        return conv1d_torch_ms(op, dt, "channels-last" in shape)
+        width = re.search(r"\bW(\d+)", shape)
+        return conv1d_torch_ms(op, dt, "channels-last" in shape, int(width.group(1)) if width else 4)
     if op.startswith("alibi"):
         return alibi_torch_ms(op, dt, shape)
     if shape not in ("[8,4096,8192]", "dest[:,100:3000,17:8000]"):  # shape_grid's rows: no PyTorch side here

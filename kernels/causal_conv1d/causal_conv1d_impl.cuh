@@ -1,5 +1,5 @@
-// Causal conv1d entry points, one instantiation per element type (the .cu
-// files): each pass launches the kernel conv1d_heuristics.h chooses for the
+// Causal conv1d entry points, one instantiation per element type T and
+// weight type Wt (the .cu files; Wt is T, or f32 beside 16-bit T): each pass launches the kernel conv1d_heuristics.h chooses for the
 // run's layout (staged: conv1d_time_tiles.cuh, conv1d_channel_tiles.cuh;
 // element-wise: conv1d_elementwise.cuh), then the side kernels
 // (conv1d_side_kernels.cuh).
@@ -29,34 +29,48 @@ void with_silu(bool silu, Fn &&fn) {
   }
 }
 
+// fn(std::true_type) where p has packed sequences (SEQ_IDX), else
+// fn(std::false_type): the channel tiles mask their windows only then.
+template <class Fn>
+void with_seq(const Conv1dProblem &p, Fn &&fn) {
+  if (p.seq_idx.data) {
+    fn(std::true_type{});
+  } else {
+    fn(std::false_type{});
+  }
+}
+
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-template <class T, int W>
+template <class T, class Wt, int W>
 int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels * p.length > 0) {
     const Conv1dLaunch launch = choose_conv1d_launch(Conv1dPass::Forward, sizeof(T), p);
     const dim3 grid = grid_of(launch);
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-      with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p); });
+      with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
     } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       if constexpr (sizeof(T) <= 4)
-        with_silu(p.silu,
-                  [&](auto silu) { forward_channel_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p); });
+        with_silu(p.silu, [&](auto silu) {
+          with_seq(p, [&](auto seq) {
+            forward_channel_tiles_kernel<T, W, silu, seq, Wt><<<grid, kThreads, 0, stream>>>(p);
+          });
+        });
     } else if (launch.kernel == Conv1dKernel::WalkTime) {
-      forward_tvec_kernel<T, W><<<grid, kThreads, 0, stream>>>(p);
+      forward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
     } else {
-      forward_walk_kernel<T, W><<<grid, kThreads, 0, stream>>>(p);
+      forward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
     }
     if (const int rc = launch_error()) return rc;
   }
   if (p.final_states.data && p.batch * p.channels > 0) {
-    row_ends_kernel<T, W><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
+    row_ends_kernel<T, W, Wt><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
     return launch_error();
   }
   return 0;
 }
 
-template <class T, int W>
+template <class T, class Wt, int W>
 int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream) {
   int64_t slots = 0;  // none written: the reduction gives zeros
   if (p.batch * p.channels * p.length > 0) {
@@ -65,77 +79,77 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
     slots = launch.partial_slots;
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
       with_silu(p.silu,
-                [&](auto silu) { backward_time_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p, partials); });
+                [&](auto silu) { backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials); });
     } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       if constexpr (sizeof(T) <= 4)
         with_silu(p.silu, [&](auto silu) {
-          backward_channel_tiles_kernel<T, W, silu><<<grid, kThreads, 0, stream>>>(p, partials);
+          with_seq(p, [&](auto seq) {
+            backward_channel_tiles_kernel<T, W, silu, seq, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+          });
         });
     } else if (launch.kernel == Conv1dKernel::WalkTime) {
-      backward_tvec_kernel<T, W><<<grid, kThreads, 0, stream>>>(p, partials);
+      backward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
     } else {
-      backward_walk_kernel<T, W><<<grid, kThreads, 0, stream>>>(p, partials);
+      backward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
     }
     if (const int rc = launch_error()) return rc;
   }
   if ((p.dweight.data || p.dbias.data) && p.channels > 0) {
-    reduce_partials_kernel<T, W><<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, slots);
+    reduce_partials_kernel<T, W, Wt><<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, slots);
     if (const int rc = launch_error()) return rc;
   }
-  if (p.dinitial.data && p.batch * p.channels > 0) {
-    row_ends_kernel<T, W><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
+  if ((p.dinitial.data || p.dfinal.data) && p.batch * p.channels > 0) {
+    row_ends_kernel<T, W, Wt><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
     return launch_error();
   }
   return 0;
 }
 
-template <class T, int W>
+template <class T, class Wt, int W>
 int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels == 0) return 0;
-  update_kernel<T, W><<<grid_of(choose_conv1d_launch(Conv1dPass::Update, sizeof(T), p)), kThreads, 0, stream>>>(p);
+  update_kernel<T, W, Wt><<<grid_of(choose_conv1d_launch(Conv1dPass::Update, sizeof(T), p)), kThreads, 0, stream>>>(p);
   return launch_error();
 }
 
-// fn(std::integral_constant<int, W>) for the widths served, 2, 3 and 4 (the
-// plan rejects others first).
-template <class Fn>
+// fn(std::integral_constant<int, W>) for the widths served, 2 to 8 (the plan
+// rejects others first): one instantiation per width, so that every window,
+// tap and partial sum stays in registers.
+template <int W = kMinWidth, class Fn>
 int with_width(int width, Fn &&fn) {
-  switch (width) {
-    case 2:
-      return fn(std::integral_constant<int, 2>{});
-    case 3:
-      return fn(std::integral_constant<int, 3>{});
-    case 4:
-      return fn(std::integral_constant<int, 4>{});
-    default:
-      return 3;
+  if constexpr (W > kMaxWidth) {
+    return 3;
+  } else {
+    return width == W ? fn(std::integral_constant<int, W>{}) : with_width<W + 1>(width, fn);
   }
 }
 
-template <class T>
+template <class T, class Wt>
 int forward(const Conv1dProblem &p, cudaStream_t stream) {
   if (!conv1d_grid_fits(p)) return 3;
-  return with_width(p.width, [&](auto w) { return forward_width<T, decltype(w)::value>(p, stream); });
+  return with_width(p.width, [&](auto w) { return forward_width<T, Wt, decltype(w)::value>(p, stream); });
 }
 
-template <class T>
+template <class T, class Wt>
 int backward(const Conv1dProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
   if (!conv1d_grid_fits(p)) return 3;
   if (workspace_bytes < causal_conv1d_backward_workspace(p.batch, p.channels, p.length, p.width, sizeof(T) == 8))
     return 4;
   auto *partials = static_cast<Acc<T> *>(workspace);
-  return with_width(p.width, [&](auto w) { return backward_width<T, decltype(w)::value>(p, partials, stream); });
+  return with_width(p.width, [&](auto w) { return backward_width<T, Wt, decltype(w)::value>(p, partials, stream); });
 }
 
-template <class T>
+template <class T, class Wt>
 int update(const Conv1dProblem &p, cudaStream_t stream) {
   if (!conv1d_grid_fits(p)) return 3;
-  return with_width(p.width, [&](auto w) { return update_width<T, decltype(w)::value>(p, stream); });
+  return with_width(p.width, [&](auto w) { return update_width<T, Wt, decltype(w)::value>(p, stream); });
 }
 
 }  // namespace baracuda::kernels::conv1d
 
-#define BARACUDA_CAUSAL_CONV1D_ENTRIES(NAME, TYPE)                                                             \
-  const baracuda::kernels::Conv1dEntries baracuda::kernels::NAME = {baracuda::kernels::conv1d::forward<TYPE>,  \
-                                                                    baracuda::kernels::conv1d::backward<TYPE>, \
-                                                                    baracuda::kernels::conv1d::update<TYPE>}
+// NAME's entries for x of TYPE and weights of WEIGHT_TYPE.
+#define BARACUDA_CAUSAL_CONV1D_ENTRIES(NAME, TYPE, WEIGHT_TYPE)                      \
+  const baracuda::kernels::Conv1dEntries baracuda::kernels::NAME = {                 \
+      baracuda::kernels::conv1d::forward<TYPE, WEIGHT_TYPE>,                          \
+      baracuda::kernels::conv1d::backward<TYPE, WEIGHT_TYPE>,                         \
+      baracuda::kernels::conv1d::update<TYPE, WEIGHT_TYPE>}

@@ -29,6 +29,8 @@ struct Conv1dEntries {
   int (*update)(const Conv1dProblem &p, cudaStream_t stream);
 };
 
+// One dtype throughout; then 16-bit x with f32 WEIGHT, BIAS, DW, DB.
 extern const Conv1dEntries kCausalConv1dF32, kCausalConv1dF16, kCausalConv1dBf16, kCausalConv1dF64;
+extern const Conv1dEntries kCausalConv1dF16F32w, kCausalConv1dBf16F32w;
 
 }  // namespace baracuda::kernels

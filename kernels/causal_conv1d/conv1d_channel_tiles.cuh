@@ -117,7 +117,7 @@ constexpr int kBackwardChannelVec = Conv1dTraits::kBackwardChannelBytes / sizeof
 template <class T, int Vc>
 constexpr int kBoxSteps = Conv1dTraits::kBoxBytes / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
-template <class T, int W, bool Silu>
+template <class T, int W, bool Silu, bool Seq, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int Vc = kForwardChannelVec<T>, Steps = kBoxSteps<T, Vc>;
@@ -126,8 +126,9 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
   const Tiles tiles(p);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  const ChannelTaps<T, W, Vc> taps(p, c);
+  const ChannelTaps<T, W, Vc, Wt> taps(p, c);
   A hist[W][Vc];  // hist[j] = x_pad[t - (W-1) + j]; hist[W-1] is the current step
+  SeqWindow<W, Seq> ids;
   auto loading = tiles.start(p), using_ = loading;
   stream_stages<kStages>(
       tiles.items,
@@ -143,16 +144,25 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
         tiles.advance(using_);
         const int steps = x.steps(p);
         if (steps == 0 || !live) return;
-        if (x.first())
+        if (x.first()) {
 #pragma unroll
           for (int j = 0; j < W - 1; ++j) Tiles::read(stage[s], j, hist[j]);
+          ids.enter(p, x.b, x.box_t0());
+        }
         T *yb = at<T>(p.y, x.b, c, x.box_t0());
         const int64_t sy = p.y.stride[2];
         run_steps<Steps>(steps, [&](int r) {
           Tiles::read(stage[s], W - 1 + r, hist[W - 1]);
+          ids.push(p, x.b, x.box_t0() + r);
+          const unsigned mask = ids.inputs();
+          A win[W][Vc];
+#pragma unroll
+          for (int j = 0; j < W; ++j)
+#pragma unroll
+            for (int v = 0; v < Vc; ++v) win[j][v] = kept(mask, j, hist[j][v]);
           A out[Vc];
 #pragma unroll
-          for (int v = 0; v < Vc; ++v) out[v] = activate<T, Silu>(taps.pre_activation(v, hist));
+          for (int v = 0; v < Vc; ++v) out[v] = kept(mask, W - 1, activate<T, Silu>(taps.pre_activation(v, win)));
           store_run<T, Vc>(yb + r * sy, out);
 #pragma unroll
           for (int j = 0; j + 1 < W; ++j)
@@ -165,8 +175,8 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 // Step s computes g[s] from x_pad[s - (W-1) .. s] and, W-1 steps behind,
 // dx[s - (W-1)]; the chunk's last box runs W-1 steps past the chunk for the
 // g that its last dx need. Partial dw/db per (b, chunk) slot.
-template <class T, int W, bool Silu>
-__global__ void __launch_bounds__(kThreads, Conv1dTraits::kBackwardChannelBlocks)
+template <class T, int W, bool Silu, bool Seq, class Wt = T>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_blocks(W, Seq))
     backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int Vc = kBackwardChannelVec<T>, Steps = kBoxSteps<T, Vc> / 2;  // two tensors staged
@@ -177,9 +187,10 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::kBackwardChannelBlocks
   const Tiles tiles(p);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  constexpr bool kHalved = kHalvedSilu<T, Silu>;  // taps halved, gw and parts hold 2g
-  const ChannelTaps<T, W, Vc> taps(p, c, kHalved ? A(0.5) : A(1));
+  constexpr bool kHalved = kHalvedSilu<Wt, Silu>;  // taps halved, gw and parts hold 2g (the slope as in upstream)
+  const ChannelTaps<T, W, Vc, Wt> taps(p, c, kHalved ? A(0.5) : A(1));
   A xw[W][Vc], gw[W][Vc], parts[W + 1][Vc];
+  SeqWindow<W, Seq> ids;
   auto loading = tiles.start(p), using_ = loading;
   stream_stages<kChannelStages>(
       tiles.items,
@@ -208,6 +219,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::kBackwardChannelBlocks
           }
 #pragma unroll
           for (int j = 0; j < W - 1; ++j) Tiles::read(xstage[s], j, xw[j + 1]);
+          ids.enter(p, x.b, x.box_t0());
         }
         const int64_t sdx = p.dx.stride[2];
         T *dxr = at<T>(p.dx, x.b, c, x.box_t0() - (W - 1));  // dx of step r, W-1 behind
@@ -216,7 +228,11 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::kBackwardChannelBlocks
           A xs[Vc], dys[Vc];
           Tiles::read(xstage[s], W - 1 + r, xs);  // zeros past the sequence: g is 0 there
           Tiles::read(dystage[s], r, dys);
-          A dx[Vc];
+          // Past the row g is 0 whatever the ids say: any id of the row serves there.
+          const int64_t t = x.box_t0() + r;
+          ids.push(p, x.b, t < p.length ? t : p.length - 1);
+          const unsigned in_mask = ids.inputs(), out_mask = ids.outputs();
+          A dx[Vc], xm[W][Vc], gm[W][Vc];
 #pragma unroll
           for (int v = 0; v < Vc; ++v) {
 #pragma unroll
@@ -225,18 +241,23 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::kBackwardChannelBlocks
               gw[j][v] = gw[j + 1][v];
             }
             xw[W - 1][v] = xs[v];
+#pragma unroll
+            for (int j = 0; j < W; ++j) xm[j][v] = kept(in_mask, j, xw[j][v]);
             A g = dys[v];
             if constexpr (Silu) {
-              const A z = taps.pre_activation(v, xw);  // z/2 when halved
+              const A z = taps.pre_activation(v, xm);  // z/2 when halved
               if constexpr (kHalved) {
                 g = doubled_upstream_at_half(z, g);
               } else {
-                g *= activation_slope<T, true>(z);
+                g *= activation_slope<Wt, true>(z);
               }
             }
+            g = kept(in_mask, W - 1, g);
             gw[W - 1][v] = g;
-            if constexpr (decltype(counted)::value) add_partials<T, W, Vc>(parts, v, g, xw);
-            dx[v] = taps.transposed(v, gw);
+            if constexpr (decltype(counted)::value) add_partials<T, W, Vc>(parts, v, g, xm);
+#pragma unroll
+            for (int j = 0; j < W; ++j) gm[j][v] = kept(out_mask, j, gw[j][v]);
+            dx[v] = taps.transposed(v, gm);
           }
           if (r >= W - 1 || !first) store_run<T, Vc>(dxr + r * sdx, dx);
         };

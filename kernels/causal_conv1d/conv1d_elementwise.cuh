@@ -52,7 +52,7 @@ __device__ __forceinline__ void next_carry(const A *xs, A *carry) {
   }
 }
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = 1;  // element-wise: the layouts without a staged path
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
       }
     };
     load_group(0);  // ahead of the set-up's loads, so that they overlap
-    const Taps<T, W> taps(p, c);
+    const Taps<T, W, Wt> taps(p, c);
     A carry[W - 1];
 #pragma unroll
     for (int m = 0; m < W - 1; ++m) carry[m] = x_pad<T, W>(p, b, c, seg_begin * V - (W - 1) + m);
@@ -97,13 +97,15 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
         left_halo<A, W, V>(xs, carry, lane);
         next_carry<A, W, V>(xs, carry);
         if (u < units) {
+          static_assert(V == 1, "one window mask per lane");
+          const unsigned mask = window_mask<W>(p, b, u);
           A out[V];
 #pragma unroll
           for (int e = 0; e < V; ++e) {
             A z = taps.bias;
 #pragma unroll
-            for (int j = 0; j < W; ++j) z += taps.w[j] * xs[e + j];
-            out[e] = p.silu ? activate<T, true>(z) : z;
+            for (int j = 0; j < W; ++j) z += taps.w[j] * kept(mask, j, xs[e + j]);
+            out[e] = kept(mask, W - 1, p.silu ? activate<T, true>(z) : z);
           }
           store_run<T, V>(yr + u * V * sy, out);
         }
@@ -112,7 +114,7 @@ __global__ void __launch_bounds__(kThreads) forward_tvec_kernel(Conv1dProblem p)
   }
 }
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = 1;       // element-wise: the layouts without a staged path
@@ -120,7 +122,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
-  const ChannelTaps<T, W, V> taps(p, c0);
+  const ChannelTaps<T, W, V, Wt> taps(p, c0);
   for_each_walk_chunk(p, [&](int64_t, int64_t b, int64_t t0, int64_t t1) {
     const T *xb = at<T>(p.x, b, c0, 0);
     T *yb = at<T>(p.y, b, c0, 0);
@@ -139,11 +141,17 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
       for (int s = 0; s < kSteps; ++s) {
         if (t + s >= t1) break;
         unpack<T, V>(raw[s], hist[W - 1]);
+        const unsigned mask = window_mask<W>(p, b, t + s);
+        A win[W][V];
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+#pragma unroll
+          for (int v = 0; v < V; ++v) win[j][v] = kept(mask, j, hist[j][v]);
         A out[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
-          const A z = taps.pre_activation(v, hist);
-          out[v] = p.silu ? activate<T, true>(z) : z;
+          const A z = taps.pre_activation(v, win);
+          out[v] = kept(mask, W - 1, p.silu ? activate<T, true>(z) : z);
         }
         store_run<T, V>(yb + (t + s) * sy, out);
 #pragma unroll
@@ -161,7 +169,7 @@ __global__ void __launch_bounds__(kThreads) forward_walk_kernel(Conv1dProblem p)
 // W-1 timesteps after its run (which dx needs) comes from the lanes after it
 // by shuffle, or from the step to the right (gcarry); its W-1 inputs before
 // the run from the lanes before it, or from memory for the first lanes.
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = 1;  // element-wise: the layouts without a staged path
@@ -178,17 +186,12 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
     const T *xr = at<T>(p.x, b, c, 0), *dyr = at<T>(p.dy, b, c, 0);
     T *dxr = at<T>(p.dx, b, c, 0);
     const int64_t sx = p.x.stride[2], sdy = p.dy.stride[2], sdx = p.dx.stride[2];
-    const Taps<T, W> taps(p, c);
-    auto g_at = [&](int64_t t) {  // g at timestep t < L, from memory
-      A xw[W];
-#pragma unroll
-      for (int j = 0; j < W; ++j) xw[j] = x_pad<T, W>(p, b, c, t - (W - 1) + j);
-      return upstream_of<T, W>(p, taps, xw, Accum<T>::load(dyr[t * sdy]));
-    };
+    const Taps<T, W, Wt> taps(p, c);
     A parts[W + 1] = {};
     A gcarry[W - 1];  // g at the W-1 timesteps after the step's last live unit
 #pragma unroll
-    for (int m = 0; m < W - 1; ++m) gcarry[m] = steps && seg_end * V + m < p.length ? g_at(seg_end * V + m) : A(0);
+    for (int m = 0; m < W - 1; ++m)
+      gcarry[m] = steps && seg_end * V + m < p.length ? upstream_at(p, taps, b, c, seg_end * V + m) : A(0);
     for (int top = steps - 1; top >= 0; top -= kPrefetch) {
       Vec<T, V> rx[kPrefetch], rdy[kPrefetch];
 #pragma unroll
@@ -233,10 +236,16 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
           xs[j] = lane >= d ? from_lane : left;
           if (lane < d && !left_loaded) xs[j] = x_pad<T, W>(p, b, c, t0 - back);
         }
+        static_assert(V == 1, "one window mask per lane");
+        const unsigned in_mask = live ? window_mask<W>(p, b, t0) : 0u, out_mask = live ? ahead_mask<W>(p, b, t0) : 0u;
+#pragma unroll
+        for (int j = 0; j < W - 1; ++j) xs[j] = kept(in_mask, j, xs[j]);
         if (p.silu) {
 #pragma unroll
           for (int e = 0; e < V; ++e) g[e] = upstream<T, W, true>(taps, xs + e, g[e]);
         }
+#pragma unroll
+        for (int e = 0; e < V; ++e) g[e] = kept(in_mask, W - 1, g[e]);
         A gs[V + W - 1];  // g over the run and the W-1 timesteps after it
 #pragma unroll
         for (int e = 0; e < V; ++e) gs[e] = g[e];
@@ -259,7 +268,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
           for (int e = 0; e < V; ++e) {
             A sum = A(0);
 #pragma unroll
-            for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
+            for (int k = 0; k < W; ++k) sum += taps.w[k] * kept(out_mask, e + W - 1 - k, gs[e + W - 1 - k]);
             dx[e] = sum;
 #pragma unroll
             for (int k = 0; k < W; ++k) parts[k] += g[e] * xs[e + k];
@@ -273,7 +282,7 @@ __global__ void __launch_bounds__(kThreads) backward_tvec_kernel(Conv1dProblem p
   }
 }
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = 1;       // element-wise: the layouts without a staged path
@@ -281,7 +290,7 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
   const int64_t group = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (group * V >= p.channels) return;
   const int64_t c0 = group * V;
-  const ChannelTaps<T, W, V> taps(p, c0);
+  const ChannelTaps<T, W, V, Wt> taps(p, c0);
   for_each_walk_chunk(p, [&](int64_t pair, int64_t b, int64_t t0, int64_t t1) {
     const T *xb = at<T>(p.x, b, c0, 0), *dyb = at<T>(p.dy, b, c0, 0);
     T *dxb = at<T>(p.dx, b, c0, 0);
@@ -315,7 +324,11 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
           unpack<T, V>(rx[q], xs);
           unpack<T, V>(rdy[q], dys);
         }
-        A dx[V];
+        // The inputs in step s's sequence; the steps in the sequence of dx's step s - (W-1).
+        const bool stores = s - (W - 1) >= t0;
+        const unsigned in_mask = in ? window_mask<W>(p, b, s) : 0u;
+        const unsigned out_mask = stores ? ahead_mask<W>(p, b, s - (W - 1)) : 0u;
+        A dx[V], xm[W][V], gm[W][V];
 #pragma unroll
         for (int v = 0; v < V; ++v) {
 #pragma unroll
@@ -324,13 +337,18 @@ __global__ void __launch_bounds__(kThreads) backward_walk_kernel(Conv1dProblem p
             gw[j][v] = gw[j + 1][v];
           }
           xw[W - 1][v] = in ? xs[v] : A(0);
+#pragma unroll
+          for (int j = 0; j < W; ++j) xm[j][v] = kept(in_mask, j, xw[j][v]);
           A g = in ? dys[v] : A(0);
-          if (p.silu && in) g *= activation_slope<T, true>(taps.pre_activation(v, xw));
+          if (p.silu && in) g *= activation_slope<Wt, true>(taps.pre_activation(v, xm));
+          g = kept(in_mask, W - 1, g);
           gw[W - 1][v] = g;
-          if (s < t1) add_partials<T, W, V>(parts, v, g, xw);
-          dx[v] = taps.transposed(v, gw);
+          if (s < t1) add_partials<T, W, V>(parts, v, g, xm);
+#pragma unroll
+          for (int j = 0; j < W; ++j) gm[j][v] = kept(out_mask, j, gw[j][v]);
+          dx[v] = taps.transposed(v, gm);
         }
-        if (s - (W - 1) >= t0) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);
+        if (stores) store_run<T, V>(dxb + (s - (W - 1)) * sdx, dx);
       }
     }
     A *slot = partials + (pair * p.channels + c0) * (W + 1);

@@ -5,11 +5,13 @@
 // Layouts whose rows allow 16-byte copies take the staged kernels: time
 // tiles where every operand has stride 1 along L ([B, C, L]), channel tiles
 // where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
-// f64 box would not fit the ring). Every other layout (misaligned pointers,
-// extents that are not a multiple of the vector, general strides) takes an
-// element-wise kernel along the smaller stride of x: the time walk (a thread
-// a timestep, a warp a stretch of a row) or the channel walk (a thread a
-// channel, walking a chunk of timesteps).
+// f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
+// channel tiles, which walk a window of ids beside the inputs'. Every other
+// layout (misaligned pointers, extents that are not a multiple of the vector,
+// general strides), and [B, C, L] with SEQ_IDX, takes an element-wise kernel
+// along the smaller stride of x: the time walk (a thread a timestep, a warp a
+// stretch of a row) or the channel walk (a thread a channel, walking a chunk
+// of timesteps).
 #pragma once
 
 #include <climits>
@@ -100,7 +102,8 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   const bool forward = pass == Conv1dPass::Forward;
   const Conv1dOperands ops = forward ? Conv1dOperands{{&p.x, &p.y}, 2} : Conv1dOperands{{&p.x, &p.dy, &p.dx}, 3};
   const int64_t vec = 16 / elem_bytes;
-  if (vector_layout(ops, elem_bytes, vec, 2, p.length)) {
+  // Packed sequences (SEQ_IDX): the time tiles do not mask their windows.
+  if (!p.seq_idx.data && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
     const int64_t tile = int64_t{Conv1dTraits::kThreads} *
                          (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t tiles = ceil_div(p.length / vec, tile);

@@ -17,6 +17,8 @@ namespace baracuda::kernels::conv1d {
 
 constexpr int kThreads = Conv1dTraits::kThreads;
 constexpr int kChunk = Conv1dTraits::kChunk;
+constexpr int kMinWidth = Conv1dTraits::kMinWidth;
+constexpr int kMaxWidth = Conv1dTraits::kMaxWidth;
 
 template <class T>
 constexpr int kTimeVec = 16 / sizeof(T);
@@ -93,27 +95,29 @@ __device__ __forceinline__ float doubled_upstream_at_half(float h, float dy) {
   return fmaf(dy, fmaf(h, fmaf(-t, t, 1.0f), t), dy);
 }
 
-// Channel c's taps and bias, in the accumulator type.
-template <class T, int W>
+// Channel c's taps and bias, in the accumulator type, read as Wt: the
+// weights' element type, T or f32 beside 16-bit x (every kernel takes Wt as
+// its last template argument, T by default).
+template <class T, int W, class Wt = T>
 struct Taps {
   Acc<T> w[W];
   Acc<T> bias;
   __device__ Taps(const Conv1dProblem &p, int64_t c) {
 #pragma unroll
-    for (int k = 0; k < W; ++k) w[k] = get<T>(p.weight, c, k, 0);
-    bias = p.bias.data ? get<T>(p.bias, c, 0, 0) : Acc<T>(0);
+    for (int k = 0; k < W; ++k) w[k] = get<Wt>(p.weight, c, k, 0);
+    bias = p.bias.data ? get<Wt>(p.bias, c, 0, 0) : Acc<T>(0);
   }
 };
 
 // A thread's taps and biases of channels c .. c + Vc - 1, times scale (channel
 // 0's where c is past the last channel: such threads still run the sums).
-template <class T, int W, int Vc>
+template <class T, int W, int Vc, class Wt = T>
 struct ChannelTaps {
   Acc<T> w[Vc][W], bias[Vc];
   __device__ ChannelTaps(const Conv1dProblem &p, int64_t c, Acc<T> scale = Acc<T>(1)) {
 #pragma unroll
     for (int v = 0; v < Vc; ++v) {
-      const Taps<T, W> taps(p, c < p.channels ? c + v : 0);
+      const Taps<T, W, Wt> taps(p, c < p.channels ? c + v : 0);
 #pragma unroll
       for (int k = 0; k < W; ++k) w[v][k] = scale * taps.w[k];
       bias[v] = scale * taps.bias;
@@ -150,6 +154,89 @@ __device__ __forceinline__ Acc<T> x_pad(const Conv1dProblem &p, int64_t b, int64
   if (t >= 0) return get<T>(p.x, b, c, t);
   return p.initial.data ? get<T>(p.initial, b, c, t + W - 1) : Acc<T>(0);
 }
+
+// ---- Packed sequences (SEQ_IDX) ----------------------------------------------
+// An input reaches an output only within one sequence id; the W-1 padded
+// inputs (t < 0) carry timestep 0's id, so INITIAL_STATES feed the row's
+// first sequence alone. A negative id marks padding, whose outputs are 0 (and
+// whose upstream gradient is therefore 0). Masks are bit sets over a window,
+// every bit set without SEQ_IDX.
+
+__device__ __forceinline__ int32_t seq_id(const Conv1dProblem &p, int64_t b, int64_t t) {
+  const auto *ids = static_cast<const int32_t *>(p.seq_idx.data);
+  return ids[b * p.seq_idx.stride[0] + (t > 0 ? t : 0) * p.seq_idx.stride[1]];
+}
+// Bit j < W-1: input x_pad[t - (W-1) + j] is in timestep t's sequence (t <
+// L); bit W-1: t is not padding (its output is 0 where the bit is clear).
+template <int W>
+__device__ __forceinline__ unsigned window_mask(const Conv1dProblem &p, int64_t b, int64_t t) {
+  if (!p.seq_idx.data) return ~0u;
+  const int32_t id = seq_id(p, b, t);
+  unsigned mask = static_cast<unsigned>(id >= 0) << (W - 1);
+#pragma unroll
+  for (int j = 0; j < W - 1; ++j) mask |= static_cast<unsigned>(seq_id(p, b, t - (W - 1) + j) == id) << j;
+  return mask;
+}
+// Bit i: timestep t + i is inside the row and in timestep t's sequence (the
+// outputs that input t reaches, i < W).
+template <int W>
+__device__ __forceinline__ unsigned ahead_mask(const Conv1dProblem &p, int64_t b, int64_t t) {
+  if (!p.seq_idx.data) return ~0u;
+  const int32_t id = seq_id(p, b, t);
+  unsigned mask = 1u;
+#pragma unroll
+  for (int i = 1; i < W; ++i) mask |= static_cast<unsigned>(t + i < p.length && seq_id(p, b, t + i) == id) << i;
+  return mask;
+}
+template <class A>
+__device__ __forceinline__ A kept(unsigned mask, int bit, A v) {
+  return (mask >> bit) & 1u ? v : A(0);
+}
+
+// The sequence ids of a walking kernel's window, in registers: after
+// push(id(s)), id[j] is timestep s - (W-1) + j's. Without Seq it holds
+// nothing and its masks are every bit (constants: the masking folds away).
+template <int W, bool Seq>
+struct SeqWindow {
+  int32_t id[W];
+  // Loads the ids of the W-1 timesteps before t.
+  __device__ __forceinline__ void enter(const Conv1dProblem &p, int64_t b, int64_t t) {
+    if constexpr (Seq)
+#pragma unroll
+      for (int j = 0; j < W - 1; ++j) id[j + 1] = seq_id(p, b, t - (W - 1) + j);
+  }
+  // Steps to timestep s (< L).
+  __device__ __forceinline__ void push(const Conv1dProblem &p, int64_t b, int64_t s) {
+    if constexpr (Seq) {
+#pragma unroll
+      for (int j = 0; j + 1 < W; ++j) id[j] = id[j + 1];
+      id[W - 1] = seq_id(p, b, s);
+    }
+  }
+  // As window_mask at s: bit j < W-1, input s - (W-1) + j is in s's
+  // sequence; bit W-1, s is not padding.
+  __device__ __forceinline__ unsigned inputs() const {
+    if constexpr (!Seq) {
+      return ~0u;
+    } else {
+      return matching(W - 1) & ~(static_cast<unsigned>(id[W - 1] < 0) << (W - 1));
+    }
+  }
+  // Bit j: output s - (W-1) + j is in the sequence of input s - (W-1).
+  __device__ __forceinline__ unsigned outputs() const { return matching(0); }
+
+ private:
+  __device__ __forceinline__ unsigned matching(int at) const {
+    if constexpr (!Seq) {
+      return ~0u;
+    } else {
+      unsigned mask = 0;
+#pragma unroll
+      for (int j = 0; j < W; ++j) mask |= static_cast<unsigned>(id[j] == id[at]) << j;
+      return mask;
+    }
+  }
+};
 
 // V consecutive elements from ptr: one vector load when V > 1 (V is 1
 // wherever the run's axis is not unit-stride). Kernels load a batch of these
@@ -237,13 +324,15 @@ __device__ __forceinline__ void for_each_walk_chunk(const Conv1dProblem &p, Visi
 }
 
 // g = dy * act'(z) at a timestep, from its W inputs xs[0 .. W) = x_pad[t - (W-1) .. t].
-template <class T, int W, bool Silu>
-__device__ __forceinline__ Acc<T> upstream(const Taps<T, W> &taps, const Acc<T> *xs, Acc<T> dy) {
+// The backward takes the slope as the weights' type Wt asks: f32 weights,
+// whose gradients come back in f32, get f32's sigmoid, not bf16's tanh.approx.
+template <class T, int W, bool Silu, class Wt>
+__device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc<T> *xs, Acc<T> dy) {
   if constexpr (Silu) {
     Acc<T> z = taps.bias;
 #pragma unroll
     for (int j = 0; j < W; ++j) z += taps.w[j] * xs[j];
-    return dy * activation_slope<T, true>(z);
+    return dy * activation_slope<Wt, true>(z);
   } else {
     return dy;
   }
@@ -276,10 +365,22 @@ __device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, i
 
 // upstream with the activation chosen at run time, for the kernels below that
 // serve the layouts without a staged path.
-template <class T, int W>
-__device__ __forceinline__ Acc<T> upstream_of(const Conv1dProblem &p, const Taps<T, W> &taps, const Acc<T> *xs,
+template <class T, int W, class Wt>
+__device__ __forceinline__ Acc<T> upstream_of(const Conv1dProblem &p, const Taps<T, W, Wt> &taps, const Acc<T> *xs,
                                               Acc<T> dy) {
   return p.silu ? upstream<T, W, true>(taps, xs, dy) : dy;
+}
+
+// g at timestep t (< L) from memory: its window of x_pad masked to t's
+// sequence, 0 where t is padding.
+template <class T, int W, class Wt>
+__device__ __forceinline__ Acc<T> upstream_at(const Conv1dProblem &p, const Taps<T, W, Wt> &taps, int64_t b, int64_t c,
+                                              int64_t t) {
+  const unsigned mask = window_mask<W>(p, b, t);
+  Acc<T> xs[W];
+#pragma unroll
+  for (int j = 0; j < W; ++j) xs[j] = kept(mask, j, x_pad<T, W>(p, b, c, t - (W - 1) + j));
+  return kept(mask, W - 1, upstream_of<T, W>(p, taps, xs, get<T>(p.dy, b, c, t)));
 }
 
 }  // namespace baracuda::kernels::conv1d

@@ -7,8 +7,8 @@
 
 namespace baracuda::kernels::conv1d {
 
-// dw[c, k] and db[c]: the slots' partial sums, in slot order.
-template <class T, int W>
+// dw[c, k] and db[c] (of the weights' type Wt): the slots' partial sums, in slot order.
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads)
     reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials, int64_t slots) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -17,57 +17,83 @@ __global__ void __launch_bounds__(kThreads)
   const int k = static_cast<int>(i - c * (W + 1));
   Acc<T> sum = Acc<T>(0);
   for (int64_t s = 0; s < slots; ++s) sum += partials[s * p.channels * (W + 1) + i];
-  if (k < W && p.dweight.data) *at<T>(p.dweight, c, k, 0) = Accum<T>::store(sum);
-  if (k == W && p.dbias.data) *at<T>(p.dbias, c, 0, 0) = Accum<T>::store(sum);
+  if (k < W && p.dweight.data) *at<Wt>(p.dweight, c, k, 0) = Accum<Wt>::store(sum);
+  if (k == W && p.dbias.data) *at<Wt>(p.dbias, c, 0, 0) = Accum<Wt>::store(sum);
 }
 
-// ---- Row ends: the forward's FINAL_STATES, the backward's DINITIAL_STATES ----
+// ---- Row ends: the forward's FINAL_STATES, the backward's DINITIAL_STATES and DFINAL_STATES ----
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (row >= p.batch * p.channels) return;
   int64_t b, c;
   split_row(row, p.channels, b, c);
+  const int64_t L = p.length;
+  // The last sequence's inputs: bit j + 1 of the last timestep's window is
+  // x_pad[L - (W-1) + j]; none where the row ends in padding (bit W-1 clear).
+  const unsigned window = L > 0 ? window_mask<W>(p, b, L - 1) : ~0u;
+  const unsigned last = (window >> (W - 1)) & 1u ? window : 0u;
   if (p.final_states.data)
 #pragma unroll
     for (int j = 0; j < W - 1; ++j)
-      *at<T>(p.final_states, b, c, j) = Accum<T>::store(x_pad<T, W>(p, b, c, p.length - (W - 1) + j));
-  if (!p.dinitial.data) return;
-  // dinitial[j] = sum_{k <= j} w[k] g[j - k], over the first W-1 timesteps.
-  const Taps<T, W> taps(p, c);
-  A g[W - 1];
+      *at<T>(p.final_states, b, c, j) = Accum<T>::store(kept(last, j + 1, x_pad<T, W>(p, b, c, L - (W - 1) + j)));
+  if (!p.dinitial.data && !p.dfinal.data) return;
+  const Taps<T, W, Wt> taps(p, c);
+  auto g_at = [&](int64_t s) {  // the upstream gradient at timestep s (0 outside the sequence)
+    return s < 0 || s >= L ? A(0) : upstream_at(p, taps, b, c, s);
+  };
+  // The gradient arriving on x_pad[t] through FINAL_STATES, which holds x_pad[L - (W-1) ..] of the last sequence.
+  auto dfinal_at = [&](int64_t t) {
+    const int64_t j = t - (L - (W - 1));
+    return p.dfinal.data && j >= 0 && j < W - 1 ? kept(last, static_cast<int>(j) + 1, get<T>(p.dfinal, b, c, j))
+                                                : A(0);
+  };
+  // dx[t] = sum_k w[k] g[t + (W-1) - k] over the outputs of t's sequence, for
+  // the W-1 timesteps from `from`, plus what arrives through FINAL_STATES.
+  auto transposed = [&](int64_t from, A (&out)[W - 1]) {
+    A g[2 * (W - 1)];
 #pragma unroll
-  for (int s = 0; s < W - 1; ++s) {
-    if (s >= p.length) {
-      g[s] = A(0);
-      continue;
+    for (int s = 0; s < 2 * (W - 1); ++s) g[s] = g_at(from + s);
+#pragma unroll
+    for (int j = 0; j < W - 1; ++j) {
+      const unsigned reach = L > 0 ? ahead_mask<W>(p, b, from + j) : ~0u;
+      A sum = dfinal_at(from + j);
+#pragma unroll
+      for (int k = 0; k < W; ++k) sum += taps.w[k] * kept(reach, W - 1 - k, g[j + W - 1 - k]);
+      out[j] = sum;
     }
-    A xs[W];
+  };
+  A ends[W - 1];
+  if (p.dinitial.data) {  // the W-1 inputs before x
+    transposed(-(W - 1), ends);
 #pragma unroll
-    for (int j = 0; j < W; ++j) xs[j] = x_pad<T, W>(p, b, c, s - (W - 1) + j);
-    g[s] = upstream_of<T, W>(p, taps, xs, get<T>(p.dy, b, c, s));
+    for (int j = 0; j < W - 1; ++j) *at<T>(p.dinitial, b, c, j) = Accum<T>::store(ends[j]);
   }
+  if (p.dfinal.data) {  // dx of the last W-1 inputs, recomputed whole so that it is rounded once
+    transposed(L - (W - 1), ends);
 #pragma unroll
-  for (int j = 0; j < W - 1; ++j) {
-    A sum = A(0);
-#pragma unroll
-    for (int k = 0; k <= j; ++k) sum += taps.w[k] * g[j - k];
-    *at<T>(p.dinitial, b, c, j) = Accum<T>::store(sum);
+    for (int j = 0; j < W - 1; ++j)
+      if (L - (W - 1) + j >= 0) *at<T>(p.dx, b, c, L - (W - 1) + j) = Accum<T>::store(ends[j]);
   }
 }
 
 // ---- Update -------------------------------------------------------------------
 
-template <class T, int W>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (row >= p.batch * p.channels) return;
   int64_t b, c;
   split_row(row, p.channels, b, c);
-  const Taps<T, W> taps(p, c);
+  int64_t sb = b;  // the state row
+  if (p.state_indices.data) {
+    sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
+    if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
+  }
+  const Taps<T, W, Wt> taps(p, c);
   const int64_t n = p.length, S = p.state_len;
   const bool circular = p.cache_seqlens.data != nullptr;
   int64_t pos = 0;
@@ -82,7 +108,7 @@ __global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
   };
   A win[W];  // x[i - (W-1) + j], the state before token 0
 #pragma unroll
-  for (int j = 0; j < W - 1; ++j) win[j + 1] = get<T>(p.state, b, c, slot(j - (W - 1)));
+  for (int j = 0; j < W - 1; ++j) win[j + 1] = get<T>(p.state, sb, c, slot(j - (W - 1)));
   for (int64_t i = 0; i < n; ++i) {
 #pragma unroll
     for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
@@ -93,10 +119,10 @@ __global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
     *at<T>(p.y, b, c, i) = Accum<T>::store(p.silu ? activate<T, true>(z) : z);
   }
   if (circular) {
-    for (int64_t i = 0; i < n; ++i) *at<T>(p.state, b, c, slot(i)) = *at<T>(p.x, b, c, i);
+    for (int64_t i = 0; i < n; ++i) *at<T>(p.state, sb, c, slot(i)) = *at<T>(p.x, b, c, i);
   } else {  // shift left by n, ascending, so every entry is read before it is overwritten
     for (int64_t s = 0; s < S; ++s)
-      *at<T>(p.state, b, c, s) = s + n < S ? *at<T>(p.state, b, c, s + n) : *at<T>(p.x, b, c, s + n - S);
+      *at<T>(p.state, sb, c, s) = s + n < S ? *at<T>(p.state, sb, c, s + n) : *at<T>(p.x, b, c, s + n - S);
   }
 }
 

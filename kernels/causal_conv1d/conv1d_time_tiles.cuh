@@ -100,7 +100,7 @@ struct TimeWindow {
   __device__ const Acc<T> *win() const { return x + H * V - (W - 1); }
 };
 
-template <class T, int W, bool Silu>
+template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W> taps(p, using_.c);
+  Taps<T, W, Wt> taps(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t, int s) {
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
         const bool next_row = using_.row_ends;
         tiles.advance(p, using_);
-        if (next_row && i + 1 < tiles.items) taps = Taps<T, W>(p, using_.c);  // in flight over the barriers
+        if (next_row && i + 1 < tiles.items) taps = Taps<T, W, Wt>(p, using_.c);  // in flight over the barriers
       });
 }
 
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
 // after the tile and dy after it); then dx[t] = sum_k w[k] g[t + W-1-k], the
 // g after a thread's vector read from the first W-1 g of the next vectors
 // (gedge). Partial dw/db per row go to slot b * gridDim.x + blockIdx.x.
-template <class T, int W, bool Silu>
+template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, G = V < W - 1 ? V : W - 1, Steps = kBackwardTileSteps;
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(kThreads) backward_time_tiles_kernel(Conv1dPro
   __shared__ A gedge[Tiles::kVecs + H][G];                 // the first G g of each vector
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W> taps(p, using_.c);
+  Taps<T, W, Wt> taps(p, using_.c);
   A parts[W + 1] = {};
   stream_stages<kStages>(
       tiles.items,
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(kThreads) backward_time_tiles_kernel(Conv1dPro
           for (int k = 0; k <= W; ++k) parts[k] = A(0);
         }
         tiles.advance(p, using_);
-        if (next_row && i + 1 < tiles.items) taps = Taps<T, W>(p, using_.c);
+        if (next_row && i + 1 < tiles.items) taps = Taps<T, W, Wt>(p, using_.c);
       });
 }
 }  // namespace baracuda::kernels::conv1d

@@ -10,6 +10,9 @@
 namespace baracuda::kernels {
 
 struct Conv1dTraits {
+  // Widths served: 2 .. kMaxWidth, each its own instantiation of every kernel.
+  static constexpr int kMinWidth = 2;
+  static constexpr int kMaxWidth = 8;
   // Threads per block of every conv1d kernel.
   static constexpr int kThreads = 128;
   // Timesteps of a channel walk (and of a backward dw/db partial-sum slot);
@@ -35,9 +38,20 @@ struct Conv1dTraits {
   static constexpr int kBackwardChannelBytes = 4;
   // The channel-tile backward's stages and the blocks per SM it is compiled
   // for (which caps its registers): its per-step state is the largest, so it
-  // trades a stage for occupancy.
+  // trades a stage for occupancy. Its windows grow with the width: wider ones
+  // take fewer blocks (7 at W 5 and over spilled up to 260 bytes).
   static constexpr int kBackwardChannelStages = 2;
+  // With packed sequences (SEQ_IDX) the window of ids takes registers too:
+  // the same counts spilled up to 300 bytes.
   static constexpr int kBackwardChannelBlocks = 7;
+  static constexpr int kBackwardChannelBlocksW6 = 6;  // W 5, 6
+  static constexpr int kBackwardChannelBlocksW8 = 5;  // W 7, 8
+  static constexpr int kBackwardChannelBlocksSeq = 5;
+  static constexpr int kBackwardChannelBlocksSeqW8 = 4;  // W 7, 8
+  static constexpr int backward_channel_blocks(int width, bool seq) {
+    if (seq) return width <= 6 ? kBackwardChannelBlocksSeq : kBackwardChannelBlocksSeqW8;
+    return width <= 4 ? kBackwardChannelBlocks : width <= 6 ? kBackwardChannelBlocksW6 : kBackwardChannelBlocksW8;
+  }
 
   // bf16's sigmoid through one tanh.approx (error 2^-11, under bf16's output
   // rounding of 2^-9) instead of exp2 and a reciprocal: measured 25% faster

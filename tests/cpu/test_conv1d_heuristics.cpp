@@ -65,6 +65,17 @@ TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass t
   CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);  // 68 is f32's 4 x 17
 }
 
+TEST_CASE("conv1d heuristics: packed sequences (SEQ_IDX) keep the channel tiles, [B, C, L] the time walk",
+          "[heuristics][causal_conv1d]") {
+  for (const Conv1dPass pass : kPasses) {
+    Conv1dProblem dense = dense_conv1d_problem(2, 64, 64, 4), last = channels_last(2, 64, 64);
+    dense.seq_idx.data = last.seq_idx.data = offset_pointer(16);
+    CHECK(kernel_of(pass, 2, dense) == Conv1dKernel::WalkTime);
+    CHECK(kernel_of(pass, 2, last) == Conv1dKernel::StagedChannelTiles);
+    CHECK(kernel_of(pass, 8, last) == Conv1dKernel::WalkChannels);
+  }
+}
+
 TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2- and 4-byte types",
           "[heuristics][causal_conv1d]") {
   for (const Conv1dPass pass : kPasses) {

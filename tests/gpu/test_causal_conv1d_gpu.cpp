@@ -37,10 +37,31 @@ Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t 
   return c;
 }
 
+const int32_t kWidths[] = {2, 3, 4, 5, 6, 7, 8};
+
+// Decoding steps of 1, 3 and 8 tokens over prefixes of 0, 2 and 9, bias,
+// SiLU and [B, C] tokens varied with the seed.
+Conv1dUpdateCase make_update_case(baracuda_dtype_t dtype, int32_t width, bool circular, uint64_t seed) {
+  Conv1dUpdateCase c;
+  c.dtype = dtype;
+  c.batch = 3;
+  c.channels = 19;
+  c.width = width;
+  c.silu = seed % 2 == 0;
+  c.bias = seed % 3 == 0;
+  c.state_len = circular ? 7 : width - 1 + seed % 3;
+  c.prefix = {0, 2, 9};
+  c.steps = {1, 1, 3, 1, 8};
+  c.circular = circular;
+  c.flat_tokens = seed % 4 == 0;
+  c.seed = seed;
+  return c;
+}
+
 // op over every dtype x width x layout x size, bias and SiLU varied with the seed.
 void check_every_shape(int32_t op, uint64_t seed) {
   for (baracuda_dtype_t dtype : kDtypes)
-    for (int32_t width : {2, 3, 4})
+    for (int32_t width : kWidths)
       for (SeqLayout layout : kLayouts)
         for (const Size &s : kSizes) {
           Conv1dCase c = make_case(op, dtype, s, width, layout, seed++);
@@ -102,24 +123,111 @@ TEST_CASE("causal conv1d backward computes dx alone when no weight gradient is a
   CHECK_CASE(c, run_conv1d);
 }
 
+// Packed sequences: runs shorter and longer than the window, padding ids,
+// recurring ids; with every state argument (DFINAL_STATES too), f32 weights
+// beside 16-bit x, in every layout.
+void check_packed_sequences(int32_t op, uint64_t seed) {
+  const Size sizes[] = {{1, 3, 5}, {2, 5, 67}, {3, 17, 300}, {2, 136, 2056}};
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : {2, 4, 5, 8})
+      for (SeqLayout layout : kLayouts)
+        for (const Size &s : sizes)
+          for (SeqIds ids : {SeqIds::Ascending, SeqIds::Repeating}) {
+            Conv1dCase c = make_case(op, dtype, s, width, layout, seed++);
+            c.seq_ids = ids;
+            c.bias = seed % 2 == 0;
+            c.silu = seed % 3 != 0;
+            c.initial = seed % 4 < 2;
+            c.state_out = seed % 5 < 3;
+            c.dfinal = op == BARACUDA_OP_CAUSAL_CONV1D_BACKWARD && seed % 3 == 1;
+            const bool half = dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16;
+            c.weight_dtype = half && seed % 7 < 3 ? BARACUDA_DTYPE_F32 : 0;
+            CHECK_CASE(c, run_conv1d);
+          }
+}
+
+TEST_CASE("causal conv1d forward keeps packed sequences (SEQ_IDX) apart", "[gpu][causal_conv1d][seq_idx]") {
+  check_packed_sequences(BARACUDA_OP_CAUSAL_CONV1D, 10000);
+}
+
+TEST_CASE("causal conv1d backward keeps packed sequences (SEQ_IDX) apart", "[gpu][causal_conv1d][seq_idx]") {
+  check_packed_sequences(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, 11000);
+}
+
 TEST_CASE("causal conv1d update steps match the forward over the whole sequence", "[gpu][causal_conv1d]") {
   uint64_t seed = 6000;
   for (baracuda_dtype_t dtype : kDtypes)
-    for (int32_t width : {2, 3, 4})
+    for (int32_t width : kWidths)
+      for (bool circular : {false, true}) CHECK_CASE(make_update_case(dtype, width, circular, seed++), run_conv1d_update);
+}
+
+const baracuda_dtype_t kHalfDtypes[] = {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16};
+
+// Odd C and L, L < W, a row of several time tiles, channel counts that fill
+// vectors (the staged channel tiles) and do not.
+const Size kMixedSizes[] = {{2, 17, 301}, {1, 5, 2}, {3, 136, 67}, {2, 24, 2056}};
+
+TEST_CASE("causal conv1d forward and backward with f32 weights beside f16 and bf16 x", "[gpu][causal_conv1d][mixed]") {
+  uint64_t seed = 7000;
+  for (int32_t op : {BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD})
+    for (baracuda_dtype_t dtype : kHalfDtypes)
+      for (int32_t width : {2, 3, 4, 5, 8})
+        for (SeqLayout layout : kLayouts)
+          for (const Size &s : kMixedSizes) {
+            Conv1dCase c = make_case(op, dtype, s, width, layout, seed++);
+            c.weight_dtype = BARACUDA_DTYPE_F32;
+            c.bias = seed % 2 == 0;
+            c.silu = seed % 3 != 0;
+            c.initial = c.state_out = seed % 5 < 2;
+            CHECK_CASE(c, run_conv1d);
+          }
+}
+
+TEST_CASE("causal conv1d backward with f32 dweight stays bitwise deterministic", "[gpu][causal_conv1d][mixed]") {
+  // run_conv1d runs each case twice on garbage workspaces and wants equal bytes.
+  uint64_t seed = 7500;
+  for (baracuda_dtype_t dtype : kHalfDtypes)
+    for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast})
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, {4, 256, 4099}, 4, layout, seed);
+        c.weight_dtype = BARACUDA_DTYPE_F32;
+        c.bias = c.silu = true;
+        CHECK_CASE(c, run_conv1d);
+      }
+}
+
+TEST_CASE("causal conv1d backward adds DFINAL_STATES to dx and, for L < W-1, to the initial states' gradient",
+          "[gpu][causal_conv1d][dfinal]") {
+  uint64_t seed = 8000;
+  const Size sizes[] = {{2, 5, 1}, {2, 5, 2}, {1, 3, 3}, {2, 17, 301}, {2, 24, 2056}};
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (baracuda_dtype_t weights : {BARACUDA_DTYPE_F32, baracuda_dtype_t{0}})
+      for (int32_t width : {2, 3, 4, 5, 8})
+        for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast})
+          for (const Size &s : sizes) {
+            if (weights && dtype != BARACUDA_DTYPE_F16 && dtype != BARACUDA_DTYPE_BF16) continue;
+            Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, s, width, layout, seed++);
+            c.weight_dtype = weights;
+            c.dfinal = true;
+            c.bias = seed % 2 == 0;
+            c.silu = seed % 3 != 0;
+            c.initial = seed % 4 != 0;
+            c.state_out = seed % 5 != 0;
+            CHECK_CASE(c, run_conv1d);
+          }
+}
+
+TEST_CASE("causal conv1d update steps rows of a state pool through CONV_STATE_INDICES, skipping padding rows",
+          "[gpu][causal_conv1d][pool]") {
+  uint64_t seed = 9000;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : kWidths)
       for (bool circular : {false, true}) {
-        Conv1dUpdateCase c;
-        c.dtype = dtype;
-        c.batch = 3;
-        c.channels = 19;
-        c.width = width;
-        c.silu = seed % 2 == 0;
-        c.bias = seed % 3 == 0;
-        c.state_len = circular ? 7 : width - 1 + seed % 3;
-        c.prefix = {0, 2, 9};
-        c.steps = {1, 1, 3, 1, 8};
-        c.circular = circular;
-        c.flat_tokens = seed % 4 == 0;
-        c.seed = seed++;
+        Conv1dUpdateCase c = make_update_case(dtype, width, circular, seed++);
+        const bool half = dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16;
+        c.weight_dtype = half && seed % 2 ? BARACUDA_DTYPE_F32 : 0;
+        c.batch = 7;
+        c.pool = 23;
         CHECK_CASE(c, run_conv1d_update);
       }
 }

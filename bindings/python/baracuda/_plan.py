@@ -48,7 +48,7 @@ def _checked(status):
 class Plan:
     """A selected plan: Plan(op, **descriptor fields). op is a name ("pad") or id;
     fields not given keep the header's ..._DESC_INIT defaults; string field values
-    name constants (dtype="bf16", mode="reflect"); lists fill array fields.
+    name constants (dtype="bf16", weight_dtype="f32", mode="reflect"); lists fill array fields.
     target_sm plans without a GPU; flags are BARACUDA_SELECT_* bits."""
 
     def __init__(self, op, *, target_sm=0, device=-1, flags=0, **fields):
@@ -64,11 +64,12 @@ class Plan:
             if isinstance(value, str):  # a dtype, or a constant named by the descriptor or by the field
                 names = [prefix + value.upper(), "BARACUDA_" + key.upper() + "_" + value.upper()]
                 known = [n for n in names if n in h.constants]
-                if key == "dtype" and value not in DTYPES:
+                is_dtype = key == "dtype" or key.endswith("_dtype")  # dtype, weight_dtype
+                if is_dtype and value not in DTYPES:
                     raise ValueError(f"baracuda: {value!r} is not a dtype (dtypes: {', '.join(DTYPES)})")
-                if key != "dtype" and not known:
+                if not is_dtype and not known:
                     raise ValueError(f"baracuda: {value!r} is not a value of {key} (no {' or '.join(names)})")
-                value = DTYPES[value] if key == "dtype" else h.constants[known[0]]
+                value = DTYPES[value] if is_dtype else h.constants[known[0]]
             if isinstance(value, (list, tuple)):
                 array = getattr(desc, key)
                 for i, v in enumerate(value):

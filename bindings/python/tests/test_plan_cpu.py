@@ -46,3 +46,12 @@ def test_a_new_op_family_needs_no_binding_code():
     plan = baracuda.Plan("causal_conv1d_backward", target_sm=90, dtype="bf16", width=4, activation="silu",
                          batch=2, channels=8, seq_len=1000)
     assert plan.workspace_size == 2 * 4 * 8 * 5 * 4
+
+
+def test_dtype_fields_take_dtype_names():
+    plan = baracuda.Plan("causal_conv1d_backward", target_sm=90, dtype="bf16", weight_dtype="f32", width=4,
+                         batch=2, channels=8, seq_len=100)
+    assert "bf16_f32w" in plan.info["kernel_name"]
+    with pytest.raises(ValueError, match="is not a dtype"):
+        baracuda.Plan("causal_conv1d", target_sm=90, dtype="bf16", weight_dtype="float", batch=2, channels=8,
+                      seq_len=100)

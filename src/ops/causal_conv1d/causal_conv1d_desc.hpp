@@ -14,6 +14,7 @@ struct Spec {
   Kind kind;
   const OpDef *op;  // kForward, kBackward or kUpdate
   baracuda_dtype_t dtype;
+  baracuda_dtype_t weight_dtype;  // WEIGHT, BIAS, DW, DB: the descriptor's 0 resolved to dtype
   int32_t width;
   bool silu;
   int64_t batch, channels, length, state_len;

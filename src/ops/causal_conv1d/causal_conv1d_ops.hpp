@@ -18,6 +18,7 @@ inline constexpr ArgRole kForwardRoles[] = {
     arg_role(BARACUDA_ARG_Y, Need::Required, Flow::Out),
     arg_role(BARACUDA_ARG_INITIAL_STATES, Need::Optional, Flow::In),
     arg_role(BARACUDA_ARG_FINAL_STATES, Need::Optional, Flow::Out),
+    arg_role(BARACUDA_ARG_SEQ_IDX, Need::Optional, Flow::In),
 };
 inline constexpr ArgRole kBackwardRoles[] = {
     arg_role(BARACUDA_ARG_X, Need::Required, Flow::In),
@@ -29,6 +30,8 @@ inline constexpr ArgRole kBackwardRoles[] = {
     arg_role(BARACUDA_ARG_DW, Need::Optional, Flow::Out),
     arg_role(BARACUDA_ARG_DB, Need::Optional, Flow::Out),
     arg_role(BARACUDA_ARG_DINITIAL_STATES, Need::Optional, Flow::Out),
+    arg_role(BARACUDA_ARG_DFINAL_STATES, Need::Optional, Flow::In),
+    arg_role(BARACUDA_ARG_SEQ_IDX, Need::Optional, Flow::In),
 };
 inline constexpr ArgRole kUpdateRoles[] = {
     arg_role(BARACUDA_ARG_X, Need::Required, Flow::In),
@@ -37,6 +40,7 @@ inline constexpr ArgRole kUpdateRoles[] = {
     arg_role(BARACUDA_ARG_Y, Need::Required, Flow::Out),
     arg_role(BARACUDA_ARG_STATE, Need::Required, Flow::InOut),
     arg_role(BARACUDA_ARG_CACHE_SEQLENS, Need::Optional, Flow::In),
+    arg_role(BARACUDA_ARG_CONV_STATE_INDICES, Need::Optional, Flow::In),
 };
 static_assert(role_table_valid(kForwardRoles) && role_table_valid(kBackwardRoles) && role_table_valid(kUpdateRoles));
 

@@ -1,6 +1,7 @@
 // causal conv1d plans: forward, backward and the decoding update, and their
 // candidate kernels.
 #include <memory>
+#include <string>
 
 #include "causal_conv1d/causal_conv1d_kernels.h"
 #include "core/args.hpp"
@@ -27,6 +28,16 @@ inline constexpr Keyed<const kernels::Conv1dEntries *> kEntriesByDtype[] = {
 static_assert(table_keys(kEntriesByDtype) == kForward.dtypes && kForward.dtypes == kBackward.dtypes &&
                   kBackward.dtypes == kUpdate.dtypes,
               "the causal conv1d ops serve exactly their kernels' dtypes");
+// 16-bit x with f32 weights, by x's dtype.
+inline constexpr Keyed<const kernels::Conv1dEntries *> kF32WeightEntriesByDtype[] = {
+    {BARACUDA_DTYPE_F16, &kernels::kCausalConv1dF16F32w},
+    {BARACUDA_DTYPE_BF16, &kernels::kCausalConv1dBf16F32w},
+};
+
+const kernels::Conv1dEntries &entries_of(const Spec &spec) {
+  if (spec.weight_dtype == spec.dtype) return *kernel_for_dtype(spec.op->name, kEntriesByDtype, spec.dtype);
+  return *kernel_for_dtype(spec.op->name, kF32WeightEntriesByDtype, spec.dtype);
+}
 
 kernels::Conv1dPass pass_of(Kind kind) {
   return kind == Kind::Forward    ? kernels::Conv1dPass::Forward
@@ -42,8 +53,12 @@ std::string kernel_name(const Spec &spec) {
   if (spec.batch == 0 || spec.channels == 0 || steps == 0)
     return cat(spec.op->name, "_w", spec.width, "_", dtype_name(spec.dtype), " (empty problem: no launch)");
   char name[sizeof(baracuda_plan_info_t{}.kernel_name)];
+  // Mixed precision names both dtypes: "bf16_f32w" is bf16 x with f32 weights.
+  const std::string dtypes = spec.weight_dtype == spec.dtype
+                                 ? std::string(dtype_name(spec.dtype))
+                                 : cat(dtype_name(spec.dtype), "_", dtype_name(spec.weight_dtype), "w");
   kernels::write_dense_conv1d_kernel_name(name, sizeof name, spec.op->name, pass_of(spec.kind), dtype_bytes(spec.dtype),
-                                          spec.batch, spec.channels, spec.length, spec.width, dtype_name(spec.dtype));
+                                          spec.batch, spec.channels, spec.length, spec.width, dtypes.c_str());
   return name;
 }
 
@@ -51,7 +66,7 @@ class CausalConv1dPlan final : public Plan {
  public:
   explicit CausalConv1dPlan(const Spec &spec)
       : spec_(spec),
-        entries_(*kernel_for_dtype(spec.op->name, kEntriesByDtype, spec.dtype)) {
+        entries_(entries_of(spec)) {
     set_accumulates(info, spec.dtype);
     set_kernel_name(info, kernel_name(spec));
   }
@@ -73,27 +88,31 @@ class CausalConv1dPlan final : public Plan {
     const OpDef &op = *spec_.op;
     const BoundArgs t = bind_args(op, args, num_args);
     const int64_t B = spec_.batch, C = spec_.channels, L = spec_.length, W = spec_.width;
+    const int64_t pool = state_pool_rows(t);
     const int64_t seq[3] = {B, C, L}, taps[2] = {C, W}, chan[1] = {C}, ends[3] = {B, C, W - 1},
-                  state[3] = {B, C, spec_.state_len}, batch[1] = {B};
+                  state[3] = {pool, C, spec_.state_len}, batch[1] = {B}, rows[2] = {B, L};
     // The update takes x and y as [B, C] when it steps one token.
     const int32_t seq_rank = spec_.kind == Kind::Update && t[BARACUDA_ARG_X]->rank == 2 && L == 1 ? 2 : 3;
     auto check = [&](int32_t role, int32_t rank, const int64_t *shape, baracuda_dtype_t dtype) {
       if (op.find_role(role)) validate_arg(op, t, role, dtype, rank, shape);
     };
-    const baracuda_dtype_t dt = spec_.dtype;
+    const baracuda_dtype_t dt = spec_.dtype, wdt = spec_.weight_dtype;
     check(BARACUDA_ARG_X, seq_rank, seq, dt);
-    check(BARACUDA_ARG_WEIGHT, 2, taps, dt);
-    check(BARACUDA_ARG_BIAS, 1, chan, dt);
+    check(BARACUDA_ARG_WEIGHT, 2, taps, wdt);
+    check(BARACUDA_ARG_BIAS, 1, chan, wdt);
     check(BARACUDA_ARG_Y, seq_rank, seq, dt);
     check(BARACUDA_ARG_INITIAL_STATES, 3, ends, dt);
     check(BARACUDA_ARG_FINAL_STATES, 3, ends, dt);
     check(BARACUDA_ARG_DY, 3, seq, dt);
     check(BARACUDA_ARG_DX, 3, seq, dt);
-    check(BARACUDA_ARG_DW, 2, taps, dt);
-    check(BARACUDA_ARG_DB, 1, chan, dt);
+    check(BARACUDA_ARG_DW, 2, taps, wdt);
+    check(BARACUDA_ARG_DB, 1, chan, wdt);
     check(BARACUDA_ARG_DINITIAL_STATES, 3, ends, dt);
+    check(BARACUDA_ARG_DFINAL_STATES, 3, ends, dt);
     check(BARACUDA_ARG_STATE, 3, state, dt);
     check(BARACUDA_ARG_CACHE_SEQLENS, 1, batch, BARACUDA_DTYPE_I32);
+    check(BARACUDA_ARG_CONV_STATE_INDICES, 1, batch, BARACUDA_DTYPE_I32);
+    check(BARACUDA_ARG_SEQ_IDX, 2, rows, BARACUDA_DTYPE_I32);
     if (t[BARACUDA_ARG_DB] && !t[BARACUDA_ARG_BIAS])
       fail(BARACUDA_STATUS_INVALID_PROBLEM, op.name, ": arg DB is given without BIAS");
     auto same = [&](int32_t a, int32_t b) { return t[a] && t[b] && t[a]->data == t[b]->data && t[a]->data; };
@@ -108,6 +127,7 @@ class CausalConv1dPlan final : public Plan {
     p.width = spec_.width;
     p.silu = spec_.silu;
     p.state_len = spec_.state_len;
+    p.state_rows = pool;
     auto view = [&](int32_t role, int32_t rank) {
       kernels::Conv1dView v;
       if (!t[role]) return v;
@@ -129,7 +149,22 @@ class CausalConv1dPlan final : public Plan {
     p.dinitial = view(BARACUDA_ARG_DINITIAL_STATES, 3);
     p.state = view(BARACUDA_ARG_STATE, 3);
     p.cache_seqlens = view(BARACUDA_ARG_CACHE_SEQLENS, 1);
+    p.dfinal = view(BARACUDA_ARG_DFINAL_STATES, 3);
+    p.state_indices = view(BARACUDA_ARG_CONV_STATE_INDICES, 1);
+    p.seq_idx = view(BARACUDA_ARG_SEQ_IDX, 2);
     return p;
+  }
+
+  // The update's STATE rows: B, or with CONV_STATE_INDICES a pool of any size
+  // (STATE's own shape[0]); 0 for the ops without a state.
+  int64_t state_pool_rows(const BoundArgs &t) const {
+    const baracuda_tensor_t *state = t[BARACUDA_ARG_STATE];
+    if (spec_.kind != Kind::Update || !state) return 0;
+    if (!t[BARACUDA_ARG_CONV_STATE_INDICES] || state->rank < 1) return spec_.batch;
+    if (state->shape[0] < 0)
+      fail(BARACUDA_STATUS_INVALID_PROBLEM, spec_.op->name, ": arg STATE shape[0] is ", state->shape[0],
+           ", must be >= 0 (the rows of the state pool)");
+    return state->shape[0];
   }
 
   Spec spec_;
@@ -137,7 +172,9 @@ class CausalConv1dPlan final : public Plan {
 };
 
 WhyNot width_served(const Spec &s, const SelectContext &) {
-  if (s.width < 2 || s.width > 4) return cat("width ", s.width, " is not served (2, 3 or 4)");
+  using Traits = kernels::Conv1dTraits;
+  if (s.width < Traits::kMinWidth || s.width > Traits::kMaxWidth)
+    return cat("width ", s.width, " is not served (", Traits::kMinWidth, " to ", Traits::kMaxWidth, ")");
   return serves();
 }
 

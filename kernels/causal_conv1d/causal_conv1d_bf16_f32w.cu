@@ -1,0 +1,4 @@
+// x in bf16 with f32 weights, bias and their gradients (as Mamba trains).
+#include "causal_conv1d/causal_conv1d_impl.cuh"
+
+BARACUDA_CAUSAL_CONV1D_ENTRIES(kCausalConv1dBf16F32w, __nv_bfloat16, float);
