@@ -82,6 +82,8 @@ def write_ninja(kind, base, out_dir):
     entries = host_sources(base, private_dir)
     link = link_command(base, library_file)
     kernel_objects = [os.path.join(base, a) for a in link if a.startswith(private_dir + "/") and a.endswith(".cu.o")]
+    # Objects the library takes from its helper static libraries (the cuDNN backend), linked as the release build made them.
+    helper_objects = [os.path.join(base, a) for a in link if a.endswith(".o") and not a.startswith(private_dir + "/")]
     cxxflags = FUZZ_CXXFLAGS if kind == "fuzzer" else ABI_CXXFLAGS + ["-fPIC", "-fvisibility=hidden"]
     coverage = ["-fsanitize=fuzzer-no-link"] if kind == "fuzzer" else []
 
@@ -109,7 +111,7 @@ def write_ninja(kind, base, out_dir):
     if kind == "fuzzer":
         target = os.path.join(REPO, "tests", "fuzz", "fuzz_plan.cpp")
         lines += [f"build fuzz_plan.o: cxx {target}", f"  flags = {' '.join(map(shlex.quote, flags + cxxflags + coverage))}"]
-        inputs = ["fuzz_plan.o"] + objects + kernel_objects
+        inputs = ["fuzz_plan.o"] + objects + kernel_objects + helper_objects
         cmd = [CXX[kind], "-fsanitize=fuzzer"] + SANITIZE + ["-o", "fuzz_plan"] + inputs + [
             "-L" + cuda_library_dir(flags), "-lcudart_static", "-ldl", "-lrt", "-lpthread"]
         output = "fuzz_plan"
