@@ -13,9 +13,10 @@
  *   sums into the workspace; a second small launch adds them in a fixed order.
  *   On sm_90 and later, when each slope's sum has at most 8 blocks (a decoding
  *   step: Q = 1, K up to 32768 in f32, 65536 in f16/bf16), it is one launch
- *   instead: a thread-block cluster per slope adds its blocks' sums through
- *   their shared memory, in the same order, to the same bits (plan info's
- *   kernel name says "clusters"; the workspace is then unused).
+ *   instead (candidate alibi_bwd_clusters): a thread-block cluster per slope
+ *   adds its blocks' sums through their shared memory, in the same order, to
+ *   the same bits as the two launches (candidate alibi_bwd; plan info's kernel
+ *   name says which), and the plan needs no workspace.
  *   No atomics: deterministic and bit-stable (plan info says so).
  *   With Q * K = 0 (and B * H > 0) dslopes, sums of nothing, are written as
  *   0 by that second launch alone: the one empty problem that launches.

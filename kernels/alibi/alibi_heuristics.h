@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "alibi/alibi_fast_divisor.h"
+#include "alibi/alibi_problem.h"
 #include "alibi/alibi_traits.h"
 
 namespace baracuda::kernels {
@@ -49,9 +50,12 @@ inline AlibiTiling alibi_tiling(int64_t queries, int64_t keys, int elem_bytes) {
   return t;
 }
 
-// The tiling a kernel launch takes: the inner extent's divisor added.
-inline AlibiTiling alibi_with_heads(AlibiTiling t, int64_t batch, int64_t heads, bool per_batch_slopes) {
-  t.inner = fast_divisor(per_batch_slopes ? heads : batch);
+// The tiling a kernel launch takes: alibi_tiling with the divisor of the
+// inner extent of a tile's head number (tiles run head-major over (h, b)
+// for [H] slopes, batch-major over (b, h) for [B, H] ones).
+inline AlibiTiling alibi_problem_tiling(const AlibiProblem &p, int elem_bytes) {
+  AlibiTiling t = alibi_tiling(p.queries, p.keys, elem_bytes);
+  t.inner = fast_divisor(p.per_batch_slopes ? p.heads : p.batch);
   return t;
 }
 
@@ -85,14 +89,16 @@ inline int64_t alibi_tiles_per_slope(int64_t batch, bool per_batch_slopes, const
   return per_batch_slopes ? t.tiles_per_head : batch * t.tiles_per_head;
 }
 
-// Whether the backward runs as one launch of thread-block clusters, a
-// cluster per slope and a block per tile (sm_90 and later): dslopes wanted,
-// Q * K > 0, every slope's tiles fit a portable cluster and the tiles a grid.
-// Otherwise the pass and the reduction are two launches; both add the same
-// numbers in the same order.
-inline bool alibi_backward_in_clusters(int32_t sm, bool dslopes, int64_t tiles_per_slope, int64_t tiles) {
-  return sm >= 90 && dslopes && tiles_per_slope > 0 && tiles_per_slope <= AlibiTraits::kMaxClusterTiles &&
-         tiles < (int64_t{1} << 31);
+// Whether the backward can run as one launch of thread-block clusters
+// (candidate alibi_bwd_clusters, sm_90 and later), a cluster per slope and a
+// block per tile: Q * K > 0, every slope's tiles fit a portable cluster and
+// the tiles a grid.
+inline bool alibi_backward_fits_clusters(int64_t batch, int64_t heads, int64_t queries, int64_t keys,
+                                         bool per_batch_slopes, int elem_bytes) {
+  if (batch <= 0 || heads <= 0 || queries <= 0 || keys <= 0) return false;
+  const int64_t per_slope = alibi_tiles_per_slope(batch, per_batch_slopes, alibi_tiling(queries, keys, elem_bytes));
+  return per_slope <= AlibiTraits::kMaxClusterTiles &&
+         alibi_tile_count(batch, heads, queries, keys, elem_bytes) < (int64_t{1} << 31);
 }
 
 // The contiguous run of partials each thread of the reduction adds in order

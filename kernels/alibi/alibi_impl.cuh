@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(kReduceThreads)
   }
 }
 
-// The backward in one launch (sm_90): a thread-block cluster per slope, a
-// block per tile. Each block writes its tile sum into the first block's
+// The backward in one launch (sm_90, candidate alibi_bwd_clusters): a
+// thread-block cluster per slope, a block per tile. Each block writes its tile sum into the first block's
 // shared memory and arrives at the cluster barrier (then it may exit: no one
 // reads its own shared memory); the first waits for all, then adds the sums
 // as the reduction kernel adds a slope's partials (a run of one per thread,
@@ -276,8 +276,7 @@ int with_variant(bool vec, bool narrow, bool symmetric, Launch &&launch) {
 template <class T, class S>
 int run_forward(const AlibiProblem &p, cudaStream_t stream) {
   if (p.batch == 0 || p.heads == 0 || p.queries == 0 || p.keys == 0) return 0;
-  const AlibiTiling t =
-      alibi_with_heads(alibi_tiling(p.queries, p.keys, sizeof(T)), p.batch, p.heads, p.per_batch_slopes);
+  const AlibiTiling t = alibi_problem_tiling(p, sizeof(T));
   const int64_t tiles = p.batch * p.heads * t.tiles_per_head;
   const unsigned grid = static_cast<unsigned>(alibi_grid_blocks(tiles));
   const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && rows_aligned<T>(p, p.out, p.out_stride);
@@ -287,8 +286,10 @@ int run_forward(const AlibiProblem &p, cudaStream_t stream) {
   });
 }
 
-// With Q * K = 0 and B * H > 0 the reduction alone runs: every dslope is a
-// sum of nothing, written as 0.
+// The pass, then the reduction; or, for a plan of candidate
+// alibi_bwd_clusters (p.clusters) with dslopes wanted, both in one launch of
+// clusters. With Q * K = 0 and B * H > 0 the reduction alone runs: every
+// dslope is a sum of nothing, written as 0.
 template <class T, class S>
 int run_backward(const AlibiProblem &p, void *workspace, cudaStream_t stream) {
   using A = typename Accum<T>::type;
@@ -297,12 +298,11 @@ int run_backward(const AlibiProblem &p, void *workspace, cudaStream_t stream) {
   PassSequence passes(stream);
   int64_t per_slope = 0;
   if (p.queries > 0 && p.keys > 0) {
-    const AlibiTiling t =
-        alibi_with_heads(alibi_tiling(p.queries, p.keys, sizeof(T)), p.batch, p.heads, p.per_batch_slopes);
+    const AlibiTiling t = alibi_problem_tiling(p, sizeof(T));
     const int64_t tiles = p.batch * p.heads * t.tiles_per_head;
     const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && (!p.out || rows_aligned<T>(p, p.out, p.out_stride));
     per_slope = alibi_tiles_per_slope(p.batch, p.per_batch_slopes, t);
-    const bool in_clusters = alibi_backward_in_clusters(p.sm, p.dslopes != nullptr, per_slope, tiles);
+    const bool in_clusters = p.clusters && p.dslopes;
     const unsigned grid = static_cast<unsigned>(in_clusters ? tiles : alibi_grid_blocks(tiles));
     const int rc = with_variant(vec, alibi_indices_fit_32_bits(p.queries, p.keys, tiles), p.symmetric, [&](auto variant) {
       using V = decltype(variant);

@@ -13,7 +13,7 @@ struct AlibiProblem {
   bool bottom_right;    // i' = i + K - Q instead of i
   bool per_batch_slopes;  // slopes [B, H]: one partial sum per (b, h) instead of per h
   bool f32_slopes;      // slopes and dslopes in f32 rather than in the scores' dtype
-  int32_t sm;           // the plan's target arch: thread-block clusters from 90 on
+  bool clusters;        // backward: one launch of clusters (alibi_backward_fits_clusters holds)
   // The tensor read in one pass (SCORES, or DY) and the one written (Y, or
   // DSCORES; NULL when the backward writes none): strides of B, H, Q; K's is 1.
   const void *in;

@@ -1,6 +1,6 @@
 // The ALiBi kernels' tuning knobs, all in one place. Plain constants,
 // host-includable: the heuristics size tiles and grids from them and the
-// kernels compile against them. Not yet measured on the GPU machine.
+// kernels compile against them. Measurements: bench/NOTES.md.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +24,10 @@ struct AlibiTraits {
   static constexpr int64_t kMaxGridBlocks = 8192;
   // Threads of the backward's second launch, one block per slope.
   static constexpr int kReduceThreads = 256;
-  // On sm_90 a backward whose slopes have at most this many tiles each runs
-  // as one launch: a thread-block cluster per slope adds its blocks' partial
-  // sums through distributed shared memory. 8 is the portable cluster size.
+  // On sm_90 a backward whose slopes have at most this many tiles each can
+  // run as one launch (candidate alibi_bwd_clusters): a thread-block cluster
+  // per slope adds its blocks' partial sums through distributed shared
+  // memory. 8 is the portable cluster size.
   static constexpr int kMaxClusterTiles = 8;
 };
 

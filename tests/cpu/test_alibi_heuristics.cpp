@@ -118,9 +118,9 @@ TEST_CASE("alibi plans name their tiles", "[heuristics][alibi]") {
   }
 }
 
-TEST_CASE("alibi backward runs in one launch of clusters on sm_90 when every slope has at most 8 tiles",
+TEST_CASE("alibi backward fits one launch of clusters when every slope has at most 8 tiles",
           "[heuristics][alibi]") {
-  using baracuda::kernels::alibi_backward_in_clusters;
+  using baracuda::kernels::alibi_backward_fits_clusters;
   using baracuda::kernels::alibi_tiles_per_slope;
   // The decoding step [1, 32, 1, 32768]: 8 tiles of 4096 f32 (4 of 8192 bf16) per head.
   const auto decode_f32 = alibi_tiling(1, 32768, 4), decode_bf16 = alibi_tiling(1, 32768, 2);
@@ -128,26 +128,37 @@ TEST_CASE("alibi backward runs in one launch of clusters on sm_90 when every slo
   CHECK(alibi_tiles_per_slope(1, true, decode_bf16) == 4);
   // [H] slopes gather the tiles of every batch entry.
   CHECK(alibi_tiles_per_slope(3, false, decode_bf16) == 12);
-  CHECK(alibi_backward_in_clusters(90, true, 8, 256));
-  CHECK(alibi_backward_in_clusters(100, true, 1, 32));
-  CHECK_FALSE(alibi_backward_in_clusters(90, true, 9, 288));      // past a portable cluster
-  CHECK_FALSE(alibi_backward_in_clusters(89, true, 8, 256));      // no clusters before sm_90
-  CHECK_FALSE(alibi_backward_in_clusters(90, false, 8, 256));     // no dslopes: one pass anyway
-  CHECK_FALSE(alibi_backward_in_clusters(90, true, 0, 0));        // Q * K = 0: the reduction alone
-  CHECK_FALSE(alibi_backward_in_clusters(90, true, 2, int64_t{1} << 31));  // past a grid
+  CHECK(alibi_backward_fits_clusters(1, 32, 1, 32768, false, 4));
+  CHECK(alibi_backward_fits_clusters(2, 32, 1, 32768, false, 2));        // 8 bf16 tiles per slope
+  CHECK(alibi_backward_fits_clusters(4096, 32, 1, 32768, true, 4));      // any number of slopes
+  CHECK_FALSE(alibi_backward_fits_clusters(2, 32, 1, 32768, false, 4));  // 16 tiles per slope
+  CHECK_FALSE(alibi_backward_fits_clusters(1, 32, 1, 32768, false, 8));  // f64: 16 tiles per head
+  CHECK_FALSE(alibi_backward_fits_clusters(1, 32, 0, 32768, false, 4));  // Q * K = 0: the reduction alone
+  CHECK_FALSE(alibi_backward_fits_clusters(1, 32, 1, 0, false, 4));
+  CHECK_FALSE(alibi_backward_fits_clusters(int64_t{1} << 28, 8, 1, 4096, true, 4));  // past a grid
 }
 
-TEST_CASE("alibi backward plans name their clusters", "[heuristics][alibi]") {
+// The default backward plan of [B, H, Q, K] f32 for sm 90: its kernel name,
+// after checking its workspace (none for one launch of clusters).
+std::string backward_kernel_name(int64_t batch, int64_t heads, int64_t queries, int64_t keys) {
   baracuda_alibi_desc_t d = BARACUDA_ALIBI_BACKWARD_DESC_INIT;
   d.dtype = BARACUDA_DTYPE_F32;
-  d.batch = 1;
-  d.heads = 32;
-  d.queries = 1;
-  d.keys = 32768;
+  d.batch = batch, d.heads = heads, d.queries = queries, d.keys = keys;
   TestPlan p(&d.header);
   baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
   REQUIRE(baracuda_plan_get_info(p.plan, &info) == BARACUDA_STATUS_SUCCESS);
-  CHECK(std::string(info.kernel_name) == "alibi_backward_f32_f32_slopes tiles 1x4096 clusters of 8");
+  const bool clusters = std::string(info.kernel_name).find("clusters") != std::string::npos;
+  CHECK(info.workspace_bytes ==
+        (clusters ? 0 : static_cast<uint64_t>(alibi_backward_workspace(batch, heads, queries, keys, 4))));
+  return info.kernel_name;
+}
+
+TEST_CASE("alibi backward plans name their clusters", "[heuristics][alibi]") {
+  CHECK(backward_kernel_name(1, 32, 1, 32768) == "alibi_backward_f32_f32_slopes tiles 1x4096 clusters of 8");
+  // Sizes the GPU suite compares with the two-launch candidate.
+  CHECK(backward_kernel_name(1, 2, 1, 20000) == "alibi_backward_f32_f32_slopes tiles 1x4096 clusters of 5");
+  CHECK(backward_kernel_name(2, 2, 1, 13001) == "alibi_backward_f32_f32_slopes tiles 1x4096 clusters of 8");
+  CHECK(backward_kernel_name(4, 32, 2048, 2048) == "alibi_backward_f32_f32_slopes tiles 2x2048 pass + reduction");
 }
 
 TEST_CASE("fast divisor: n / d as a multiply and a shift for 31-bit n and d", "[heuristics][alibi]") {

@@ -145,18 +145,19 @@ TEST_CASE("alibi backward is bitwise repeatable over many blocks per slope", "[g
     }
 }
 
-TEST_CASE("alibi backward in one launch of clusters gives the bits of the two-launch path", "[gpu][alibi]") {
-  // On sm_90 these sizes (at most 8 tiles per slope) run as one launch; the
-  // repeat runs the plan for sm 80: the pass and the reduction kernel.
+TEST_CASE("alibi backward in one launch gives the bits of the two-launch path", "[gpu][alibi]") {
+  // These sizes (at most 8 tiles per slope) run as one launch; the repeat
+  // forces the two-launch candidate: the pass and the reduction kernel.
   uint64_t seed = 8500;
   for (baracuda_dtype_t dtype : kDtypes)
-    for (const Size &s : {Size{1, 32, 1, 32768}, Size{3, 2, 5, 700}, Size{2, 3, 37, 1}})
+    for (const Size &s : {Size{1, 32, 1, 32768}, Size{3, 2, 5, 700}, Size{2, 3, 37, 1}, Size{1, 2, 1, 20000},
+                          Size{2, 2, 1, 13001}})
       for (bool per_batch : {false, true}) {
         AlibiCase c = make_case(BARACUDA_OP_ALIBI_BACKWARD, dtype, s, kConventions[seed % 2],
                                 kAlignments[seed / 2 % 2], seed);
         ++seed;
         c.per_batch_slopes = per_batch;
-        c.repeat_target_sm = 80;
+        c.repeat_candidate = "alibi_bwd";
         CHECK_CASE(c, run_alibi);
       }
 }

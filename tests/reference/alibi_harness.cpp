@@ -134,7 +134,7 @@ std::string describe(const AlibiCase &c) {
      << c.heads << " Q" << c.queries << " K" << c.keys << (c.per_batch_slopes ? " slopes [B,H] " : " slopes [H] ")
      << slopes_layout_name(c.slopes_layout) << ' ' << scores_layout_name(c.layout) << (c.in_place ? " in-place" : "");
   if (c.op == BARACUDA_OP_ALIBI_BACKWARD) os << (c.dscores ? "" : " no-dscores") << (c.dslopes ? "" : " no-dslopes");
-  if (c.repeat_target_sm) os << " repeated for sm " << c.repeat_target_sm;
+  if (c.repeat_candidate) os << " repeated by " << c.repeat_candidate;
   os << " seed " << c.seed;
   return os.str();
 }
@@ -197,10 +197,8 @@ Result run_alibi(const AlibiCase &c) {
     desc.alignment = c.alignment;
     desc.per_batch_slopes = c.per_batch_slopes ? 1 : 0;
     desc.batch = B, desc.heads = H, desc.queries = Q, desc.keys = K;
-    baracuda_select_options_t repeat = BARACUDA_SELECT_OPTIONS_INIT;
-    repeat.target_sm = c.repeat_target_sm;
     const std::vector<std::vector<unsigned char>> got =
-        run_compare_repeat(&desc.header, args, outputs, c.repeat_target_sm ? &repeat : nullptr);
+        run_compare_repeat(&desc.header, args, outputs, c.repeat_candidate);
     if (backward && c.dslopes) check_dslopes_bound(dslopes, got.back(), grads, bounds);
   });
 }

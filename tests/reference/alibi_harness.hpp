@@ -41,7 +41,7 @@ struct AlibiCase {
   bool in_place = false;  // Y is SCORES (forward), DSCORES is DY (backward)
   bool dscores = true;    // backward: DSCORES asked for
   bool dslopes = true;    // backward: DSLOPES asked for
-  int32_t repeat_target_sm = 0;  // the repeat run's plan is for this arch (0: the same plan again)
+  const char *repeat_candidate = nullptr;  // the repeat run's plan is this candidate's (NULL: the same plan again)
   uint64_t seed = 1;
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
@@ -180,11 +181,15 @@ inline void output_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t rank, c
   t.upload();
 }
 
-// Runs the plan selected with opts (NULL: defaults) with a garbage workspace.
+// Runs the plan select gives (with BARACUDA_FORCE_CANDIDATE set to
+// candidate, when not NULL) with a garbage workspace.
 inline void run_with_workspace(const baracuda_op_header_t *desc, const std::vector<baracuda_arg_t> &args,
-                               const baracuda_select_options_t *opts = nullptr) {
+                               const char *candidate = nullptr) {
   PlanGuard g;
-  status(baracuda_plan_select(desc, opts, &g.plan), "baracuda_plan_select");
+  if (candidate) setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
+  const baracuda_status_t selected = baracuda_plan_select(desc, nullptr, &g.plan);
+  if (candidate) unsetenv("BARACUDA_FORCE_CANDIDATE");
+  status(selected, "baracuda_plan_select");
   const GarbageWorkspace ws(g.plan);
   const baracuda_status_t s = baracuda_plan_run(g.plan, args.data(), static_cast<int32_t>(args.size()), ws.data,
                                                 ws.bytes, nullptr);
@@ -203,12 +208,12 @@ struct Output {
 // Runs the plan, compares every output with its reference, uploads the
 // outputs' first contents again (the poison, or the input of an in-place
 // output), runs again and expects the same bytes. Returns the first run's.
-// With repeat_opts the second run is the plan selected with them: the same
-// bytes from another plan (another arch's kernels) of the same problem.
+// With repeat_candidate the second run is that candidate's plan: the same
+// bytes from another kernel of the same problem.
 inline std::vector<std::vector<unsigned char>> run_compare_repeat(const baracuda_op_header_t *desc,
                                                                   const std::vector<baracuda_arg_t> &args,
                                                                   const std::vector<Output> &outputs,
-                                                                  const baracuda_select_options_t *repeat_opts = nullptr) {
+                                                                  const char *repeat_candidate = nullptr) {
   run_with_workspace(desc, args);
   std::vector<std::vector<unsigned char>> first;
   for (const Output &o : outputs) {
@@ -216,9 +221,9 @@ inline std::vector<std::vector<unsigned char>> run_compare_repeat(const baracuda
     compare_to_reference(*o.tensor, first.back(), o.ref, o.name, o.tol);
   }
   for (const Output &o : outputs) o.tensor->upload();
-  run_with_workspace(desc, args, repeat_opts);
-  const std::string second = repeat_opts ? " differs on a run of the plan for sm " + std::to_string(repeat_opts->target_sm)
-                                         : " differs on a second run";
+  run_with_workspace(desc, args, repeat_candidate);
+  const std::string second =
+      repeat_candidate ? std::string(" differs on a run of candidate ") + repeat_candidate : " differs on a second run";
   for (size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i].tensor->download() != first[i]) throw Fail{outputs[i].name + second};
   return first;

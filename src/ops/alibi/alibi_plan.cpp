@@ -29,11 +29,10 @@ inline constexpr Keyed<const kernels::AlibiEntries *> kEntriesByDtype[] = {
 static_assert(table_keys(kEntriesByDtype) == kForward.dtypes && kForward.dtypes == kBackward.dtypes,
               "the ALiBi ops serve exactly their kernels' dtypes");
 
-// The tiles the kernels cut the problem into, in the name, whether the
-// backward runs in one launch of clusters, and what an empty problem
-// launches: nothing, or the backward's reduction alone to write zero dslopes.
-// The backward's name is for the call with dslopes (without it, one pass).
-std::string kernel_name(const Spec &s, int32_t sm) {
+// The tiles the kernels cut the problem into, in the name, how the backward
+// adds its sums, and what an empty problem launches: nothing, or the
+// backward's reduction alone to write zero dslopes.
+std::string kernel_name(const Spec &s, bool clusters) {
   const std::string base =
       cat(s.op->name, "_", dtype_name(s.dtype), "_", dtype_name(s.slopes_dtype), "_slopes");
   if (s.batch == 0 || s.heads == 0) return base + " (empty problem: no launch)";
@@ -41,20 +40,19 @@ std::string kernel_name(const Spec &s, int32_t sm) {
     return base + (s.backward() ? " (dslopes zeroed)" : " (empty problem: no launch)");
   const kernels::AlibiTiling t = kernels::alibi_tiling(s.queries, s.keys, dtype_bytes(s.dtype));
   const std::string tiles = cat(base, " tiles ", t.tile_rows, "x", t.chunk_cols);
-  const int64_t per_slope = kernels::alibi_tiles_per_slope(s.batch, s.per_batch_slopes, t);
-  if (!s.backward() || !kernels::alibi_backward_in_clusters(sm, true, per_slope, s.batch * s.heads * t.tiles_per_head))
-    return tiles;
-  return cat(tiles, " clusters of ", per_slope);
+  if (!s.backward()) return tiles;
+  if (!clusters) return tiles + " pass + reduction";
+  return cat(tiles, " clusters of ", kernels::alibi_tiles_per_slope(s.batch, s.per_batch_slopes, t));
 }
 
 class AlibiPlan final : public Plan {
  public:
-  AlibiPlan(const Spec &spec, int32_t sm)
+  AlibiPlan(const Spec &spec, bool clusters)
       : spec_(spec),
-        sm_(sm),
+        clusters_(clusters),
         entries_(*kernel_for_dtype(spec.op->name, kEntriesByDtype, spec.dtype)) {
     set_accumulates(info, spec.dtype);
-    set_kernel_name(info, kernel_name(spec, sm));
+    set_kernel_name(info, kernel_name(spec, clusters));
   }
 
   void check(const baracuda_arg_t *args, int32_t num_args) const override { bind(args, num_args); }
@@ -98,7 +96,7 @@ class AlibiPlan final : public Plan {
     p.bottom_right = spec_.bottom_right;
     p.per_batch_slopes = spec_.per_batch_slopes;
     p.f32_slopes = spec_.slopes_dtype == BARACUDA_DTYPE_F32;
-    p.sm = sm_;
+    p.clusters = clusters_;
     p.in = t[in_role]->data;
     for (int d = 0; d < 3; ++d) p.in_stride[d] = t[in_role]->strides[d];
     if (const baracuda_tensor_t *out = t[out_role]) {
@@ -139,11 +137,19 @@ class AlibiPlan final : public Plan {
   }
 
   Spec spec_;
-  int32_t sm_;
+  bool clusters_;
   const kernels::AlibiEntries &entries_;
 };
 
 WhyNot serves_all(const Spec &, const SelectContext &) { return serves(); }
+
+WhyNot fits_clusters(const Spec &s, const SelectContext &ctx) {
+  if (ctx.target_sm < 90) return cat("thread-block clusters need sm 90, the target is sm ", ctx.target_sm);
+  if (!kernels::alibi_backward_fits_clusters(s.batch, s.heads, s.queries, s.keys, s.per_batch_slopes,
+                                             dtype_bytes(s.dtype)))
+    return cat("a slope has over ", kernels::AlibiTraits::kMaxClusterTiles, " tiles, or Q * K = 0");
+  return serves();
+}
 
 int128 no_workspace(const Spec &) { return 0; }
 
@@ -152,15 +158,20 @@ int128 backward_workspace(const Spec &s) {
   return kernels::alibi_backward_workspace(s.batch, s.heads, s.queries, s.keys, dtype_bytes(s.dtype));
 }
 
-std::unique_ptr<Plan> make_plan(const Spec &s, const SelectContext &ctx) {
-  return std::make_unique<AlibiPlan>(s, ctx.target_sm);
+std::unique_ptr<Plan> make_plan(const Spec &s, const SelectContext &) { return std::make_unique<AlibiPlan>(s, false); }
+
+std::unique_ptr<Plan> make_cluster_plan(const Spec &s, const SelectContext &) {
+  return std::make_unique<AlibiPlan>(s, true);
 }
 
-// No atomics anywhere: every sum has a fixed order, whatever the grid.
+// No atomics anywhere: every sum has a fixed order, whatever the grid, and
+// both backward candidates add the same numbers in the same order. The
+// cluster candidate needs no workspace; without DSLOPES it runs the pass alone.
 const Candidate<Spec> kForwardCandidates[] = {
     {{"alibi_fwd", BARACUDA_BACKEND_BESPOKE, true, true}, serves_all, no_workspace, make_plan},
 };
 const Candidate<Spec> kBackwardCandidates[] = {
+    {{"alibi_bwd_clusters", BARACUDA_BACKEND_BESPOKE, true, true}, fits_clusters, no_workspace, make_cluster_plan},
     {{"alibi_bwd", BARACUDA_BACKEND_BESPOKE, true, true}, serves_all, backward_workspace, make_plan},
 };
 
