@@ -89,27 +89,52 @@ constexpr int min_blocks_per_sm() {
   return std::is_same_v<typename V::Index, int32_t> ? AlibiTraits::kMinBlocksPerSm : AlibiTraits::kMinBlocksPerSmWide;
 }
 
+// Tile number tile, a whole chunk of one row (vectors aligned), loaded:
+// body(spot, cells, vectors) with whole vectors only, a constant count the
+// loads, stores and sums fold away, and no division.
+template <class T, class V, class Body>
+__device__ __forceinline__ void with_loaded_row_chunk(const AlibiProblem &p, const AlibiTiling &t,
+                                                      typename V::Index tile, Body &&body) {
+  using Index = typename V::Index;
+  constexpr int W = Pack16<T>::kCount;
+  const TileSpot<Index> s = tile_spot<W>(p, t, tile);
+  Cell<Index> c[kVectors];
+  row_chunk_cells<W>(s, c);
+  Pack16<T> v[kVectors];
+  load_tile<T, true>(p, s, c, v);
+  body(s, c, v);
+}
+
 // Tile number tile's cells worked out and its vectors loaded: body(spot, cells, vectors).
 template <class T, class V, class Body>
 __device__ __forceinline__ void with_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, typename V::Index tile,
                                                  Body &&body) {
   using Index = typename V::Index;
-  const TileSpot<Index> s = tile_spot<Pack16<T>::kCount>(p, t, tile);
+  constexpr int W = Pack16<T>::kCount;
+  if (V::kVec && t.whole_row_chunks) return with_loaded_row_chunk<T, V>(p, t, tile, body);
+  const TileSpot<Index> s = tile_spot<W>(p, t, tile);
   Cell<Index> c[kVectors];
-  cells_of<Pack16<T>::kCount>(p, t, s, c);
+  cells_of<W>(p, t, s, c);
   Pack16<T> v[kVectors];
   load_tile<T, V::kVec>(p, s, c, v);
   body(s, c, v);
 }
 
-// The block's tiles, grid-stride, each loaded: body(tile, spot, cells, vectors).
+// The block's tiles, grid-stride, each loaded: body(tile, spot, cells,
+// vectors). Whole row chunks (a decoding step's tiles) walk a loop of their
+// own, so that no other tile's set-up is hoisted in front of their loads.
 template <class T, class V, class Body>
 __device__ __forceinline__ void for_each_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, int64_t tiles,
                                                      Body &&body) {
   using Index = typename V::Index;
-  for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x)
-    with_loaded_tile<T, V>(p, t, tile, [&](const TileSpot<Index> &s, const Cell<Index>(&c)[kVectors],
-                                           Pack16<T>(&v)[kVectors]) { body(tile, s, c, v); });
+  auto each = [&](auto load) {
+    for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x)
+      load(p, t, tile, [&](const TileSpot<Index> &s, const Cell<Index>(&c)[kVectors], Pack16<T>(&v)[kVectors]) {
+        body(tile, s, c, v);
+      });
+  };
+  if (V::kVec && t.whole_row_chunks) each([](auto &&...a) { with_loaded_row_chunk<T, V>(a...); });
+  else each([](auto &&...a) { with_loaded_tile<T, V>(a...); });
 }
 
 // y = scores + slope * bias, a tile per block at a time.
@@ -216,7 +241,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   __shared__ A tile_sums[AlibiTraits::kMaxClusterTiles];  // the first block's: every block's tile sum
   const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const unsigned rank = cluster.block_rank();
-  cluster.barrier_arrive();  // phase 1: this block has started
+  // Phase 1: this block has started. Relaxed: it publishes no memory, and
+  // the default (release) arrive puts a GPU-wide fence before the loads.
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
   A sum = A(0);
   with_loaded_tile<T, V>(p, t, static_cast<Index>(blockIdx.x),
                          [&](const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {

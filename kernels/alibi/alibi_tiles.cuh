@@ -89,6 +89,19 @@ __device__ __forceinline__ void cells_of(const AlibiProblem &p, const AlibiTilin
   }
 }
 
+// The cells of a tile that is a whole chunk of one row (a one-row tile
+// whose chunk ends inside the row): every slot a whole vector of row0, so
+// no division, and n a constant the loads, stores and sums fold away.
+template <int W, class Index>
+__device__ __forceinline__ void row_chunk_cells(const TileSpot<Index> &s, Cell<Index> (&c)[kVectors]) {
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) {
+    c[k].i = s.row0;
+    c[k].j0 = s.col0 + static_cast<Index>(threadIdx.x + k * kThreads) * W;
+    c[k].n = W;
+  }
+}
+
 // One st.global.v4: the union's vector member written as a whole still
 // compiled to four 4-byte stores (bench/NOTES.md: 3.7x the L2 write sectors).
 __device__ __forceinline__ void store_vector(void *ptr, const uint4 &w) {

@@ -118,6 +118,13 @@ TEST_CASE("alibi plans name their tiles", "[heuristics][alibi]") {
   }
 }
 
+TEST_CASE("alibi tiling: whole row chunks when K is a multiple of a one-row tile's width", "[heuristics][alibi]") {
+  CHECK(alibi_tiling(1, 32768, 4).whole_row_chunks);       // the decoding step: 8 chunks of 4096 per row
+  CHECK(alibi_tiling(3, 8192, 2).whole_row_chunks);        // one chunk of 8192 bf16 per row
+  CHECK_FALSE(alibi_tiling(1, 20000, 4).whole_row_chunks);  // a partial last chunk
+  CHECK_FALSE(alibi_tiling(4, 2048, 4).whole_row_chunks);   // two rows a tile
+}
+
 TEST_CASE("alibi backward fits one launch of clusters when every slope has at most 8 tiles",
           "[heuristics][alibi]") {
   using baracuda::kernels::alibi_backward_fits_clusters;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "backends/cudnn/cudnn_sdpa_graph.hpp"
+#include "core/args.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/plan_info.hpp"
@@ -25,12 +26,6 @@ size_t align_up(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * k
 ShapeClass shape_class(const Spec &s, const SelectContext &ctx) {
   return {ctx.target_sm, s.backward(), s.dtype, std::max(s.head_dim, s.head_dim_v), s.causal, s.batch * s.heads_q,
           s.queries, s.keys};
-}
-
-const baracuda_tensor_t *find(const baracuda_arg_t *args, int32_t num_args, int32_t role) {
-  for (int32_t i = 0; i < num_args; ++i)
-    if (args[i].role == role) return &args[i].tensor;
-  return nullptr;
 }
 
 // Row-major strides for its shape (extents of 1 take any stride) and a
@@ -70,19 +65,18 @@ class CudnnPlan final : public Plan {
   }
 
  private:
-  // Fills p when every tensor has the graph's layout on the graph's device.
+  // Fills p when every tensor (already validated) has the graph's layout on
+  // the graph's device.
   bool bind(const baracuda_arg_t *args, int32_t num_args, void *workspace, cudnn::SdpaPointers &p) const {
     int current = -1;
     check_cuda(cudaGetDevice(&current), spec_.op->name, "cudaGetDevice");
     if (current != device_) return false;
-    auto data = [&](int32_t role) -> void * {
-      const baracuda_tensor_t *t = find(args, num_args, role);
-      return t == nullptr ? nullptr : t->data;
-    };
+    const BoundArgs t = bind_args(*spec_.op, args, num_args);
+    auto data = [&](int32_t role) -> void * { return t[role] == nullptr ? nullptr : t[role]->data; };
     const int32_t roles[] = {BARACUDA_ARG_Q,  BARACUDA_ARG_K,  BARACUDA_ARG_V,  BARACUDA_ARG_OUT, BARACUDA_ARG_LSE,
                              BARACUDA_ARG_DOUT, BARACUDA_ARG_DQ, BARACUDA_ARG_DK, BARACUDA_ARG_DV};
     for (int32_t role : roles)
-      if (const baracuda_tensor_t *t = find(args, num_args, role); t != nullptr && !dense_and_aligned(*t)) return false;
+      if (t[role] != nullptr && !dense_and_aligned(*t[role])) return false;
     p.q = data(BARACUDA_ARG_Q), p.k = data(BARACUDA_ARG_K), p.v = data(BARACUDA_ARG_V);
     p.out = data(BARACUDA_ARG_OUT);
     // The forward's statistics go to the workspace when the caller wants no LSE.
