@@ -12,7 +12,7 @@
 
 #include "baracuda/baracuda.h"
 
-#define VALID_PROBLEM_MAX_ARGS 10
+#define VALID_PROBLEM_MAX_ARGS 12
 
 typedef struct valid_problem_t {
   const char *name;
@@ -79,34 +79,45 @@ static void valid_write_slice(valid_problem_t *p, baracuda_dtype_t dtype) {
   valid_problem_add_arg(p, BARACUDA_ARG_SOURCE, dtype, 2, source);
 }
 
-/* B=2, C=8, L=17 (1 for the update), W=4, S=5, SiLU, with every optional argument. */
-static void valid_causal_conv1d(valid_problem_t *p, int32_t op, baracuda_dtype_t dtype) {
+/* B=2, C=8, L=17 (1 for the update), W=4, S=5, SiLU, WEIGHT, BIAS, DW and DB
+ * in weight_dtype (0: the dtype), with every optional argument. */
+static void valid_causal_conv1d(valid_problem_t *p, int32_t op, baracuda_dtype_t dtype, baracuda_dtype_t weight_dtype) {
   const baracuda_causal_conv1d_desc_t init = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+  const baracuda_dtype_t w = weight_dtype ? weight_dtype : dtype;
   const int64_t B = 2, C = 8, W = 4, S = 5, L = op == BARACUDA_OP_CAUSAL_CONV1D_UPDATE ? 1 : 17;
   const int64_t seq[3] = {B, C, L}, taps[2] = {C, W}, chan[1] = {C}, ends[3] = {B, C, W - 1}, state[3] = {B, C, S};
+  const int64_t seq_idx[2] = {B, L}, rows[1] = {B};
   p->desc.conv = init;
   p->desc.conv.header.op = op;
   p->desc.conv.dtype = dtype;
+  p->desc.conv.weight_dtype = weight_dtype;
   p->desc.conv.activation = BARACUDA_ACTIVATION_SILU;
   p->desc.conv.batch = B;
   p->desc.conv.channels = C;
   p->desc.conv.seq_len = L;
   p->desc.conv.state_len = S;
   valid_problem_add_arg(p, BARACUDA_ARG_X, dtype, 3, seq);
-  valid_problem_add_arg(p, BARACUDA_ARG_WEIGHT, dtype, 2, taps);
-  valid_problem_add_arg(p, BARACUDA_ARG_BIAS, dtype, 1, chan);
+  valid_problem_add_arg(p, BARACUDA_ARG_WEIGHT, w, 2, taps);
+  valid_problem_add_arg(p, BARACUDA_ARG_BIAS, w, 1, chan);
   if (op == BARACUDA_OP_CAUSAL_CONV1D) {
     valid_problem_add_arg(p, BARACUDA_ARG_Y, dtype, 3, seq);
     valid_problem_add_arg(p, BARACUDA_ARG_INITIAL_STATES, dtype, 3, ends);
     valid_problem_add_arg(p, BARACUDA_ARG_FINAL_STATES, dtype, 3, ends);
+    valid_problem_add_arg(p, BARACUDA_ARG_SEQ_IDX, BARACUDA_DTYPE_I32, 2, seq_idx);
   } else if (op == BARACUDA_OP_CAUSAL_CONV1D_BACKWARD) {
+    valid_problem_add_arg(p, BARACUDA_ARG_INITIAL_STATES, dtype, 3, ends);
+    valid_problem_add_arg(p, BARACUDA_ARG_SEQ_IDX, BARACUDA_DTYPE_I32, 2, seq_idx);
     valid_problem_add_arg(p, BARACUDA_ARG_DY, dtype, 3, seq);
+    valid_problem_add_arg(p, BARACUDA_ARG_DFINAL_STATES, dtype, 3, ends);
     valid_problem_add_arg(p, BARACUDA_ARG_DX, dtype, 3, seq);
-    valid_problem_add_arg(p, BARACUDA_ARG_DW, dtype, 2, taps);
-    valid_problem_add_arg(p, BARACUDA_ARG_DB, dtype, 1, chan);
+    valid_problem_add_arg(p, BARACUDA_ARG_DW, w, 2, taps);
+    valid_problem_add_arg(p, BARACUDA_ARG_DB, w, 1, chan);
+    valid_problem_add_arg(p, BARACUDA_ARG_DINITIAL_STATES, dtype, 3, ends);
   } else {
     valid_problem_add_arg(p, BARACUDA_ARG_Y, dtype, 3, seq);
     valid_problem_add_arg(p, BARACUDA_ARG_STATE, dtype, 3, state);
+    valid_problem_add_arg(p, BARACUDA_ARG_CACHE_SEQLENS, BARACUDA_DTYPE_I32, 1, rows);
+    valid_problem_add_arg(p, BARACUDA_ARG_CONV_STATE_INDICES, BARACUDA_DTYPE_I32, 1, rows);
   }
 }
 
@@ -191,12 +202,12 @@ static int valid_problem(int index, valid_problem_t *p) {
     case 9: p->name = "pad_backward_reflect_bf16"; valid_pad(p, BARACUDA_OP_PAD_BACKWARD, BARACUDA_DTYPE_BF16, BARACUDA_PAD_REFLECT); break;
     case 10: p->name = "pad_backward_replicate_f16"; valid_pad(p, BARACUDA_OP_PAD_BACKWARD, BARACUDA_DTYPE_F16, BARACUDA_PAD_REPLICATE); break;
     case 11: p->name = "pad_backward_circular_f64"; valid_pad(p, BARACUDA_OP_PAD_BACKWARD, BARACUDA_DTYPE_F64, BARACUDA_PAD_CIRCULAR); break;
-    case 12: p->name = "causal_conv1d_f32"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_F32); break;
-    case 13: p->name = "causal_conv1d_bf16"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16); break;
-    case 14: p->name = "causal_conv1d_backward_f32"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F32); break;
-    case 15: p->name = "causal_conv1d_backward_f64"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F64); break;
-    case 16: p->name = "causal_conv1d_update_f16"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16); break;
-    case 17: p->name = "causal_conv1d_update_f64"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F64); break;
+    case 12: p->name = "causal_conv1d_f32"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_F32, 0); break;
+    case 13: p->name = "causal_conv1d_bf16_f32_weights"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32); break;
+    case 14: p->name = "causal_conv1d_backward_f32"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F32, 0); break;
+    case 15: p->name = "causal_conv1d_backward_f64"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F64, 0); break;
+    case 16: p->name = "causal_conv1d_update_f16_f32_weights"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_F32); break;
+    case 17: p->name = "causal_conv1d_update_f64"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F64, 0); break;
     case 18: p->name = "alibi_f32"; valid_alibi(p, BARACUDA_OP_ALIBI, BARACUDA_DTYPE_F32); break;
     case 19: p->name = "alibi_bf16"; valid_alibi(p, BARACUDA_OP_ALIBI, BARACUDA_DTYPE_BF16); break;
     case 20: p->name = "alibi_backward_f16"; valid_alibi(p, BARACUDA_OP_ALIBI_BACKWARD, BARACUDA_DTYPE_F16); break;
@@ -205,6 +216,7 @@ static int valid_problem(int index, valid_problem_t *p) {
     case 23: p->name = "sdpa_f64"; valid_sdpa(p, BARACUDA_OP_SDPA, BARACUDA_DTYPE_F64); break;
     case 24: p->name = "sdpa_backward_f16"; valid_sdpa(p, BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_F16); break;
     case 25: p->name = "sdpa_backward_f32"; valid_sdpa(p, BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_F32); break;
+    case 26: p->name = "causal_conv1d_backward_bf16_f32_weights"; valid_causal_conv1d(p, BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32); break;
     default: return 0;
   }
   return 1;
