@@ -5,10 +5,12 @@
 // swizzled slabs, each copy completing on an mbarrier; two consumer
 // warpgroups of 64 rows each compute S = Q K^T (wgmma, Q and K from shared
 // memory) and O += P V (wgmma, P from registers, V N-major from shared
-// memory), the online softmax in registers between them, and hand each
-// stage back through an "empty" mbarrier. Inside a consumer the products of
-// two key tiles overlap the softmax: S of tile t is issued with P V of tile
-// t - 1, and O is rescaled only once that P V is done. The score pipeline
+// memory), the online softmax in registers between them, and hand each K
+// and V tile back through its "empty" mbarrier. Inside a consumer the
+// products of two key tiles overlap the softmax: S of tile t is issued with
+// P V of tile t - 1, and tile t's softmax runs while that P V does. Between
+// the consumers, a named barrier pair takes turns at issuing (ping-pong), so
+// that one's softmax runs under the other's products. The score pipeline
 // (scale, softcap, ALiBi, masks, windows) is sdpa_tc_scores.cuh's, which the
 // wgmma accumulator layout matches per warp. Instantiated per dtype and
 // head-size tile by sdpa_forward_sm90_<dtype>_d<tile>.cu.
@@ -59,7 +61,8 @@ struct SmemMap {
   __device__ uint32_t q_full() const { return bars(); }
   __device__ uint32_t k_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
-  __device__ uint32_t kv_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
+  __device__ uint32_t k_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
+  __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
 };
 
 // The block's query tile and the key tiles its rows can see.
@@ -84,7 +87,7 @@ __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const Forw
   return w;
 }
 
-// The producer's one thread: Q, then every key tile's K and V, each stage
+// The producer's one thread: Q, then every key tile's K and V, each slot
 // refilled once both consumer warpgroups have handed it back.
 template <int HeadDim>
 __device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<HeadDim> &sm, const BlockWork &w) {
@@ -95,7 +98,7 @@ __device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<H
   const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
              v_bh = coords(fp.v_steps, w.b, w.hk);
   mbarrier_arrive_expect_bytes(sm.q_full(), Ti::kQBytes);
-#pragma unroll
+#pragma unroll 1  // the producer runs on 24 registers
   for (int j = 0; j < Ti::kSlabs; ++j)
     tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
                 q_bh.y);
@@ -103,14 +106,15 @@ __device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<H
   for (int64_t t = 0; t < n_tiles; ++t) {
     const int stage = static_cast<int>(t % Ti::kStages);
     const uint32_t round = static_cast<uint32_t>(t / Ti::kStages);
-    if (round > 0) mbarrier_wait(sm.kv_empty(stage), (round - 1) & 1);
     const int32_t n0 = static_cast<int32_t>((w.keys.begin + t) * Ti::kBlockN);
+    if (round > 0) mbarrier_wait(sm.k_empty(stage), (round - 1) & 1);
     mbarrier_arrive_expect_bytes(sm.k_full(stage), Ti::kKvBytes);
-#pragma unroll
+#pragma unroll 1  // the producer runs on 24 registers
     for (int j = 0; j < Ti::kSlabs; ++j)
       tma_load_4d(sm.k(stage) + j * Ti::kKvSlabBytes, &fp.k, sm.k_full(stage), 64 * j, n0, k_bh.x, k_bh.y);
+    if (round > 0) mbarrier_wait(sm.v_empty(stage), (round - 1) & 1);
     mbarrier_arrive_expect_bytes(sm.v_full(stage), Ti::kKvBytes);
-#pragma unroll
+#pragma unroll 1  // the producer runs on 24 registers
     for (int j = 0; j < Ti::kSlabs; ++j)
       tma_load_4d(sm.v(stage) + j * Ti::kKvSlabBytes, &fp.v, sm.v_full(stage), 64 * j, n0, v_bh.x, v_bh.y);
   }
@@ -126,6 +130,7 @@ struct Consumer {
   const ForwardParams &fp;
   const SmemMap<HeadDim> &sm;
   const BlockWork &w;
+  int group;        // 0 or 1: which consumer warpgroup
   uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab
   float slope_log2;
 
@@ -187,8 +192,18 @@ struct Consumer {
     }
   }
 
-  // Hands tile t's stage back to the producer (every consumer thread arrives).
-  __device__ void release(int64_t t) const { mbarrier_arrive(sm.kv_empty(static_cast<int>(t % Ti::kStages))); }
+  // Hands tile t's K or V slot back to the producer (every consumer thread arrives).
+  __device__ void release_keys(int64_t t) const { mbarrier_arrive(sm.k_empty(static_cast<int>(t % Ti::kStages))); }
+  __device__ void release_values(int64_t t) const {
+    mbarrier_arrive(sm.v_empty(static_cast<int>(t % Ti::kStages)));
+  }
+
+  // Ping-pong: this group's turn to issue products (named barrier 1 + group),
+  // and the other's once it has issued. The groups alternate from group 0 on,
+  // each taking n_tiles + 1 turns; group 1 hands over its first turn and skips
+  // its last handover, so every barrier sees as many arrivals as waits.
+  __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
+  __device__ void pass_turn() const { named_barrier_arrive(2 - group, 256); }
 
   __device__ void run() const {
     float o[1][Ti::kValueBlocks][4], s[1][Ti::kKeyBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
@@ -199,28 +214,38 @@ struct Consumer {
     mbarrier_wait(sm.q_full(), 0);  // also when no key tile follows: the block must not exit with Q's copy in flight
     const int64_t n_tiles = w.keys.end - w.keys.begin;
     if (n_tiles > 0) {
+      if (group == 1) pass_turn();
+      wait_turn();
       issue_scores(s, 0);
+      pass_turn();
       wgmma_wait<0>();
       fence_registers(s[0]);
-      probabilities(s, 0, row_max, row_sum, correction);  // O is still 0: nothing to rescale
+      release_keys(0);
+      probabilities(s, 0, row_max, row_sum, correction);
       to_fragments(pa, s);
       for (int64_t t = 1; t < n_tiles; ++t) {
+        wait_turn();
         issue_scores(s, t);
+        sdpa_tc::rescale_rows(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
         issue_values(o, pa, t - 1);
+        pass_turn();
         wgmma_wait<1>();  // S of tile t
         fence_registers(s[0]);
+        release_keys(t);
         probabilities(s, t, row_max, row_sum, correction);
         wgmma_wait<0>();  // P V of tile t - 1
         fence_registers(o[0]);
         fence_registers(pa);
-        release(t - 1);
-        sdpa_tc::rescale_rows(o, correction);
+        release_values(t - 1);
         to_fragments(pa, s);
       }
+      wait_turn();
+      sdpa_tc::rescale_rows(o, correction);
       issue_values(o, pa, n_tiles - 1);
+      if (group == 0) pass_turn();
       wgmma_wait<0>();
       fence_registers(o[0]);
-      release(n_tiles - 1);
+      release_values(n_tiles - 1);
     }
     store_out(o, row_max, row_sum);
   }
@@ -259,7 +284,8 @@ __global__ void __launch_bounds__(kSdpaSm90Threads, 1)
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.k_full(stage), 1);
       mbarrier_init(sm.v_full(stage), 1);
-      mbarrier_init(sm.kv_empty(stage), 2 * 128);
+      mbarrier_init(sm.k_empty(stage), 2 * 128);
+      mbarrier_init(sm.v_empty(stage), 2 * 128);
     }
     mbarrier_init_fence();
   }
@@ -274,8 +300,9 @@ __global__ void __launch_bounds__(kSdpaSm90Threads, 1)
     if (fp.score.alibi != 0)
       slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
                    1.4426950408889634f;
-    const uint32_t q_rows = sm.q() + static_cast<uint32_t>(warp / 4) * Ti::kConsumerRows * 128;
-    const Consumer<T, HeadDim> consumer{p, fp, sm, w, q_rows, slope_log2};
+    const int group = warp / 4;
+    const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
+    const Consumer<T, HeadDim> consumer{p, fp, sm, w, group, q_rows, slope_log2};
     consumer.run();
   }
 }

@@ -23,12 +23,13 @@ constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile) {
 constexpr int kSdpaSm90Threads = 384;  // two consumer warpgroups, then the producer's
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
-// Q, then per stage a K and a V tile, then the mbarriers (one for Q, three a
-// stage), and the slack that aligns the tiles to a swizzle atom.
+// Q, then per stage a K and a V tile, then the mbarriers (one for Q; per
+// stage K and V full and empty), and the slack that aligns the tiles to a
+// swizzle atom.
 constexpr size_t sdpa_sm90_smem_bytes(int head_dim_tile) {
   const SdpaSm90Shape s = sdpa_sm90_shape(head_dim_tile);
   const size_t row_bytes = static_cast<size_t>(head_dim_tile) * 2;
-  return (s.block_m + 2 * s.stages * s.block_n) * row_bytes + 8 * (1 + 3 * s.stages) + kSdpaSm90SwizzleAlign;
+  return (s.block_m + 2 * s.stages * s.block_n) * row_bytes + 8 * (1 + 4 * s.stages) + kSdpaSm90SwizzleAlign;
 }
 
 }  // namespace baracuda::kernels

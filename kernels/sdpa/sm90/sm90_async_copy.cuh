@@ -1,7 +1,8 @@
 // Hopper's copy engine and its barriers for the attention kernel: mbarriers
 // in shared memory (arrivals, expected transaction bytes, phase waits), tile
-// copies by cp.async.bulk.tensor completing on an mbarrier, and setmaxnreg,
-// which moves registers from the producer warpgroup to the consumers.
+// copies by cp.async.bulk.tensor completing on an mbarrier, named barriers,
+// and setmaxnreg, which moves registers from the producer warpgroup to the
+// consumers.
 #pragma once
 
 #include <cuda.h>
@@ -49,6 +50,15 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
       "[%2];\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
+}
+
+// Named barrier `id` (1 to 15; 0 is __syncthreads') of `threads` threads:
+// sync waits for all of them, arrive counts the caller in and goes on.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // Registers per thread of the calling warpgroup from here on (multiples of 8, 24 to 256).
