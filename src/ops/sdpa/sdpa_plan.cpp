@@ -286,7 +286,7 @@ template <class Fn, size_t N>
 WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContext &ctx) {
   if (v.only_when_forced && !ctx.forces(v.traits.name))
     return cat("chosen only when BARACUDA_FORCE_CANDIDATE names it (not yet measured ahead of the others)");
-  if (v.built != nullptr && !v.built()) return cat("this build holds no sm_90a code (gpu_arch lacks 90)");
+  if (v.built != nullptr && !v.built()) return cat("this build holds no code for it (gpu_arch lacks ", v.min_sm, ")");
   if (v.only_sm != 0 && ctx.target_sm != v.only_sm) return cat("chosen only for target sm ", v.only_sm);
   if (ctx.target_sm < v.min_sm) return cat("needs sm ", v.min_sm, " or newer");
   if (v.needs_fast_tf32 && !fast_tf32(ctx.target_sm))
@@ -324,8 +324,8 @@ constexpr Candidate<Spec> candidate() {
   return {V.traits, can_implement<Fn, V>, workspace<Fn, V>, make_plan<Fn, V>};
 }
 
-// In order of preference. cuDNN
-// serves where the measured table (sdpa_backend_heuristics.hpp) puts it ahead.
+// In order of preference. cuDNN serves where the measured table
+// (sdpa_backend_heuristics.hpp) puts it ahead; the Hopper kernel only when forced.
 const Candidate<Spec> kForwardCandidates[] = {
     cudnn_candidate<kCudnnForward>(),
     candidate<ForwardFn, kForwardSm90>(),
