@@ -349,19 +349,63 @@ void bench_sdpa_grid(double seconds_left) {
   };
   const Point points[] = {{4, 16, 512, 512},   {32, 16, 512, 512},  {1, 16, 2048, 2048}, {8, 16, 2048, 2048},
                           {2, 16, 4096, 4096}, {8, 16, 4096, 4096}, {16, 16, 1, 4096},   {2, 16, 256, 8192}};
-  const char *forward[] = {"sdpa_fwd_cudnn", "sdpa_fwd_sm80"}, *backward[] = {"sdpa_bwd_cudnn", "sdpa_bwd_sm80"};
+  const std::vector<const char *> forward{"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"},
+      backward{"sdpa_bwd_cudnn", "sdpa_bwd_sm80"};
   for (baracuda_dtype_t dt : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F16})
     for (int32_t D : {128, 64, 256})
       for (bool causal : {false, true})
         for (const Point &p : points)
-          for (const char *const *pass : {forward, backward})
-            for (int c = 0; c < 2; ++c) {
+          for (const auto *pass : {&forward, &backward})
+            for (const char *candidate : *pass) {
               if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds_left) {
                 std::printf("{\"op\": \"sdpa_grid\", \"stopped\": \"time is up\"}\n");
                 return;
               }
-              sdpa_grid_row(pass[c], dt, p.B, p.H, p.Q, p.K, D, causal);
+              sdpa_grid_row(candidate, dt, p.B, p.H, p.Q, p.K, D, causal);
             }
+}
+
+// Host microseconds of one forward plan run (its launch enqueued, not
+// waited for) with the candidate forced, on a small problem: the Hopper
+// kernel's per-run tensor-map encoding shows beside the sm_80 kernel's.
+void sdpa_host_cost(const char *candidate) {
+  baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
+  d.dtype = BARACUDA_DTYPE_BF16;
+  d.head_dim = 128;
+  d.batch = 1, d.heads_q = 1, d.queries = d.keys = 128;
+  const std::vector<int64_t> rows{1, 1, 128, 128};
+  Buffer q(128 * 128 * 2), k(q.bytes), v(q.bytes), out(q.bytes);
+  const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_Q, tensor(q.p, d.dtype, rows)},
+                                         {BARACUDA_ARG_K, tensor(k.p, d.dtype, rows)},
+                                         {BARACUDA_ARG_V, tensor(v.p, d.dtype, rows)},
+                                         {BARACUDA_ARG_OUT, tensor(out.p, d.dtype, rows)}};
+  setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
+  Plan plan(&d.header);
+  unsetenv("BARACUDA_FORCE_CANDIDATE");
+  const int n = 2000;
+  for (int i = 0; i < 100; ++i) plan.run(args);
+  cuda(cudaDeviceSynchronize(), "sync");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) plan.run(args);
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+  cuda(cudaDeviceSynchronize(), "sync");
+  std::printf("{\"op\": \"sdpa_host_cost\", \"candidate\": \"%s\", \"run_us\": %.2f}\n", candidate, us);
+}
+
+// The attention table's forward rows (bf16, both causal modes) with each
+// f16 / bf16 forward candidate forced, one after another on the same shapes.
+void bench_sdpa_candidates() {
+  if (std::string(g_filter).find("sdpa_candidates") == std::string::npos) return;
+  struct Shape {
+    int64_t B, H, S;
+    int32_t D;
+  };
+  for (const Shape &s : {Shape{4, 32, 4096, 128}, Shape{2, 32, 8192, 128}, Shape{16, 16, 1024, 64},
+                         Shape{8, 16, 2048, 256}})
+    for (bool causal : {false, true})
+      for (const char *candidate : {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"})
+        sdpa_grid_row(candidate, BARACUDA_DTYPE_BF16, s.B, s.H, s.S, s.S, s.D, causal);
+  for (const char *candidate : {"sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"}) sdpa_host_cost(candidate);
 }
 
 // Host time of one plan run on a tiny tensor, beside a bare kernel launch.
@@ -420,6 +464,7 @@ int main(int argc, char **argv) {
   bench_alibi(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_attention();
   bench_sdpa_grid(argc > 2 ? std::atof(argv[2]) : 1e9);
+  bench_sdpa_candidates();
   // The floor of the launch-bound rows (conv1d update, ALiBi decoding).
   if (wanted("causal_conv1d_update") || wanted("alibi") || wanted("empty_kernel"))
     row("empty_kernel", "-", "<<<1, 32>>>", median_ms([] { empty_kernel<<<1, 32>>>(); }, 200), 0);

@@ -8,10 +8,13 @@
 # Catch2 and the cudnn-frontend headers must be unpacked under .deps/ first
 # (scripts/fetch-deps.sh, on a machine with Debian's archive and PyPI). The GPU
 # machine has cuDNN, so the suite fails there if the cuDNN candidates do not
-# load (BARACUDA_EXPECT_CUDNN=0 to run without).
+# load (BARACUDA_EXPECT_CUDNN=0 to run without). Its GPU is an sm 90 one, so
+# the suite also fails if the Hopper forward is not served there
+# (BARACUDA_EXPECT_SM90=0 for an ARCH without 90).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 export BARACUDA_EXPECT_CUDNN=${BARACUDA_EXPECT_CUDNN:-1}
+export BARACUDA_EXPECT_SM90=${BARACUDA_EXPECT_SM90:-1}
 # The default arch list (sm 80, 89, 90) unless ARCH says otherwise: the suites
 # force the sm 80 and 89 kernels with target_sm, which needs their code.
 ARCH=${ARCH:-}

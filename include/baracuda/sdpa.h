@@ -71,7 +71,12 @@
  * sibling (double-buffered K/V tiles, 256-thread blocks), the f32 forward on
  * tensor cores (sdpa_fwd_sm80_3xtf32), and a CUDA-core kernel for F32, F32_STRICT
  * and F64. target_sm 80 or 89 asks for that variant on any newer GPU;
- * F32_STRICT asks for the CUDA-core kernel.
+ * F32_STRICT asks for the CUDA-core kernel. A Hopper forward for F16 and
+ * BF16 (sdpa_fwd_sm90_wgmma: TMA, wgmma, warp-specialized; sm 90 only, in
+ * builds whose archs include 90) serves every feature above but is not yet
+ * chosen by select: the environment variable BARACUDA_FORCE_CANDIDATE=
+ * sdpa_fwd_sm90_wgmma asks for it (tests and benchmarks). Views whose rows
+ * are not 16-byte aligned run the sm_80 kernel under that plan.
  *
  * cuDNN (plan info's backend BARACUDA_BACKEND_CUDNN, kernel_name
  * "sdpa_fwd_cudnn_..." with cuDNN's engine): F16 and BF16 on a GPU where

@@ -101,12 +101,16 @@ __device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], co
     }
 }
 
-// One online-softmax step: the running max takes this tile's, O and the
-// thread's partial row sums are rescaled, and s becomes P = 2^(s mul - max mul).
-// A row that has seen no key yet keeps max -inf and P 0, never NaN.
-template <int MAtoms, int KeyBlocks, int ValueBlocks>
-__device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4], float (&o)[MAtoms][ValueBlocks][4],
-                                               float (&row_max)[MAtoms][2], float (&row_sum)[MAtoms][2], float mul) {
+// One online-softmax step on the scores alone: the running max takes this
+// tile's, the thread's partial row sums are rescaled, s becomes
+// P = 2^(s mul - max mul), and `correction` gets the factor that O's rows
+// still owe (rescale_rows). A row that has seen no key yet keeps max -inf
+// and P 0, never NaN. Split from O's rescale so that a kernel can run it
+// while an earlier tile's P V still writes O.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
+                                                      float (&row_sum)[MAtoms][2], float mul,
+                                                      float (&correction)[MAtoms][2]) {
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
@@ -117,14 +121,9 @@ __device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4],
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float base = mx == -INFINITY ? 0.f : mx * mul;
-      const float correction = exp2_approx(fmaf(row_max[a][hr], mul, -base));
+      correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base));
       row_max[a][hr] = mx;
-      float sum = row_sum[a][hr] * correction;
-#pragma unroll
-      for (int db = 0; db < ValueBlocks; ++db) {
-        o[a][db][2 * hr] *= correction;
-        o[a][db][2 * hr + 1] *= correction;
-      }
+      float sum = row_sum[a][hr] * correction[a][hr];
 #pragma unroll
       for (int nb = 0; nb < KeyBlocks; ++nb)
 #pragma unroll
@@ -134,6 +133,29 @@ __device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4],
         }
       row_sum[a][hr] = sum;
     }
+}
+
+// O's rows times the correction of the step that moved their max.
+template <int MAtoms, int ValueBlocks>
+__device__ __forceinline__ void rescale_rows(float (&o)[MAtoms][ValueBlocks][4], const float (&correction)[MAtoms][2]) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr)
+#pragma unroll
+      for (int db = 0; db < ValueBlocks; ++db) {
+        o[a][db][2 * hr] *= correction[a][hr];
+        o[a][db][2 * hr + 1] *= correction[a][hr];
+      }
+}
+
+// Both: s becomes P and O is rescaled.
+template <int MAtoms, int KeyBlocks, int ValueBlocks>
+__device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4], float (&o)[MAtoms][ValueBlocks][4],
+                                               float (&row_max)[MAtoms][2], float (&row_sum)[MAtoms][2], float mul) {
+  float correction[MAtoms][2];
+  softmax_probabilities(s, row_max, row_sum, mul, correction);
+  rescale_rows(o, correction);
 }
 
 // The end of a row after its last key tile: its sum over the four threads

@@ -144,6 +144,7 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
   CHECK(select_for(d, 90).status == BARACUDA_STATUS_UNSUPPORTED);
   require_message({"sdpa: no implementation serves this problem on sm 90",
                    "sdpa_fwd_cudnn: needs a device: its graph is built on the GPU at select (target_sm 90 was named)",
+                   "sdpa_fwd_sm90_wgmma: chosen only when BARACUDA_FORCE_CANDIDATE names it",
                    "sdpa_fwd_sm89: chosen only for target sm 89", "sdpa_fwd_sm80: head_dim 272 is over 256",
                    "sdpa_fwd_sm80_3xtf32: dtype bf16 is not served (f32)",
                    "sdpa_fwd_simt: dtype bf16 is not served (f32, f64, f32_strict)"});
@@ -209,4 +210,31 @@ TEST_CASE("sdpa: the cuDNN candidates, forced, need a device; BESPOKE_ONLY exclu
     CHECK(bespoke_message.find(std::string(forced) + ": a vendor library, excluded by BARACUDA_SELECT_BESPOKE_ONLY") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced", "[sdpa][select]") {
+  if (!build_serves(90)) return;
+  const char *forced = "sdpa_fwd_sm90_wgmma";
+  baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA, BARACUDA_DTYPE_BF16);
+  d.head_dim = 96;  // served in the 128 tile
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_fwd_sm80_bf16_d96");
+  setenv("BARACUDA_FORCE_CANDIDATE", forced, 1);
+  const Selected on_90 = select_for(d, 90);
+  const Selected on_89 = select_for(d, 89);
+  const std::string on_89_message = baracuda_last_error_message();
+  d.dtype = BARACUDA_DTYPE_F32;
+  const Selected f32 = select_for(d, 90);
+  const std::string f32_message = baracuda_last_error_message();
+  unsetenv("BARACUDA_FORCE_CANDIDATE");
+  REQUIRE(on_90.status == BARACUDA_STATUS_SUCCESS);
+  CHECK(std::string(on_90.info.kernel_name) == "sdpa_fwd_sm90_wgmma_bf16_d96");
+  CHECK(on_90.info.backend == BARACUDA_BACKEND_BESPOKE);
+  CHECK(on_90.info.deterministic == 1);
+  CHECK(on_90.workspace == 0);
+  if (build_serves(89)) {
+    CHECK(on_89.status == BARACUDA_STATUS_UNSUPPORTED);
+    CHECK(on_89_message.find("sdpa_fwd_sm90_wgmma: chosen only for target sm 90") != std::string::npos);
+  }
+  CHECK(f32.status == BARACUDA_STATUS_UNSUPPORTED);
+  CHECK(f32_message.find("sdpa_fwd_sm90_wgmma: dtype f32 is not served (f16, bf16)") != std::string::npos);
 }

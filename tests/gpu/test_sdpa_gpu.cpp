@@ -1,6 +1,6 @@
 // Attention forward and backward on the GPU against the float64 reference,
 // every kernel variant forced through target_sm and the select flags, and
-// the cuDNN candidates through BARACUDA_FORCE_CANDIDATE.
+// the cuDNN candidates and the Hopper forward through BARACUDA_FORCE_CANDIDATE.
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -19,27 +19,43 @@ const int32_t kHeadDims[] = {32, 64, 80, 96, 128, 192, 256};
 
 bool tensor_cores(baracuda_dtype_t dtype) { return dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16; }
 
-// cuDNN forced on one small case: loadable here, or not (a warning, once).
-// A GPU run that must cover cuDNN sets BARACUDA_EXPECT_CUDNN=1, and then its
-// absence fails every case instead.
-bool cudnn_present() {
-  static const Result probe = [] {
-    SdpaCase c;
-    c.queries = c.keys = 64;
-    c.force = "sdpa_fwd_cudnn";
-    return run_sdpa(c);
-  }();
-  const char *expect = std::getenv("BARACUDA_EXPECT_CUDNN");
+// A candidate forced on one small case.
+Result probe_forced(const char *candidate) {
+  SdpaCase c;
+  c.queries = c.keys = 64;
+  c.force = candidate;
+  return run_sdpa(c);
+}
+
+// Whether the probe served; else a warning, once (warned). A GPU run that
+// must cover the candidate sets expect_env=1, and then its absence fails
+// every case instead.
+bool probe_served(const Result &probe, const char *expect_env, const char *unchecked, bool &warned) {
+  const char *expect = std::getenv(expect_env);
   if (expect != nullptr && std::string(expect) == "1") {
-    INFO("cuDNN probe: " << probe.detail);
+    INFO(expect_env << ": " << probe.detail);
     REQUIRE(probe.ok);
   }
-  static bool warned = false;
   if (!probe.ok && !warned) {
     warned = true;
-    WARN("the cuDNN candidates are not checked: " << probe.detail);
+    WARN(unchecked << " not checked: " << probe.detail);
   }
   return probe.ok;
+}
+
+// cuDNN loadable here, or not.
+bool cudnn_present() {
+  static const Result probe = probe_forced("sdpa_fwd_cudnn");
+  static bool warned = false;
+  return probe_served(probe, "BARACUDA_EXPECT_CUDNN", "the cuDNN candidates are", warned);
+}
+
+// The Hopper forward served here (an sm 90 device, a build holding sm_90a
+// code), or not.
+bool sm90_present() {
+  static const Result probe = probe_forced("sdpa_fwd_sm90_wgmma");
+  static bool warned = false;
+  return probe_served(probe, "BARACUDA_EXPECT_SM90", "the Hopper forward is", warned);
 }
 
 // Whether some query row sees no key (mask and window as include/baracuda/sdpa.h says).
@@ -84,6 +100,19 @@ void check_cudnn(SdpaCase c) {
   }
 }
 
+int g_sm90_checked = 0;
+
+// c's forward through the Hopper kernel, forced: it serves every f16 / bf16
+// forward on sm 90, the same checks.
+void check_sm90(SdpaCase c) {
+  if (!tensor_cores(c.dtype) || c.backward || !sm90_present()) return;
+  c.target_sm = 0;
+  c.flags = 0;
+  c.force = "sdpa_fwd_sm90_wgmma";
+  ++g_sm90_checked;
+  CHECK_CASE(c, run_sdpa);
+}
+
 // c through every variant that serves its dtype: for f16 / bf16 the
 // device's choice (cuDNN where it serves on sm 90), the sm_80 kernel (forced
 // by target_sm 80), the sm_89 forward (target_sm 89) and the deterministic
@@ -117,6 +146,7 @@ void check_variants(SdpaCase c) {
     }
   }
   check_cudnn(c);
+  check_sm90(c);
 }
 
 SdpaCase base(bool backward, baracuda_dtype_t dtype, int64_t queries, int64_t keys, int32_t head_dim = 64) {
@@ -383,4 +413,11 @@ TEST_CASE("sdpa: the forced cuDNN cases ran, not only refusals", "[sdpa]") {
   if (!cudnn_present()) return;
   WARN("cuDNN candidates, forced: " << g_cudnn_served << " cases checked, " << g_cudnn_refused << " refused at select");
   CHECK(g_cudnn_served > g_cudnn_refused);
+}
+
+// Declared last, so it runs after every case above.
+TEST_CASE("sdpa: the forced Hopper forward cases ran", "[sdpa]") {
+  if (!sm90_present()) return;
+  WARN("Hopper forward, forced: " << g_sm90_checked << " cases checked");
+  CHECK(g_sm90_checked > 0);
 }

@@ -1,5 +1,6 @@
 // Attention plans: the forward and the backward, and their candidate kernels
-// (cuDNN's fused attention, tensor cores for f16 / bf16 on sm_89 and sm_80 and for
+// (cuDNN's fused attention, tensor cores for f16 / bf16 on sm_90a (wgmma and
+// TMA, the forward), sm_89 and sm_80 and for
 // f32, split into tf32 halves; CUDA cores for f32 / f64, and for F32_STRICT, which
 // rules out reduced-precision math).
 #include <memory>
@@ -23,6 +24,7 @@
 #include "sdpa/sdpa_simt_heuristics.h"
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_tf32x3_heuristics.h"
+#include "sdpa/sm90/sdpa_forward_sm90_shape.h"
 
 namespace baracuda::sdpa {
 
@@ -44,8 +46,13 @@ struct Variant {
   size_t (*workspace)(const kernels::SdpaProblem &);  // NULL: none (the forward)
   size_t (*least_smem)(const Spec &);  // the shared memory a block needs at the least
   bool needs_fast_tf32 = false;        // chosen only where tf32 MMAs far outrun f32 CUDA cores
+  bool (*built)() = nullptr;           // NULL: always built; else whether this build holds its code
+  bool only_when_forced = false;       // served only to BARACUDA_FORCE_CANDIDATE naming it
 };
 
+size_t forward_smem_sm90(const Spec &s) {
+  return kernels::sdpa_sm90_smem_bytes(kernels::sdpa_tc_head_dim_tile(s.head_dim, s.head_dim_v));
+}
 size_t forward_smem_sm89(const Spec &s) {
   return kernels::sdpa_tc_smem_bytes(kernels::SdpaTcVariant::kSm89, s.head_dim, s.head_dim_v);
 }
@@ -61,6 +68,13 @@ size_t simt_smem(const Spec &s) {
   return kernels::sdpa_simt_least_smem(Backward, dtype_bytes(s.dtype), s.head_dim, s.head_dim_v);
 }
 
+// The Hopper kernel: sm_90a code, which runs on sm 90 alone. Not yet measured
+// ahead of cuDNN or the sm_80 kernel on any shape, it serves only when forced
+// (tests, benchmarks) until a measured row puts it first.
+constexpr Variant<ForwardFn> kForwardSm90{
+    {"sdpa_fwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
+    {{BARACUDA_DTYPE_F16, kernels::sdpa_forward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_forward_sm90_bf16}},
+    nullptr, forward_smem_sm90, false, kernels::sdpa_forward_sm90_built, true};
 // The sm_89 variant is tuned for that arch alone (its smaller shared memory
 // and L2); elsewhere the sm_80 kernel is the better one. It has no backward:
 // on sm 89 the backward is the sm_80 one.
@@ -270,6 +284,9 @@ WhyNot backward_extents_bounded(const Spec &s) {
 
 template <class Fn, size_t N>
 WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContext &ctx) {
+  if (v.only_when_forced && !ctx.forces(v.traits.name))
+    return cat("chosen only when BARACUDA_FORCE_CANDIDATE names it (not yet measured ahead of the others)");
+  if (v.built != nullptr && !v.built()) return cat("this build holds no code for it (gpu_arch lacks ", v.min_sm, ")");
   if (v.only_sm != 0 && ctx.target_sm != v.only_sm) return cat("chosen only for target sm ", v.only_sm);
   if (ctx.target_sm < v.min_sm) return cat("needs sm ", v.min_sm, " or newer");
   if (v.needs_fast_tf32 && !fast_tf32(ctx.target_sm))
@@ -307,10 +324,11 @@ constexpr Candidate<Spec> candidate() {
   return {V.traits, can_implement<Fn, V>, workspace<Fn, V>, make_plan<Fn, V>};
 }
 
-// In order of preference; issue 13's Hopper kernel joins at the front. cuDNN
-// serves where the measured table (sdpa_backend_heuristics.hpp) puts it ahead.
+// In order of preference. cuDNN serves where the measured table
+// (sdpa_backend_heuristics.hpp) puts it ahead; the Hopper kernel only when forced.
 const Candidate<Spec> kForwardCandidates[] = {
     cudnn_candidate<kCudnnForward>(),
+    candidate<ForwardFn, kForwardSm90>(),
     candidate<ForwardFn, kForwardSm89>(),
     candidate<ForwardFn, kForwardSm80>(),
     candidate<ForwardFn, kForwardTf32x3>(),

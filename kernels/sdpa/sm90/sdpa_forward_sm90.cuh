@@ -1,0 +1,329 @@
+// The Hopper attention forward for f16 / bf16 (sm_90a): FlashAttention-2's
+// algorithm on warpgroup MMAs. A block owns 128 query rows of one (b, h) and
+// runs three warpgroups: the producer's first thread brings Q and then the
+// K and V tiles its rows can see by TMA into a two-stage ring of 128-byte-
+// swizzled slabs, each copy completing on an mbarrier; two consumer
+// warpgroups of 64 rows each compute S = Q K^T (wgmma, Q and K from shared
+// memory) and O += P V (wgmma, P from registers, V N-major from shared
+// memory), the online softmax in registers between them, and hand each K
+// and V tile back through its "empty" mbarrier. Inside a consumer the
+// products of two key tiles overlap the softmax: S of tile t is issued with
+// P V of tile t - 1, and tile t's softmax runs while that P V does. Between
+// the consumers, a named barrier pair takes turns at issuing (ping-pong), so
+// that one's softmax runs under the other's products. The score pipeline
+// (scale, softcap, ALiBi, masks, windows) is sdpa_tc_scores.cuh's, which the
+// wgmma accumulator layout matches per warp. Instantiated per dtype and
+// head-size tile by sdpa_forward_sm90_<dtype>_d<tile>.cu.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "sdpa/sdpa_forward_params.cuh"
+#include "sdpa/sdpa_tc_primitives.cuh"
+#include "sdpa/sdpa_tc_scores.cuh"
+#include "sdpa/sdpa_visible_keys.h"
+#include "sdpa/sm90/sdpa_forward_sm90_launch.h"
+#include "sdpa/sm90/sdpa_forward_sm90_params.cuh"
+#include "sdpa/sm90/sdpa_forward_sm90_shape.h"
+#include "sdpa/sm90/sm90_async_copy.cuh"
+#include "sdpa/sm90/sm90_wgmma.cuh"
+
+namespace baracuda::kernels::sm90 {
+
+template <int HeadDim>
+struct Tiles {
+  static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim);
+  static constexpr int kBlockM = kShape.block_m, kBlockN = kShape.block_n, kStages = kShape.stages;
+  static constexpr int kSlabs = kShape.slabs;          // 64-column slabs of 128-byte rows
+  static constexpr int kKeyBlocks = kBlockN / 8;       // 8-key column blocks of S
+  static constexpr int kValueBlocks = HeadDim / 8;     // 8-wide column blocks of O
+  static constexpr int kConsumerRows = 64;             // a consumer warpgroup's rows
+  static constexpr uint32_t kQSlabBytes = kBlockM * 128, kKvSlabBytes = kBlockN * 128;
+  static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
+  static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
+  static_assert(kBlockM == 2 * kConsumerRows && kBlockN % 16 == 0, "two consumer warpgroups; 16-key MMA steps");
+};
+
+// Where the block's tiles and barriers lie in shared memory.
+template <int HeadDim>
+struct SmemMap {
+  using Ti = Tiles<HeadDim>;
+  uint32_t base;  // 1024-aligned
+  __device__ uint32_t q() const { return base; }
+  __device__ uint32_t k(int stage) const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * stage; }
+  __device__ uint32_t v(int stage) const { return k(stage) + Ti::kKvBytes; }
+  __device__ uint32_t bars() const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
+  __device__ uint32_t q_full() const { return bars(); }
+  __device__ uint32_t k_full(int stage) const { return bars() + 8 * (1 + stage); }
+  __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
+  __device__ uint32_t k_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
+  __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
+};
+
+// The block's query tile and the key tiles its rows can see.
+struct BlockWork {
+  int64_t b, h, hk, m0, m_last;
+  SdpaKeyTiles keys;
+};
+
+template <int HeadDim>
+__device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp) {
+  using Ti = Tiles<HeadDim>;
+  BlockWork w;
+  const int64_t tile = blockIdx.x;
+  const int64_t bh = tile / fp.query_tiles, m_index = tile % fp.query_tiles;
+  // Causal rows further down see more keys: their tiles go first.
+  w.m0 = (p.causal ? fp.query_tiles - 1 - m_index : m_index) * Ti::kBlockM;
+  w.b = bh / p.heads_q;
+  w.h = bh % p.heads_q;
+  w.hk = w.h / fp.group;
+  w.m_last = (w.m0 + Ti::kBlockM < p.queries ? w.m0 + Ti::kBlockM : p.queries) - 1;
+  w.keys = sdpa_key_tiles(fp.score.visible, w.m0, w.m_last, Ti::kBlockN);
+  return w;
+}
+
+// The producer's one thread: Q, then every key tile's K and V, each slot
+// refilled once both consumer warpgroups have handed it back.
+template <int HeadDim>
+__device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<HeadDim> &sm, const BlockWork &w) {
+  using Ti = Tiles<HeadDim>;
+  const auto coords = [](const AxisSteps &s, int64_t b, int64_t h) {
+    return int2{static_cast<int32_t>(h * s.head), static_cast<int32_t>(b * s.batch)};
+  };
+  const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
+             v_bh = coords(fp.v_steps, w.b, w.hk);
+  mbarrier_arrive_expect_bytes(sm.q_full(), Ti::kQBytes);
+#pragma unroll 1  // the producer runs on 24 registers
+  for (int j = 0; j < Ti::kSlabs; ++j)
+    tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
+                q_bh.y);
+  const int64_t n_tiles = w.keys.end - w.keys.begin;
+  for (int64_t t = 0; t < n_tiles; ++t) {
+    const int stage = static_cast<int>(t % Ti::kStages);
+    const uint32_t round = static_cast<uint32_t>(t / Ti::kStages);
+    const int32_t n0 = static_cast<int32_t>((w.keys.begin + t) * Ti::kBlockN);
+    if (round > 0) mbarrier_wait(sm.k_empty(stage), (round - 1) & 1);
+    mbarrier_arrive_expect_bytes(sm.k_full(stage), Ti::kKvBytes);
+#pragma unroll 1  // the producer runs on 24 registers
+    for (int j = 0; j < Ti::kSlabs; ++j)
+      tma_load_4d(sm.k(stage) + j * Ti::kKvSlabBytes, &fp.k, sm.k_full(stage), 64 * j, n0, k_bh.x, k_bh.y);
+    if (round > 0) mbarrier_wait(sm.v_empty(stage), (round - 1) & 1);
+    mbarrier_arrive_expect_bytes(sm.v_full(stage), Ti::kKvBytes);
+#pragma unroll 1  // the producer runs on 24 registers
+    for (int j = 0; j < Ti::kSlabs; ++j)
+      tma_load_4d(sm.v(stage) + j * Ti::kKvSlabBytes, &fp.v, sm.v_full(stage), 64 * j, n0, v_bh.x, v_bh.y);
+  }
+}
+
+// A consumer warpgroup's products, online softmax and output.
+template <class T, int HeadDim>
+struct Consumer {
+  using Ti = Tiles<HeadDim>;
+  static constexpr int kWarpRows = 16;  // thread_row's rows per warp: warp w holds block rows 16 w to 16 w + 15
+
+  const SdpaProblem &p;
+  const ForwardParams &fp;
+  const SmemMap<HeadDim> &sm;
+  const BlockWork &w;
+  int group;        // 0 or 1: which consumer warpgroup
+  uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab
+  float slope_log2;
+
+  // s = Q K^T of key tile t (issued and committed, not waited for).
+  __device__ void issue_scores(float (&s)[1][Ti::kKeyBlocks][4], int64_t t) const {
+    const int stage = static_cast<int>(t % Ti::kStages);
+    mbarrier_wait(sm.k_full(stage), static_cast<uint32_t>(t / Ti::kStages) & 1);
+    fence_registers(s[0]);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < HeadDim / 16; ++kk) {
+      // 16 columns are 32 bytes of a slab's 128-byte rows.
+      const uint32_t slab = kk / 4, within = (kk % 4) * 32;
+      const uint64_t a = sw128_descriptor(q_rows + slab * Ti::kQSlabBytes + within, 16, Ti::kAtomBytes);
+      const uint64_t b = sw128_descriptor(sm.k(stage) + slab * Ti::kKvSlabBytes + within, 16, Ti::kAtomBytes);
+      wgmma_ss<T, Ti::kBlockN, 0>(s[0], a, b, kk > 0);
+    }
+    wgmma_commit();
+    fence_registers(s[0]);
+  }
+
+  // o += P V of key tile t (issued and committed, not waited for). V is
+  // N-major: 16 keys are 16 rows of every slab, the slabs Dv's 64-column steps.
+  __device__ void issue_values(float (&o)[1][Ti::kValueBlocks][4], uint32_t (&pa)[Ti::kKeyBlocks / 2][4],
+                               int64_t t) const {
+    const int stage = static_cast<int>(t % Ti::kStages);
+    mbarrier_wait(sm.v_full(stage), static_cast<uint32_t>(t / Ti::kStages) & 1);
+    fence_registers(o[0]);
+    fence_registers(pa);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < Ti::kBlockN / 16; ++kk) {
+      const uint64_t b = sw128_descriptor(sm.v(stage) + kk * 16 * 128, Ti::kKvSlabBytes, Ti::kAtomBytes);
+      wgmma_rs<T, HeadDim, 1>(o[0], pa[kk], b, 1);
+    }
+    wgmma_commit();
+    fence_registers(o[0]);
+  }
+
+  // The score pipeline of key tile t up to P (in s) and O's pending correction.
+  __device__ void probabilities(float (&s)[1][Ti::kKeyBlocks][4], int64_t t, float (&row_max)[1][2],
+                                float (&row_sum)[1][2], float (&correction)[1][2]) const {
+    const int64_t n0 = (w.keys.begin + t) * Ti::kBlockN;
+    if (fp.score.transformed)
+      sdpa_tc::transform_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score, slope_log2, w.m0, n0);
+    if (!sdpa_tile_fully_visible(fp.score.visible, w.m0, w.m_last, n0, Ti::kBlockN))
+      sdpa_tc::mask_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score.visible, w.m0, n0);
+    sdpa_tc::softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
+  }
+
+  // P as wgmma's A fragments: 16 keys (two 8-key blocks) a fragment, rounded to T.
+  __device__ static void to_fragments(uint32_t (&pa)[Ti::kKeyBlocks / 2][4], const float (&s)[1][Ti::kKeyBlocks][4]) {
+#pragma unroll
+    for (int kk = 0; kk < Ti::kKeyBlocks / 2; ++kk) {
+      pa[kk][0] = sdpa_tc::pack2<T>(s[0][2 * kk][0], s[0][2 * kk][1]);
+      pa[kk][1] = sdpa_tc::pack2<T>(s[0][2 * kk][2], s[0][2 * kk][3]);
+      pa[kk][2] = sdpa_tc::pack2<T>(s[0][2 * kk + 1][0], s[0][2 * kk + 1][1]);
+      pa[kk][3] = sdpa_tc::pack2<T>(s[0][2 * kk + 1][2], s[0][2 * kk + 1][3]);
+    }
+  }
+
+  // Hands tile t's K or V slot back to the producer (every consumer thread arrives).
+  __device__ void release_keys(int64_t t) const { mbarrier_arrive(sm.k_empty(static_cast<int>(t % Ti::kStages))); }
+  __device__ void release_values(int64_t t) const {
+    mbarrier_arrive(sm.v_empty(static_cast<int>(t % Ti::kStages)));
+  }
+
+  // Ping-pong: this group's turn to issue products (named barrier 1 + group),
+  // and the other's once it has issued. The groups alternate from group 0 on,
+  // each taking n_tiles + 1 turns; group 1 hands over its first turn and skips
+  // its last handover, so every barrier sees as many arrivals as waits.
+  __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
+  __device__ void pass_turn() const { named_barrier_arrive(2 - group, 256); }
+
+  __device__ void run() const {
+    float o[1][Ti::kValueBlocks][4], s[1][Ti::kKeyBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
+    uint32_t pa[Ti::kKeyBlocks / 2][4];
+    sdpa_tc::zero_accumulators(o);
+    row_max[0][0] = row_max[0][1] = -INFINITY;
+    row_sum[0][0] = row_sum[0][1] = 0.f;
+    mbarrier_wait(sm.q_full(), 0);  // also when no key tile follows: the block must not exit with Q's copy in flight
+    const int64_t n_tiles = w.keys.end - w.keys.begin;
+    if (n_tiles > 0) {
+      if (group == 1) pass_turn();
+      wait_turn();
+      issue_scores(s, 0);
+      pass_turn();
+      wgmma_wait<0>();
+      fence_registers(s[0]);
+      release_keys(0);
+      probabilities(s, 0, row_max, row_sum, correction);
+      to_fragments(pa, s);
+      for (int64_t t = 1; t < n_tiles; ++t) {
+        wait_turn();
+        issue_scores(s, t);
+        sdpa_tc::rescale_rows(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
+        issue_values(o, pa, t - 1);
+        pass_turn();
+        wgmma_wait<1>();  // S of tile t
+        fence_registers(s[0]);
+        release_keys(t);
+        probabilities(s, t, row_max, row_sum, correction);
+        wgmma_wait<0>();  // P V of tile t - 1
+        fence_registers(o[0]);
+        fence_registers(pa);
+        release_values(t - 1);
+        to_fragments(pa, s);
+      }
+      wait_turn();
+      sdpa_tc::rescale_rows(o, correction);
+      issue_values(o, pa, n_tiles - 1);
+      if (group == 0) pass_turn();
+      wgmma_wait<0>();
+      fence_registers(o[0]);
+      release_values(n_tiles - 1);
+    }
+    store_out(o, row_max, row_sum);
+  }
+
+  // O's rows normalized, straight from the registers (each thread's column
+  // pairs as 4-byte stores), and their lse.
+  __device__ void store_out(const float (&o)[1][Ti::kValueBlocks][4], const float (&row_max)[1][2],
+                            const float (&row_sum)[1][2]) const {
+    T *out = static_cast<T *>(p.out.data) + w.b * p.out.stride[0] + w.h * p.out.stride[1];
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int64_t row = w.m0 + sdpa_tc::thread_row<kWarpRows>(0, hr);
+      const float inv =
+          sdpa_tc::finish_row(row_max[0][hr], row_sum[0][hr], fp.score.mul, sdpa_tc::lse_at(p, w.b, w.h, row));
+      if (row >= p.queries) continue;
+#pragma unroll
+      for (int db = 0; db < Ti::kValueBlocks; ++db) {
+        const int col = sdpa_tc::thread_col(db, 0);
+        if (col < p.head_dim_v)
+          *reinterpret_cast<uint32_t *>(out + row * p.out.stride[2] + col) =
+              sdpa_tc::pack2<T>(o[0][db][2 * hr] * inv, o[0][db][2 * hr + 1] * inv);
+      }
+    }
+  }
+};
+
+template <class T, int HeadDim>
+__global__ void __launch_bounds__(kSdpaSm90Threads, 1)
+    forward_kernel(const SdpaProblem p, const __grid_constant__ ForwardParams fp) {
+  using Ti = Tiles<HeadDim>;
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const SmemMap<HeadDim> sm{(sdpa_tc::shared_address(smem) + 1023u) & ~1023u};
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  if (threadIdx.x == 0) {
+    mbarrier_init(sm.q_full(), 1);
+    for (int stage = 0; stage < Ti::kStages; ++stage) {
+      mbarrier_init(sm.k_full(stage), 1);
+      mbarrier_init(sm.v_full(stage), 1);
+      mbarrier_init(sm.k_empty(stage), 2 * 128);
+      mbarrier_init(sm.v_empty(stage), 2 * 128);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  const BlockWork w = block_work<HeadDim>(p, fp);
+  if (warp >= 8) {
+    release_registers_to<24>();
+    if (threadIdx.x == 256) produce<HeadDim>(fp, sm, w);
+  } else {
+    claim_registers_to<240>();
+    float slope_log2 = 0.f;
+    if (fp.score.alibi != 0)
+      slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
+                   1.4426950408889634f;
+    const int group = warp / 4;
+    const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
+    const Consumer<T, HeadDim> consumer{p, fp, sm, w, group, q_rows, slope_log2};
+    consumer.run();
+  }
+}
+
+}  // namespace baracuda::kernels::sm90
+
+namespace baracuda::kernels {
+
+template <class T, int HeadDimTile>
+int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp, cudaStream_t stream) {
+  const auto kernel = sm90::forward_kernel<T, HeadDimTile>;
+  const size_t smem = sdpa_sm90_smem_bytes(HeadDimTile);
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (err != cudaSuccess) return -static_cast<int>(err);
+  kernel<<<static_cast<unsigned>(fp.tiles), kSdpaSm90Threads, smem, stream>>>(p, fp);
+  return -static_cast<int>(cudaGetLastError());
+}
+
+}  // namespace baracuda::kernels
+
+// One file's instantiation: BARACUDA_SDPA_SM90_FORWARD(__nv_bfloat16, 128).
+#define BARACUDA_SDPA_SM90_FORWARD(T, TILE)                                         \
+  template int baracuda::kernels::sdpa_forward_sm90_launch<T, TILE>(               \
+      const baracuda::kernels::SdpaProblem &, const baracuda::kernels::sm90::ForwardParams &, cudaStream_t)

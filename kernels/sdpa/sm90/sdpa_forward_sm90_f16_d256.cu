@@ -1,0 +1,3 @@
+#include "sdpa/sm90/sdpa_forward_sm90.cuh"
+
+BARACUDA_SDPA_SM90_FORWARD(__half, 256);

@@ -1,0 +1,101 @@
+// What the Hopper attention forward derives on the host for one run: the
+// score pipeline's constants, the tile counts, and a TMA tensor map for each
+// of Q, K and V, encoded by the driver's cuTensorMapEncodeTiled (found through
+// the runtime's driver entry points, so the library links no libcuda).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sdpa/sdpa_problem.h"
+#include "sdpa/sdpa_tc_scores.cuh"
+#include "sdpa/sm90/sdpa_forward_sm90_shape.h"
+
+namespace baracuda::kernels::sm90 {
+
+// Multiplies a tensor's B and H indices before they become TMA coordinates:
+// 0 where the axis has stride 0 (every index reads index 0's rows), which
+// its tensor map then holds as an axis of size 1.
+struct AxisSteps {
+  int32_t batch, head;
+};
+
+struct ForwardParams {
+  CUtensorMap q, k, v;  // [B, H, S, D] views: boxes of 64 columns by the tile's rows, 128-byte swizzle
+  AxisSteps q_steps, k_steps, v_steps;
+  sdpa_tc::ScoreParams score;
+  int64_t tiles;        // query tiles of the whole problem, one block each
+  int64_t query_tiles;  // of one (b, h)
+  int64_t group;        // query heads per kv head
+};
+
+using TensorMapEncoder = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                                      CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                      CUtensorMapFloatOOBfill);
+
+// The driver's encoder, looked up once; null where the driver lacks it.
+inline TensorMapEncoder tensor_map_encoder() {
+  static const TensorMapEncoder encoder = [] {
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    const cudaError_t err =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+    if (err != cudaSuccess) (void)cudaGetLastError();  // not sticky: the launch's own check must not see it
+    return err == cudaSuccess && found == cudaDriverEntryPointSuccess ? reinterpret_cast<TensorMapEncoder>(fn)
+                                                                      : nullptr;
+  }();
+  return encoder;
+}
+
+// The tensor map of a [batch, heads, rows, cols] view of 2-byte elements,
+// boxes of 64 columns by box_rows rows; false where TMA cannot read the view
+// (its address or a stride off 16 bytes, a negative stride, a row stride of
+// 0, rows past 2^31).
+inline bool encode_rows(CUtensorMap &map, AxisSteps &steps, CUtensorMapDataType type, const SdpaTensor &t,
+                        int64_t batch, int64_t heads, int64_t rows, int32_t cols, uint32_t box_rows) {
+  const TensorMapEncoder encode = tensor_map_encoder();
+  if (encode == nullptr || reinterpret_cast<uintptr_t>(t.data) % 16 != 0 || rows >= INT32_MAX) return false;
+  for (int64_t s : t.stride)
+    if (s < 0 || s * 2 % 16 != 0) return false;
+  if (t.stride[2] == 0 && rows > 1) return false;  // every row one row: no tensor map says so
+  steps = {t.stride[0] != 0 ? 1 : 0, t.stride[1] != 0 ? 1 : 0};
+  // An axis of size 1 gets the packed stride: its value is never used, and it must still pass the encoder's checks.
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows > 0 ? rows : 1),
+                              static_cast<cuuint64_t>(steps.head ? heads : 1),
+                              static_cast<cuuint64_t>(steps.batch ? batch : 1)};
+  const cuuint64_t row_bytes = static_cast<cuuint64_t>(t.stride[2]) * 2;
+  const cuuint64_t head_bytes = steps.head ? static_cast<cuuint64_t>(t.stride[1]) * 2 : row_bytes * dims[1];
+  const cuuint64_t batch_bytes = steps.batch ? static_cast<cuuint64_t>(t.stride[0]) * 2 : head_bytes * dims[2];
+  const cuuint64_t strides[3] = {row_bytes > 0 ? row_bytes : 16, head_bytes > 0 ? head_bytes : 16,
+                                 batch_bytes > 0 ? batch_bytes : 16};
+  const cuuint32_t box[4] = {64, box_rows, 1, 1}, element_strides[4] = {1, 1, 1, 1};
+  return encode(&map, type, 4, const_cast<void *>(t.data), dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// fp for p and the head-size tile; false where the kernel cannot serve p's
+// views (the caller runs another kernel): TMA cannot read Q, K or V, OUT's
+// rows are off 16 bytes, or the grid would pass 2^31 - 1 blocks.
+inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, int head_dim_tile) {
+  const SdpaSm90Shape shape = sdpa_sm90_shape(head_dim_tile);
+  const CUtensorMapDataType type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  fp.score = sdpa_tc::score_params(p);
+  fp.query_tiles = (p.queries + shape.block_m - 1) / shape.block_m;
+  fp.tiles = p.batch * p.heads_q * fp.query_tiles;
+  fp.group = p.heads_q / p.heads_kv;
+  const bool out_aligned = reinterpret_cast<uintptr_t>(p.out.data) % 16 == 0 && p.out.stride[0] % 8 == 0 &&
+                           p.out.stride[1] % 8 == 0 && p.out.stride[2] % 8 == 0;
+  return out_aligned && fp.tiles < INT32_MAX &&
+         encode_rows(fp.q, fp.q_steps, type, p.q, p.batch, p.heads_q, p.queries, p.head_dim,
+                     static_cast<uint32_t>(shape.block_m)) &&
+         encode_rows(fp.k, fp.k_steps, type, p.k, p.batch, p.heads_kv, p.keys, p.head_dim,
+                     static_cast<uint32_t>(shape.block_n)) &&
+         encode_rows(fp.v, fp.v_steps, type, p.v, p.batch, p.heads_kv, p.keys, p.head_dim_v,
+                     static_cast<uint32_t>(shape.block_n));
+}
+
+}  // namespace baracuda::kernels::sm90
