@@ -100,10 +100,9 @@ inline bool conv1d_grid_fits(const Conv1dProblem &p) {
 inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const Conv1dProblem &p) {
   using namespace conv1d_heuristics;
   using K = Conv1dKernel;
-  if (pass == Conv1dPass::Update) {  // blocks of channels by groups of batch rows
-    const int64_t groups = ceil_div(p.batch, Conv1dTraits::update_rows(p.width, elem_bytes));
-    const int64_t y = groups < 1 ? 1 : groups < kMaxGridY ? groups : kMaxGridY;
-    return {K::Update, ceil_div(p.channels, Conv1dTraits::kUpdateThreads), y, 0, ceil_div(groups, y)};
+  if (pass == Conv1dPass::Update) {  // blocks of channels by batch rows
+    const int64_t y = p.batch < 1 ? 1 : p.batch < kMaxGridY ? p.batch : kMaxGridY;
+    return {K::Update, ceil_div(p.channels, Conv1dTraits::kUpdateThreads), y, 0, ceil_div(p.batch, y)};
   }
   const bool forward = pass == Conv1dPass::Forward;
   const Conv1dOperands ops = forward ? Conv1dOperands{{&p.x, &p.y}, 2} : Conv1dOperands{{&p.x, &p.dy, &p.dx}, 3};

@@ -64,14 +64,9 @@ struct Conv1dTraits {
   // 64-85 registers (hoisted addresses); 24 blocks (40 registers) spill
   // nothing for widths up to 4 and 2- and 4-byte elements, and spill for the
   // others, which stay uncapped.
-  static constexpr int kUpdateBlocks = 16;
+  static constexpr int kUpdateBlocks = 24;
   static constexpr int update_blocks(int width, int elem_bytes) {
     return width <= 4 && elem_bytes <= 4 ? kUpdateBlocks : 1;
-  }
-  // Batch rows a thread steps, all rows' loads in flight together.
-  static constexpr int kUpdateRows = 4;
-  static constexpr int update_rows(int width, int elem_bytes) {
-    return width <= 4 && elem_bytes <= 4 ? kUpdateRows : 1;
   }
 
   // bf16's sigmoid through one tanh.approx (error 2^-11, under bf16's output

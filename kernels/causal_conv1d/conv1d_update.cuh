@@ -25,16 +25,37 @@ struct UpdateRow {
   __device__ T &operator[](int64_t i) const { return data[i * stride]; }
 };
 
-// Row b's steps once its window (the state's last W-1 entries before token 0)
-// and token 0 are in registers; pos is the circular state's slot of token 0.
-template <class T, int W, class Wt>
-__device__ __forceinline__ void finish_row(const Conv1dProblem &p, const Taps<T, W, Wt> &taps, int64_t b, int64_t sb,
-                                           int64_t c, int64_t pos, T (&win)[W], T first) {
+// The grid is (channel blocks, batch rows, batch rows / kMaxGridY): b and c
+// come from the block index with no division, and no loop holds registers
+// (which cap the threads in flight, the whole speed of a large batch).
+template <class T, int W, class Wt = T>
+__global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W, sizeof(T)))
+    update_kernel(Conv1dProblem p) {
   using A = Acc<T>;
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x;
+  const int64_t b = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  if (c >= p.channels || b >= p.batch) return;
+  const Taps<T, W, Wt> taps(p, c);
   const int64_t n = p.length, S = p.state_len;
   const bool circular = p.cache_seqlens.data != nullptr;
+  // Both indices are loaded before either is used: one round trip.
+  int64_t sb = b;  // the state row
+  int32_t seqlen = 0;
+  if (p.state_indices.data) sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
+  if (circular) seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
+  if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
   const UpdateRow<T> state(p.state, sb, c), y(p.y, b, c);
   const UpdateRow<const T> x(p.x, b, c);
+  // Circular: the slot of token 0, in [0, S) (a 32-bit remainder: |seqlen| < 2^31).
+  int64_t pos = S > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(S);
+  if (pos < 0) pos += S;
+
+  T win[W];  // the W inputs ending at the current token; the state's last W-1 before token 0
+#pragma unroll
+  for (int j = 0; j < W - 1; ++j) {
+    int64_t q = circular ? pos - (W - 1) + j : S - (W - 1) + j;  // S >= W-1
+    win[j + 1] = state[q < 0 ? q + S : q];
+  }
   // A shifted state longer than the window: its entries before the last W-1,
   // state[s] = (state ++ x)[s + n], in ascending chunks, each read whole
   // before it is written over (and before the window's entries are).
@@ -51,82 +72,31 @@ __device__ __forceinline__ void finish_row(const Conv1dProblem &p, const Taps<T,
       if (s0 + k < head) state[s0 + k] = moved[k];
   }
   int64_t next_slot = pos;  // circular: the slot token i writes
-  auto step = [&](int64_t i, T token) {
-#pragma unroll
-    for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
-    win[W - 1] = token;
-    A z = taps.bias;
-#pragma unroll
-    for (int j = 0; j < W; ++j) z += taps.w[j] * Accum<T>::load(win[j]);
-    y[i] = Accum<T>::store(p.silu ? activate<T, true>(z) : z);
-    if (circular) {
-      state[next_slot] = token;
-      next_slot = next_slot + 1 == S ? 0 : next_slot + 1;
-    }
-  };
-  if (n > 0) step(0, first);
-  for (int64_t i0 = 1; i0 < n; i0 += kUpdateChunk) {
+  for (int64_t i0 = 0; i0 < n; i0 += kUpdateChunk) {
     T tokens[kUpdateChunk];
 #pragma unroll
     for (int k = 0; k < kUpdateChunk; ++k)
       if (i0 + k < n) tokens[k] = x[i0 + k];
 #pragma unroll
-    for (int k = 0; k < kUpdateChunk; ++k)
-      if (i0 + k < n) step(i0 + k, tokens[k]);
+    for (int k = 0; k < kUpdateChunk; ++k) {
+      if (i0 + k >= n) break;
+#pragma unroll
+      for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
+      win[W - 1] = tokens[k];
+      A z = taps.bias;
+#pragma unroll
+      for (int j = 0; j < W; ++j) z += taps.w[j] * Accum<T>::load(win[j]);
+      y[i0 + k] = Accum<T>::store(p.silu ? activate<T, true>(z) : z);
+      if (circular) {
+        state[next_slot] = tokens[k];
+        next_slot = next_slot + 1 == S ? 0 : next_slot + 1;
+      }
+    }
   }
   // The shifted state's last W-1 entries are the window's.
   if (!circular)
 #pragma unroll
     for (int j = 0; j < W - 1; ++j) state[head + j] = win[j + 1];
-}
-
-// The grid is (channel blocks, batch row groups, groups / kMaxGridY): a
-// thread steps channel c of R consecutive batch rows, with every row's loads
-// (indices, then windows and first tokens) issued before any row's stores, so
-// that R rows cost the round trips of one and share the taps. No division, no
-// loop over the grid: registers cap the threads in flight, the whole speed
-// of a large batch.
-template <class T, int W, class Wt = T>
-__global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W, sizeof(T)))
-    update_kernel(Conv1dProblem p) {
-  constexpr int R = Conv1dTraits::update_rows(W, sizeof(T));
-  const int64_t c = static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x;
-  const int64_t b0 = (static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * R;
-  if (c >= p.channels || b0 >= p.batch) return;
-  const Taps<T, W, Wt> taps(p, c);
-  const int64_t S = p.state_len;
-  const bool circular = p.cache_seqlens.data != nullptr;
-
-  int64_t sb[R];  // the state rows, negative for rows skipped
-  int32_t seqlen[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int64_t b = b0 + r;
-    sb[r] = b < p.batch ? b : -1, seqlen[r] = 0;
-    if (b >= p.batch) continue;
-    if (p.state_indices.data) sb[r] = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
-    if (circular) seqlen[r] = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
-    if (sb[r] >= p.state_rows) sb[r] = -1;  // padding (or an index past the pool): untouched
-  }
-  T win[R][W], first[R];  // each row's window and token 0
-  int64_t pos[R];         // circular: each row's slot of token 0, in [0, S)
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    if (sb[r] < 0) continue;
-    // A 32-bit remainder: |seqlen| < 2^31.
-    pos[r] = S > INT32_MAX ? seqlen[r] : seqlen[r] % static_cast<int32_t>(S);
-    if (pos[r] < 0) pos[r] += S;
-    const UpdateRow<T> state(p.state, sb[r], c);
-#pragma unroll
-    for (int j = 0; j < W - 1; ++j) {
-      const int64_t q = circular ? pos[r] - (W - 1) + j : S - (W - 1) + j;  // S >= W-1
-      win[r][j + 1] = state[q < 0 ? q + S : q];
-    }
-    if (p.length > 0) first[r] = *at<const T>(p.x, b0 + r, c, 0);
-  }
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-    if (sb[r] >= 0) finish_row<T, W, Wt>(p, taps, b0 + r, sb[r], c, pos[r], win[r], first[r]);
 }
 
 }  // namespace baracuda::kernels::conv1d
