@@ -6,7 +6,8 @@ side's host overhead counts.
     BARACUDA_LIBRARY=<build>/libbaracuda_kernels.so.0 PYTHONPATH=bindings/python \\
         BARACUDA_TRIDAO=<folder of causal_conv1d_cuda.so> python3 bench/tridao_conv1d_update.py [--json PATH]
 
-One token a step, SiLU, with bias. The grid covers every value of each axis
+One token a step, SiLU, with bias; GB/s counts x read, y written and the
+batch rows' states read and written whole. The grid covers every value of each axis
 without the whole product: B 1 to 512 by C 2048 / 5376 / 8192 at the Mamba
 setting (bf16 x, f32 weights, width 4, a shifted state of W-1 entries); then
 widths 2 and 3, the other dtypes (f16 and f32 x, bf16 weights), a state pool
