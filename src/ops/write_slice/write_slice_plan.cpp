@@ -171,7 +171,7 @@ std::unique_ptr<Plan> make_rows(const SliceSpec &s, const SelectContext &) {
   auto plan = std::make_unique<WriteSlicePlan>(s, kernel_for_width(kOp, kRowsByWidth, s.dtype));
   set_moves_data(plan->info);
   set_kernel_name(plan->info,
-                  cat("write_slice_rows_b", dtype_bytes(s.dtype), " (vector rows when aligned, memcpy when dense)"));
+                  cat("write_slice_rows_b", dtype_bytes(s.dtype), " (vectors when aligned, memcpy when dense)"));
   return plan;
 }
 
