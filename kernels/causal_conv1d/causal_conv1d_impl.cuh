@@ -2,20 +2,21 @@
 // weight type Wt (the .cu files; Wt is T, or f32 beside 16-bit T): each pass launches the kernel conv1d_heuristics.h chooses for the
 // run's layout (staged: conv1d_time_tiles.cuh, conv1d_channel_tiles.cuh;
 // element-wise: conv1d_elementwise.cuh), then the side kernels
-// (conv1d_side_kernels.cuh).
+// (conv1d_side_kernels.cuh); the update (conv1d_update.cuh).
 #pragma once
 
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
 #include "causal_conv1d/conv1d_elementwise.cuh"
 #include "causal_conv1d/conv1d_side_kernels.cuh"
 #include "causal_conv1d/conv1d_time_tiles.cuh"
+#include "causal_conv1d/conv1d_update.cuh"
 
 namespace baracuda::kernels::conv1d {
 
 inline int launch_error() { return -static_cast<int>(cudaGetLastError()); }
 
 inline dim3 grid_of(const Conv1dLaunch &l) {
-  return dim3(static_cast<unsigned>(l.grid_x), static_cast<unsigned>(l.grid_y));
+  return dim3(static_cast<unsigned>(l.grid_x), static_cast<unsigned>(l.grid_y), static_cast<unsigned>(l.grid_z));
 }
 
 // fn(std::true_type) where silu, else fn(std::false_type): the staged
@@ -108,7 +109,8 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
 template <class T, class Wt, int W>
 int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels == 0) return 0;
-  update_kernel<T, W, Wt><<<grid_of(choose_conv1d_launch(Conv1dPass::Update, sizeof(T), p)), kThreads, 0, stream>>>(p);
+  update_kernel<T, W, Wt><<<grid_of(choose_conv1d_launch(Conv1dPass::Update, sizeof(T), p)), kUpdateThreads, 0, stream>>>(
+      p);
   return launch_error();
 }
 
@@ -141,7 +143,7 @@ int backward(const Conv1dProblem &p, void *workspace, size_t workspace_bytes, cu
 
 template <class T, class Wt>
 int update(const Conv1dProblem &p, cudaStream_t stream) {
-  if (!conv1d_grid_fits(p)) return 3;
+  if (!conv1d_grid_fits(p) || p.batch / conv1d_heuristics::kMaxGridY >= conv1d_heuristics::kMaxGridY) return 3;
   return with_width(p.width, [&](auto w) { return update_width<T, Wt, decltype(w)::value>(p, stream); });
 }
 

@@ -1,6 +1,7 @@
 // The causal conv1d kernels beside the main passes, one thread per row or
 // tap: the reduction of the backward's dw/db partial sums (per channel, in
-// slot order: no atomics), FINAL_STATES / DINITIAL_STATES, and the update.
+// slot order: no atomics), FINAL_STATES / DINITIAL_STATES (the update has its own file,
+// conv1d_update.cuh).
 #pragma once
 
 #include "causal_conv1d/conv1d_math.cuh"
@@ -76,53 +77,6 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
 #pragma unroll
     for (int j = 0; j < W - 1; ++j)
       if (L - (W - 1) + j >= 0) *at<T>(p.dx, b, c, L - (W - 1) + j) = Accum<T>::store(ends[j]);
-  }
-}
-
-// ---- Update -------------------------------------------------------------------
-
-template <class T, int W, class Wt = T>
-__global__ void __launch_bounds__(kThreads) update_kernel(Conv1dProblem p) {
-  using A = Acc<T>;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (row >= p.batch * p.channels) return;
-  int64_t b, c;
-  split_row(row, p.channels, b, c);
-  int64_t sb = b;  // the state row
-  if (p.state_indices.data) {
-    sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
-    if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
-  }
-  const Taps<T, W, Wt> taps(p, c);
-  const int64_t n = p.length, S = p.state_len;
-  const bool circular = p.cache_seqlens.data != nullptr;
-  int64_t pos = 0;
-  if (circular) {
-    pos = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]] % S;
-    if (pos < 0) pos += S;
-  }
-  auto slot = [&](int64_t j) {  // state index of the input j steps before token 0 (j < 0) or token j
-    if (!circular) return S + j;
-    const int64_t q = (pos + j) % S;
-    return q < 0 ? q + S : q;
-  };
-  A win[W];  // x[i - (W-1) + j], the state before token 0
-#pragma unroll
-  for (int j = 0; j < W - 1; ++j) win[j + 1] = get<T>(p.state, sb, c, slot(j - (W - 1)));
-  for (int64_t i = 0; i < n; ++i) {
-#pragma unroll
-    for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
-    win[W - 1] = get<T>(p.x, b, c, i);
-    A z = taps.bias;
-#pragma unroll
-    for (int j = 0; j < W; ++j) z += taps.w[j] * win[j];
-    *at<T>(p.y, b, c, i) = Accum<T>::store(p.silu ? activate<T, true>(z) : z);
-  }
-  if (circular) {
-    for (int64_t i = 0; i < n; ++i) *at<T>(p.state, sb, c, slot(i)) = *at<T>(p.x, b, c, i);
-  } else {  // shift left by n, ascending, so every entry is read before it is overwritten
-    for (int64_t s = 0; s < S; ++s)
-      *at<T>(p.state, sb, c, s) = s + n < S ? *at<T>(p.state, sb, c, s + n) : *at<T>(p.x, b, c, s + n - S);
   }
 }
 

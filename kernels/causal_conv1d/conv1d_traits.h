@@ -53,6 +53,22 @@ struct Conv1dTraits {
     return width <= 4 ? kBackwardChannelBlocks : width <= 6 ? kBackwardChannelBlocksW6 : kBackwardChannelBlocksW8;
   }
 
+  // The decoding update (conv1d_update.cuh): threads per block, a block a
+  // stretch of one batch row's channels (small blocks spread a small batch
+  // over more SMs); the tokens, and the entries of a shifted state longer than
+  // the window, loaded together before they are stored.
+  static constexpr int kUpdateThreads = 64;
+  static constexpr int kUpdateChunk = 4;
+  // Blocks per SM the update is compiled for, which caps its registers: a
+  // large batch's speed is the threads in flight. Uncapped, the compiler took
+  // 64-85 registers (hoisted addresses); 24 blocks (40 registers) spill
+  // nothing for widths up to 4 and 2- and 4-byte elements, and spill for the
+  // others, which stay uncapped.
+  static constexpr int kUpdateBlocks = 24;
+  static constexpr int update_blocks(int width, int elem_bytes) {
+    return width <= 4 && elem_bytes <= 4 ? kUpdateBlocks : 1;
+  }
+
   // bf16's sigmoid through one tanh.approx (error 2^-11, under bf16's output
   // rounding of 2^-9) instead of exp2 and a reciprocal: measured 25% faster
   // channels-last.

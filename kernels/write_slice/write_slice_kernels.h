@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "common/rows_problem.h"
+#include "write_slice/write_slice_vector_rows.h"
 
 namespace baracuda::kernels {
 
@@ -16,6 +17,9 @@ int write_slice_b2_run(const RowsProblem &p, cudaStream_t stream);
 int write_slice_b4_run(const RowsProblem &p, cudaStream_t stream);
 int write_slice_b8_run(const RowsProblem &p, cudaStream_t stream);
 int write_slice_b16_run(const RowsProblem &p, cudaStream_t stream);
+
+// The same copy where as_vector_rows holds, whole 16-byte vectors (any dtype).
+int write_slice_vector_rows_run(const VectorRowsCopy &v, cudaStream_t stream);
 
 // Two elements per byte, element 2k in the low nibble. Offsets and strides in
 // nibbles; any strides under which dest does not overlap itself.

@@ -145,7 +145,7 @@ TEST_CASE("every op selects with both select flags, and plan info names the chos
   baracuda_write_slice_desc_t slice = baracuda::check::slice_desc(BARACUDA_DTYPE_U4, {4, 9}, {1, 1}, {3, 8});
   CHECK(kernel_of(&slice.header) == "write_slice_nibble (memcpy when dense)");
   slice.dtype = BARACUDA_DTYPE_COMPLEX64;
-  CHECK(kernel_of(&slice.header) == "write_slice_rows_b16 (memcpy when dense)");
+  CHECK(kernel_of(&slice.header) == "write_slice_rows_b16 (vectors when aligned, memcpy when dense)");
   baracuda_causal_conv1d_desc_t conv = BARACUDA_CAUSAL_CONV1D_UPDATE_DESC_INIT;
   conv.dtype = BARACUDA_DTYPE_F64;
   conv.batch = 2, conv.channels = 8;

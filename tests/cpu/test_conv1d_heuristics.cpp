@@ -106,9 +106,19 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
   CHECK(l.grid_x == 3);
   CHECK(l.grid_y == 6);
-  l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(3, threads, 5, 4));
+  // The update: blocks of kUpdateThreads channels by batch rows, batches past 65535 along z.
+  const int64_t update_threads = Conv1dTraits::kUpdateThreads;
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(3, update_threads * 2 + 1, 5, 4));
   CHECK(l.kernel == Conv1dKernel::Update);
   CHECK(l.grid_x == 3);
+  CHECK(l.grid_y == 3);
+  CHECK(l.grid_z == 1);
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(3 * 65535 + 1, 8, 1, 4));
+  CHECK(l.grid_x == 1);
+  CHECK(l.grid_y == 65535);
+  CHECK(l.grid_z == 4);
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(0, 8, 1, 4));
+  CHECK(l.grid_y == 1);  // a plan of an empty batch still names its kernel
 }
 
 TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace", "[heuristics][causal_conv1d]") {

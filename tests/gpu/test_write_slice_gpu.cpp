@@ -53,6 +53,24 @@ TEST_CASE("write_slice handles strided, column-major and offset views", "[gpu][w
   }
 }
 
+TEST_CASE("write_slice KV-cache appends of whole 16-byte rows take the vector copy", "[gpu][write_slice]") {
+  // [B, H, S, D] caches, tokens appended at aligned and unaligned positions;
+  // a broadcast source keeps B and H apart (two outer axes).
+  const Window appends[] = {
+      {{2, 3, 40, 8}, {0, 0, 8, 0}, {2, 3, 9, 8}},       // one token
+      {{2, 3, 40, 8}, {0, 0, 5, 0}, {2, 3, 9, 8}},       // four, at an odd position
+      {{3, 2, 64, 16}, {0, 0, 2, 0}, {3, 2, 34, 16}},    // 32
+      {{2, 8, 1100, 128}, {0, 0, 3, 0}, {2, 8, 1028, 128}},  // over 2^15 vectors: several a thread
+  };
+  uint64_t seed = 650;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_U8, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32, BARACUDA_DTYPE_I64,
+                                 BARACUDA_DTYPE_COMPLEX64})
+    for (const Window &w : appends)
+      for (Layout source : {Layout::Contiguous, Layout::Broadcast})
+        CHECK_CASE((SliceCase{slice_desc(dtype, w.dest, w.start, w.end), Layout::Contiguous, source, seed++}),
+                   run_write_slice);
+}
+
 TEST_CASE("write_slice of nibbles keeps the neighbours of odd windows", "[gpu][write_slice]") {
   uint64_t seed = 700;
   const Layout layouts[] = {Layout::Contiguous, Layout::Gapped, Layout::Offset, Layout::InnerStride2, Layout::ColumnMajor};

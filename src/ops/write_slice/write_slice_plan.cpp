@@ -101,6 +101,9 @@ class WriteSlicePlan final : public Plan {
     }
     p.out = window;
     p.in = b.source->data;
+    kernels::VectorRowsCopy vectors;
+    if (kernels::as_vector_rows(p, bytes, vectors))
+      return check_launch(kernels::write_slice_vector_rows_run(vectors, stream), kOp);
     return check_launch(rows_entry_(p, stream), kOp);
   }
 
@@ -167,7 +170,8 @@ std::unique_ptr<Plan> make_nibble(const SliceSpec &s, const SelectContext &) {
 std::unique_ptr<Plan> make_rows(const SliceSpec &s, const SelectContext &) {
   auto plan = std::make_unique<WriteSlicePlan>(s, kernel_for_width(kOp, kRowsByWidth, s.dtype));
   set_moves_data(plan->info);
-  set_kernel_name(plan->info, cat("write_slice_rows_b", dtype_bytes(s.dtype), " (memcpy when dense)"));
+  set_kernel_name(plan->info,
+                  cat("write_slice_rows_b", dtype_bytes(s.dtype), " (vectors when aligned, memcpy when dense)"));
   return plan;
 }
 

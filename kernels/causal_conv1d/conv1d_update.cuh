@@ -1,0 +1,102 @@
+// The decoding update: a thread per (batch row, channel) steps n new tokens
+// against the row's state. A thread moves a few bytes, so its time is the
+// chain of memory round trips it waits on. Every load of a phase is issued
+// before the phase's first store: a store may alias a later load (the
+// compiler cannot tell state, x and y apart), so a load written after it
+// waits for the store's data, one more round trip. A one-token step is one
+// round trip: the window and the token are loaded together, then y and the
+// state are stored.
+#pragma once
+
+#include "causal_conv1d/conv1d_math.cuh"
+
+namespace baracuda::kernels::conv1d {
+
+constexpr int kUpdateThreads = Conv1dTraits::kUpdateThreads;
+constexpr int kUpdateChunk = Conv1dTraits::kUpdateChunk;
+
+// A row of a [B, C, L] view: element i of (b, c).
+template <class T>
+struct UpdateRow {
+  T *data;
+  int64_t stride;
+  __device__ UpdateRow(const Conv1dView &v, int64_t b, int64_t c)
+      : data(at<T>(v, b, c, 0)), stride(v.stride[2]) {}
+  __device__ T &operator[](int64_t i) const { return data[i * stride]; }
+};
+
+// The grid is (channel blocks, batch rows, batch rows / kMaxGridY): b and c
+// come from the block index with no division, and no loop holds registers
+// (which cap the threads in flight, the whole speed of a large batch).
+template <class T, int W, class Wt = T>
+__global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W, sizeof(T)))
+    update_kernel(Conv1dProblem p) {
+  using A = Acc<T>;
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x;
+  const int64_t b = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  if (c >= p.channels || b >= p.batch) return;
+  const Taps<T, W, Wt> taps(p, c);
+  const int64_t n = p.length, S = p.state_len;
+  const bool circular = p.cache_seqlens.data != nullptr;
+  // Both indices are loaded before either is used: one round trip.
+  int64_t sb = b;  // the state row
+  int32_t seqlen = 0;
+  if (p.state_indices.data) sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
+  if (circular) seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
+  if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
+  const UpdateRow<T> state(p.state, sb, c), y(p.y, b, c);
+  const UpdateRow<const T> x(p.x, b, c);
+  // Circular: the slot of token 0, in [0, S) (a 32-bit remainder: |seqlen| < 2^31).
+  int64_t pos = S > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(S);
+  if (pos < 0) pos += S;
+
+  T win[W];  // the W inputs ending at the current token; the state's last W-1 before token 0
+#pragma unroll
+  for (int j = 0; j < W - 1; ++j) {
+    int64_t q = circular ? pos - (W - 1) + j : S - (W - 1) + j;  // S >= W-1
+    win[j + 1] = state[q < 0 ? q + S : q];
+  }
+  // A shifted state longer than the window: its entries before the last W-1,
+  // state[s] = (state ++ x)[s + n], in ascending chunks, each read whole
+  // before it is written over (and before the window's entries are).
+  const int64_t head = circular ? 0 : S - (W - 1);
+  for (int64_t s0 = 0; s0 < head; s0 += kUpdateChunk) {
+    T moved[kUpdateChunk];
+#pragma unroll
+    for (int k = 0; k < kUpdateChunk; ++k) {
+      const int64_t q = s0 + k + n;
+      if (s0 + k < head) moved[k] = q < S ? state[q] : x[q - S];
+    }
+#pragma unroll
+    for (int k = 0; k < kUpdateChunk; ++k)
+      if (s0 + k < head) state[s0 + k] = moved[k];
+  }
+  int64_t next_slot = pos;  // circular: the slot token i writes
+  for (int64_t i0 = 0; i0 < n; i0 += kUpdateChunk) {
+    T tokens[kUpdateChunk];
+#pragma unroll
+    for (int k = 0; k < kUpdateChunk; ++k)
+      if (i0 + k < n) tokens[k] = x[i0 + k];
+#pragma unroll
+    for (int k = 0; k < kUpdateChunk; ++k) {
+      if (i0 + k >= n) break;
+#pragma unroll
+      for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
+      win[W - 1] = tokens[k];
+      A z = taps.bias;
+#pragma unroll
+      for (int j = 0; j < W; ++j) z += taps.w[j] * Accum<T>::load(win[j]);
+      y[i0 + k] = Accum<T>::store(p.silu ? activate<T, true>(z) : z);
+      if (circular) {
+        state[next_slot] = tokens[k];
+        next_slot = next_slot + 1 == S ? 0 : next_slot + 1;
+      }
+    }
+  }
+  // The shifted state's last W-1 entries are the window's.
+  if (!circular)
+#pragma unroll
+    for (int j = 0; j < W - 1; ++j) state[head + j] = win[j + 1];
+}
+
+}  // namespace baracuda::kernels::conv1d
