@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "alibi/alibi_fast_divisor.h"
+#include "common/fast_divisor.h"
 #include "alibi/alibi_traits.h"
 
 namespace baracuda::kernels {
