@@ -10,9 +10,9 @@
 
 namespace baracuda::kernels {
 
-// The flat walk wins only where every vector takes its lean path (measured
-// on the H200: with any vectors gathered element by element, divergent
-// within their warps, it ran 1.1-2.5x slower than the row kernel): rows of
+// The flat walk wins where every vector takes its lean path (measured on
+// the H200: with vectors gathered element by element, divergent within
+// their warps, it ran up to 2.7x slower than the row kernel): rows of
 // at most PadFlatTraits::kMaxRowBytes, each of whole 16-byte vectors of an
 // aligned output; no pad column (an inner axis unpadded or cropped) and no
 // row of fill values (constant outer pads that only crop); input rows of one
