@@ -9,9 +9,9 @@
 
 #include <cstdint>
 
-#include "alibi/alibi_fast_divisor.h"
 #include "alibi/alibi_problem.h"
 #include "alibi/alibi_traits.h"
+#include "common/fast_divisor.h"
 
 namespace baracuda::kernels {
 

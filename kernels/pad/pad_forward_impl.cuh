@@ -1,18 +1,28 @@
-// One pad forward entry point per element width, dispatching on the mode.
+// One pad forward entry point per element width, dispatching on the mode:
+// short rows that are all copies (pad_flat_heuristics.h) take the flat walk,
+// the rest the row kernel.
 #pragma once
 
 #include "common/gather_rows.cuh"
+#include "pad/pad_flat_heuristics.h"
+#include "pad/pad_forward_flat.cuh"
 #include "pad/pad_kernels.h"
 
 namespace baracuda::kernels {
 
+template <int Bytes, IndexMap M>
+int launch_pad_forward(const RowsProblem &p, cudaStream_t stream) {
+  if (pad_forward_takes_flat_walk(p, Bytes)) return launch_pad_forward_flat<Bytes, M>(p, stream);
+  return launch_gather_rows<Bytes, M>(p, stream);
+}
+
 template <int Bytes>
 int pad_forward_dispatch(const RowsProblem &p, cudaStream_t stream) {
   switch (p.map) {
-    case IndexMap::Constant: return launch_gather_rows<Bytes, IndexMap::Constant>(p, stream);
-    case IndexMap::Reflect: return launch_gather_rows<Bytes, IndexMap::Reflect>(p, stream);
-    case IndexMap::Replicate: return launch_gather_rows<Bytes, IndexMap::Replicate>(p, stream);
-    case IndexMap::Circular: return launch_gather_rows<Bytes, IndexMap::Circular>(p, stream);
+    case IndexMap::Constant: return launch_pad_forward<Bytes, IndexMap::Constant>(p, stream);
+    case IndexMap::Reflect: return launch_pad_forward<Bytes, IndexMap::Reflect>(p, stream);
+    case IndexMap::Replicate: return launch_pad_forward<Bytes, IndexMap::Replicate>(p, stream);
+    case IndexMap::Circular: return launch_pad_forward<Bytes, IndexMap::Circular>(p, stream);
     default: return 2;  // INVALID_PROBLEM: not a pad mode
   }
 }

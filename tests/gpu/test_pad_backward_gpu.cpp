@@ -109,3 +109,44 @@ TEST_CASE("pad backward on either side of the one-launch threshold", "[gpu][pad_
                    run_pad);
   }
 }
+
+TEST_CASE("pad backward sums short rows and wide inner pads of strided and offset tensors", "[gpu][pad_backward]") {
+  // The shape grid's slow classes, small: each over
+  // PadBackwardTraits::kOneLaunchBytes for every dtype. Rows of 61 to 300
+  // elements, inner pads of 1 to 150, up to three padded outer axes; a
+  // rank-1 problem, one long row.
+  const Shape shapes[] = {
+      {{64, 5, 7, 61}, {0, 1, 2, 3}, {0, 2, 1, 4}},
+      {{64, 3, 4, 130}, {0, 1, 2, 17}, {0, 2, 1, 20}},
+      {{64, 3, 300}, {0, 1, 100}, {0, 0, 150}},
+      {{100000}, {5}, {7}},
+  };
+  const Layout dys[] = {Layout::Contiguous, Layout::Gapped, Layout::Offset};
+  uint64_t seed = 900;
+  for (const Shape &s : shapes)
+    for (baracuda_dtype_t dtype : kDtypes)
+      for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR})
+        for (Layout dy : dys)
+          for (Layout dx : {Layout::Contiguous, Layout::Offset})
+            CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high), dy, dx, seed++}),
+                       run_pad);
+  // Replicate's outer rows fed by up to 8 dy rows, its edge columns by runs of 31 and 46.
+  for (baracuda_dtype_t dtype : kDtypes)
+    CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, BARACUDA_PAD_REPLICATE, {64, 2, 3, 40}, {0, 5, 0, 30},
+                                 {0, 7, 2, 45}),
+                        Layout::Contiguous, Layout::Offset, seed++}),
+               run_pad);
+}
+
+TEST_CASE("pad backward of constant mode slices short rows of whole vectors", "[gpu][pad_backward]") {
+  // Rows of 64 elements cut from rows of 72: every vector a copy, the case
+  // that takes the flat walk (kernels/pad/pad_flat_heuristics.h); dy offset
+  // by an element shifts every load.
+  uint64_t seed = 1000;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (Layout dy : {Layout::Contiguous, Layout::Offset})
+      CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, BARACUDA_PAD_CONSTANT, {8, 20, 64}, {0, 2, 4},
+                                   {0, 1, 4}),
+                          dy, Layout::Contiguous, seed++}),
+                 run_pad);
+}

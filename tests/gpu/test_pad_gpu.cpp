@@ -104,3 +104,25 @@ TEST_CASE("pad forward pads one, two and three outer axes of long rows", "[gpu][
                             Layout::Contiguous, seed++}),
                    run_pad);
 }
+
+TEST_CASE("pad forward of short rows: wide pads at every row phase, and rows that are all copies",
+          "[gpu][pad]") {
+  // Rows of 154 elements (a 16-byte vector of most widths spans two rows)
+  // with pads wider than a vector; and rows of 64 elements padded on outer
+  // axes only, every vector a copy (the flat walk where rows are aligned,
+  // kernels/pad/pad_flat_heuristics.h). Gapped and offset inputs, offset outputs.
+  const Shape shapes[] = {
+      {{4, 6, 9, 77}, {1, 0, 2, 40}, {0, 2, 1, 37}},
+      {{5, 7, 64}, {1, 2, 0}, {2, 1, 0}},
+  };
+  const Layout ins[] = {Layout::Contiguous, Layout::Gapped, Layout::Offset};
+  uint64_t seed = 800;
+  for (const Shape &s : shapes)
+    for (baracuda_dtype_t dtype : pad_dtypes())
+      for (int32_t mode : kModes)
+        for (Layout in : ins)
+          for (Layout out : {Layout::Contiguous, Layout::Offset})
+            CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, s.in, s.low, s.high, fill_for(dtype)), in, out,
+                                seed++}),
+                       run_pad);
+}
