@@ -31,34 +31,40 @@ struct ChannelTiles {
     const int64_t live = (p.channels - c0) * static_cast<int64_t>(sizeof(T)) / 16;
     live_pieces = static_cast<int>(live < kPieces ? live : kPieces);
   }
-  // The block's boxes in order: box k of chunk `index` [t0, t1) of pair (b, chunk).
+  // The block's boxes in order: box k of the chunk from t0 of pair (b, chunk)
+  // (as few registers as before the chunk was a run-time value: the
+  // backward's are tight).
   struct Box {
-    int64_t pair, b, index, t0, t1;
+    int64_t pair, b, t0;
     int k;
     __device__ int64_t box_t0() const { return t0 + int64_t{k} * Steps; }
-    // Timesteps of the box inside the chunk (0: past the chunk's end).
-    __device__ int steps() const {
-      const int64_t left = t1 - box_t0();
-      return static_cast<int>(left <= 0 ? 0 : left < Steps ? left : Steps);
-    }
     __device__ bool first() const { return k == 0; }
-    __device__ bool last() const {
-      const int64_t left = t1 - box_t0();
-      return left > 0 && left <= Steps;
-    }
   };
+  // The timesteps left in x's chunk from its box on.
+  __device__ int64_t left(const Conv1dProblem &p, const Box &x) const {
+    return (x.t0 + chunk < p.length ? x.t0 + chunk : p.length) - x.box_t0();
+  }
+  // Timesteps of the box inside the chunk (0: past the chunk's end).
+  __device__ int steps(const Conv1dProblem &p, const Box &x) const {
+    const int64_t n = left(p, x);
+    return static_cast<int>(n <= 0 ? 0 : n < Steps ? n : Steps);
+  }
+  __device__ bool last(const Conv1dProblem &p, const Box &x) const {
+    const int64_t n = left(p, x);
+    return n > 0 && n <= Steps;
+  }
   __device__ Box start(const Conv1dProblem &p) const {
     Box x;
     x.pair = blockIdx.y;
     x.k = 0;
-    enter_pair(p, x);
+    enter_pair(x);
     return x;
   }
-  __device__ void advance(const Conv1dProblem &p, Box &x) const {
+  __device__ void advance(Box &x) const {
     if (++x.k == boxes) {
       x.k = 0;
       x.pair += gridDim.y;
-      enter_pair(p, x);
+      enter_pair(x);
     }
   }
   // Issues rows [r_begin, r_end) of a stage whose row r is timestep
@@ -102,10 +108,10 @@ struct ChannelTiles {
   }
 
  private:
-  __device__ void enter_pair(const Conv1dProblem &p, Box &x) const {
-    split_row(x.pair, chunks, x.b, x.index);
-    x.t0 = x.index * chunk;
-    x.t1 = x.t0 + chunk < p.length ? x.t0 + chunk : p.length;
+  __device__ void enter_pair(Box &x) const {
+    int64_t index;
+    split_row(x.pair, chunks, x.b, index);
+    x.t0 = index * chunk;
   }
 };
 
@@ -133,15 +139,15 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
       tiles.items,
       [&](int64_t, int s) {
         const auto x = loading;
-        tiles.advance(p, loading);
-        const int steps = x.steps();
+        tiles.advance(loading);
+        const int steps = tiles.steps(p, x);
         if (steps == 0) return;
         tiles.template stage_rows<W>(p, p.x, x.b, x.box_t0() - (W - 1), x.first() ? 0 : W - 1, W - 1 + steps, stage[s]);
       },
       [&](int64_t, int s) {
         const auto x = using_;
-        tiles.advance(p, using_);
-        const int steps = x.steps();
+        tiles.advance(using_);
+        const int steps = tiles.steps(p, x);
         if (steps == 0 || !live) return;
         if (x.first()) {
 #pragma unroll
@@ -195,19 +201,19 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
       tiles.items,
       [&](int64_t, int s) {
         const auto x = loading;
-        tiles.advance(p, loading);
-        const int steps = x.steps();
+        tiles.advance(loading);
+        const int steps = tiles.steps(p, x);
         if (steps == 0) return;
-        const int end = W - 1 + steps + (x.last() ? W - 1 : 0);
+        const int end = W - 1 + steps + (tiles.last(p, x) ? W - 1 : 0);
         tiles.template stage_rows<W>(p, p.x, x.b, x.box_t0() - (W - 1), x.first() ? 0 : W - 1, end, xstage[s]);
         tiles.template stage_rows<W>(p, p.dy, x.b, x.box_t0(), 0, end - (W - 1), dystage[s]);
       },
       [&](int64_t, int s) {
         const auto x = using_;
-        tiles.advance(p, using_);
-        const int counted_steps = x.steps();
+        tiles.advance(using_);
+        const int counted_steps = tiles.steps(p, x);
         if (counted_steps == 0 || !live) return;
-        const bool first = x.first(), last = x.last();
+        const bool first = x.first(), last = tiles.last(p, x);
         if (first) {
 #pragma unroll
           for (int v = 0; v < Vc; ++v) {
@@ -264,7 +270,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
         if (last)
           for (int r = counted_steps; r < counted_steps + W - 1; ++r) step(r, std::false_type{});
         if (last) {
-          A *slot = partials + ((x.b * tiles.chunks + x.index) * p.channels + c) * (W + 1);
+          A *slot = partials + ((x.b * tiles.chunks + x.t0 / tiles.chunk) * p.channels + c) * (W + 1);
 #pragma unroll
           for (int v = 0; v < Vc; ++v)
 #pragma unroll

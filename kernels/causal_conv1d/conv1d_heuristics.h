@@ -79,15 +79,14 @@ inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x)
 
 // Rows of `units` vectors staged whole, tile / units rows a tile (a power of
 // two of at least kGroupMinVecs, at most half the tile): a block row per
-// tile up to about one wave; a partial-sum slot per b (a row's sums stay in
+// kGroupTilesPerBlock tiles; a partial-sum slot per b (a row's sums stay in
 // its block).
 inline bool row_groups_fit(int64_t units, int64_t tile) {
   return units >= Conv1dTraits::kGroupMinVecs && units <= tile / 2 && (units & (units - 1)) == 0;
 }
 inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64_t tile) {
-  const int64_t tiles = ceil_div(p.batch * p.channels, tile / units);
-  return {Conv1dKernel::StagedRowGroups, 1, tiles < Conv1dTraits::kGroupBlocks ? tiles : Conv1dTraits::kGroupBlocks,
-          p.batch};
+  const int64_t blocks = ceil_div(ceil_div(p.batch * p.channels, tile / units), Conv1dTraits::kGroupTilesPerBlock);
+  return {Conv1dKernel::StagedRowGroups, 1, blocks < kMaxGridY ? blocks : kMaxGridY, p.batch};
 }
 
 // Blocks of kThreads * vec channels by (b, chunk) pairs of chunk timesteps: the walk and the channel tiles.

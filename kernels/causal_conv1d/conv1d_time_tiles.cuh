@@ -75,6 +75,11 @@ __device__ __forceinline__ void stage_row_vectors(const Conv1dProblem &p, const 
                                                   int64_t u_begin, int count, int64_t units, uint4 *to) {
   constexpr int V = kTimeVec<T>;
   const T *row = at<T>(view, b, c, 0);
+  if (u_begin >= 0 && u_begin + count <= units) {  // all inside the row (most tiles): no checks per copy
+    const T *src = row + (u_begin + threadIdx.x) * V;
+    for (int j = threadIdx.x; j < count; j += kThreads, src += kThreads * V) async_copy16(&to[j], src);
+    return;
+  }
   for (int j = threadIdx.x; j < count; j += kThreads) {
     const int64_t u = u_begin + j;
     if (u >= 0 && u < units) {

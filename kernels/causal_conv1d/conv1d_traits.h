@@ -37,11 +37,12 @@ struct Conv1dTraits {
   // holds a full tile's bytes (a short row alone left most threads idle and
   // a block a row's bytes in flight: 25-50% of copy). A row's vectors, a
   // power of two, at least kGroupMinVecs (the tile's halo slots and the
-  // backward's sums per segment are sized for it). Blocks: about one wave of
-  // the H100/H200 (132 SMs, 8 blocks each), each streaming many tiles
-  // through its ring.
+  // backward's sums per segment are sized for it). A block streams about
+  // kGroupTilesPerBlock tiles through its ring (one wave of blocks each
+  // taking many tiles lost up to half its time to the partial second wave
+  // of the backward's 7 blocks per SM).
   static constexpr int kGroupMinVecs = 8;
-  static constexpr int kGroupBlocks = 1024;
+  static constexpr int kGroupTilesPerBlock = 8;
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to
   // kMinChannelChunk, a multiple of every box's steps) while the grid of
