@@ -101,11 +101,13 @@ inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t
 // from B, C and L alone, so that the backward's workspace can hold its slots.
 inline int64_t conv1d_channel_chunk(int64_t batch, int64_t channels, int64_t length) {
   using conv1d_heuristics::ceil_div;
-  const int64_t groups = ceil_div(channels, Conv1dTraits::kThreads) * batch;
+  constexpr int64_t kBlocks = Conv1dTraits::kChannelBlocks;
+  const int64_t per_b = ceil_div(channels, Conv1dTraits::kThreads);
   int64_t chunk = Conv1dTraits::kChunk;
-  while (chunk > Conv1dTraits::kMinChannelChunk && groups < Conv1dTraits::kChannelBlocks &&
-         ceil_div(length, chunk) < ceil_div(Conv1dTraits::kChannelBlocks, groups))
-    chunk /= 2;
+  // Enough groups of channels alone (or nothing to do): the longest chunk.
+  if (per_b == 0 || batch == 0 || per_b >= kBlocks || batch >= ceil_div(kBlocks, per_b)) return chunk;
+  const int64_t chunks_wanted = ceil_div(kBlocks, per_b * batch);  // per_b * batch < kBlocks
+  while (chunk > Conv1dTraits::kMinChannelChunk && ceil_div(length, chunk) < chunks_wanted) chunk /= 2;
   return chunk;
 }
 

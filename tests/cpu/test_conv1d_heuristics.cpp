@@ -184,6 +184,10 @@ TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid wou
   CHECK(conv1d_channel_chunk(1, 16 * threads, 4096) == chunk / 4);  // B1 C2048 L4096: 16 groups by 64 chunks of 64
   CHECK(conv1d_channel_chunk(1, threads, 1) == Conv1dTraits::kMinChannelChunk);
   CHECK(conv1d_channel_chunk(1, 1, int64_t{1} << 40) == chunk);
+  // Empty problems and extents whose product would pass 2^63.
+  CHECK(conv1d_channel_chunk(0, threads, 64) == chunk);
+  CHECK(conv1d_channel_chunk(2, 0, 64) == chunk);
+  CHECK(conv1d_channel_chunk(int64_t{1} << 40, int64_t{1} << 40, 1) == chunk);
 }
 
 TEST_CASE("conv1d heuristics: grids past 2^31 blocks are not served", "[heuristics][causal_conv1d]") {
