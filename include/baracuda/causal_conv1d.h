@@ -51,7 +51,8 @@
  *   atomics, through the workspace in a fixed order: deterministic and
  *   bit-stable.
  *   Workspace: baracuda_plan_workspace_size() bytes, about
- *   B * ceil(L / 256) * C * (W+1) accumulators.
+ *   B * ceil(L / 256) * C * (W+1) accumulators (up to 8 times as many for
+ *   small problems, whose chunks of L are shorter so that they fill the GPU).
  *
  * BARACUDA_OP_CAUSAL_CONV1D_UPDATE   one decoding step (or n tokens)
  *   args: X [B, C, n] (or [B, C] when n is 1); WEIGHT; BIAS (optional);

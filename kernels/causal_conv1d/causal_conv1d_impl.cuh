@@ -1,12 +1,13 @@
 // Causal conv1d entry points, one instantiation per element type T and
 // weight type Wt (the .cu files; Wt is T, or f32 beside 16-bit T): each pass launches the kernel conv1d_heuristics.h chooses for the
-// run's layout (staged: conv1d_time_tiles.cuh, conv1d_channel_tiles.cuh;
+// run's layout (staged: conv1d_time_tiles.cuh, conv1d_row_groups.cuh, conv1d_channel_tiles.cuh;
 // element-wise: conv1d_elementwise.cuh), then the side kernels
 // (conv1d_side_kernels.cuh); the update (conv1d_update.cuh).
 #pragma once
 
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
 #include "causal_conv1d/conv1d_elementwise.cuh"
+#include "causal_conv1d/conv1d_row_groups.cuh"
 #include "causal_conv1d/conv1d_side_kernels.cuh"
 #include "causal_conv1d/conv1d_time_tiles.cuh"
 #include "causal_conv1d/conv1d_update.cuh"
@@ -50,11 +51,14 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
     const dim3 grid = grid_of(launch);
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
       with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
+    } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
+      with_silu(p.silu, [&](auto silu) { forward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
     } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       if constexpr (sizeof(T) <= 4)
         with_silu(p.silu, [&](auto silu) {
           with_seq(p, [&](auto seq) {
-            forward_channel_tiles_kernel<T, W, silu, seq, Wt><<<grid, kThreads, 0, stream>>>(p);
+            forward_channel_tiles_kernel<T, W, silu, seq, Wt>
+                <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
           });
         });
     } else if (launch.kernel == Conv1dKernel::WalkTime) {
@@ -81,11 +85,15 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
       with_silu(p.silu,
                 [&](auto silu) { backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials); });
+    } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
+      with_silu(p.silu,
+                [&](auto silu) { backward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials); });
     } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       if constexpr (sizeof(T) <= 4)
         with_silu(p.silu, [&](auto silu) {
           with_seq(p, [&](auto seq) {
-            backward_channel_tiles_kernel<T, W, silu, seq, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+            backward_channel_tiles_kernel<T, W, silu, seq, Wt>
+                <<<grid, kThreads, 0, stream>>>(p, partials, static_cast<int>(launch.chunk));
           });
         });
     } else if (launch.kernel == Conv1dKernel::WalkTime) {

@@ -13,13 +13,14 @@
 
 namespace baracuda::kernels {
 
-// The backward keeps one partial sum of dw and db per (b, chunk of this
-// many timesteps, channel): its workspace, in bytes. 128-bit, so that the plan
+// The backward keeps one partial sum of dw and db per (b, chunk of timesteps,
+// channel), the chunk at most the channel tiles' (the kernels along L and the
+// walk take fewer slots): its workspace, in bytes. 128-bit, so that the plan
 // layer can refuse a size beyond 2^62 instead of seeing it wrap.
-constexpr int64_t kConv1dChunk = Conv1dTraits::kChunk;
 inline __int128 causal_conv1d_backward_workspace(int64_t batch, int64_t channels, int64_t length, int32_t width,
                                                  bool f64) {
-  const __int128 slots = static_cast<__int128>(batch) * ((length + kConv1dChunk - 1) / kConv1dChunk);
+  const int64_t chunk = conv1d_channel_chunk(batch, channels, length);
+  const __int128 slots = static_cast<__int128>(batch) * ((length + chunk - 1) / chunk);
   return slots * channels * (width + 1) * (f64 ? sizeof(double) : sizeof(float));
 }
 

@@ -11,43 +11,48 @@ namespace baracuda::kernels::conv1d {
 // ---- Channel tiles (channels-last, stride 1 along C) -------------------------
 
 // A block owns kThreads * Vc channels of (b, chunk) pairs blockIdx.y,
-// +gridDim.y, ...; each pair's chunk of kChunk timesteps streams through the
-// ring as boxes of Steps timesteps (items past the chunk's end are empty).
-// Stage rows hold timesteps: row r of item i is timestep box_t0 - Before + r.
+// +gridDim.y, ...; each pair's chunk of `chunk` timesteps (the launch's, a
+// multiple of Steps) streams through the ring as boxes of Steps timesteps
+// (items past the chunk's end are empty). Stage rows hold timesteps: row r of
+// item i is timestep box_t0 - Before + r.
 template <class T, int Vc, int Steps>
 struct ChannelTiles {
   static constexpr int kRowBytes = kThreads * Vc * static_cast<int>(sizeof(T));
   static constexpr int kPieces = kRowBytes / 16;  // 16-byte copies per row
-  static constexpr int kBoxes = kChunk / Steps;
-  static_assert(kChunk % Steps == 0 && kRowBytes % 16 == 0 && kThreads % kPieces == 0,
-                "boxes tile the chunk, rows split into whole copies, a thread copies one place of rows");
+  static_assert(Conv1dTraits::kMinChannelChunk % Steps == 0 && kRowBytes % 16 == 0 && kThreads % kPieces == 0,
+                "boxes tile every chunk, rows split into whole copies, a thread copies one place of rows");
   int64_t c0, chunks, items;
+  int chunk, boxes;
   int live_pieces;  // copies of a row inside the channels
-  __device__ ChannelTiles(const Conv1dProblem &p) {
+  __device__ ChannelTiles(const Conv1dProblem &p, int chunk_steps) : chunk(chunk_steps), boxes(chunk_steps / Steps) {
     c0 = static_cast<int64_t>(blockIdx.x) * kThreads * Vc;
-    chunks = (p.length + kChunk - 1) / kChunk;
-    items = (p.batch * chunks - blockIdx.y + gridDim.y - 1) / gridDim.y * kBoxes;
+    chunks = (p.length + chunk - 1) / chunk;
+    items = (p.batch * chunks - blockIdx.y + gridDim.y - 1) / gridDim.y * boxes;
     const int64_t live = (p.channels - c0) * static_cast<int64_t>(sizeof(T)) / 16;
     live_pieces = static_cast<int>(live < kPieces ? live : kPieces);
   }
-  // The block's boxes in order: box k of the chunk [t0, t1) of pair (b, chunk).
+  // The block's boxes in order: box k of the chunk from t0 of pair (b, chunk)
+  // (as few registers as before the chunk was a run-time value: the
+  // backward's are tight).
   struct Box {
     int64_t pair, b, t0;
     int k;
-    __device__ int64_t t1(const Conv1dProblem &p) const { return t0 + kChunk < p.length ? t0 + kChunk : p.length; }
-    __device__ int64_t chunk() const { return t0 / kChunk; }
     __device__ int64_t box_t0() const { return t0 + int64_t{k} * Steps; }
-    // Timesteps of the box inside the chunk (0: past the chunk's end).
-    __device__ int steps(const Conv1dProblem &p) const {
-      const int64_t left = t1(p) - box_t0();
-      return static_cast<int>(left <= 0 ? 0 : left < Steps ? left : Steps);
-    }
     __device__ bool first() const { return k == 0; }
-    __device__ bool last(const Conv1dProblem &p) const {
-      const int64_t left = t1(p) - box_t0();
-      return left > 0 && left <= Steps;
-    }
   };
+  // The timesteps left in x's chunk from its box on.
+  __device__ int64_t left(const Conv1dProblem &p, const Box &x) const {
+    return (x.t0 + chunk < p.length ? x.t0 + chunk : p.length) - x.box_t0();
+  }
+  // Timesteps of the box inside the chunk (0: past the chunk's end).
+  __device__ int steps(const Conv1dProblem &p, const Box &x) const {
+    const int64_t n = left(p, x);
+    return static_cast<int>(n <= 0 ? 0 : n < Steps ? n : Steps);
+  }
+  __device__ bool last(const Conv1dProblem &p, const Box &x) const {
+    const int64_t n = left(p, x);
+    return n > 0 && n <= Steps;
+  }
   __device__ Box start(const Conv1dProblem &p) const {
     Box x;
     x.pair = blockIdx.y;
@@ -56,7 +61,7 @@ struct ChannelTiles {
     return x;
   }
   __device__ void advance(Box &x) const {
-    if (++x.k == kBoxes) {
+    if (++x.k == boxes) {
       x.k = 0;
       x.pair += gridDim.y;
       enter_pair(x);
@@ -104,9 +109,9 @@ struct ChannelTiles {
 
  private:
   __device__ void enter_pair(Box &x) const {
-    int64_t chunk;
-    split_row(x.pair, chunks, x.b, chunk);
-    x.t0 = chunk * kChunk;
+    int64_t index;
+    split_row(x.pair, chunks, x.b, index);
+    x.t0 = index * chunk;
   }
 };
 
@@ -118,12 +123,12 @@ template <class T, int Vc>
 constexpr int kBoxSteps = Conv1dTraits::kBoxBytes / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
 template <class T, int W, bool Silu, bool Seq, class Wt = T>
-__global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dProblem p) {
+__global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dProblem p, int chunk) {
   using A = Acc<T>;
   constexpr int Vc = kForwardChannelVec<T>, Steps = kBoxSteps<T, Vc>;
   using Tiles = ChannelTiles<T, Vc, Steps>;
   __shared__ uint4 stage[kStages][(W - 1 + Steps) * Tiles::kPieces];  // row r: timestep box_t0 - (W-1) + r
-  const Tiles tiles(p);
+  const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
   const ChannelTaps<T, W, Vc, Wt> taps(p, c);
@@ -135,14 +140,14 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
       [&](int64_t, int s) {
         const auto x = loading;
         tiles.advance(loading);
-        const int steps = x.steps(p);
+        const int steps = tiles.steps(p, x);
         if (steps == 0) return;
         tiles.template stage_rows<W>(p, p.x, x.b, x.box_t0() - (W - 1), x.first() ? 0 : W - 1, W - 1 + steps, stage[s]);
       },
       [&](int64_t, int s) {
         const auto x = using_;
         tiles.advance(using_);
-        const int steps = x.steps(p);
+        const int steps = tiles.steps(p, x);
         if (steps == 0 || !live) return;
         if (x.first()) {
 #pragma unroll
@@ -177,14 +182,14 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 // g that its last dx need. Partial dw/db per (b, chunk) slot.
 template <class T, int W, bool Silu, bool Seq, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_blocks(W, Seq))
-    backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
+    backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials, int chunk) {
   using A = Acc<T>;
   constexpr int Vc = kBackwardChannelVec<T>, Steps = kBoxSteps<T, Vc> / 2;  // two tensors staged
   using Tiles = ChannelTiles<T, Vc, Steps>;
   constexpr int kRows = W - 1 + Steps + W - 1, kChannelStages = Conv1dTraits::kBackwardChannelStages;
   __shared__ uint4 xstage[kChannelStages][kRows * Tiles::kPieces];               // row r: timestep box_t0 - (W-1) + r
   __shared__ uint4 dystage[kChannelStages][(kRows - (W - 1)) * Tiles::kPieces];  // row r: timestep box_t0 + r
-  const Tiles tiles(p);
+  const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
   constexpr bool kHalved = kHalvedSilu<Wt, Silu>;  // taps halved, gw and parts hold 2g (the slope as in upstream)
@@ -197,18 +202,18 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
       [&](int64_t, int s) {
         const auto x = loading;
         tiles.advance(loading);
-        const int steps = x.steps(p);
+        const int steps = tiles.steps(p, x);
         if (steps == 0) return;
-        const int end = W - 1 + steps + (x.last(p) ? W - 1 : 0);
+        const int end = W - 1 + steps + (tiles.last(p, x) ? W - 1 : 0);
         tiles.template stage_rows<W>(p, p.x, x.b, x.box_t0() - (W - 1), x.first() ? 0 : W - 1, end, xstage[s]);
         tiles.template stage_rows<W>(p, p.dy, x.b, x.box_t0(), 0, end - (W - 1), dystage[s]);
       },
       [&](int64_t, int s) {
         const auto x = using_;
         tiles.advance(using_);
-        const int counted_steps = x.steps(p);
+        const int counted_steps = tiles.steps(p, x);
         if (counted_steps == 0 || !live) return;
-        const bool first = x.first(), last = x.last(p);
+        const bool first = x.first(), last = tiles.last(p, x);
         if (first) {
 #pragma unroll
           for (int v = 0; v < Vc; ++v) {
@@ -265,7 +270,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
         if (last)
           for (int r = counted_steps; r < counted_steps + W - 1; ++r) step(r, std::false_type{});
         if (last) {
-          A *slot = partials + ((x.b * tiles.chunks + x.chunk()) * p.channels + c) * (W + 1);
+          A *slot = partials + ((x.b * tiles.chunks + x.t0 / tiles.chunk) * p.channels + c) * (W + 1);
 #pragma unroll
           for (int v = 0; v < Vc; ++v)
 #pragma unroll

@@ -3,7 +3,8 @@
 // plan (which names the kernel of the dense layout). Host-only, no CUDA.
 //
 // Layouts whose rows allow 16-byte copies take the staged kernels: time
-// tiles where every operand has stride 1 along L ([B, C, L]), channel tiles
+// tiles where every operand has stride 1 along L ([B, C, L]; short rows as
+// row groups, several whole rows a tile), channel tiles
 // where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
 // f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
 // channel tiles, which walk a window of ids beside the inputs'. Every other
@@ -26,17 +27,19 @@
 namespace baracuda::kernels {
 
 enum class Conv1dPass { Forward, Backward, Update };
-enum class Conv1dKernel { StagedTimeTiles, StagedChannelTiles, WalkTime, WalkChannels, Update };
+enum class Conv1dKernel { StagedTimeTiles, StagedChannelTiles, WalkTime, WalkChannels, Update, StagedRowGroups };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
 // update's batches past 65535) and, for the
 // backward, the dw/db partial-sum slots it writes per channel: one per (b,
-// block along L) for the kernels along L, per (b, chunk) for the channel grids.
+// block along L) for the kernels along L, per (b, chunk) for the channel
+// grids; and the channel tiles' chunk of timesteps.
 struct Conv1dLaunch {
   Conv1dKernel kernel;
   int64_t grid_x, grid_y;
   int64_t partial_slots = 0;
   int64_t grid_z = 1;
+  int64_t chunk = Conv1dTraits::kChunk;
 };
 
 namespace conv1d_heuristics {
@@ -76,13 +79,39 @@ inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x)
   return {k, x, rows < kMaxGridY ? rows : kMaxGridY, p.batch * x};
 }
 
-// Blocks of kThreads * vec channels by (b, chunk) pairs: the walk and the channel tiles.
-inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t vec) {
-  const int64_t groups = ceil_div(p.channels, vec), pairs = p.batch * ceil_div(p.length, Conv1dTraits::kChunk);
-  return {k, ceil_div(groups, Conv1dTraits::kThreads), pairs < kMaxGridY ? pairs : kMaxGridY, pairs};
+// Rows of `units` vectors staged whole, tile / units rows a tile (a power of
+// two of at least kGroupMinVecs, at most half the tile): a block row per
+// kGroupTilesPerBlock tiles; a partial-sum slot per b (a row's sums stay in
+// its block).
+inline bool row_groups_fit(int64_t units, int64_t tile) {
+  return units >= Conv1dTraits::kGroupMinVecs && units <= tile / 2 && (units & (units - 1)) == 0;
+}
+inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64_t tile) {
+  const int64_t blocks = ceil_div(ceil_div(p.batch * p.channels, tile / units), Conv1dTraits::kGroupTilesPerBlock);
+  return {Conv1dKernel::StagedRowGroups, 1, blocks < kMaxGridY ? blocks : kMaxGridY, p.batch};
+}
+
+// Blocks of kThreads * vec channels by (b, chunk) pairs of chunk timesteps: the walk and the channel tiles.
+inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t vec, int64_t chunk) {
+  const int64_t groups = ceil_div(p.channels, vec), pairs = p.batch * ceil_div(p.length, chunk);
+  return {k, ceil_div(groups, Conv1dTraits::kThreads), pairs < kMaxGridY ? pairs : kMaxGridY, pairs, chunk};
 }
 
 }  // namespace conv1d_heuristics
+
+// The channel tiles' chunk of timesteps for a problem (conv1d_traits.h):
+// from B, C and L alone, so that the backward's workspace can hold its slots.
+inline int64_t conv1d_channel_chunk(int64_t batch, int64_t channels, int64_t length) {
+  using conv1d_heuristics::ceil_div;
+  constexpr int64_t kBlocks = Conv1dTraits::kChannelBlocks;
+  const int64_t per_b = ceil_div(channels, Conv1dTraits::kThreads);
+  int64_t chunk = Conv1dTraits::kChunk;
+  // Enough groups of channels alone (or nothing to do): the longest chunk.
+  if (per_b == 0 || batch == 0 || per_b >= kBlocks || batch >= ceil_div(kBlocks, per_b)) return chunk;
+  const int64_t chunks_wanted = ceil_div(kBlocks, per_b * batch);  // per_b * batch < kBlocks
+  while (chunk > Conv1dTraits::kMinChannelChunk && ceil_div(length, chunk) < chunks_wanted) chunk /= 2;
+  return chunk;
+}
 
 // Every launch's x extent within 2^31 - 1 blocks: the tvec grid (the widest
 // along L), the walk grids, and the one-thread-per-row (B*C) and per-tap
@@ -111,17 +140,19 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   if (!p.seq_idx.data && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
     const int64_t tile = int64_t{Conv1dTraits::kThreads} *
                          (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
-    const int64_t tiles = ceil_div(p.length / vec, tile);
-    return rows_grid(K::StagedTimeTiles, p, ceil_div(tiles, Conv1dTraits::kTilesPerBlock));
+    const int64_t units = p.length / vec;
+    if (row_groups_fit(units, tile)) return row_groups_grid(p, units, tile);
+    return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), Conv1dTraits::kTilesPerBlock));
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
     return channel_grid(
         K::StagedChannelTiles, p,
-        (forward ? Conv1dTraits::kForwardChannelBytes : Conv1dTraits::kBackwardChannelBytes) / elem_bytes);
+        (forward ? Conv1dTraits::kForwardChannelBytes : Conv1dTraits::kBackwardChannelBytes) / elem_bytes,
+        conv1d_channel_chunk(p.batch, p.channels, p.length));
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
   if (st <= sc) return rows_grid(K::WalkTime, p, ceil_div(p.length, kUnitsPerBlock));
-  return channel_grid(K::WalkChannels, p, 1);
+  return channel_grid(K::WalkChannels, p, 1, Conv1dTraits::kChunk);
 }
 
 // The problem with every [B, C, L] operand contiguous and 16-byte aligned:
@@ -143,6 +174,8 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_staged_time_tiles";
     case Conv1dKernel::StagedChannelTiles:
       return "_staged_channel_tiles";
+    case Conv1dKernel::StagedRowGroups:
+      return "_staged_row_groups";
     case Conv1dKernel::WalkTime:
       return "_walk_time";
     case Conv1dKernel::WalkChannels:

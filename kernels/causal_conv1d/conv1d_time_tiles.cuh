@@ -75,6 +75,11 @@ __device__ __forceinline__ void stage_row_vectors(const Conv1dProblem &p, const 
                                                   int64_t u_begin, int count, int64_t units, uint4 *to) {
   constexpr int V = kTimeVec<T>;
   const T *row = at<T>(view, b, c, 0);
+  if (u_begin >= 0 && u_begin + count <= units) {  // all inside the row (most tiles): no checks per copy
+    const T *src = row + (u_begin + threadIdx.x) * V;
+    for (int j = threadIdx.x; j < count; j += kThreads, src += kThreads * V) async_copy16(&to[j], src);
+    return;
+  }
   for (int j = threadIdx.x; j < count; j += kThreads) {
     const int64_t u = u_begin + j;
     if (u >= 0 && u < units) {
@@ -100,6 +105,33 @@ struct TimeWindow {
   __device__ const Acc<T> *win() const { return x + H * V - (W - 1); }
 };
 
+// y of a vector: out[e] = act(bias + sum_k w[k] win[e + k]).
+template <class T, int W, bool Silu, class Wt>
+__device__ __forceinline__ void forward_vector(const Taps<T, W, Wt> &taps, const Acc<T> *win,
+                                               Acc<T> (&out)[kTimeVec<T>]) {
+#pragma unroll
+  for (int e = 0; e < kTimeVec<T>; ++e) {
+    Acc<T> z = taps.bias;
+#pragma unroll
+    for (int k = 0; k < W; ++k) z += taps.w[k] * win[e + k];
+    out[e] = activate<T, Silu>(z);
+  }
+}
+
+// dx of a vector from g over it and the W-1 timesteps after it (gs):
+// dx[e] = sum_k w[k] gs[e + W-1-k].
+template <class T, int W, class Wt>
+__device__ __forceinline__ void transposed_vector(const Taps<T, W, Wt> &taps, const Acc<T> (&gs)[kTimeVec<T> + W - 1],
+                                                  Acc<T> (&dx)[kTimeVec<T>]) {
+#pragma unroll
+  for (int e = 0; e < kTimeVec<T>; ++e) {
+    Acc<T> sum = Acc<T>(0);
+#pragma unroll
+    for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
+    dx[e] = sum;
+  }
+}
+
 template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
@@ -119,15 +151,8 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         T *yr = at<T>(p.y, using_.b, using_.c, using_.u0 * V);
         auto vector = [&](int j) {
           const TimeWindow<T, W> xw(stage[s], j);
-          const A *win = xw.win();
           A out[V];
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            A z = taps.bias;
-#pragma unroll
-            for (int k = 0; k < W; ++k) z += taps.w[k] * win[e + k];
-            out[e] = activate<T, Silu>(z);
-          }
+          forward_vector<T, W, Silu>(taps, xw.win(), out);
           store_run<T, V>(yr + j * V, out);
         };
         const int mine =
@@ -200,13 +225,7 @@ __global__ void __launch_bounds__(kThreads) backward_time_tiles_kernel(Conv1dPro
 #pragma unroll
           for (int a = 0; a < W - 1; ++a) gs[V + a] = gedge[j + 1 + a / V][a % V];
           A dx[V];
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            A sum = A(0);
-#pragma unroll
-            for (int k = 0; k < W; ++k) sum += taps.w[k] * gs[e + W - 1 - k];
-            dx[e] = sum;
-          }
+          transposed_vector<T, W>(taps, gs, dx);
           store_run<T, V>(dxr + (q.u0 + j) * V, dx);
         }
         const bool next_row = q.row_ends;

@@ -32,7 +32,25 @@ struct Conv1dTraits {
   static constexpr int kForwardTileSteps = 4;
   static constexpr int kBackwardTileSteps = 2;
   static constexpr int kTilesPerBlock = 8;
+  // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
+  // 16-bit, forward) staged whole, several to a tile, so that a block's tile
+  // holds a full tile's bytes (a short row alone left most threads idle and
+  // a block a row's bytes in flight: 25-50% of copy). A row's vectors, a
+  // power of two, at least kGroupMinVecs (the tile's halo slots and the
+  // backward's sums per segment are sized for it). A block streams about
+  // kGroupTilesPerBlock tiles through its ring (one wave of blocks each
+  // taking many tiles lost up to half its time to the partial second wave
+  // of the backward's 7 blocks per SM).
+  static constexpr int kGroupMinVecs = 8;
+  static constexpr int kGroupTilesPerBlock = 8;
   static constexpr int kBoxBytes = 8192;
+  // A channel tile's chunk: kChunk timesteps, halved (down to
+  // kMinChannelChunk, a multiple of every box's steps) while the grid of
+  // 128-channel groups by (b, chunk) pairs would have fewer than
+  // kChannelBlocks blocks (about one wave): a small batch of short rows gave
+  // 16-32 blocks, each walking 256 timesteps (25-40% of Tri Dao's speed).
+  static constexpr int kMinChannelChunk = 32;
+  static constexpr int kChannelBlocks = 1024;
   // Bytes of channels per thread in a channel tile, per direction.
   static constexpr int kForwardChannelBytes = 4;
   static constexpr int kBackwardChannelBytes = 4;

@@ -2,6 +2,8 @@
 // which kernel each layout gets, the grids, the partial-sum slots against
 // the workspace, and the kernel name a plan reports. No GPU.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <string>
 
 #include "causal_conv1d/causal_conv1d_kernels.h"
@@ -39,19 +41,52 @@ void *offset_pointer(uintptr_t bytes) { return reinterpret_cast<void *>(uintptr_
 
 }  // namespace
 
+// Timesteps of a time tile of pass for elements of `bytes`.
+int64_t tile_steps(Conv1dPass pass, int bytes) {
+  return 16 / bytes * Conv1dTraits::kThreads *
+         (pass == Conv1dPass::Forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
+}
+
 TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the staged time tiles",
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 64, 4)) == Conv1dKernel::StagedTimeTiles);
+      const int64_t tile = tile_steps(pass, bytes);
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile, 4)) == Conv1dKernel::StagedTimeTiles);
+      // More than half a tile, or vectors not a power of two: rows of their own tiles.
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
       // L not a multiple of the vector: the element-wise time walk.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 8 + 1, 4)) == Conv1dKernel::WalkTime);
     }
 }
 
+TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take the row groups",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4, 8})
+    for (const Conv1dPass pass : kPasses) {
+      const int64_t vec = 16 / bytes, tile = tile_steps(pass, bytes);
+      for (const int64_t length : {vec * Conv1dTraits::kGroupMinVecs, tile / 4, tile / 2}) {
+        CAPTURE(bytes, length);
+        const Conv1dLaunch l = choose_conv1d_launch(pass, bytes, dense_conv1d_problem(3, 1000, length, 4));
+        CHECK(l.kernel == Conv1dKernel::StagedRowGroups);
+        // tile / length rows a tile, kGroupTilesPerBlock tiles a block row, one block column, a partial-sum slot per b.
+        const int64_t tiles = (3000 + tile / length - 1) / (tile / length);
+        CHECK(l.grid_x == 1);
+        CHECK(l.grid_y == (tiles + Conv1dTraits::kGroupTilesPerBlock - 1) / Conv1dTraits::kGroupTilesPerBlock);
+        CHECK(l.partial_slots == 3);
+      }
+      // Fewer vectors than a group's minimum: the time tiles.
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, vec * Conv1dTraits::kGroupMinVecs / 2, 4)) ==
+            Conv1dKernel::StagedTimeTiles);
+    }
+  // Rows past the grid's y limit are walked by the blocks in turn.
+  CHECK(choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4096, 8192, 64, 4)).grid_y == 65535);
+}
+
 TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
           "[heuristics][causal_conv1d]") {
-  Conv1dProblem p = dense_conv1d_problem(2, 3, 64, 4);
+  Conv1dProblem p = dense_conv1d_problem(2, 3, 4096, 4);
   p.dx.data = offset_pointer(4);  // a backward operand only
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::StagedTimeTiles);
   CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::WalkTime);
@@ -59,10 +94,14 @@ TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass t
   CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::StagedTimeTiles);
   p.y.stride[2] = 2;  // every other timestep of y
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
-  p = dense_conv1d_problem(2, 3, 64, 4);
-  p.x.stride[1] = 68;  // rows padded to 68 elements: not a multiple of bf16's 8
+  p = dense_conv1d_problem(2, 3, 4096, 4);
+  p.x.stride[1] = 4100;  // rows padded to 4100 elements: not a multiple of bf16's 8
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
-  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);  // 68 is f32's 4 x 17
+  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);  // 4100 is f32's 4 x 1025
+  p = dense_conv1d_problem(2, 3, 64, 4);
+  p.x.stride[1] = 68;  // short rows too: the row groups stage each row on its own
+  CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
+  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedRowGroups);
 }
 
 TEST_CASE("conv1d heuristics: packed sequences (SEQ_IDX) keep the channel tiles, [B, C, L] the time walk",
@@ -99,13 +138,17 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   CHECK(l.grid_x == 2);
   CHECK(l.grid_y == 6);
   // Rows past the grid's y limit are walked by the blocks in turn.
-  l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4, 40000, 64, 4));
+  l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4, 40000, 4096, 4));
   CHECK(l.grid_y == 65535);
   // Channel grids: kThreads * vec channels a block, a block row per (b, chunk).
   l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(3, threads * 2 + 4, chunk + 1));
   CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
   CHECK(l.grid_x == 3);
-  CHECK(l.grid_y == 6);
+  CHECK(l.chunk == Conv1dTraits::kMinChannelChunk);  // 9 groups of channels: the shortest chunk
+  CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
+  l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(8, 64 * threads, 4 * chunk));
+  CHECK(l.chunk == chunk);  // 512 groups by 4 chunks: enough blocks
+  CHECK(l.grid_y == 32);
   // The update: blocks of kUpdateThreads channels by batch rows, batches past 65535 along z.
   const int64_t update_threads = Conv1dTraits::kUpdateThreads;
   l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(3, update_threads * 2 + 1, 5, 4));
@@ -139,6 +182,24 @@ TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace
         }
 }
 
+TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid would be under a wave",
+          "[heuristics][causal_conv1d]") {
+  using baracuda::kernels::conv1d_channel_chunk;
+  const int64_t chunk = Conv1dTraits::kChunk, threads = Conv1dTraits::kThreads;
+  const int64_t blocks = Conv1dTraits::kChannelBlocks;
+  CHECK(conv1d_channel_chunk(1, blocks * threads, 1) == chunk);     // enough channel groups alone
+  CHECK(conv1d_channel_chunk(1, threads, blocks * chunk) == chunk);  // enough chunks alone
+  CHECK(conv1d_channel_chunk(1, threads, blocks * chunk / 2) == chunk / 2);
+  CHECK(conv1d_channel_chunk(2, threads, blocks * chunk / 4) == chunk / 2);
+  CHECK(conv1d_channel_chunk(1, 16 * threads, 4096) == chunk / 4);  // B1 C2048 L4096: 16 groups by 64 chunks of 64
+  CHECK(conv1d_channel_chunk(1, threads, 1) == Conv1dTraits::kMinChannelChunk);
+  CHECK(conv1d_channel_chunk(1, 1, int64_t{1} << 40) == chunk);
+  // Empty problems and extents whose product would pass 2^63.
+  CHECK(conv1d_channel_chunk(0, threads, 64) == chunk);
+  CHECK(conv1d_channel_chunk(2, 0, 64) == chunk);
+  CHECK(conv1d_channel_chunk(int64_t{1} << 40, int64_t{1} << 40, 1) == chunk);
+}
+
 TEST_CASE("conv1d heuristics: grids past 2^31 blocks are not served", "[heuristics][causal_conv1d]") {
   CHECK(baracuda::kernels::conv1d_grid_fits(dense_conv1d_problem(1, 1, int64_t{1} << 40, 4)));
   CHECK_FALSE(baracuda::kernels::conv1d_grid_fits(dense_conv1d_problem(1, 1, int64_t{1} << 42, 4)));
@@ -163,7 +224,9 @@ TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "
     baracuda_plan_destroy(plan);
     return std::string(info.kernel_name);
   };
-  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 64, 4) == "causal_conv1d_staged_time_tiles_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 4096, 4) == "causal_conv1d_staged_time_tiles_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 512, 4) ==
+        "causal_conv1d_backward_staged_row_groups_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F32, 7, 3) ==
         "causal_conv1d_backward_walk_time_w3_f32");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16, 1, 2) == "causal_conv1d_update_w2_f16");

@@ -22,8 +22,10 @@ struct Size {
 // L = 1, L < W, odd C and L, lengths past one chunk (256), vector-friendly and
 // not; rows of several time tiles with a partial last one (2056, 8200: more
 // tiles than a block takes), channel counts over one block's with a partial
-// last group (136), chunks with a short last one.
-const Size kSizes[] = {{2, 3, 1}, {1, 5, 2}, {2, 8, 67}, {3, 17, 300}, {2, 16, 1024}, {2, 136, 2056}, {1, 24, 8200}};
+// last group (136), chunks with a short last one; short rows of a power of
+// two of vectors (64, 256: the row groups, with a partial last group of rows).
+const Size kSizes[] = {{2, 3, 1},      {1, 5, 2},      {2, 8, 67},    {3, 17, 300}, {2, 16, 1024},
+                       {2, 136, 2056}, {1, 24, 8200}, {4, 33, 64}, {3, 37, 256}};
 
 Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t width, SeqLayout layout,
                      uint64_t seed) {
@@ -82,11 +84,12 @@ TEST_CASE("causal conv1d forward with and without bias, SiLU, initial and final 
   uint64_t seed = 1000;
   for (baracuda_dtype_t dtype : kDtypes)
     for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast})
-      for (int flags = 0; flags < 16; ++flags) {
-        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, {2, 12, 40}, 4, layout, seed++);
-        c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
-        CHECK_CASE(c, run_conv1d);
-      }
+      for (const Size &s : {Size{2, 12, 40}, Size{3, 12, 256}})  // time tiles, row groups
+        for (int flags = 0; flags < 16; ++flags) {
+          Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, s, 4, layout, seed++);
+          c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
+          CHECK_CASE(c, run_conv1d);
+        }
 }
 
 TEST_CASE("causal conv1d final states of sequences shorter than the window come from the initial states",
@@ -108,11 +111,12 @@ TEST_CASE("causal conv1d backward through SiLU with initial states and their gra
   uint64_t seed = 4000;
   for (baracuda_dtype_t dtype : kDtypes)
     for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast, SeqLayout::Strided})
-      for (int flags = 0; flags < 16; ++flags) {
-        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, {2, 16, 2056}, 4, layout, seed++);
-        c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
-        CHECK_CASE(c, run_conv1d);
-      }
+      for (const Size &s : {Size{2, 16, 2056}, Size{3, 16, 512}})  // time tiles, row groups
+        for (int flags = 0; flags < 16; ++flags) {
+          Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, s, 4, layout, seed++);
+          c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
+          CHECK_CASE(c, run_conv1d);
+        }
 }
 
 TEST_CASE("causal conv1d backward computes dx alone when no weight gradient is asked for", "[gpu][causal_conv1d]") {
