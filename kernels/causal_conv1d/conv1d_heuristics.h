@@ -30,16 +30,16 @@ enum class Conv1dPass { Forward, Backward, Update };
 enum class Conv1dKernel { StagedTimeTiles, StagedChannelTiles, WalkTime, WalkChannels, Update, StagedRowGroups };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
-// update's batches past 65535) and, for the
-// backward, the dw/db partial-sum slots it writes per channel: one per (b,
-// block along L) for the kernels along L, per (b, chunk) for the channel
-// grids; and the channel tiles' chunk of timesteps.
+// update's batches past 65535) and, for the backward, the dw/db partial-sum
+// slots it writes per channel: one per (b, block along L) for the kernels
+// along L, per (b, chunk) for the channel grids; and the channel tiles'
+// chunk of timesteps.
 struct Conv1dLaunch {
   Conv1dKernel kernel;
   int64_t grid_x, grid_y;
   int64_t partial_slots = 0;
-  int64_t grid_z = 1;
   int64_t chunk = Conv1dTraits::kChunk;
+  int64_t grid_z = 1;
 };
 
 namespace conv1d_heuristics {
@@ -131,7 +131,9 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   using K = Conv1dKernel;
   if (pass == Conv1dPass::Update) {  // blocks of channels by batch rows
     const int64_t y = p.batch < 1 ? 1 : p.batch < kMaxGridY ? p.batch : kMaxGridY;
-    return {K::Update, ceil_div(p.channels, Conv1dTraits::kUpdateThreads), y, 0, ceil_div(p.batch, y)};
+    Conv1dLaunch l{K::Update, ceil_div(p.channels, Conv1dTraits::kUpdateThreads), y};
+    l.grid_z = ceil_div(p.batch, y);
+    return l;
   }
   const bool forward = pass == Conv1dPass::Forward;
   const Conv1dOperands ops = forward ? Conv1dOperands{{&p.x, &p.y}, 2} : Conv1dOperands{{&p.x, &p.dy, &p.dx}, 3};
