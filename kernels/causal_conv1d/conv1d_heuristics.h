@@ -86,8 +86,14 @@ inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x)
 inline bool row_groups_fit(int64_t units, int64_t tile) {
   return units >= Conv1dTraits::kGroupMinVecs && units <= tile / 2 && (units & (units - 1)) == 0;
 }
+// kGroupTilesPerBlock tiles a block, but no fewer blocks than
+// kGroupMinBlocks while there are tiles for them (a batch of one row of
+// 2048 channels gave 8 blocks: 0.15x Tri Dao's).
 inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64_t tile) {
-  const int64_t blocks = ceil_div(ceil_div(p.batch * p.channels, tile / units), Conv1dTraits::kGroupTilesPerBlock);
+  const int64_t tiles = ceil_div(p.batch * p.channels, tile / units);
+  const int64_t spread = tiles < Conv1dTraits::kGroupMinBlocks ? tiles : Conv1dTraits::kGroupMinBlocks;
+  const int64_t packed = ceil_div(tiles, Conv1dTraits::kGroupTilesPerBlock);
+  const int64_t blocks = packed > spread ? packed : spread;
   return {Conv1dKernel::StagedRowGroups, 1, blocks < kMaxGridY ? blocks : kMaxGridY, p.batch};
 }
 

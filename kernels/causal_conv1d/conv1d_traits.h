@@ -43,6 +43,7 @@ struct Conv1dTraits {
   // of the backward's 7 blocks per SM).
   static constexpr int kGroupMinVecs = 8;
   static constexpr int kGroupTilesPerBlock = 8;
+  static constexpr int kGroupMinBlocks = 264;  // two blocks per SM of an H100 / H200
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to
   // kMinChannelChunk, a multiple of every box's steps) while the grid of

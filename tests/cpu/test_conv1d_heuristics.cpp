@@ -70,16 +70,24 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
         CAPTURE(bytes, length);
         const Conv1dLaunch l = choose_conv1d_launch(pass, bytes, dense_conv1d_problem(3, 1000, length, 4));
         CHECK(l.kernel == Conv1dKernel::StagedRowGroups);
-        // tile / length rows a tile, kGroupTilesPerBlock tiles a block row, one block column, a partial-sum slot per b.
+        // tile / length rows a tile, kGroupTilesPerBlock tiles a block row but
+        // at least kGroupMinBlocks blocks while the tiles last, one block
+        // column, a partial-sum slot per b.
         const int64_t tiles = (3000 + tile / length - 1) / (tile / length);
+        const int64_t packed = (tiles + Conv1dTraits::kGroupTilesPerBlock - 1) / Conv1dTraits::kGroupTilesPerBlock;
         CHECK(l.grid_x == 1);
-        CHECK(l.grid_y == (tiles + Conv1dTraits::kGroupTilesPerBlock - 1) / Conv1dTraits::kGroupTilesPerBlock);
+        CHECK(l.grid_y == std::max(packed, std::min<int64_t>(tiles, Conv1dTraits::kGroupMinBlocks)));
         CHECK(l.partial_slots == 3);
       }
       // Fewer vectors than a group's minimum: the time tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, vec * Conv1dTraits::kGroupMinVecs / 2, 4)) ==
             Conv1dKernel::StagedTimeTiles);
     }
+  // A batch of one row of 2048 channels: a tile a block.
+  const int64_t steps = tile_steps(Conv1dPass::Forward, 2);
+  const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(1, 2048, 128, 4));
+  CHECK(one.kernel == Conv1dKernel::StagedRowGroups);
+  CHECK(one.grid_y == 2048 / (steps / 128));
   // Rows past the grid's y limit are walked by the blocks in turn.
   CHECK(choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4096, 8192, 64, 4)).grid_y == 65535);
 }
