@@ -16,6 +16,7 @@
 #include "alibi/alibi_tiles.cuh"
 #include "alibi/alibi_vector_math.cuh"
 #include "common/accumulate.cuh"
+#include "common/cluster_handoff.cuh"
 #include "common/element_words.cuh"
 #include "common/overlap_launch.cuh"
 
@@ -198,11 +199,11 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   });
 }
 
-// dslopes of slope number slope (b-major over (b, h) for [B, H] slopes).
-template <class S, class A>
-__device__ __forceinline__ void store_dslope(const AlibiProblem &p, int64_t slope, A sum) {
+// Where dslopes of slope number slope lies (b-major over (b, h) for [B, H] slopes).
+template <class S>
+__device__ __forceinline__ S *dslope_address(const AlibiProblem &p, int64_t slope) {
   const int64_t b = p.per_batch_slopes ? slope / p.heads : 0, h = p.per_batch_slopes ? slope % p.heads : slope;
-  static_cast<S *>(p.dslopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] = Accum<S>::store(sum);
+  return static_cast<S *>(p.dslopes) + b * p.slope_stride[0] + h * p.slope_stride[1];
 }
 
 // dslopes from the partials: a block per slope adds its per_slope partials,
@@ -217,48 +218,52 @@ __global__ void __launch_bounds__(kReduceThreads)
     A sum = A(0);
     for (int64_t k = begin; k < end; ++k) sum += partials[slope * per_slope + k];
     sum = block_sum<kReduceThreads>(sum, red);
-    if (threadIdx.x == 0) store_dslope<S>(p, slope, sum);
+    if (threadIdx.x == 0) *dslope_address<S>(p, slope) = Accum<S>::store(sum);
   }
 }
 
 // The backward in one launch (sm_90, candidate alibi_bwd_clusters): a
-// thread-block cluster per slope, a block per tile. Each block writes its tile sum into the first block's
-// shared memory and arrives at the cluster barrier (then it may exit: no one
-// reads its own shared memory); the first waits for all, then adds the sums
-// as the reduction kernel adds a slope's partials (a run of one per thread,
-// in tile order): the same bits as the two-launch path. A block writes into
-// another only once that one has started: every block arrives at a first
-// barrier phase on entry and waits on it, behind its tile's work, before the
-// write.
+// thread-block cluster per slope, a block per tile. Every block hands its
+// tile sum to the first block (common/cluster_handoff.cuh: no block waits
+// for its own stores of dscores), which adds them as the reduction kernel
+// adds a slope's partials (a run of one per thread, in tile order, then the
+// block's tree: with at most 32 sums the other warps add zeros, so warp 0's
+// tree plus a zero gives the same bits as the two-launch path).
 template <class T, class S, class V>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
     alibi_backward_cluster_kernel(const AlibiProblem p, const AlibiTiling t, int per_slope) {
-  static_assert(kThreads == kReduceThreads, "the first block adds the partials as the reduction kernel's block does");
+  static_assert(kThreads == kReduceThreads && AlibiTraits::kMaxClusterTiles <= 32,
+                "the first block adds the partials as the reduction kernel's block does");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using A = typename Accum<T>::type;
   using Index = typename V::Index;
   __shared__ A red[kThreads / 32];
   __shared__ A tile_sums[AlibiTraits::kMaxClusterTiles];  // the first block's: every block's tile sum
-  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-  const unsigned rank = cluster.block_rank();
-  // Phase 1: this block has started. Relaxed: it publishes no memory, and
-  // the default (release) arrive puts a GPU-wide fence before the loads.
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  __shared__ uint64_t tile_sums_landed;
+  const unsigned rank = cooperative_groups::this_cluster().block_rank();
+  if (rank == 0 && threadIdx.x == 0) handoff_open(&tile_sums_landed, (per_slope - 1) * sizeof(A));
+  handoff_arrive_on_entry();
   A sum = A(0);
   with_loaded_tile<T, V>(p, t, static_cast<Index>(blockIdx.x),
                          [&](const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
                            if (p.out) store_tile<T, V::kVec>(p, s, c, v);
                            sum = tile_sum<T, V>(p, c, v, red);
                          });
-  cluster.barrier_wait();
-  if (threadIdx.x == 0) *cluster.map_shared_rank(&tile_sums[rank], 0) = sum;
-  cluster.barrier_arrive();  // phase 2, a release: the first block sees the write after its wait
-  if (rank != 0) return;
-  cluster.barrier_wait();
+  if (rank != 0) return handoff_send(&tile_sums[rank], &tile_sums_landed, sum, 0, threadIdx.x == 0);
+  if (threadIdx.x >= 32) return;
+  if (threadIdx.x == 0) tile_sums[0] = sum;
+  // Where the sum goes, worked out while the others' sums are on their way
+  // (the empty asm keeps it ahead of the wait): its divisions were the
+  // kernel's last instructions.
+  S *const dslope = dslope_address<S>(p, blockIdx.x / per_slope);
+  asm volatile("" ::"l"(dslope));
+  __syncwarp();
+  handoff_wait(&tile_sums_landed);
   sum = A(0);
   if (static_cast<int>(threadIdx.x) < per_slope) sum += tile_sums[threadIdx.x];
-  sum = block_sum<kThreads>(sum, red);
-  if (threadIdx.x == 0) store_dslope<S>(p, blockIdx.x / per_slope, sum);
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  if (threadIdx.x == 0) *dslope = Accum<S>::store(sum + A(0));
 #endif
 }
 
