@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   let_next_pass_start();
   for_each_loaded_tile<T, V>(p, t, tiles, [&](Index tile, const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors],
                                                  Pack16<T> (&v)[kVectors]) {
-    if (p.out) store_tile<T, V::kVec>(p, s, c, v);
+    store_tile<T, V::kVec>(p, s, c, v);
     if (partials == nullptr) return;
     const A sum = tile_sum<T, V>(p, c, v, red);
     if (threadIdx.x == 0) partials[tile] = sum;
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   A sum = A(0);
   with_loaded_tile<T, V>(p, t, static_cast<Index>(blockIdx.x),
                          [&](const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
-                           if (p.out) store_tile<T, V::kVec>(p, s, c, v);
+                           store_tile<T, V::kVec>(p, s, c, v);
                            sum = tile_sum<T, V>(p, c, v, red);
                          });
   if (rank != 0) return handoff_send(&tile_sums[rank], &tile_sums_landed, sum, 0, threadIdx.x == 0);

@@ -15,7 +15,8 @@ struct AlibiProblem {
   bool f32_slopes;      // slopes and dslopes in f32 rather than in the scores' dtype
   bool clusters;        // backward: one launch of clusters (alibi_backward_fits_clusters holds)
   // The tensor read in one pass (SCORES, or DY) and the one written (Y, or
-  // DSCORES; NULL when the backward writes none): strides of B, H, Q; K's is 1.
+  // DSCORES; NULL when the backward writes none, its strides then 0):
+  // strides of B, H, Q; K's is 1.
   const void *in;
   int64_t in_stride[3];
   void *out;

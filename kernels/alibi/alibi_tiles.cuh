@@ -104,10 +104,15 @@ __device__ __forceinline__ void row_chunk_cells(const TileSpot<Index> &s, Cell<I
 
 // One st.global.v4: the union's vector member written as a whole still
 // compiled to four 4-byte stores (bench/NOTES.md: 3.7x the L2 write sectors).
-__device__ __forceinline__ void store_vector(void *ptr, const uint4 &w) {
-  asm volatile("{\n.reg .u64 g;\ncvta.to.global.u64 g, %0;\nst.global.v4.u32 [g], {%1, %2, %3, %4};\n}" ::"l"(ptr),
-               "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w)
-               : "memory");
+// Predicated, not branched on: behind a branch the compiler scheduled the
+// backward's sum arithmetic ahead of the stores, whose latency ends a small
+// kernel. ptr must be a valid address even when enabled is false.
+__device__ __forceinline__ void store_vector(void *ptr, const uint4 &w, bool enabled = true) {
+  asm volatile(
+      "{\n.reg .u64 g;\n.reg .pred p;\nsetp.ne.b32 p, %5, 0;\ncvta.to.global.u64 g, %0;\n"
+      "@p st.global.v4.u32 [g], {%1, %2, %3, %4};\n}" ::"l"(ptr),
+      "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w), "r"(static_cast<int>(enabled))
+      : "memory");
 }
 
 // Elements j0 .. j0 + n of a row, zeros past n. Vec: the row start is
@@ -127,11 +132,12 @@ __device__ __forceinline__ Pack16<T> load_cell(const T *row, const Cell<Index> &
 }
 
 template <class T, bool Vec, class Index>
-__device__ __forceinline__ void store_cell(T *row, const Cell<Index> &c, const Pack16<T> &v) {
+__device__ __forceinline__ void store_cell(T *row, const Cell<Index> &c, const Pack16<T> &v, bool enabled) {
   if (Vec && c.n == Pack16<T>::kCount) {
-    store_vector(row + c.j0, v.vector);
+    store_vector(row + c.j0, v.vector, enabled);
     return;
   }
+  if (!enabled) return;
 #pragma unroll
   for (int e = 0; e < Pack16<T>::kCount; ++e)
     if (e < c.n) row[c.j0 + e] = v.elem[e];
@@ -148,13 +154,19 @@ __device__ __forceinline__ void load_tile(const AlibiProblem &p, const TileSpot<
     if (c[k].n > 0) v[k] = load_cell<T, Vec>(in + c[k].i * p.in_stride[2], c[k]);
 }
 
+// The thread's vectors into p.out. The backward may leave dscores out
+// (p.out null, its strides 0): its stores are then switched off, not
+// skipped by a branch (see store_vector), their addresses p.in's first
+// vectors.
 template <class T, bool Vec, class Index>
 __device__ __forceinline__ void store_tile(const AlibiProblem &p, const TileSpot<Index> &s,
                                            const Cell<Index> (&c)[kVectors], const Pack16<T> (&v)[kVectors]) {
-  T *out = static_cast<T *>(p.out) + s.b * p.out_stride[0] + s.h * p.out_stride[1];
+  const bool enabled = p.out != nullptr;
+  T *out = static_cast<T *>(enabled ? p.out : const_cast<void *>(p.in)) + s.b * p.out_stride[0] +
+           s.h * p.out_stride[1];
 #pragma unroll
   for (int k = 0; k < kVectors; ++k)
-    if (c[k].n > 0) store_cell<T, Vec>(out + c[k].i * p.out_stride[2], c[k], v[k]);
+    if (c[k].n > 0) store_cell<T, Vec>(out + c[k].i * p.out_stride[2], c[k], v[k], enabled);
 }
 
 }  // namespace baracuda::kernels::alibi
