@@ -14,23 +14,19 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
+
+#include "common/mbarrier.cuh"
 
 namespace baracuda::kernels {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
-__device__ __forceinline__ uint32_t shared_address(const void *p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Receiver, one thread, before the cluster barrier arrive: bar expects
 // `bytes` of st.async in its phase 0.
 __device__ __forceinline__ void handoff_open(uint64_t *bar, uint32_t bytes) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
-               : "memory");
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  mbarrier_init(shared_address(bar), 1);
+  mbarrier_arrive_expect_bytes(shared_address(bar), bytes);
+  mbarrier_init_fence();
 }
 
 // Every thread of a block, on entry: this block has started (relaxed: it
@@ -60,15 +56,7 @@ __device__ __forceinline__ void handoff_send(A *slot, uint64_t *bar, A value, un
 }
 
 // Receiver: until every announced byte has arrived (and is visible).
-__device__ __forceinline__ void handoff_wait(uint64_t *bar) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "retry:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], 0;\n"
-      "@!done bra retry;\n"
-      "}\n" ::"r"(shared_address(bar))
-      : "memory");
-}
+__device__ __forceinline__ void handoff_wait(uint64_t *bar) { mbarrier_wait_cluster(shared_address(bar), 0); }
 
 #endif
 

@@ -1,45 +1,16 @@
-// Hopper's copy engine and its barriers for the attention kernel: mbarriers
-// in shared memory (arrivals, expected transaction bytes, phase waits), tile
-// copies by cp.async.bulk.tensor completing on an mbarrier, named barriers,
-// and setmaxnreg, which moves registers from the producer warpgroup to the
-// consumers.
+// Hopper's copy engine and its barriers for the attention kernel: tile
+// copies by cp.async.bulk.tensor completing on an mbarrier
+// (common/mbarrier.cuh), named barriers, and setmaxnreg, which moves
+// registers from the producer warpgroup to the consumers.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
 
+#include "common/mbarrier.cuh"
+
 namespace baracuda::kernels::sm90 {
-
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
-}
-
-// Makes the initialized barriers visible to the copy engine before any copy names them.
-__device__ __forceinline__ void mbarrier_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-
-// One arrival that also announces `bytes` of copies completing on bar in this phase.
-__device__ __forceinline__ void mbarrier_arrive_expect_bytes(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-// Blocks until the phase of parity `parity` has completed.
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "retry:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra retry;\n"
-      "}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
 
 // The box of `map` at coordinates (c0 innermost .. c3) into shared memory at
 // dst, its bytes counted on bar. map: a __grid_constant__ parameter's address.
