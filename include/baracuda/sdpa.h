@@ -67,7 +67,9 @@
  * keeps only plans that are.
  *
  * Kernels (plan info's kernel_name names the one chosen): an sm_80 tensor-core
- * kernel (mma.sync, ldmatrix, multi-stage cp.async K/V tiles), its sm_89
+ * kernel (mma.sync, ldmatrix, multi-stage cp.async K/V tiles; with D or Dv
+ * over 128, 8-warp tiles on GPUs whose blocks hold 192 KiB of shared
+ * memory, sm 90 and 100-103), its sm_89
  * sibling (double-buffered K/V tiles, 256-thread blocks), the f32 forward on
  * tensor cores (sdpa_fwd_sm80_3xtf32), and a CUDA-core kernel for F32, F32_STRICT
  * and F64. target_sm 80 or 89 asks for that variant on any newer GPU;

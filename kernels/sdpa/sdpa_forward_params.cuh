@@ -46,17 +46,24 @@ __device__ __forceinline__ float *lse_at(const SdpaProblem &p, int64_t b, int64_
   return static_cast<float *>(p.lse) + b * p.lse_stride[0] + h * p.lse_stride[1] + row * p.lse_stride[2];
 }
 
+// The current device's opt-in shared memory per block in bytes, or a negated CUDA error.
+inline int device_smem_per_block() {
+  int device = 0, smem_limit = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  return err == cudaSuccess ? smem_limit : -static_cast<int>(err);
+}
+
 // Launches kernel over fp.tiles with smem bytes of dynamic shared memory:
 // 0, 3 (UNSUPPORTED: this device's blocks hold less) or a negated CUDA error.
 inline int launch_forward(void (*kernel)(SdpaProblem, ForwardParams), int threads, size_t smem,
                           const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
   if (fp.tiles == 0) return 0;
-  int device = 0, smem_limit = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err != cudaSuccess) return -static_cast<int>(err);
+  const int smem_limit = device_smem_per_block();
+  if (smem_limit < 0) return smem_limit;
   if (smem > static_cast<size_t>(smem_limit)) return 3;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
   kernel<<<static_cast<unsigned>(sdpa_tc_grid_blocks(fp.tiles)), threads, smem, stream>>>(p, fp);
   return -static_cast<int>(cudaGetLastError());

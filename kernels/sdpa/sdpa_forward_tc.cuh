@@ -27,9 +27,11 @@ struct TcConfigOf {
   static constexpr SdpaTcConfig of(int head_dim_tile) { return sdpa_tc_config(Variant, head_dim_tile); }
 };
 
-template <SdpaTcVariant Variant, int HeadDim>
-struct Shape : TileCounts<TcConfigOf<Variant>, HeadDim> {
-  using Counts = TileCounts<TcConfigOf<Variant>, HeadDim>;
+// Config: a class whose of(head_dim_tile) gives the SdpaTcConfig (TcConfigOf
+// for the two variants; benchmarks may time others).
+template <class Config, int HeadDim>
+struct Shape : TileCounts<Config, HeadDim> {
+  using Counts = TileCounts<Config, HeadDim>;
   static constexpr uint32_t kQTileBytes = static_cast<uint32_t>(Counts::kBlockM) * HeadDim * 2;
   static constexpr uint32_t kKTileBytes = static_cast<uint32_t>(Counts::kBlockN) * HeadDim * 2;
   static constexpr uint32_t kStageBytes = 2 * kKTileBytes;
@@ -100,9 +102,9 @@ __device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlo
 }
 
 // The f16 / bf16 kernel as sdpa_forward_tile.cuh's policy.
-template <class T, SdpaTcVariant Variant, int HeadDim>
+template <class T, class Config, int HeadDim>
 struct TcForward {
-  using Shape = sdpa_tc::Shape<Variant, HeadDim>;
+  using Shape = sdpa_tc::Shape<Config, HeadDim>;
   using Elem = uint16_t;
   using Smem = uint32_t;
   using Sh = Shape;
@@ -159,7 +161,7 @@ namespace baracuda::kernels {
 
 template <SdpaTcVariant Variant, class T, int HeadDimTile>
 int sdpa_forward_tc_launch(const SdpaProblem &p, cudaStream_t stream) {
-  using K = sdpa_tc::TcForward<T, Variant, HeadDimTile>;
+  using K = sdpa_tc::TcForward<T, sdpa_tc::TcConfigOf<Variant>, HeadDimTile>;
   return sdpa_tc::launch_forward<K>(p, sdpa_tc_smem_bytes(K::Shape::kCfg, HeadDimTile), stream);
 }
 

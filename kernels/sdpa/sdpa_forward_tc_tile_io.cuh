@@ -18,12 +18,15 @@ __device__ __forceinline__ uint32_t swizzled(int row, int col) {
 
 // The ldmatrix address of a thread for 16-column step `step` of a tile: its
 // row's swizzled offset at step 0 (swizzled(row, 8 half), half = 0 or 1, the
-// thread's 8-column half of the step) XOR 32 step. Column chunk 2 step + half
-// lands at (2 step + half) ^ (row % 8) = 2 step ^ (half ^ row % 8): one XOR
-// with an immediate per step, where the tile's row offsets (multiples of
-// 2 HeadDim bytes > 32 step) are untouched.
+// thread's 8-column half of the step), moved to column chunk 2 step + half.
+// The swizzle XORs only the low 3 bits of the chunk with row % 8, so chunk
+// 2 step + half lands at 8 (step / 4) + ((2 (step % 4) + half) ^ row % 8):
+// an XOR with 32 (step % 4) and an add of 128 (step / 4) bytes. Every step
+// then shares one of four registers, the add riding in ldmatrix's immediate
+// (a distinct XOR per step held 16 address registers a tile at D 256, where
+// the kernels spill).
 __device__ __forceinline__ uint32_t at_step(uint32_t offset_at_step0, int step) {
-  return offset_at_step0 ^ static_cast<uint32_t>(32 * step);
+  return (offset_at_step0 ^ static_cast<uint32_t>(32 * (step % 4))) + static_cast<uint32_t>(128 * (step / 4));
 }
 
 // Eight 2-byte elements from an address with no 16-byte alignment.

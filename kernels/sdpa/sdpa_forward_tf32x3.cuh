@@ -32,9 +32,10 @@ struct Tf32x3ConfigOf {
   static constexpr SdpaTcConfig of(int head_dim_tile) { return sdpa_tf32x3_config(head_dim_tile); }
 };
 
-template <int HeadDim>
-struct Tf32x3Shape : TileCounts<Tf32x3ConfigOf, HeadDim> {
-  using Counts = TileCounts<Tf32x3ConfigOf, HeadDim>;
+// Config as in sdpa_forward_tc.cuh's Shape: Tf32x3ConfigOf, or a benchmark's.
+template <int HeadDim, class Config = Tf32x3ConfigOf>
+struct Tf32x3Shape : TileCounts<Config, HeadDim> {
+  using Counts = TileCounts<Config, HeadDim>;
   static constexpr int kQkPitch = sdpa_tf32x3_qk_pitch(HeadDim);
   static constexpr int kVPitch = sdpa_tf32x3_v_pitch(HeadDim);
   static constexpr uint32_t kQTileBytes = Counts::kBlockM * kQkPitch * 4;
@@ -109,9 +110,9 @@ __device__ __forceinline__ void pv_product_split(float (&o)[Sh::kMAtoms][Sh::kVa
 }
 
 // The f32 kernel as sdpa_forward_tile.cuh's policy.
-template <int HeadDim>
+template <int HeadDim, class Config = Tf32x3ConfigOf>
 struct Tf32x3Forward {
-  using Shape = Tf32x3Shape<HeadDim>;
+  using Shape = Tf32x3Shape<HeadDim, Config>;
   using Elem = float;
   using Smem = unsigned char *;
   using Sh = Shape;

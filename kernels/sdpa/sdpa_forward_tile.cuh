@@ -3,8 +3,10 @@
 // which differ in how tiles are stored and multiplied. A block owns a tile of
 // query rows of one (b, h), its warps m_atoms * 16 rows each, and walks the
 // key tiles its rows can see: K and V tiles arrive by cp.async in a ring of
-// `stages` slots, S = Q K^T and O += P V run on the tensor cores with f32
-// accumulation, and the softmax is online in f32 with exp2.
+// `stages` slots (or, with one stage, FlashAttention-2's single K and V
+// slots, each refilled under the other's product), S = Q K^T and O += P V
+// run on the tensor cores with f32 accumulation, and the softmax is online
+// in f32 with exp2.
 //
 // A kernel is a policy class K with
 //   K::Shape   TileCounts, and kQTileBytes and kKTileBytes (a ring slot holds
@@ -44,7 +46,7 @@ struct TileCounts {
   static constexpr int kWarpRows = 16 * kCfg.m_atoms;
   static constexpr int kKeyBlocks = kBlockN / 8;    // 8-key column blocks of S
   static constexpr int kValueBlocks = HeadDim / 8;  // 8-wide column blocks of O
-  static_assert(kStages >= 2, "the ring overlaps at least one tile's copy with another's math");
+  static_assert(kStages >= 1, "a ring of stages slots, or the one-slot pipeline");
 };
 
 template <class K>
@@ -66,22 +68,34 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
   auto slot = [&](int64_t t) { return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes; };
 
-  // Each key tile is one cp.async group, K and V, committed even when empty
-  // so the wait below counts a fixed number of groups.
-  auto load_kv = [&](int64_t t) {
+  auto load_k = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
+    K::load_k(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim, fp.aligned);
+  };
+  auto load_v = [&](int64_t t) {
+    const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
+    K::load_v(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0, p.head_dim_v,
+              fp.aligned);
+  };
+  // In the ring each key tile is one cp.async group, K and V, committed even
+  // when empty so the wait below counts a fixed number of groups.
+  auto load_kv = [&](int64_t t) {
     if (t < n_tiles) {
-      K::load_k(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim, fp.aligned);
-      K::load_v(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0, p.head_dim_v,
-                fp.aligned);
+      load_k(t);
+      load_v(t);
     }
     cp_async_commit();
   };
 
   K::load_q(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim, fp.aligned);
-  cp_async_commit();
+  if constexpr (Sh::kStages == 1) {
+    if (n_tiles > 0) load_k(0);
+    cp_async_commit();
+  } else {
+    cp_async_commit();
 #pragma unroll
-  for (int t = 0; t < Sh::kStages - 1; ++t) load_kv(t);
+    for (int t = 0; t < Sh::kStages - 1; ++t) load_kv(t);
+  }
 
   float slope_log2 = 0.f;
   if (fp.score.alibi != 0)
@@ -98,11 +112,20 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   }
 
   for (int64_t t = 0; t < n_tiles; ++t) {
-    // Tile t (and Q) have landed, and every warp is done with tile t - 1,
-    // whose slot the next copy refills.
-    cp_async_wait<Sh::kStages - 2>();
-    __syncthreads();
-    load_kv(t + Sh::kStages - 1);
+    if constexpr (Sh::kStages == 1) {
+      // K(t) (and Q) have landed and every warp is done with V(t - 1): V(t)
+      // goes into its slot under this tile's S and softmax.
+      cp_async_wait<0>();
+      __syncthreads();
+      load_v(t);
+      cp_async_commit();
+    } else {
+      // Tile t (and Q) have landed, and every warp is done with tile t - 1,
+      // whose slot the next copy refills.
+      cp_async_wait<Sh::kStages - 2>();
+      __syncthreads();
+      load_kv(t + Sh::kStages - 1);
+    }
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
@@ -112,6 +135,14 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
       mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
     online_softmax(s, o, row_max, row_sum, fp.score.mul);
+    if constexpr (Sh::kStages == 1) {
+      // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
+      // its slot under P V.
+      cp_async_wait<0>();
+      __syncthreads();
+      if (t + 1 < n_tiles) load_k(t + 1);
+      cp_async_commit();
+    }
     K::pv(o, s, slot(t) + Sh::kKTileBytes);
   }
   // With no key tile the Q copies were never waited for.

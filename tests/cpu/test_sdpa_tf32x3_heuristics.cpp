@@ -22,7 +22,7 @@ TEST_CASE("sdpa 3xtf32: every tile fits sm_80, two blocks per SM on sm_90 at D 6
     if (tile <= 128) CHECK(2 * (smem + 1024) <= 228 * 1024);
     CHECK(sdpa_tf32x3_smem_bytes(tile, 8) == smem);
     CHECK(sdpa_tf32x3_smem_bytes(8, tile) == smem);
-    CHECK(c.stages >= 2);
+    CHECK(c.stages >= 1);
     CHECK(c.block_n % 8 == 0);
     // The loader: each thread keeps one 16-byte chunk column of a row and
     // steps down whole rows of the Q and K / V tiles.
