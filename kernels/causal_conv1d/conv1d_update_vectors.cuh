@@ -19,6 +19,7 @@ namespace baracuda::kernels::conv1d {
 // N elements of T as vectors of Bytes (8 or 16; N * sizeof(T) a multiple) or as words.
 template <class T, int N, int Bytes>
 union Packs {
+  static_assert(N * sizeof(T) % Bytes == 0, "whole vectors");
   static constexpr int kVectors = N * static_cast<int>(sizeof(T)) / Bytes;
   using Vector = typename Word<Bytes>::type;
   Vector vector[kVectors];
