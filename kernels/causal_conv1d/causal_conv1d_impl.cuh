@@ -2,7 +2,8 @@
 // weight type Wt (the .cu files; Wt is T, or f32 beside 16-bit T): each pass launches the kernel conv1d_heuristics.h chooses for the
 // run's layout (staged: conv1d_time_tiles.cuh, conv1d_row_groups.cuh, conv1d_channel_tiles.cuh;
 // element-wise: conv1d_elementwise.cuh), then the side kernels
-// (conv1d_side_kernels.cuh); the update (conv1d_update.cuh).
+// (conv1d_side_kernels.cuh); the update (conv1d_update.cuh; one token over dense
+// channels: conv1d_update_vectors.cuh).
 #pragma once
 
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
@@ -11,6 +12,7 @@
 #include "causal_conv1d/conv1d_side_kernels.cuh"
 #include "causal_conv1d/conv1d_time_tiles.cuh"
 #include "causal_conv1d/conv1d_update.cuh"
+#include "causal_conv1d/conv1d_update_vectors.cuh"
 
 namespace baracuda::kernels::conv1d {
 
@@ -117,8 +119,26 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
 template <class T, class Wt, int W>
 int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   if (p.batch * p.channels == 0) return 0;
-  update_kernel<T, W, Wt><<<grid_of(choose_conv1d_launch(Conv1dPass::Update, sizeof(T), p)), kUpdateThreads, 0, stream>>>(
-      p);
+  const Conv1dLaunch launch = choose_conv1d_launch(Conv1dPass::Update, sizeof(T), p);
+  const dim3 grid = grid_of(launch);
+  if constexpr (sizeof(T) <= 4 && W <= Conv1dTraits::kUpdateVectorMaxWidth) {
+    if (launch.kernel == Conv1dKernel::UpdateVectors) {
+      auto launch_vectors = [&](auto circular) {
+        if (launch.vector_bytes == 16) {
+          update_vectors_kernel<T, W, Wt, circular, 16><<<grid, kUpdateThreads, 0, stream>>>(p);
+        } else {
+          update_vectors_kernel<T, W, Wt, circular, 8><<<grid, kUpdateThreads, 0, stream>>>(p);
+        }
+      };
+      if (p.cache_seqlens.data) {
+        launch_vectors(std::true_type{});
+      } else {
+        launch_vectors(std::false_type{});
+      }
+      return launch_error();
+    }
+  }
+  update_kernel<T, W, Wt><<<grid, kUpdateThreads, 0, stream>>>(p);
   return launch_error();
 }
 

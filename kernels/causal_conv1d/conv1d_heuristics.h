@@ -27,7 +27,15 @@
 namespace baracuda::kernels {
 
 enum class Conv1dPass { Forward, Backward, Update };
-enum class Conv1dKernel { StagedTimeTiles, StagedChannelTiles, WalkTime, WalkChannels, Update, StagedRowGroups };
+enum class Conv1dKernel {
+  StagedTimeTiles,
+  StagedChannelTiles,
+  WalkTime,
+  WalkChannels,
+  Update,
+  StagedRowGroups,
+  UpdateVectors
+};
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
 // update's batches past 65535) and, for the backward, the dw/db partial-sum
@@ -40,6 +48,7 @@ struct Conv1dLaunch {
   int64_t partial_slots = 0;
   int64_t chunk = Conv1dTraits::kChunk;
   int64_t grid_z = 1;
+  int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes
 };
 
 namespace conv1d_heuristics {
@@ -103,6 +112,34 @@ inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t
   return {k, ceil_div(groups, Conv1dTraits::kThreads), pairs < kMaxGridY ? pairs : kMaxGridY, pairs, chunk};
 }
 
+// The update's one-token kernel over vectors of `bytes` of channels
+// (conv1d_update_vectors.cuh) serves p: one token, 2- or 4-byte x, W <=
+// kUpdateVectorMaxWidth, whole vectors of channels; x, y, WEIGHT and BIAS
+// dense along C (WEIGHT [C, W] contiguous) and aligned to a vector, as each
+// batch row's start; the state either circular (any strides: gathered) or a
+// shifted [., C, W-1] row, contiguous and aligned likewise.
+inline bool update_vectors_fit(const Conv1dProblem &p, int elem_bytes, int bytes) {
+  const int64_t vec = bytes / elem_bytes;
+  auto dense = [&](const Conv1dView &v) { return v.stride[1] == 1 && v.stride[0] % vec == 0 && aligned(v, bytes); };
+  const bool circular = p.cache_seqlens.data != nullptr;
+  const int64_t S = p.width - 1;
+  const bool shifted_state = p.state_len == S && p.state.stride[2] == 1 && p.state.stride[1] == S &&
+                             p.state.stride[0] % vec == 0 && aligned(p.state, bytes);
+  return p.length == 1 && elem_bytes <= 4 && p.width <= Conv1dTraits::kUpdateVectorMaxWidth &&
+         p.channels % vec == 0 && dense(p.x) && dense(p.y) && p.weight.stride[1] == 1 &&
+         p.weight.stride[0] == p.width && aligned(p.weight, bytes) &&
+         (!p.bias.data || (p.bias.stride[0] == 1 && aligned(p.bias, bytes))) && (circular || shifted_state);
+}
+
+// The bytes of channels a thread of that kernel takes: 16, or 8 for a batch
+// of fewer than kUpdateWideVectorsFrom bytes of x (or where only 8 fit); 0
+// where neither fits (the thread-per-channel kernel).
+inline int update_vector_bytes(const Conv1dProblem &p, int elem_bytes) {
+  const int preferred = p.batch * p.channels * elem_bytes < Conv1dTraits::kUpdateWideVectorsFrom ? 8 : 16;
+  if (update_vectors_fit(p, elem_bytes, preferred)) return preferred;
+  return preferred == 16 && update_vectors_fit(p, elem_bytes, 8) ? 8 : 0;
+}
+
 }  // namespace conv1d_heuristics
 
 // The channel tiles' chunk of timesteps for a problem (conv1d_traits.h):
@@ -136,9 +173,12 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   using namespace conv1d_heuristics;
   using K = Conv1dKernel;
   if (pass == Conv1dPass::Update) {  // blocks of channels by batch rows
+    const int bytes = update_vector_bytes(p, elem_bytes);
     const int64_t y = p.batch < 1 ? 1 : p.batch < kMaxGridY ? p.batch : kMaxGridY;
-    Conv1dLaunch l{K::Update, ceil_div(p.channels, Conv1dTraits::kUpdateThreads), y};
+    const int64_t lanes = bytes ? p.channels / (bytes / elem_bytes) : p.channels;
+    Conv1dLaunch l{bytes ? K::UpdateVectors : K::Update, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
     l.grid_z = ceil_div(p.batch, y);
+    l.vector_bytes = bytes;
     return l;
   }
   const bool forward = pass == Conv1dPass::Forward;
@@ -189,6 +229,7 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
     case Conv1dKernel::WalkChannels:
       return "_walk_channels";
     case Conv1dKernel::Update:
+    case Conv1dKernel::UpdateVectors:
       break;
   }
   return "";

@@ -84,6 +84,15 @@ struct Conv1dTraits {
   // nothing for widths up to 4 and 2- and 4-byte elements, and spill for the
   // others, which stay uncapped.
   static constexpr int kUpdateBlocks = 24;
+  // Widths of the one-token kernel over 16-byte vectors of channels: a
+  // thread holds 16 bytes of channels' taps, window and token (wider windows
+  // take the thread-per-channel kernel).
+  static constexpr int kUpdateVectorMaxWidth = 4;
+  // A thread takes 16 bytes of channels from this many bytes of x (B*C
+  // elements) up, 8 below: a small batch's time is one block's life, and a
+  // thread's math between its loads and its stores grows with its channels
+  // (not yet measured on a GPU: bench/NOTES.md, session 13).
+  static constexpr int64_t kUpdateWideVectorsFrom = int64_t{1} << 17;
   static constexpr int update_blocks(int width, int elem_bytes) {
     return width <= 4 && elem_bytes <= 4 ? kUpdateBlocks : 1;
   }

@@ -172,6 +172,71 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   CHECK(l.grid_y == 1);  // a plan of an empty batch still names its kernel
 }
 
+namespace {
+
+// A one-token update whose x, y, taps and state are dense: 16-byte vectors of channels.
+Conv1dProblem dense_update(int64_t batch, int64_t channels, int32_t width, int64_t state_len) {
+  Conv1dProblem p = dense_conv1d_problem(batch, channels, 1, width);
+  p.weight.stride[0] = width, p.weight.stride[1] = 1;
+  p.bias.data = offset_pointer(0), p.bias.stride[0] = 1;
+  p.state_len = state_len;
+  p.state.stride[0] = channels * state_len, p.state.stride[1] = state_len, p.state.stride[2] = 1;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("conv1d heuristics: the one-token update over dense channels takes 16-byte vectors",
+          "[heuristics][causal_conv1d]") {
+  const int64_t threads = Conv1dTraits::kUpdateThreads;
+  // From kUpdateWideVectorsFrom bytes of x, 16 bytes of channels a thread; 8 below.
+  const int64_t wide_batch = Conv1dTraits::kUpdateWideVectorsFrom / (2 * (8 * threads + 8)) + 1;
+  Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_update(wide_batch, 8 * threads + 8, 4, 3));
+  CHECK(l.kernel == Conv1dKernel::UpdateVectors);
+  CHECK(l.vector_bytes == 16);
+  CHECK(l.grid_x == 2);  // 8 channels a thread
+  CHECK(l.grid_y == wide_batch);
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_update(wide_batch - 1, 8 * threads + 8, 4, 3));
+  CHECK(l.vector_bytes == 8);
+  CHECK(l.grid_x == 3);  // 4 channels a thread
+  l = choose_conv1d_launch(Conv1dPass::Update, 4, dense_update(3, 2 * threads + 2, 2, 1));
+  CHECK(l.vector_bytes == 8);
+  CHECK(l.grid_x == 2);
+  // Where 16-byte vectors would not fit, 8-byte ones do.
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_update(wide_batch * 2, 8 * threads + 4, 4, 3));
+  CHECK(l.vector_bytes == 8);
+  Conv1dProblem p = dense_update(3, 64, 4, 3);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, p).kernel == Conv1dKernel::UpdateVectors);
+  // Each of these takes the thread-per-channel kernel.
+  auto general = [](const Conv1dProblem &q, int elem_bytes) {
+    return choose_conv1d_launch(Conv1dPass::Update, elem_bytes, q).kernel == Conv1dKernel::Update;
+  };
+  CHECK(general(p, 8));                                   // f64
+  CHECK(general(dense_update(3, 62, 4, 3), 2));           // channels not a whole number of vectors
+  CHECK(general(dense_update(3, 64, 5, 4), 2));           // wider than kUpdateVectorMaxWidth
+  CHECK(general(dense_update(3, 64, 4, 5), 2));           // a shifted state longer than W-1
+  Conv1dProblem q = p;
+  q.length = 2;  // two tokens
+  CHECK(general(q, 2));
+  q = p, q.x.stride[1] = 2;  // x strided along C
+  CHECK(general(q, 2));
+  q = p, q.y.stride[0] = 66;  // y's rows 8-byte aligned at 64 only
+  CHECK(general(q, 2));
+  q = p, q.weight.stride[0] = 5;  // taps not contiguous
+  CHECK(general(q, 2));
+  q = p, q.bias.stride[0] = 2;
+  CHECK(general(q, 2));
+  q = p, q.state.stride[1] = 4;  // state rows padded
+  CHECK(general(q, 2));
+  q = p, q.state.data = offset_pointer(2);  // misaligned
+  CHECK(general(q, 2));
+  q = p, q.x.data = offset_pointer(4);
+  CHECK(general(q, 2));
+  // A circular state is gathered element by element: any state strides, any length.
+  q = p, q.cache_seqlens.data = offset_pointer(0), q.state_len = 16, q.state.stride[1] = 1, q.state.stride[2] = 64;
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, q).kernel == Conv1dKernel::UpdateVectors);
+}
+
 TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace", "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
     for (const int64_t batch : {1, 3})

@@ -236,6 +236,29 @@ TEST_CASE("causal conv1d update steps rows of a state pool through CONV_STATE_IN
       }
 }
 
+TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels, shifted and circular",
+          "[gpu][causal_conv1d][pool]") {
+  // 520 channels: 65 vectors of 8 in 16-bit (a second block of one), 130 of 4
+  // in f32; a shifted state of exactly W-1 (the vector kernel's) and a
+  // circular one; one-token steps around a three-token one (the general
+  // kernel), alone and through a pool with padding rows.
+  uint64_t seed = 9500;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16})
+    for (int32_t width : {2, 3, 4})
+      for (bool circular : {false, true})
+        for (int64_t pool : {0, 23}) {
+          Conv1dUpdateCase c = make_update_case(dtype, width, circular, seed++);
+          const bool half = dtype != BARACUDA_DTYPE_F32;
+          c.weight_dtype = half && seed % 2 ? BARACUDA_DTYPE_F32 : 0;
+          c.batch = pool ? 7 : 3;
+          c.channels = 520;
+          c.pool = pool;
+          c.state_len = circular ? 7 : width - 1;
+          c.steps = {1, 1, 3, 1};
+          CHECK_CASE(c, run_conv1d_update);
+        }
+}
+
 TEST_CASE("causal conv1d forward indexes past 2^31 elements", "[gpu][causal_conv1d][large]") {
   // x and y of bf16 [1, 2, 2^30 + 5]: the second row ends past element 2^31.
   const int64_t L = (int64_t{1} << 30) + 5, C = 2, n = C * L;

@@ -1,0 +1,125 @@
+// The decoding update's common case, one token a step over dense channels: a
+// thread takes 16 bytes of channels (8 in 16-bit, 4 in f32) of one batch row,
+// or 8 bytes where the batch is small (more threads, each with half the math
+// between its loads and its stores), so that x, y, the taps and a shifted
+// state's rows move as vectors.
+// Its time is a large batch's blocks in flight (memory latency, not
+// bandwidth): the thread-per-channel kernel (conv1d_update.cuh) held 25
+// blocks of 64 channels an SM, 1600 channels in flight; this one issues ~14
+// vector loads for 8 channels at once. A circular state gathers its W-1
+// entries element by element (their slots move with cache_seqlens) and
+// writes the token's one. Every load is issued before the first store (a
+// store may alias a later load as far as the compiler knows).
+#pragma once
+
+#include "causal_conv1d/conv1d_math.cuh"
+
+namespace baracuda::kernels::conv1d {
+
+// N elements of T as vectors of Bytes (8 or 16; N * sizeof(T) a multiple) or as words.
+template <class T, int N, int Bytes>
+union Packs {
+  static_assert(N * sizeof(T) % Bytes == 0, "whole vectors");
+  static constexpr int kVectors = N * static_cast<int>(sizeof(T)) / Bytes;
+  using Vector = typename Word<Bytes>::type;
+  Vector vector[kVectors];
+  typename Word<sizeof(T)>::type elem[N];
+
+  __device__ void load(const T *from) {
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) vector[k] = reinterpret_cast<const Vector *>(from)[k];
+  }
+  // 16 bytes as PTX: the compiler may split a 16-byte store of words it assembled (conv1d_math.cuh's store_run).
+  __device__ void store(T *to) const {
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+      if constexpr (Bytes == 16) {
+        asm volatile("{\n.reg .u64 g;\ncvta.to.global.u64 g, %0;\nst.global.v4.u32 [g], {%1, %2, %3, %4};\n}" ::"l"(
+                         to + k * Bytes / sizeof(T)),
+                     "r"(vector[k].x), "r"(vector[k].y), "r"(vector[k].z), "r"(vector[k].w));
+      } else {
+        reinterpret_cast<Vector *>(to)[k] = vector[k];
+      }
+    }
+  }
+  __device__ Acc<T> value(int i) const {
+    T v;
+    memcpy(&v, &elem[i], sizeof(T));
+    return Accum<T>::load(v);
+  }
+};
+
+// Every load above is issued before the code below runs (a warp barrier,
+// which no memory access crosses). Without it the compiler sank later loads
+// below the math of earlier ones (fewer registers) and the taps below the
+// padding test: a memory round trip each.
+__device__ __forceinline__ void issued_before_here() { __syncwarp(__activemask()); }
+
+// The grid is update_kernel's, each thread Bytes of channels (conv1d_heuristics.h's update_vector_bytes).
+template <class T, int W, class Wt, bool Circular, int Bytes>
+__global__ void __launch_bounds__(kUpdateThreads) update_vectors_kernel(Conv1dProblem p) {
+  constexpr int V = Bytes / static_cast<int>(sizeof(T)), S = W - 1;
+  const int64_t c0 = (static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x) * V;
+  const int64_t b = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  if (c0 >= p.channels || b >= p.batch) return;
+  int64_t sb = b;  // the state row; with the seqlen, one round trip
+  int32_t seqlen = 0;
+  if (p.state_indices.data) sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
+  if constexpr (Circular) seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
+  Packs<Wt, V * W, Bytes> taps;  // channel c0 + v's tap j at v * W + j
+  taps.load(static_cast<const Wt *>(p.weight.data) + c0 * W);
+  Packs<Wt, V, Bytes> bias{};
+  if (p.bias.data) bias.load(static_cast<const Wt *>(p.bias.data) + c0);
+  Packs<T, V, Bytes> x;
+  x.load(static_cast<const T *>(p.x.data) + b * p.x.stride[0] + c0);
+  issued_before_here();
+  if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
+  T *const row = static_cast<T *>(p.state.data) + sb * p.state.stride[0];
+  using Word = typename Word<sizeof(T)>::type;  // element-wise state access moves whole words, not bytes
+
+  Packs<T, V * S, Bytes> window;  // channel c0 + v's inputs before the token at v * S + j, oldest first
+  int64_t slot = 0;               // circular: the slot the token goes to
+  if constexpr (Circular) {
+    const int64_t len = p.state_len;  // >= W-1; a 32-bit remainder: |seqlen| < 2^31
+    slot = len > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(len);
+    if (slot < 0) slot += len;
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+#pragma unroll
+      for (int j = 0; j < S; ++j) {
+        const int64_t q = slot - S + j;
+        const int64_t at = (c0 + v) * p.state.stride[1] + (q < 0 ? q + len : q) * p.state.stride[2];
+        window.elem[v * S + j] = reinterpret_cast<const Word *>(row)[at];
+      }
+  } else {
+    window.load(row + c0 * S);
+  }
+  issued_before_here();
+
+  Acc<T> y[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    Acc<T> z = bias.value(v);  // summed oldest first, as update_kernel and the forward do
+#pragma unroll
+    for (int j = 0; j < S; ++j) z += taps.value(v * W + j) * window.value(v * S + j);
+    z += taps.value(v * W + S) * x.value(v);
+    y[v] = p.silu ? activate<T, true>(z) : z;
+  }
+  store_run<T, V>(static_cast<T *>(p.y.data) + b * p.y.stride[0] + c0, y);
+  if constexpr (Circular) {
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      reinterpret_cast<Word *>(row)[(c0 + v) * p.state.stride[1] + slot * p.state.stride[2]] = x.elem[v];
+  } else {
+    // The state shifts by one: each channel's oldest entry drops, the token joins.
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+#pragma unroll
+      for (int j = 0; j + 1 < S; ++j) window.elem[v * S + j] = window.elem[v * S + j + 1];
+      window.elem[v * S + S - 1] = x.elem[v];
+    }
+    window.store(row + c0 * S);
+  }
+}
+
+}  // namespace baracuda::kernels::conv1d
