@@ -123,18 +123,8 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
   if constexpr (sizeof(T) <= 4 && W <= Conv1dTraits::kUpdateVectorMaxWidth) {
     if (launch.kernel == Conv1dKernel::UpdateVectors) {
-      auto launch_vectors = [&](auto circular) {
-        if (launch.vector_bytes == 16) {
-          update_vectors_kernel<T, W, Wt, circular, 16><<<grid, kUpdateThreads, 0, stream>>>(p);
-        } else {
-          update_vectors_kernel<T, W, Wt, circular, 8><<<grid, kUpdateThreads, 0, stream>>>(p);
-        }
-      };
-      if (p.cache_seqlens.data) {
-        launch_vectors(std::true_type{});
-      } else {
-        launch_vectors(std::false_type{});
-      }
+      if (launch.vector_bytes == 16) update_vectors_kernel<T, W, Wt, 16><<<grid, kUpdateThreads, 0, stream>>>(p);
+      else update_vectors_kernel<T, W, Wt, 8><<<grid, kUpdateThreads, 0, stream>>>(p);
       return launch_error();
     }
   }

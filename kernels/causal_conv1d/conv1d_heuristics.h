@@ -116,19 +116,18 @@ inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t
 // (conv1d_update_vectors.cuh) serves p: one token, 2- or 4-byte x, W <=
 // kUpdateVectorMaxWidth, whole vectors of channels; x, y, WEIGHT and BIAS
 // dense along C (WEIGHT [C, W] contiguous) and aligned to a vector, as each
-// batch row's start; the state either circular (any strides: gathered) or a
-// shifted [., C, W-1] row, contiguous and aligned likewise.
+// batch row's start; the state a shifted [., C, W-1] row (not circular),
+// contiguous and aligned likewise.
 inline bool update_vectors_fit(const Conv1dProblem &p, int elem_bytes, int bytes) {
   const int64_t vec = bytes / elem_bytes;
   auto dense = [&](const Conv1dView &v) { return v.stride[1] == 1 && v.stride[0] % vec == 0 && aligned(v, bytes); };
-  const bool circular = p.cache_seqlens.data != nullptr;
   const int64_t S = p.width - 1;
-  const bool shifted_state = p.state_len == S && p.state.stride[2] == 1 && p.state.stride[1] == S &&
+  const bool shifted_state = !p.cache_seqlens.data && p.state_len == S && p.state.stride[2] == 1 && p.state.stride[1] == S &&
                              p.state.stride[0] % vec == 0 && aligned(p.state, bytes);
   return p.length == 1 && elem_bytes <= 4 && p.width <= Conv1dTraits::kUpdateVectorMaxWidth &&
          p.channels % vec == 0 && dense(p.x) && dense(p.y) && p.weight.stride[1] == 1 &&
          p.weight.stride[0] == p.width && aligned(p.weight, bytes) &&
-         (!p.bias.data || (p.bias.stride[0] == 1 && aligned(p.bias, bytes))) && (circular || shifted_state);
+         (!p.bias.data || (p.bias.stride[0] == 1 && aligned(p.bias, bytes))) && shifted_state;
 }
 
 // The bytes of channels a thread of that kernel takes: 16, or 8 for a batch

@@ -6,10 +6,11 @@
 // Its time is a large batch's blocks in flight (memory latency, not
 // bandwidth): the thread-per-channel kernel (conv1d_update.cuh) held 25
 // blocks of 64 channels an SM, 1600 channels in flight; this one issues ~14
-// vector loads for 8 channels at once. A circular state gathers its W-1
-// entries element by element (their slots move with cache_seqlens) and
-// writes the token's one. Every load is issued before the first store (a
-// store may alias a later load as far as the compiler knows).
+// vector loads for 8 channels at once. Every load is issued before the first
+// store (a store may alias a later load as far as the compiler knows).
+// A circular state stays on the thread-per-channel kernel: gathered here,
+// each warp load touched 32 sectors 256 bytes apart (a thread's channels),
+// and it ran at half that kernel's speed (H200, session 14).
 #pragma once
 
 #include "causal_conv1d/conv1d_math.cuh"
@@ -56,16 +57,14 @@ union Packs {
 __device__ __forceinline__ void issued_before_here() { __syncwarp(__activemask()); }
 
 // The grid is update_kernel's, each thread Bytes of channels (conv1d_heuristics.h's update_vector_bytes).
-template <class T, int W, class Wt, bool Circular, int Bytes>
+template <class T, int W, class Wt, int Bytes>
 __global__ void __launch_bounds__(kUpdateThreads) update_vectors_kernel(Conv1dProblem p) {
   constexpr int V = Bytes / static_cast<int>(sizeof(T)), S = W - 1;
   const int64_t c0 = (static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x) * V;
   const int64_t b = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
   if (c0 >= p.channels || b >= p.batch) return;
-  int64_t sb = b;  // the state row; with the seqlen, one round trip
-  int32_t seqlen = 0;
+  int64_t sb = b;  // the state row
   if (p.state_indices.data) sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
-  if constexpr (Circular) seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
   Packs<Wt, V * W, Bytes> taps;  // channel c0 + v's tap j at v * W + j
   taps.load(static_cast<const Wt *>(p.weight.data) + c0 * W);
   Packs<Wt, V, Bytes> bias{};
@@ -75,25 +74,8 @@ __global__ void __launch_bounds__(kUpdateThreads) update_vectors_kernel(Conv1dPr
   issued_before_here();
   if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
   T *const row = static_cast<T *>(p.state.data) + sb * p.state.stride[0];
-  using Word = typename Word<sizeof(T)>::type;  // element-wise state access moves whole words, not bytes
-
   Packs<T, V * S, Bytes> window;  // channel c0 + v's inputs before the token at v * S + j, oldest first
-  int64_t slot = 0;               // circular: the slot the token goes to
-  if constexpr (Circular) {
-    const int64_t len = p.state_len;  // >= W-1; a 32-bit remainder: |seqlen| < 2^31
-    slot = len > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(len);
-    if (slot < 0) slot += len;
-#pragma unroll
-    for (int v = 0; v < V; ++v)
-#pragma unroll
-      for (int j = 0; j < S; ++j) {
-        const int64_t q = slot - S + j;
-        const int64_t at = (c0 + v) * p.state.stride[1] + (q < 0 ? q + len : q) * p.state.stride[2];
-        window.elem[v * S + j] = reinterpret_cast<const Word *>(row)[at];
-      }
-  } else {
-    window.load(row + c0 * S);
-  }
+  window.load(row + c0 * S);
   issued_before_here();
 
   Acc<T> y[V];
@@ -106,20 +88,14 @@ __global__ void __launch_bounds__(kUpdateThreads) update_vectors_kernel(Conv1dPr
     y[v] = p.silu ? activate<T, true>(z) : z;
   }
   store_run<T, V>(static_cast<T *>(p.y.data) + b * p.y.stride[0] + c0, y);
-  if constexpr (Circular) {
+  // The state shifts by one: each channel's oldest entry drops, the token joins.
 #pragma unroll
-    for (int v = 0; v < V; ++v)
-      reinterpret_cast<Word *>(row)[(c0 + v) * p.state.stride[1] + slot * p.state.stride[2]] = x.elem[v];
-  } else {
-    // The state shifts by one: each channel's oldest entry drops, the token joins.
+  for (int v = 0; v < V; ++v) {
 #pragma unroll
-    for (int v = 0; v < V; ++v) {
-#pragma unroll
-      for (int j = 0; j + 1 < S; ++j) window.elem[v * S + j] = window.elem[v * S + j + 1];
-      window.elem[v * S + S - 1] = x.elem[v];
-    }
-    window.store(row + c0 * S);
+    for (int j = 0; j + 1 < S; ++j) window.elem[v * S + j] = window.elem[v * S + j + 1];
+    window.elem[v * S + S - 1] = x.elem[v];
   }
+  window.store(row + c0 * S);
 }
 
 }  // namespace baracuda::kernels::conv1d

@@ -236,12 +236,12 @@ TEST_CASE("causal conv1d update steps rows of a state pool through CONV_STATE_IN
       }
 }
 
-TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels, shifted and circular",
-          "[gpu][causal_conv1d][pool]") {
+TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels", "[gpu][causal_conv1d][pool]") {
   // 520 channels: 65 vectors of 8 in 16-bit (a second block of one), 130 of 4
-  // in f32; a shifted state of exactly W-1 (the vector kernel's) and a
-  // circular one; one-token steps around a three-token one (the general
-  // kernel), alone and through a pool with padding rows.
+  // in f32; a shifted state of exactly W-1 (the vector kernel's) and, on the
+  // same sizes, a circular one (the thread-per-channel kernel's); one-token
+  // steps around a three-token one (the general kernel), alone and through a
+  // pool with padding rows.
   uint64_t seed = 9500;
   for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16})
     for (int32_t width : {2, 3, 4})
