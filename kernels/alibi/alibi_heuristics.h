@@ -21,7 +21,7 @@ struct AlibiTiling {
   int64_t tile_rows;      // rows of a tile
   int64_t col_tiles;      // tiles across K
   int64_t tiles_per_head; // tiles of one (b, h)
-  bool whole_row_chunks;  // every tile a whole chunk of one row: K a multiple of a tile's width
+  bool whole_row_chunks;  // every tile a whole chunk of one row, a tile's width: K a multiple of it
   // tiles_per_head, col_tiles, the vectors of a chunk's width and the inner
   // extent of a tile's head number (H for [B, H] slopes, B for [H]: see
   // alibi_with_heads), as the 32-bit kernels divide by them.
@@ -45,7 +45,9 @@ inline AlibiTiling alibi_tiling(int64_t queries, int64_t keys, int elem_bytes) {
   t.tile_rows = tile / t.chunk_cols < queries ? tile / t.chunk_cols : queries;
   t.col_tiles = (keys + t.chunk_cols - 1) / t.chunk_cols;
   t.tiles_per_head = (queries + t.tile_rows - 1) / t.tile_rows * t.col_tiles;
-  t.whole_row_chunks = t.tile_rows == 1 && keys % t.chunk_cols == 0;
+  // A row shorter than a tile is one chunk narrower than the tile: its
+  // tiles are not whole chunks (row_chunk_cells would run past the row).
+  t.whole_row_chunks = t.tile_rows == 1 && t.chunk_cols == tile && keys % tile == 0;
   t.per_head = fast_divisor(t.tiles_per_head);
   t.across = fast_divisor(t.col_tiles);
   t.chunk_vectors = fast_divisor(t.chunk_cols / t.vector_elems);

@@ -123,6 +123,10 @@ TEST_CASE("alibi tiling: whole row chunks when K is a multiple of a one-row tile
   CHECK(alibi_tiling(3, 8192, 2).whole_row_chunks);        // one chunk of 8192 bf16 per row
   CHECK_FALSE(alibi_tiling(1, 20000, 4).whole_row_chunks);  // a partial last chunk
   CHECK_FALSE(alibi_tiling(4, 2048, 4).whole_row_chunks);   // two rows a tile
+  // One-row tiles narrower than a tile's width: a row shorter than a tile.
+  CHECK_FALSE(alibi_tiling(1, 4096, 2).whole_row_chunks);   // a decoding step of 4096 bf16 keys
+  CHECK_FALSE(alibi_tiling(3, 5000, 2).whole_row_chunks);   // over half a tile: one row a tile
+  CHECK_FALSE(alibi_tiling(1, 1000, 4).whole_row_chunks);
 }
 
 TEST_CASE("alibi backward fits one launch of clusters when every slope has at most 8 tiles",

@@ -19,9 +19,12 @@ struct Size {
 };
 // Q = K = 1; a decoding step (Q = 1) and a single key (K = 1); Q < K and
 // Q > K (bottom-right then faces keys before the first), odd; Q = K odd;
-// vector-friendly rows; rows over one block with a partial last vector.
-const Size kSizes[] = {{1, 1, 1, 1},     {2, 3, 1, 67},     {2, 3, 37, 1},   {2, 3, 5, 133}, {2, 2, 133, 5},
-                       {1, 3, 67, 67},   {2, 4, 128, 256},  {1, 2, 17, 2051}, {1, 1, 3, 9001}};
+// vector-friendly rows; rows over one block with a partial last vector;
+// one-row tiles of whole vectors narrower than a tile (a decoding step
+// shorter than a tile, rows over half a tile).
+const Size kSizes[] = {{1, 1, 1, 1},    {2, 3, 1, 67},     {2, 3, 37, 1},     {2, 3, 5, 133},
+                       {2, 2, 133, 5},  {1, 3, 67, 67},    {2, 4, 128, 256},  {1, 2, 17, 2051},
+                       {1, 1, 3, 9001}, {2, 3, 1, 1000},   {1, 4, 1, 4096},   {1, 2, 3, 5000}};
 
 AlibiCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t convention, int32_t alignment,
                     uint64_t seed) {
