@@ -62,9 +62,10 @@
  * wider than Q + K are unbounded. Outputs may share no byte with an input or
  * with another output (INVALID_PROBLEM); inputs may.
  *
- * Determinism: the forward is deterministic and bit-stable. The backward plan
- * says in plan info whether it is; with BARACUDA_SELECT_DETERMINISTIC select
- * keeps only plans that are.
+ * Determinism: plan info says whether a plan repeats its results bit for
+ * bit; with BARACUDA_SELECT_DETERMINISTIC select keeps only plans that do.
+ * The library's own forward kernels do (and are bit-stable); cuDNN's forward
+ * (below) and the f16/bf16 backward that sums dQ with atomics do not.
  *
  * Kernels (plan info's kernel_name names the one chosen): an sm_80 tensor-core
  * kernel (mma.sync, ldmatrix, multi-stage cp.async K/V tiles; with D or Dv
@@ -91,8 +92,11 @@
  * beside it, so every layout above stays served. It does not serve softcap,
  * ALiBi, empty extents, rows that see no key, nor the f16 backward with
  * shared kv heads (its dV misses our accuracy bound); select then moves on.
- * Its backward sums dQ with atomics unless BARACUDA_SELECT_DETERMINISTIC asks
- * for cuDNN's deterministic algorithm. Not bit-stable (plan info says so).
+ * Its forward is not promised to repeat bit for bit (a decoding step's LSE
+ * has differed between two runs), so with BARACUDA_SELECT_DETERMINISTIC the
+ * forward runs the library's kernels. Its backward sums dQ with atomics
+ * unless BARACUDA_SELECT_DETERMINISTIC asks for cuDNN's deterministic
+ * algorithm. Not bit-stable (plan info says so).
  */
 #ifndef BARACUDA_SDPA_H
 #define BARACUDA_SDPA_H

@@ -154,6 +154,9 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
     CHECK(select_for(f, 89).status == BARACUDA_STATUS_UNSUPPORTED);
     require_message({"sdpa_fwd_sm80_3xtf32: sm 89's tf32 MMAs do not outrun its f32 CUDA cores"});
   }
+  // cuDNN's forward is not promised to repeat bit for bit.
+  CHECK(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).status == BARACUDA_STATUS_UNSUPPORTED);
+  require_message({"sdpa_fwd_cudnn: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC"});
   d.header.op = BARACUDA_OP_SDPA_BACKWARD;
   CHECK(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).status == BARACUDA_STATUS_UNSUPPORTED);
   require_message({"sdpa_bwd_cudnn: not deterministic, excluded by BARACUDA_SELECT_DETERMINISTIC",
