@@ -23,6 +23,13 @@
 
 namespace baracuda::kernels::sdpa_tc {
 
+// x's bits rounded to the nearest tf32, ties away from zero (cvt.rna's
+// rounding): the carry of half a tf32 unit into bit 13, the 13 bits below
+// cleared. Equal to cvt.rna.tf32.f32 for every finite x and for inf; two
+// integer instructions where ptxas expands cvt.rna into five (it adds a
+// NaN / inf guard, and NaN still propagates here through x - big).
+__device__ __forceinline__ uint32_t round_tf32(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
+
 // An A fragment: tf32 big halves and the correction operand (tf32 small
 // halves, or the bf16 [big | small] fragment).
 struct SplitA {
@@ -39,7 +46,7 @@ __device__ __forceinline__ SplitA split_a(float x0, float x1, float x2, float x3
   float small[4];
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    f.big[e] = to_tf32(x[e]);
+    f.big[e] = round_tf32(x[e]);
     small[e] = x[e] - __uint_as_float(f.big[e]);
   }
   if constexpr (Bf16Corrections) {
@@ -49,7 +56,7 @@ __device__ __forceinline__ SplitA split_a(float x0, float x1, float x2, float x3
     f.lo[3] = pack2<__nv_bfloat16>(small[1], small[3]);
   } else {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) f.lo[e] = to_tf32(small[e]);
+    for (int e = 0; e < 4; ++e) f.lo[e] = round_tf32(small[e]);
   }
   return f;
 }
@@ -57,15 +64,15 @@ __device__ __forceinline__ SplitA split_a(float x0, float x1, float x2, float x3
 template <bool Bf16Corrections>
 __device__ __forceinline__ SplitB split_b(float y0, float y1) {
   SplitB f;
-  f.big[0] = to_tf32(y0);
-  f.big[1] = to_tf32(y1);
+  f.big[0] = round_tf32(y0);
+  f.big[1] = round_tf32(y1);
   const float small0 = y0 - __uint_as_float(f.big[0]), small1 = y1 - __uint_as_float(f.big[1]);
   if constexpr (Bf16Corrections) {
     f.lo[0] = pack2<__nv_bfloat16>(small0, small1);
     f.lo[1] = pack2<__nv_bfloat16>(y0, y1);
   } else {
-    f.lo[0] = to_tf32(small0);
-    f.lo[1] = to_tf32(small1);
+    f.lo[0] = round_tf32(small0);
+    f.lo[1] = round_tf32(small1);
   }
   return f;
 }
