@@ -10,14 +10,17 @@ namespace baracuda::kernels {
 // Per thread the O accumulator takes m_atoms * head_dim_tile / 2 floats and
 // the scores m_atoms * block_n / 2. The tiles are split into tf32 halves in
 // shared memory once they land, the split Q tile 1.9x the f32 one and the K
-// and V tiles 1.6x (sdpa_tf32x3_heuristics.h): D 64 keeps two 16-row tiles
-// per warp and a two-stage ring of 32-key tiles, two blocks on an sm_90 SM
-// with no byte to spare (113 KiB); D 128 one 16-row tile per warp and one K
-// and one V slot of 32 keys (105 KiB, two blocks an SM); D 256 one slot of
-// 16 keys (151 KiB). Every one fits sm_80's 163 KiB.
+// and V tiles 1.6x (sdpa_tf32x3_heuristics.h). Measured on the H200, B4 H16
+// S2048 (bench/NOTES.md session 14): D 64 keeps two 16-row tiles per warp and
+// a two-stage ring of 32-key tiles, two blocks an SM with no byte to spare
+// (113 KiB; 64-key tiles on one slot ran 2-5% slower, 8 warps of one tile
+// 16-21%); D 128 eight warps of one 16-row tile and one K and one V slot of
+// 32 keys, one block an SM (159 KiB: 8% / 3% ahead of two blocks of 4 warps,
+// 16-key tiles 13-15% behind); D 256 one slot of 16 keys (151 KiB). Every
+// one fits sm_80's 163 KiB.
 constexpr SdpaTcConfig sdpa_tf32x3_config(int head_dim_tile) {
   if (head_dim_tile <= 64) return {4, 2, 32, 2, 2};
-  if (head_dim_tile <= 128) return {4, 1, 32, 1, 2};
+  if (head_dim_tile <= 128) return {8, 1, 32, 1, 1};
   return {4, 1, 16, 1, 1};
 }
 
