@@ -1,10 +1,11 @@
 // The f32 attention forward on tensor cores: FlashAttention-2's algorithm
 // (sdpa_forward_tile.cuh) with every product, S = Q K^T and O += P V (P in
 // f32), split as sdpa_tf32_split.cuh describes: tf32 big halves on mma.sync
-// m16n8k8, their corrections on tf32 or bf16 MMAs (SdpaTf32x3Traits), f32
-// accumulation. The f32 tiles sit in shared memory in padded rows and are
-// split into halves as their fragments are read. Instantiated per head-size
-// tile by sdpa_forward_tf32x3_d<tile>.cu.
+// m16n8k8, their corrections on bf16 m16n8k16, f32 accumulation. The f32
+// tiles land in shared memory in padded rows and are split there once (Q
+// once a block, K and V once a key tile, sdpa_tf32x3_tile_io.cuh), so the
+// warps' fragment reads take halves ready for the MMAs; only P is split in
+// registers. Instantiated per head-size tile by sdpa_forward_tf32x3_d<tile>.cu.
 //
 // Fragments: an m16n8k8 sums over its 8 k indices in any order as long as A
 // and B agree, so tf32 k t and t + 4 (t = lane % 4) are taken as the tile's
@@ -36,12 +37,15 @@ struct Tf32x3ConfigOf {
 template <int HeadDim, class Config = Tf32x3ConfigOf>
 struct Tf32x3Shape : TileCounts<Config, HeadDim> {
   using Counts = TileCounts<Config, HeadDim>;
-  static constexpr int kQkPitch = sdpa_tf32x3_qk_pitch(HeadDim);
+  static constexpr int kQPitch = sdpa_tf32x3_q_pitch(HeadDim);
+  static constexpr int kQSmallPitch = sdpa_tf32x3_q_small_pitch(HeadDim);
+  static constexpr int kKPitch = sdpa_tf32x3_k_pitch(HeadDim);
+  static constexpr int kKSmallPitch = sdpa_tf32x3_k_small_pitch(HeadDim);
   static constexpr int kVPitch = sdpa_tf32x3_v_pitch(HeadDim);
-  static constexpr uint32_t kQTileBytes = Counts::kBlockM * kQkPitch * 4;
-  static constexpr uint32_t kKTileBytes = Counts::kBlockN * kQkPitch * 4;
-  static constexpr uint32_t kStageBytes = kKTileBytes + Counts::kBlockN * kVPitch * 4;
-  static constexpr bool kBf16Corrections = SdpaTf32x3Traits::kBf16Corrections;
+  static constexpr int kVSmallPitch = sdpa_tf32x3_v_small_pitch(HeadDim);
+  static constexpr uint32_t kQTileBytes = sdpa_tf32x3_q_tile_bytes(Counts::kBlockM, HeadDim);
+  static constexpr uint32_t kKTileBytes = sdpa_tf32x3_k_tile_bytes(Counts::kBlockN, HeadDim);
+  static constexpr uint32_t kStageBytes = kKTileBytes + sdpa_tf32x3_v_tile_bytes(Counts::kBlockN, HeadDim);
   // 8-wide blocks of S (of O) whose B fragments are split together: their
   // MMAs go back to back on different accumulators.
   static constexpr int kKeyGroup = Counts::kKeyBlocks < 4 ? Counts::kKeyBlocks : 4;
@@ -50,61 +54,74 @@ struct Tf32x3Shape : TileCounts<Config, HeadDim> {
                 "whole groups of 8-wide blocks");
 };
 
-// S = Q K^T for this warp's rows against the key tile at s_k. Q and K are
-// read as float2 (d 2t, 2t + 1 of a row): tf32 k t and t + 4 of each 8-wide step.
+// S = Q K^T for this warp's rows against the split key tile at s_k, from
+// the split Q tile at s_q (A fragments as split_q_tile lays them out: one
+// float4 and one 8-byte word of small pairs a thread and 8-column step). K's
+// big halves are read as float2 (d 2t, 2t + 1 of a row: tf32 k t and t + 4
+// of each 8-wide step), their small halves as the bf16 pair at word t of the
+// step.
 template <class Sh, int HeadDim>
 __device__ __forceinline__ void qk_product_split(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], const float *s_q,
                                                  const float *s_k) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
   const int warp_row = static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows;
-  const float *q_at = s_q + (warp_row + g) * Sh::kQkPitch + 2 * t;
-  const float *k_at = s_k + g * Sh::kQkPitch + 2 * t;
+  const float *q_at = s_q + (warp_row + g) * Sh::kQPitch + 4 * t;
+  const uint32_t *q_small_at =
+      reinterpret_cast<const uint32_t *>(s_q + Sh::kBlockM * Sh::kQPitch) + (warp_row + g) * Sh::kQSmallPitch + 2 * t;
+  const float *k_at = s_k + g * Sh::kKPitch + 2 * t;
+  const uint32_t *k_small_at =
+      reinterpret_cast<const uint32_t *>(s_k + Sh::kBlockN * Sh::kKPitch) + g * Sh::kKSmallPitch + t;
   zero_accumulators(s);
 #pragma unroll
   for (int kk = 0; kk < HeadDim / 8; ++kk) {
+    // Step kk's fragments sit in row g + 8 (kk % 2) of each MMA tile.
+    const int q_row = kk % 2 * 8, q_word = kk / 2;
     SplitA qa[Sh::kMAtoms];
 #pragma unroll
     for (int a = 0; a < Sh::kMAtoms; ++a) {
-      const float2 lo = *reinterpret_cast<const float2 *>(q_at + a * 16 * Sh::kQkPitch + 8 * kk);
-      const float2 hi = *reinterpret_cast<const float2 *>(q_at + (a * 16 + 8) * Sh::kQkPitch + 8 * kk);
-      qa[a] = split_a<Sh::kBf16Corrections>(lo.x, hi.x, lo.y, hi.y);
+      const float4 x = *reinterpret_cast<const float4 *>(q_at + (a * 16 + q_row) * Sh::kQPitch + 16 * q_word);
+      const uint2 small =
+          *reinterpret_cast<const uint2 *>(q_small_at + (a * 16 + q_row) * Sh::kQSmallPitch + 8 * q_word);
+      qa[a] = split_a_from_halves(x.x, x.y, x.z, x.w, small.x, small.y);
     }
 #pragma unroll
     for (int n0 = 0; n0 < Sh::kKeyBlocks; n0 += Sh::kKeyGroup) {
       SplitB kb[Sh::kKeyGroup];
 #pragma unroll
       for (int n = 0; n < Sh::kKeyGroup; ++n) {
-        const float2 y = *reinterpret_cast<const float2 *>(k_at + (n0 + n) * 8 * Sh::kQkPitch + 8 * kk);
-        kb[n] = split_b<Sh::kBf16Corrections>(y.x, y.y);
+        const float2 y = *reinterpret_cast<const float2 *>(k_at + (n0 + n) * 8 * Sh::kKPitch + 8 * kk);
+        kb[n] = split_b_from_halves(y.x, y.y, k_small_at[(n0 + n) * 8 * Sh::kKSmallPitch + 4 * kk]);
       }
-      mma_split<Sh::kBf16Corrections>(s, qa, kb, n0);
+      mma_split(s, qa, kb, n0);
     }
   }
 }
 
-// O += P V against the value tile at s_v. The thread's own S accumulator is
-// P's A fragment (keys 2t, 2t + 1 of rows g, g + 8 as tf32 k t and t + 4), so
-// V is read at rows 2t and 2t + 1, column g.
+// O += P V against the split value tile at s_v. The thread's own S
+// accumulator is P's A fragment (keys 2t, 2t + 1 of rows g, g + 8 as tf32 k
+// t and t + 4), split here; V is read at rows 2t and 2t + 1, column g, its
+// small halves as the bf16 pair at (row pair t, column g).
 template <class Sh, int HeadDim>
 __device__ __forceinline__ void pv_product_split(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
                                                  const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], const float *s_v) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
   const float *v_at = s_v + 2 * t * Sh::kVPitch + g;
+  const uint32_t *v_small_at =
+      reinterpret_cast<const uint32_t *>(s_v + Sh::kBlockN * Sh::kVPitch) + t * Sh::kVSmallPitch + g;
 #pragma unroll
   for (int kb = 0; kb < Sh::kKeyBlocks; ++kb) {
     SplitA pa[Sh::kMAtoms];
 #pragma unroll
-    for (int a = 0; a < Sh::kMAtoms; ++a)
-      pa[a] = split_a<Sh::kBf16Corrections>(s[a][kb][0], s[a][kb][2], s[a][kb][1], s[a][kb][3]);
+    for (int a = 0; a < Sh::kMAtoms; ++a) pa[a] = split_a(s[a][kb][0], s[a][kb][2], s[a][kb][1], s[a][kb][3]);
 #pragma unroll
     for (int d0 = 0; d0 < Sh::kValueBlocks; d0 += Sh::kValueGroup) {
       SplitB vb[Sh::kValueGroup];
 #pragma unroll
       for (int n = 0; n < Sh::kValueGroup; ++n) {
         const float *at = v_at + kb * 8 * Sh::kVPitch + (d0 + n) * 8;
-        vb[n] = split_b<Sh::kBf16Corrections>(at[0], at[Sh::kVPitch]);
+        vb[n] = split_b_from_halves(at[0], at[Sh::kVPitch], v_small_at[kb * 4 * Sh::kVSmallPitch + (d0 + n) * 8]);
       }
-      mma_split<Sh::kBf16Corrections>(o, pa, vb, d0);
+      mma_split(o, pa, vb, d0);
     }
   }
 }
@@ -120,15 +137,27 @@ struct Tf32x3Forward {
   __device__ static unsigned char *smem_at(unsigned char *p) { return p; }
   __device__ static void load_q(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols,
                                 bool aligned) {
-    load_tile_f32<Sh::kBlockM, HeadDim, Sh::kQkPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+    load_tile_f32<Sh::kBlockM, HeadDim, Sh::kQPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
   }
   __device__ static void load_k(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols,
                                 bool aligned) {
-    load_tile_f32<Sh::kBlockN, HeadDim, Sh::kQkPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+    load_tile_f32<Sh::kBlockN, HeadDim, Sh::kKPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
   }
   __device__ static void load_v(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols,
                                 bool aligned) {
     load_tile_f32<Sh::kBlockN, HeadDim, Sh::kVPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  }
+  // Landed tiles are split into tf32 halves in place (sdpa_forward_tile.cuh
+  // calls these, then a barrier, before the tiles' fragment reads).
+  static constexpr bool kSplitsLandedTiles = true;
+  __device__ static void split_q(unsigned char *tile) {
+    split_q_tile<Sh::kBlockM, HeadDim, Sh::kQPitch, Sh::kQSmallPitch, Sh::kThreads>(tile);
+  }
+  __device__ static void split_k(unsigned char *tile) {
+    split_k_tile<Sh::kBlockN, HeadDim, Sh::kKPitch, Sh::kKSmallPitch, Sh::kThreads>(tile);
+  }
+  __device__ static void split_v(unsigned char *tile) {
+    split_v_tile<Sh::kBlockN, HeadDim, Sh::kVPitch, Sh::kVSmallPitch, Sh::kThreads>(tile);
   }
   __device__ static void qk(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], unsigned char *s_q, unsigned char *s_k) {
     qk_product_split<Sh, HeadDim>(s, reinterpret_cast<const float *>(s_q), reinterpret_cast<const float *>(s_k));

@@ -17,6 +17,9 @@
 //   K::load_q, load_k, load_v (tile, rows, row_stride, rows_left, cols, aligned):
 //              a tile's copies into shared memory (cp.async when aligned; the
 //              caller commits), zeros past rows_left and cols
+//   K::kSplitsLandedTiles: whether each tile, once landed, is rewritten in
+//              place by K::split_q, split_k, split_v (s_q, the K tile, the V
+//              tile; f32's tf32 halves), a barrier before its fragment reads
 //   K::qk (s, s_q, s_k), K::pv (o, s, s_v): the two products of this warp's rows
 //   K::store_out (p, fp, o, row_max, row_sum, b, h, m0, s_q): the normalized
 //              rows and their lse, once every copy has landed (s_q is free)
@@ -119,12 +122,23 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       __syncthreads();
       load_v(t);
       cp_async_commit();
+      if constexpr (K::kSplitsLandedTiles) {
+        if (t == 0) K::split_q(s_q);
+        K::split_k(slot(t));
+        __syncthreads();
+      }
     } else {
       // Tile t (and Q) have landed, and every warp is done with tile t - 1,
       // whose slot the next copy refills.
       cp_async_wait<Sh::kStages - 2>();
       __syncthreads();
       load_kv(t + Sh::kStages - 1);
+      if constexpr (K::kSplitsLandedTiles) {
+        if (t == 0) K::split_q(s_q);
+        K::split_k(slot(t));
+        K::split_v(slot(t) + Sh::kKTileBytes);
+        __syncthreads();
+      }
     }
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
 
@@ -142,6 +156,10 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       __syncthreads();
       if (t + 1 < n_tiles) load_k(t + 1);
       cp_async_commit();
+      if constexpr (K::kSplitsLandedTiles) {
+        K::split_v(slot(t) + Sh::kKTileBytes);
+        __syncthreads();
+      }
     }
     K::pv(o, s, slot(t) + Sh::kKTileBytes);
   }

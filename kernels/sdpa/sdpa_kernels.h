@@ -29,7 +29,7 @@ int sdpa_forward_sm90_f16(const SdpaProblem &p, cudaStream_t stream);
 int sdpa_forward_sm90_bf16(const SdpaProblem &p, cudaStream_t stream);
 // f32 on tensor cores from sm_80 on, each product split into tf32 halves
 // (sdpa_tf32_split.cuh, the small * small term dropped): about 2^-20
-// relative per product (2^-22 with SdpaTf32x3Traits::kBf16Corrections off).
+// relative per product.
 int sdpa_forward_tf32x3_f32(const SdpaProblem &p, cudaStream_t stream);
 // Bytes the tensor-core backward needs in its workspace for p's extents and
 // p.deterministic (the plan layer has bounded the extents: no overflow).

@@ -56,13 +56,6 @@ __device__ __forceinline__ void zero_accumulators(float (&acc)[Tiles][Blocks][4]
       for (int e = 0; e < 4; ++e) acc[a][nb][e] = 0.f;
 }
 
-// x rounded to the nearest tf32, as the bits an MMA reads.
-__device__ __forceinline__ uint32_t to_tf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
-
 // The 32-bit shared-window address of a pointer into shared memory.
 __device__ __forceinline__ uint32_t shared_address(const void *smem) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(smem));
