@@ -1,8 +1,10 @@
 // pad backward on the GPU against the float64 scatter-add reference.
+#include <iterator>
 #include <vector>
 
 #include "pad/pad_backward_traits.h"
 #include "gpu_helpers.hpp"
+#include "random_pad_cases.hpp"
 
 using namespace baracuda::check;
 
@@ -149,4 +151,12 @@ TEST_CASE("pad backward of constant mode slices short rows of whole vectors", "[
                                    {0, 1, 4}),
                           dy, Layout::Contiguous, seed++}),
                  run_pad);
+}
+
+TEST_CASE("pad backward of 400 random problems at the passes' and row kernels' boundaries",
+          "[gpu][pad_backward][random]") {
+  // random_pad_case says which boundaries the draws aim at; every dtype, mode and layout.
+  const std::vector<baracuda_dtype_t> dtypes(std::begin(kDtypes), std::end(kDtypes));
+  Draws d(0x7061640002);
+  for (int i = 0; i < 400; ++i) CHECK_CASE(random_pad_case(d, BARACUDA_OP_PAD_BACKWARD, d.pick(dtypes)), run_pad);
 }
