@@ -116,7 +116,7 @@ AlibiCase random_alibi_case(Draws &d) {
     c.keys = d.size({1, v, 2 * v, tile / 2 - v, tile / 2, tile / 2 + v, tile - v, tile, 2 * tile, 3 * tile}, 1,
                     3 * tile + v);
     const int64_t rows_per_tile = std::max<int64_t>(tile / c.keys, 1);
-    c.queries = d.percent(30) ? 1 : d.size({2, rows_per_tile, 2 * rows_per_tile}, 1, 300);
+    c.queries = d.percent(15) ? 1 : d.size({2, rows_per_tile, 2 * rows_per_tile}, 1, 300);
     c.batch = d.between(1, 4);
     c.heads = d.between(1, 4);
     fits = c.batch * c.heads * c.queries * c.keys <= (int64_t{1} << 20);

@@ -327,8 +327,8 @@ namespace {
 // A random forward or backward, every variant check_variants runs. Q and K
 // at the tiles' edges (16-row MMA atoms; 32-, 64- and 128-row query and key
 // tiles of the sm_80, sm_89, sm_90 and CUDA-core kernels and the backward's
-// 64-query, 64- or 128-key tiles), one less or one more, Q = 1 (decoding),
-// K = 1, or up to 300; D and Dv any multiple of 8 up to 256, mostly at and
+// 64-query, 64- or 128-key tiles; 512: several of each), one less or one more,
+// Q = 1 (decoding), K = 1, or up to 700; D and Dv any multiple of 8 up to 256, mostly at and
 // around the head tiles' 64, 128 and 256; GQA ratios 1, 2, 3, 4 and 8;
 // padded, packed-QKV and shared-kv-head views; causal masks in either
 // alignment, windows, ALiBi, softcap, scale, no LSE and graph capture now
@@ -342,15 +342,15 @@ SdpaCase random_sdpa_case(Draws &d) {
   c.layout = d.pick({SdpaLayout::Contiguous, SdpaLayout::Contiguous, SdpaLayout::Contiguous, SdpaLayout::Padded,
                      SdpaLayout::PackedQkv, SdpaLayout::SharedKv});
   if (c.backward && c.layout == SdpaLayout::SharedKv) c.layout = SdpaLayout::Padded;  // a forward-only view
-  const std::vector<int64_t> edges = {1, 16, 32, 64, 128, 256};
+  const std::vector<int64_t> edges = {1, 16, 32, 64, 128, 256, 512};
   for (bool fits = false; !fits;) {
     c.head_dim = static_cast<int32_t>(8 * d.size({1, 4, 8, 9, 16, 17, 32}, 1, 32));
     c.head_dim_v = d.percent(70) ? 0 : static_cast<int32_t>(8 * d.size({1, 8, 9, 16, 17, 32}, 1, 32));
     c.batch = d.between(1, 3);
     c.heads_kv = d.between(1, 3);
     c.heads_q = c.heads_kv * d.pick({1, 1, 2, 3, 4, 8});
-    c.queries = d.percent(20) ? 1 : d.size(edges, 1, 300);
-    c.keys = d.size(edges, 1, 300);
+    c.queries = d.percent(15) ? 1 : d.size(edges, 1, 700);
+    c.keys = d.size(edges, 1, 700);
     if (c.layout == SdpaLayout::PackedQkv) c.heads_q = c.heads_kv, c.keys = c.queries, c.head_dim_v = 0;
     const int64_t widest = std::max(c.head_dim, c.head_dim_v);
     fits = c.batch * c.heads_q * c.queries * c.keys * widest <= (int64_t{1} << 24);
