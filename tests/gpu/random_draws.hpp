@@ -6,8 +6,8 @@
 // less, one more), the rest anywhere in a range.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -23,9 +23,9 @@ class Draws {
   // True with probability p / 100.
   bool percent(int p) { return between(0, 99) < p; }
 
-  template <class T>
-  T pick(std::initializer_list<T> options) {
-    return options.begin()[between(0, static_cast<int64_t>(options.size()) - 1)];
+  template <class T, size_t N>
+  T pick(const T (&options)[N]) {
+    return options[between(0, static_cast<int64_t>(N) - 1)];
   }
   template <class T>
   T pick(const std::vector<T> &options) {

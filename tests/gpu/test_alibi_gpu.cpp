@@ -1,6 +1,5 @@
 // ALiBi forward and backward on the GPU against the float64 reference.
 #include <algorithm>
-#include <iterator>
 #include <vector>
 
 #include "alibi/alibi_heuristics.h"
@@ -105,10 +104,9 @@ void check_in_place(int32_t op, uint64_t seed) {
 // elements. Backwards of up to 8 tiles a slope take the one launch of
 // clusters on sm 90; some repeat on the two-launch candidate.
 AlibiCase random_alibi_case(Draws &d) {
-  const std::vector<baracuda_dtype_t> dtypes(std::begin(kDtypes), std::end(kDtypes));
   AlibiCase c;
   c.op = d.percent(50) ? BARACUDA_OP_ALIBI : BARACUDA_OP_ALIBI_BACKWARD;
-  c.dtype = d.pick(dtypes);
+  c.dtype = d.pick(kDtypes);
   const bool backward = c.op == BARACUDA_OP_ALIBI_BACKWARD;
   const int elem_bytes = baracuda_dtype_bits(c.dtype) / 8;
   const int64_t v = 16 / elem_bytes, tile = baracuda::kernels::alibi_tile_elems(elem_bytes);
@@ -121,10 +119,10 @@ AlibiCase random_alibi_case(Draws &d) {
     c.heads = d.between(1, 4);
     fits = c.batch * c.heads * c.queries * c.keys <= (int64_t{1} << 20);
   }
-  c.convention = d.pick(std::vector<int32_t>(std::begin(kConventions), std::end(kConventions)));
-  c.alignment = d.pick(std::vector<int32_t>(std::begin(kAlignments), std::end(kAlignments)));
+  c.convention = d.pick(kConventions);
+  c.alignment = d.pick(kAlignments);
   c.per_batch_slopes = d.percent(50);
-  c.layout = d.pick(std::vector<ScoresLayout>(std::begin(kLayouts), std::end(kLayouts)));
+  c.layout = d.pick(kLayouts);
   c.slopes_layout = backward ? d.pick({SlopesLayout::Dense, SlopesLayout::Strided})
                              : d.pick({SlopesLayout::Dense, SlopesLayout::Strided, SlopesLayout::Broadcast});
   // An f16 DSLOPES holds sums up to 65504: f16 slopes only where every term together stays below.

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <iterator>
 #include <vector>
 
 #include "gpu_helpers.hpp"
@@ -345,8 +344,8 @@ Conv1dCase random_conv1d_case(Draws &d) {
   Conv1dCase c;
   c.op = d.percent(50) ? BARACUDA_OP_CAUSAL_CONV1D : BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
   const bool backward = c.op == BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
-  c.dtype = d.pick(std::vector<baracuda_dtype_t>(std::begin(kDtypes), std::end(kDtypes)));
-  c.width = static_cast<int32_t>(d.pick(std::vector<int32_t>(std::begin(kWidths), std::end(kWidths))));
+  c.dtype = d.pick(kDtypes);
+  c.width = d.pick(kWidths);
   const int64_t v = 16 / (baracuda_dtype_bits(c.dtype) / 8);
   for (bool fits = false; !fits;) {
     c.length = d.size({1, c.width - 1, 8 * v, 16 * v, 32 * v, 64 * v, 128 * v, 256 * v, 512 * v, 4096 * v, 256, 1024},
@@ -355,7 +354,7 @@ Conv1dCase random_conv1d_case(Draws &d) {
     c.batch = d.percent(10) ? d.between(5, 64) : d.between(1, 4);
     fits = c.batch * c.channels * c.length <= (int64_t{1} << 20);
   }
-  c.layout = d.pick(std::vector<SeqLayout>(std::begin(kLayouts), std::end(kLayouts)));
+  c.layout = d.pick(kLayouts);
   c.weight_dtype = half_dtype(c.dtype) && d.percent(30) ? BARACUDA_DTYPE_F32 : 0;
   c.silu = d.percent(50);
   c.bias = d.percent(50);
@@ -379,8 +378,8 @@ Conv1dCase random_conv1d_case(Draws &d) {
 // 16-bit x now and then) and width.
 Conv1dUpdateCase random_update_case(Draws &d) {
   Conv1dUpdateCase c;
-  c.dtype = d.pick(std::vector<baracuda_dtype_t>(std::begin(kDtypes), std::end(kDtypes)));
-  c.width = static_cast<int32_t>(d.pick(std::vector<int32_t>(std::begin(kWidths), std::end(kWidths))));
+  c.dtype = d.pick(kDtypes);
+  c.width = d.pick(kWidths);
   const int64_t v = 16 / (baracuda_dtype_bits(c.dtype) / 8);
   for (bool fits = false; !fits;) {
     c.channels = d.size({1, 3, v / 2, v, 2 * v, 64 * v / 2, 64 * v, 128 * v}, 1, 2100);
