@@ -375,10 +375,11 @@ SdpaCase random_sdpa_case(Draws &d) {
 
 }  // namespace
 
-TEST_CASE("sdpa: 40 random problems at the tiles' edges, through every variant", "[sdpa][random]") {
-  // random_sdpa_case says which boundaries the draws aim at.
+TEST_CASE("sdpa: 28 random problems at the tiles' edges, through every variant", "[sdpa][random]") {
+  // random_sdpa_case says which boundaries the draws aim at. 28 take about
+  // 15 s on the H200, mostly the CPU's float64 references and cuDNN's plans.
   Draws d(0x73647061);
-  for (int i = 0; i < 40; ++i) check_variants(random_sdpa_case(d));
+  for (int i = 0; i < 28; ++i) check_variants(random_sdpa_case(d));
 }
 
 namespace {
