@@ -1,7 +1,10 @@
 // ALiBi forward and backward on the GPU against the float64 reference.
+#include <algorithm>
 #include <vector>
 
+#include "alibi/alibi_heuristics.h"
 #include "gpu_helpers.hpp"
+#include "random_draws.hpp"
 #include "reference/alibi_harness.hpp"
 
 using namespace baracuda::check;
@@ -89,6 +92,53 @@ void check_in_place(int32_t op, uint64_t seed) {
         c.in_place = true;
         CHECK_CASE(c, run_alibi);
       }
+}
+
+// A random forward or backward, every dtype, slopes dtype, convention,
+// alignment and layout, in place or not, one backward output alone now and
+// then. With T a tile's elements (kernels/alibi/alibi_heuristics.h: 1024
+// vectors of V) K is tiny, about V, about T / 2 (rows over half a tile),
+// about T (whole-row chunks from T on), two or three tiles (rows in
+// chunks), each one less and one more; Q is 1 (decoding), 2, about the rows
+// a tile holds or twice that, or up to 300; B and H 1 to 4; at most 2^20
+// elements. Backwards of up to 8 tiles a slope take the one launch of
+// clusters on sm 90; some repeat on the two-launch candidate.
+AlibiCase random_alibi_case(Draws &d) {
+  AlibiCase c;
+  c.op = d.percent(50) ? BARACUDA_OP_ALIBI : BARACUDA_OP_ALIBI_BACKWARD;
+  c.dtype = d.pick(kDtypes);
+  const bool backward = c.op == BARACUDA_OP_ALIBI_BACKWARD;
+  const int elem_bytes = baracuda_dtype_bits(c.dtype) / 8;
+  const int64_t v = 16 / elem_bytes, tile = baracuda::kernels::alibi_tile_elems(elem_bytes);
+  for (bool fits = false; !fits;) {
+    c.keys = d.size({1, v, 2 * v, tile / 2 - v, tile / 2, tile / 2 + v, tile - v, tile, 2 * tile, 3 * tile}, 1,
+                    3 * tile + v);
+    const int64_t rows_per_tile = std::max<int64_t>(tile / c.keys, 1);
+    c.queries = d.percent(15) ? 1 : d.size({2, rows_per_tile, 2 * rows_per_tile}, 1, 300);
+    c.batch = d.between(1, 4);
+    c.heads = d.between(1, 4);
+    fits = c.batch * c.heads * c.queries * c.keys <= (int64_t{1} << 20);
+  }
+  c.convention = d.pick(kConventions);
+  c.alignment = d.pick(kAlignments);
+  c.per_batch_slopes = d.percent(50);
+  c.layout = d.pick(kLayouts);
+  c.slopes_layout = backward ? d.pick({SlopesLayout::Dense, SlopesLayout::Strided})
+                             : d.pick({SlopesLayout::Dense, SlopesLayout::Strided, SlopesLayout::Broadcast});
+  // An f16 DSLOPES holds sums up to 65504: f16 slopes only where every term together stays below.
+  const int64_t terms = c.queries * c.keys * (c.per_batch_slopes ? 1 : c.batch);
+  std::vector<baracuda_dtype_t> slopes = slopes_dtypes(c.dtype);
+  if (backward && c.dtype == BARACUDA_DTYPE_F16 && terms * (c.queries + c.keys) >= 30000) slopes.pop_back();
+  c.slopes_dtype = d.pick(slopes);
+  c.in_place = d.percent(25);
+  if (backward) {
+    const int outputs = static_cast<int>(d.between(0, 5));  // both, 4 in 6
+    c.dscores = outputs != 0;
+    c.dslopes = outputs != 1;
+    if (d.percent(30)) c.repeat_candidate = "alibi_bwd";
+  }
+  c.seed = d.seed();
+  return c;
 }
 
 }  // namespace
@@ -191,4 +241,10 @@ TEST_CASE("alibi with Q + K past 2^24 runs the 64-bit index kernels", "[gpu][ali
                            seed++),
                  run_alibi);
     }
+}
+
+TEST_CASE("alibi forward and backward of 160 random problems at the tiles' boundaries", "[gpu][alibi][random]") {
+  // random_alibi_case says which boundaries the draws aim at.
+  Draws d(0x616c696269);
+  for (int i = 0; i < 160; ++i) CHECK_CASE(random_alibi_case(d), run_alibi);
 }

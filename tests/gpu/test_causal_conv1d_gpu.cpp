@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu_helpers.hpp"
+#include "random_draws.hpp"
 #include "reference/conv1d_harness.hpp"
 
 using namespace baracuda::check;
@@ -323,4 +324,95 @@ TEST_CASE("causal conv1d forward indexes past 2^31 elements", "[gpu][causal_conv
   cudaFree(x);
   cudaFree(y);
   cudaFree(w);
+}
+
+namespace {
+
+bool half_dtype(baracuda_dtype_t dtype) { return dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16; }
+
+// A random forward or backward (kernels/causal_conv1d/conv1d_heuristics.h
+// and conv1d_traits.h; V elements to a 16-byte vector): L of 1 or under the
+// width; whole vectors of 8 to 256 (the row groups: a power of two of
+// vectors up to half a time tile), 512 (a forward time tile), 4096 (a block
+// of 8 of them), each one less or one more; about the walks' 256-step chunk
+// and 1024-step segment. C tiny, about V (the channel tiles need whole
+// vectors), a block's 128 channels, or 136; B 1 to 4, now and then up to 64
+// (the channel tiles' chunk halves while they make under 1024 blocks); at
+// most 2^20 elements. Every dtype (f32 weights beside 16-bit x now and
+// then), width, layout and flag, packed sequences (SEQ_IDX) in two of five.
+Conv1dCase random_conv1d_case(Draws &d) {
+  Conv1dCase c;
+  c.op = d.percent(50) ? BARACUDA_OP_CAUSAL_CONV1D : BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
+  const bool backward = c.op == BARACUDA_OP_CAUSAL_CONV1D_BACKWARD;
+  c.dtype = d.pick(kDtypes);
+  c.width = d.pick(kWidths);
+  const int64_t v = 16 / (baracuda_dtype_bits(c.dtype) / 8);
+  for (bool fits = false; !fits;) {
+    c.length = d.size({1, c.width - 1, 8 * v, 16 * v, 32 * v, 64 * v, 128 * v, 256 * v, 512 * v, 4096 * v, 256, 1024},
+                      1, 5000 * v);
+    c.channels = d.size({1, v, 2 * v, 128, 136}, 1, 300);
+    c.batch = d.percent(10) ? d.between(5, 64) : d.between(1, 4);
+    fits = c.batch * c.channels * c.length <= (int64_t{1} << 20);
+  }
+  c.layout = d.pick(kLayouts);
+  c.weight_dtype = half_dtype(c.dtype) && d.percent(30) ? BARACUDA_DTYPE_F32 : 0;
+  c.silu = d.percent(50);
+  c.bias = d.percent(50);
+  c.initial = d.percent(40);
+  c.state_out = d.percent(40);
+  c.seq_ids = d.percent(60) ? SeqIds::None : d.pick({SeqIds::Ascending, SeqIds::Repeating});
+  if (backward) {
+    c.weight_grad = d.percent(85);
+    c.dfinal = d.percent(30);
+  }
+  c.seed = d.seed();
+  return c;
+}
+
+// A random decoding run (the update's kernels): C tiny, odd, or whole
+// vectors of 16 and 8 bytes, a block's 64 of them, one less or one more; B
+// 1 to 8, now and then up to 64 (16-byte vectors from 2^17 bytes of x up);
+// a shifted state of W - 1 (the vector kernel) or longer, or a circular one;
+// steps of one token (in [B, C, 1] or [B, C]) and of several; through a
+// state pool with padding rows now and then. Every dtype (f32 weights beside
+// 16-bit x now and then) and width.
+Conv1dUpdateCase random_update_case(Draws &d) {
+  Conv1dUpdateCase c;
+  c.dtype = d.pick(kDtypes);
+  c.width = d.pick(kWidths);
+  const int64_t v = 16 / (baracuda_dtype_bits(c.dtype) / 8);
+  for (bool fits = false; !fits;) {
+    c.channels = d.size({1, 3, v / 2, v, 2 * v, 64 * v / 2, 64 * v, 128 * v}, 1, 2100);
+    c.batch = d.percent(15) ? d.between(9, 64) : d.between(1, 8);
+    fits = c.batch * c.channels <= (int64_t{1} << 17);
+  }
+  c.weight_dtype = half_dtype(c.dtype) && d.percent(30) ? BARACUDA_DTYPE_F32 : 0;
+  c.silu = d.percent(50);
+  c.bias = d.percent(50);
+  c.circular = d.percent(30);
+  c.state_len = c.width - 1 + (d.percent(50) ? 0 : d.between(1, 6));
+  c.flat_tokens = d.percent(25);
+  c.prefix.clear();
+  for (int64_t n = d.between(1, 3); n > 0; --n) c.prefix.push_back(d.size({0, c.state_len}, 0, 12));
+  c.steps.clear();
+  for (int64_t n = d.between(1, 4); n > 0; --n) c.steps.push_back(d.percent(70) ? 1 : d.between(2, 9));
+  c.pool = d.percent(30) ? 2 * c.batch + 1 + d.between(0, 5) : 0;
+  c.seed = d.seed();
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("causal conv1d forward and backward of 160 random problems at the kernels' boundaries",
+          "[gpu][causal_conv1d][random]") {
+  // random_conv1d_case says which boundaries the draws aim at.
+  Draws d(0x636f6e7631);
+  for (int i = 0; i < 160; ++i) CHECK_CASE(random_conv1d_case(d), run_conv1d);
+}
+
+TEST_CASE("causal conv1d update of 80 random decoding runs at the kernels' boundaries",
+          "[gpu][causal_conv1d][random]") {
+  // random_update_case says which boundaries the draws aim at.
+  Draws d(0x636f6e7632);
+  for (int i = 0; i < 80; ++i) CHECK_CASE(random_update_case(d), run_conv1d_update);
 }

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "gpu_helpers.hpp"
+#include "random_pad_cases.hpp"
 
 using namespace baracuda::check;
 
@@ -125,4 +126,11 @@ TEST_CASE("pad forward of short rows: wide pads at every row phase, and rows tha
             CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, s.in, s.low, s.high, fill_for(dtype)), in, out,
                                 seed++}),
                        run_pad);
+}
+
+TEST_CASE("pad forward of 400 random problems at the row kernels' and flat walk's boundaries", "[gpu][pad][random]") {
+  // random_pad_case says which boundaries the draws aim at; every dtype, mode and layout.
+  const std::vector<baracuda_dtype_t> dtypes = pad_dtypes();
+  Draws d(0x7061640001);
+  for (int i = 0; i < 400; ++i) CHECK_CASE(random_pad_case(d, BARACUDA_OP_PAD, d.pick(dtypes)), run_pad);
 }

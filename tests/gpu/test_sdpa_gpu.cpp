@@ -1,6 +1,7 @@
 // Attention forward and backward on the GPU against the float64 reference,
 // every kernel variant forced through target_sm and the select flags, and
 // the cuDNN candidates and the Hopper forward through BARACUDA_FORCE_CANDIDATE.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "gpu_helpers.hpp"
+#include "random_draws.hpp"
 #include "reference/sdpa_harness.hpp"
 
 using namespace baracuda::check;
@@ -318,6 +320,66 @@ TEST_CASE("sdpa: forward and backward captured in a CUDA graph", "[sdpa][graph]"
       c.graph = true;
       check_variants(c);
     }
+}
+
+namespace {
+
+// A random forward or backward, every variant check_variants runs. Q and K
+// at the tiles' edges (16-row MMA atoms; 32-, 64- and 128-row query and key
+// tiles of the sm_80, sm_89, sm_90 and CUDA-core kernels and the backward's
+// 64-query, 64- or 128-key tiles; 512: several of each), one less or one more,
+// Q = 1 (decoding), K = 1, or up to 700; D and Dv any multiple of 8 up to 256, mostly at and
+// around the head tiles' 64, 128 and 256; GQA ratios 1, 2, 3, 4 and 8;
+// padded, packed-QKV and shared-kv-head views; causal masks in either
+// alignment, windows, ALiBi, softcap, scale, no LSE and graph capture now
+// and then. B * Hq * Q * K * max(D, Dv) at most 2^24: the float64 reference
+// and the math path stay a fraction of a second a case.
+SdpaCase random_sdpa_case(Draws &d) {
+  SdpaCase c;
+  c.backward = d.percent(50);
+  c.dtype = d.pick({BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_F16,
+                    BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F64});
+  c.layout = d.pick({SdpaLayout::Contiguous, SdpaLayout::Contiguous, SdpaLayout::Contiguous, SdpaLayout::Padded,
+                     SdpaLayout::PackedQkv, SdpaLayout::SharedKv});
+  if (c.backward && c.layout == SdpaLayout::SharedKv) c.layout = SdpaLayout::Padded;  // a forward-only view
+  const std::vector<int64_t> edges = {1, 16, 32, 64, 128, 256, 512};
+  for (bool fits = false; !fits;) {
+    c.head_dim = static_cast<int32_t>(8 * d.size({1, 4, 8, 9, 16, 17, 32}, 1, 32));
+    c.head_dim_v = d.percent(70) ? 0 : static_cast<int32_t>(8 * d.size({1, 8, 9, 16, 17, 32}, 1, 32));
+    c.batch = d.between(1, 3);
+    c.heads_kv = d.between(1, 3);
+    c.heads_q = c.heads_kv * d.pick({1, 1, 2, 3, 4, 8});
+    c.queries = d.percent(15) ? 1 : d.size(edges, 1, 700);
+    c.keys = d.size(edges, 1, 700);
+    if (c.layout == SdpaLayout::PackedQkv) c.heads_q = c.heads_kv, c.keys = c.queries, c.head_dim_v = 0;
+    const int64_t widest = std::max(c.head_dim, c.head_dim_v);
+    fits = c.batch * c.heads_q * c.queries * c.keys * widest <= (int64_t{1} << 24);
+  }
+  c.causal = d.percent(40);
+  c.alignment = d.pick({BARACUDA_SDPA_TOP_LEFT, BARACUDA_SDPA_BOTTOM_RIGHT});
+  if (d.percent(25)) {
+    c.window_left = d.percent(30) ? -1 : d.size({0, 16, 64}, 0, 80);
+    c.window_right = d.percent(30) ? -1 : d.size({0, 16, 64}, 0, 80);
+  }
+  if (d.percent(20)) {
+    c.alibi = d.pick({BARACUDA_ALIBI_SIGNED, BARACUDA_ALIBI_SYMMETRIC});
+    c.per_batch_slopes = d.percent(50);
+  }
+  if (d.percent(10)) c.softcap = d.pick({2.0f, 30.0f});
+  if (d.percent(15)) c.scale = d.pick({0.5f, -0.3f, 0.05f});
+  c.lse = c.backward || d.percent(90);
+  c.graph = d.percent(10);
+  c.seed = d.seed();
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("sdpa: 28 random problems at the tiles' edges, through every variant", "[sdpa][random]") {
+  // random_sdpa_case says which boundaries the draws aim at. 28 take about
+  // 15 s on the H200, mostly the CPU's float64 references and cuDNN's plans.
+  Draws d(0x73647061);
+  for (int i = 0; i < 28; ++i) check_variants(random_sdpa_case(d));
 }
 
 namespace {

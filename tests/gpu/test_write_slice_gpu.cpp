@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu_helpers.hpp"
+#include "random_draws.hpp"
 
 using namespace baracuda::check;
 
@@ -118,4 +119,70 @@ TEST_CASE("write_slice of more than 2^31 elements", "[gpu][write_slice][large]")
   CHECK(wrong == 0);
   cudaFree(d_src);
   cudaFree(d_dest);
+}
+
+namespace {
+
+// A window of dest: an axis whole (the memcpy and full-row paths) or from a
+// random start to a random end, never empty.
+void random_window(Draws &d, int64_t extent, int64_t &start, int64_t &end) {
+  if (d.percent(30)) {
+    start = 0, end = extent;
+    return;
+  }
+  start = d.between(0, extent - 1);
+  end = d.between(start + 1, extent);
+}
+
+// A write_slice case of dtype, V elements to a 16-byte vector (32 for
+// nibbles). Half are KV-cache appends into [B, H, S, D] of 1 to 128 tokens
+// (now and then over 2^15 vectors in all: several vectors a thread), D at
+// and around whole vectors; the rest rank 1 to 5 (now and then 8), the
+// inner axis tiny, about a vector, 126 to 128 vectors (a row a block from
+// there) or 1024 vectors (rows cut in chunks). Dest at most 3 * 2^18
+// elements; every layout the harness has, each tensor its own.
+SliceCase random_slice_case(Draws &d, baracuda_dtype_t dtype) {
+  const int64_t v = 128 / baracuda_dtype_bits(dtype);
+  constexpr int64_t kMaxElements = int64_t{3} << 18;
+  std::vector<int64_t> dest, start, end;
+  for (bool fits = false; !fits;) {
+    if (d.percent(50)) {
+      const int64_t tokens = d.size({1, 2, 4, 16, 64, 128}, 1, 128), cache = tokens + d.between(0, 40);
+      dest = {d.between(1, 4), d.between(1, 8), cache, d.size({v, 2 * v, 4 * v, 8 * v, 16 * v}, 1, 16 * v)};
+      start = {0, 0, d.between(0, cache - tokens), 0};
+      end = {dest[0], dest[1], start[2] + tokens, dest[3]};
+      if (d.percent(20)) {  // a window inside the head too: neither whole rows nor whole batches
+        random_window(d, dest[1], start[1], end[1]);
+        random_window(d, dest[3], start[3], end[3]);
+      }
+    } else {
+      const size_t rank = d.percent(5) ? 8 : static_cast<size_t>(d.between(1, 5));
+      dest.assign(rank, 1);
+      start.assign(rank, 0);
+      end.assign(rank, 1);
+      for (size_t a = 0; a < rank; ++a) {
+        dest[a] = a + 1 == rank ? d.size({1, 2, 3, v, 2 * v, 126 * v, 127 * v, 128 * v, 1024 * v}, 1, 1100 * v)
+                                : d.between(1, 9);
+        random_window(d, dest[a], start[a], end[a]);
+      }
+    }
+    int64_t elements = 1;
+    for (int64_t e : dest) elements *= e;
+    fits = elements <= kMaxElements;
+  }
+  const Layout dest_layout = d.pick({Layout::Contiguous, Layout::Contiguous, Layout::Contiguous, Layout::Gapped,
+                                     Layout::InnerStride2, Layout::ColumnMajor, Layout::Offset});
+  const Layout source_layout = d.pick({Layout::Contiguous, Layout::Contiguous, Layout::Contiguous, Layout::Gapped,
+                                       Layout::InnerStride2, Layout::ColumnMajor, Layout::Broadcast, Layout::Offset});
+  return SliceCase{slice_desc(dtype, dest, start, end), dest_layout, source_layout, d.seed()};
+}
+
+}  // namespace
+
+TEST_CASE("write_slice of 400 random windows and KV-cache appends at the copy kernels' boundaries",
+          "[gpu][write_slice][random]") {
+  // random_slice_case says which boundaries the draws aim at; every dtype, nibbles included.
+  const std::vector<baracuda_dtype_t> dtypes = slice_dtypes();
+  Draws d(0x736c696365);
+  for (int i = 0; i < 400; ++i) CHECK_CASE(random_slice_case(d, d.pick(dtypes)), run_write_slice);
 }
