@@ -32,6 +32,22 @@ struct Conv1dTraits {
   static constexpr int kForwardTileSteps = 4;
   static constexpr int kBackwardTileSteps = 2;
   static constexpr int kTilesPerBlock = 8;
+  // The time tiles' backward: vectors per thread in a tile (the row groups'
+  // backward keeps kBackwardTileSteps), stages of its ring, and the blocks per SM it is
+  // compiled for (which caps its registers; 40 for 12 blocks, 48 for 10, 64
+  // for 8). Its math per element is the largest (about 3W FMAs and the
+  // sigmoid's slope), and ncu found it issue-bound at 8 blocks and 64
+  // registers where Tri Dao's ran 12 warps a scheduler at 40. Two stages of
+  // 8 KiB of x and dy each leave room in shared memory for 12 blocks (three
+  // allow 8). Widths over 4 hold longer windows: they spilled at 12 blocks;
+  // f64 is left uncapped.
+  static constexpr int kBackwardTimeTileSteps = 2;
+  static constexpr int kBackwardTimeStages = 2;
+  static constexpr int kBackwardTimeBlocks = 12;
+  static constexpr int kBackwardTimeBlocksW8 = 7;  // W 5 .. 8
+  static constexpr int backward_time_blocks(int width, int elem_bytes) {
+    return elem_bytes > 4 ? 1 : width <= 4 ? kBackwardTimeBlocks : kBackwardTimeBlocksW8;
+  }
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile
   // holds a full tile's bytes (a short row alone left most threads idle and
