@@ -33,18 +33,21 @@ struct Conv1dTraits {
   static constexpr int kBackwardTileSteps = 2;
   static constexpr int kTilesPerBlock = 8;
   // The time tiles' backward: vectors per thread in a tile (the row groups'
-  // backward keeps kBackwardTileSteps), stages of its ring, and the blocks per SM it is
-  // compiled for (which caps its registers; 40 for 12 blocks, 48 for 10, 64
-  // for 8). Its math per element is the largest (about 3W FMAs and the
-  // sigmoid's slope), and ncu found it issue-bound at 8 blocks and 64
-  // registers where Tri Dao's ran 12 warps a scheduler at 40. Two stages of
-  // 8 KiB of x and dy each leave room in shared memory for 12 blocks (three
-  // allow 8). Widths over 4 hold longer windows: they spilled at 12 blocks;
-  // f64 is left uncapped.
-  static constexpr int kBackwardTimeTileSteps = 2;
+  // backward keeps kBackwardTileSteps), stages of its ring, and the blocks
+  // per SM it is compiled for (which caps its registers: 80 at 6 blocks, 64
+  // at 8, 40 at 12). ncu found it issue-bound (session 12: ~59 instructions
+  // an element against Tri Dao's ~38). Its math is about 3W FMAs and the
+  // slope an element; a tile adds about 250 instructions a thread (staging,
+  // the W-1 g after each warp's run, the ring's barriers), so 4 vectors a
+  // thread (a tile of 4096 bf16 timesteps) cost ~37 an element where 2 cost
+  // ~43 (SASS counts, bench/NOTES.md session 14; not yet timed). Two stages
+  // of 16 KiB of x and dy each fit 6 blocks in shared memory; widths 5-8
+  // fit 80 registers too (at 2 vectors and 12 blocks, 40 registers, they
+  // spilled). f64 is left uncapped.
+  static constexpr int kBackwardTimeTileSteps = 4;
   static constexpr int kBackwardTimeStages = 2;
-  static constexpr int kBackwardTimeBlocks = 12;
-  static constexpr int kBackwardTimeBlocksW8 = 7;  // W 5 .. 8
+  static constexpr int kBackwardTimeBlocks = 6;
+  static constexpr int kBackwardTimeBlocksW8 = 6;  // W 5 .. 8
   static constexpr int backward_time_blocks(int width, int elem_bytes) {
     return elem_bytes > 4 ? 1 : width <= 4 ? kBackwardTimeBlocks : kBackwardTimeBlocksW8;
   }
