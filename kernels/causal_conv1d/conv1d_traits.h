@@ -38,8 +38,8 @@ struct Conv1dTraits {
   // at 8, 40 at 12). ncu found it issue-bound (session 12: ~59 instructions
   // an element against Tri Dao's ~38). Its math is about 3W FMAs and the
   // slope an element; a tile adds about 250 instructions a thread (staging,
-  // the W-1 g after each warp's run, the ring's barriers), so 4 vectors a
-  // thread (a tile of 4096 bf16 timesteps) cost ~37 an element where 2 cost
+  // the W-1 g after each warp's run, the ring's barriers), so a tile of 4
+  // vectors a thread (4096 bf16 timesteps) costs ~34 an element where 2 cost
   // ~43 (SASS counts, bench/NOTES.md session 14; not yet timed). Two stages
   // of 16 KiB of x and dy each fit 6 blocks in shared memory; widths 5-8
   // fit 80 registers too (at 2 vectors and 12 blocks, 40 registers, they
