@@ -185,10 +185,11 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   const int64_t vec = 16 / elem_bytes;
   // Packed sequences (SEQ_IDX): the time tiles do not mask their windows.
   if (!p.seq_idx.data && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
-    const int64_t tile = int64_t{Conv1dTraits::kThreads} *
-                         (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
+    const int64_t threads = Conv1dTraits::kThreads;
+    const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t units = p.length / vec;
-    if (row_groups_fit(units, tile)) return row_groups_grid(p, units, tile);
+    if (row_groups_fit(units, group_tile)) return row_groups_grid(p, units, group_tile);
+    const int64_t tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTimeTileSteps);
     return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), Conv1dTraits::kTilesPerBlock));
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))

@@ -256,11 +256,24 @@ __device__ __forceinline__ Vec<T, V> load_vec(const T *ptr) {
 }
 template <class T, int V>
 __device__ __forceinline__ void unpack(const Vec<T, V> &v, Acc<T> *out) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16> && V % 2 == 0) {
+    // A bf16 is an f32's high half: a word's two elements are one shift and
+    // one mask (the conversion per element compiled to a PRMT and a shift
+    // for every high half).
+    uint32_t w[V / 2];
+    memcpy(w, &v.raw, sizeof(w));
 #pragma unroll
-  for (int e = 0; e < V; ++e) {
-    T x;
-    memcpy(&x, &v.v[e], sizeof(T));
-    out[e] = Accum<T>::load(x);
+    for (int i = 0; i < V / 2; ++i) {
+      out[2 * i] = __uint_as_float(w[i] << 16);
+      out[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      T x;
+      memcpy(&x, &v.v[e], sizeof(T));
+      out[e] = Accum<T>::load(x);
+    }
   }
 }
 // V elements rounded to T and stored as one access of sizeof(T) * V bytes
@@ -343,6 +356,45 @@ __device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc
     return dy;
   }
 }
+
+// A channel's taps for a backward that takes g and dx from one set: where
+// the slope takes f32's sigmoid, taps scaled by c = -log2(e), so that their
+// sum is the exponent ex2 takes, and g scaled by 1/c (dx = sum_k (c w_k)
+// (g / c) is the same sum): one multiply less per element than scaling z
+// (the time tiles' backward is issue-bound; a second set of taps spilled).
+// Sums of g (dw, db) are scaled by kGradScale = c once, at the end.
+// Elsewhere the plain taps and upstream.
+template <class T, int W, bool Silu, class Wt>
+struct GradTaps {
+  static constexpr bool kExponent =
+      Silu && sizeof(T) < 8 && !(Conv1dTraits::kTanhSigmoid && std::is_same_v<Wt, __nv_bfloat16>);
+  static constexpr float kC = -1.4426950408889634f, kLn2 = 0.6931471805599453f;
+  static constexpr Acc<T> kGradScale = kExponent ? kC : 1;
+  Taps<T, W, Wt> taps;
+  __device__ GradTaps(const Conv1dProblem &p, int64_t c) : taps(p, c) {
+    if constexpr (kExponent) {
+#pragma unroll
+      for (int k = 0; k < W; ++k) taps.w[k] *= kC;
+      taps.bias *= kC;
+    }
+  }
+  // g / kGradScale at a timestep from its W inputs xs[0 .. W) = x_pad[t - (W-1) .. t]:
+  // with sum = c z, s = 1 / (1 + 2^sum), g / c = dy s (1 + z (1 - s)) / c
+  // = dy s (-ln2 + sum ln2^2 (1 - s)).
+  __device__ Acc<T> upstream(const Acc<T> *xs, Acc<T> dy) const {
+    if constexpr (kExponent) {
+      float sum = taps.bias;
+#pragma unroll
+      for (int j = 0; j < W; ++j) sum += taps.w[j] * xs[j];
+      float e, s;
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(sum));
+      asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(1.0f + e));
+      return dy * s * fmaf(sum, fmaf(s, -kLn2 * kLn2, kLn2 * kLn2), -kLn2);
+    } else {
+      return conv1d::upstream<T, W, Silu>(taps, xs, dy);
+    }
+  }
+};
 
 // Sums each of the block's threads' parts[W+1] (xor-shuffle tree in a warp,
 // then the warps in order: fixed, so bit-stable) into

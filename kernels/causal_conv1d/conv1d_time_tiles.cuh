@@ -68,20 +68,28 @@ struct TimeTiles {
   }
 };
 
-// Issues vectors u_begin + j, j in [0, count), of a row into to[j]: vectors
-// before the row take x_pad's initial values, vectors past it zeros.
-template <class T, int W>
-__device__ __forceinline__ void stage_row_vectors(const Conv1dProblem &p, const Conv1dView &view, int64_t b, int64_t c,
-                                                  int64_t u_begin, int count, int64_t units, uint4 *to) {
+// Issues a tile's vectors u0 - Before .. u0 + n + After - 1 of a row into
+// to[0 ..): the tile's n, always inside the row (unrolled when the tile is
+// whole, as most are), then its halos, which may leave the row: vectors
+// before it take x_pad's initial values, vectors past it zeros. (Range checks
+// on every copy had put a row's first and last tiles, half of a 4-tile row's,
+// on a slow path.)
+template <class T, int W, int Before, int After, int Vecs>
+__device__ __forceinline__ void stage_tile(const Conv1dProblem &p, const Conv1dView &view, int64_t b, int64_t c,
+                                           int64_t u0, int n, int64_t units, uint4 *to) {
   constexpr int V = kTimeVec<T>;
   const T *row = at<T>(view, b, c, 0);
-  if (u_begin >= 0 && u_begin + count <= units) {  // all inside the row (most tiles): no checks per copy
-    const T *src = row + (u_begin + threadIdx.x) * V;
-    for (int j = threadIdx.x; j < count; j += kThreads, src += kThreads * V) async_copy16(&to[j], src);
-    return;
+  const T *src = row + (u0 + threadIdx.x) * V;
+  uint4 *dst = to + Before + threadIdx.x;
+  if (n == Vecs) {
+#pragma unroll
+    for (int r = 0; r < Vecs / kThreads; ++r) async_copy16(dst + r * kThreads, src + r * kThreads * V);
+  } else {
+    for (int j = threadIdx.x; j < n; j += kThreads, src += kThreads * V, dst += kThreads) async_copy16(dst, src);
   }
-  for (int j = threadIdx.x; j < count; j += kThreads) {
-    const int64_t u = u_begin + j;
+  if (static_cast<int>(threadIdx.x) < Before + After) {
+    const int j = static_cast<int>(threadIdx.x) < Before ? threadIdx.x : threadIdx.x + n;
+    const int64_t u = u0 - Before + j;
     if (u >= 0 && u < units) {
       async_copy16(&to[j], row + u * V);
     } else if (u < 0) {
@@ -144,7 +152,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t, int s) {
-        stage_row_vectors<T, W>(p, p.x, loading.b, loading.c, loading.u0 - H, H + loading.n, tiles.units, stage[s]);
+        stage_tile<T, W, H, 0, Tiles::kVecs>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units, stage[s]);
         tiles.advance(p, loading);
       },
       [&](int64_t i, int s) {
@@ -164,78 +172,105 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
       });
 }
 
+// g at timestep e of a tile's stages (counted from the tile's first; up to
+// V * (kVecs + H) - 1), from single elements: x's stage has H vectors before.
+template <class T, int W, bool Silu, class Wt>
+__device__ __forceinline__ Acc<T> upstream_in_stage(const GradTaps<T, W, Silu, Wt> &taps, const uint4 *xs,
+                                                    const uint4 *dys, int e) {
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
+  const T *x = reinterpret_cast<const T *>(xs) + H * V + e - (W - 1), *dy = reinterpret_cast<const T *>(dys) + e;
+  Acc<T> win[W];
+#pragma unroll
+  for (int k = 0; k < W; ++k) win[k] = Accum<T>::load(x[k]);
+  return taps.upstream(win, Accum<T>::load(*dy));
+}
+
 // g at each timestep of the tile and of the W-1 after it (from x before and
-// after the tile and dy after it); then dx[t] = sum_k w[k] g[t + W-1-k], the
-// g after a thread's vector read from the first W-1 g of the next vectors
-// (gedge). Partial dw/db per row go to slot b * gridDim.x + blockIdx.x.
+// after the tile and dy after it); then dx[t] = sum_k w[k] g[t + W-1-k].
+// A warp takes a run of 32 * Steps vectors of the tile, a lane every 32nd,
+// from the last to the first, so that the W-1 g after a lane's vector come
+// from the next lanes by shuffles (lane 31's from the vector after, which the
+// previous step left in `later`); lanes < W-1 first compute one each of the
+// W-1 g after the run. One vector's g is live at a time and there is no
+// second barrier (through shared memory, the kernel ran at 64 registers and
+// ~59 instructions an element). Partial dw/db per row go to slot
+// b * gridDim.x + blockIdx.x.
 template <class T, int W, bool Silu, class Wt = T>
-__global__ void __launch_bounds__(kThreads) backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(W, sizeof(T)))
+    backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, G = V < W - 1 ? V : W - 1, Steps = kBackwardTileSteps;
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::kBackwardTimeTileSteps;
+  constexpr int Stages = Conv1dTraits::kBackwardTimeStages;
   using Tiles = TimeTiles<Steps>;
-  __shared__ uint4 xstage[kStages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
-  __shared__ uint4 dystage[kStages][Tiles::kVecs + H];     // [j]: dy vector j
-  __shared__ A gedge[Tiles::kVecs + H][G];                 // the first G g of each vector
+  __shared__ uint4 xstage[Stages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
+  __shared__ uint4 dystage[Stages][Tiles::kVecs + H];     // [j]: dy vector j
+  __shared__ typename Tiles::Cursor tile_of[Stages];      // each stage's tile (not a second cursor's registers)
   const Tiles tiles(p, V);
-  auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W, Wt> taps(p, using_.c);
+  auto loading = tiles.start(p);
+  using Grad = GradTaps<T, W, Silu, Wt>;
+  Grad taps(p, loading.c);
   A parts[W + 1] = {};
-  stream_stages<kStages>(
+  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * (32 * Steps);
+  stream_stages<Stages>(
       tiles.items,
       [&](int64_t, int s) {
         const auto &q = loading;
-        stage_row_vectors<T, W>(p, p.x, q.b, q.c, q.u0 - H, H + q.n + H, tiles.units, xstage[s]);
-        stage_row_vectors<T, W>(p, p.dy, q.b, q.c, q.u0, q.n + H, tiles.units, dystage[s]);
+        stage_tile<T, W, H, H, Tiles::kVecs>(p, p.x, q.b, q.c, q.u0, q.n, tiles.units, xstage[s]);
+        stage_tile<T, W, 0, H, Tiles::kVecs>(p, p.dy, q.b, q.c, q.u0, q.n, tiles.units, dystage[s]);
+        if (threadIdx.x == 0) tile_of[s] = q;
         tiles.advance(p, loading);
       },
       [&](int64_t i, int s) {
-        const auto &q = using_;
-        A g[Steps][V];
+        const auto &q = tile_of[s];
+        T *dxr = at<T>(p.dx, q.b, q.c, (q.u0 + run + lane) * V);
+        A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
+        if (run + Steps * 32 < q.n + H) {  // (vectors from n + H on are never read)
+          const A after =
+              upstream_in_stage<T, W>(taps, xstage[s], dystage[s], (run + Steps * 32) * V + min(lane, W - 2));
 #pragma unroll
-        for (int m = 0; m <= Steps; ++m) {  // m == Steps: only vectors after the tile
-          const int j = threadIdx.x + m * kThreads;
-          if (j >= q.n + H) break;
+          for (int a = 0; a < W - 1; ++a)  // (lanes whose halo stays in the run take any)
+            later[a] = __shfl_sync(0xffffffffu, after, (a - (31 - lane) * V) & 31);
+        }
+#pragma unroll
+        for (int m = Steps - 1; m >= 0; --m) {
+          if (run + m * 32 >= q.n + H) continue;
+          const int j = run + m * 32 + lane;
           const TimeWindow<T, W> xw(xstage[s], j);
           const A *win = xw.win();
-          A dy[V], gv[V];
+          A dy[V], g[V];
           unpack_raw<T, V>(dystage[s][j], dy);
 #pragma unroll
-          for (int e = 0; e < V; ++e) gv[e] = upstream<T, W, Silu>(taps, win + e, dy[e]);
+          for (int e = 0; e < V; ++e) g[e] = taps.upstream(win + e, dy[e]);
+          A shifted[W - 1];  // g at vector j + 1 + a / V, element a % V
 #pragma unroll
-          for (int e = 0; e < G; ++e) gedge[j][e] = gv[e];
-          if (m < Steps && j < q.n) {
+          for (int a = 0; a < W - 1; ++a) shifted[a] = __shfl_sync(0xffffffffu, g[a % V], (lane + 1 + a / V) % 32);
+          if (j < q.n) {
+            A gs[V + W - 1];  // g over the vector and the W-1 timesteps after it
 #pragma unroll
             for (int e = 0; e < V; ++e) {
-              g[m][e] = gv[e];
+              gs[e] = g[e];
 #pragma unroll
-              for (int k = 0; k < W; ++k) parts[k] += gv[e] * win[e + k];
-              parts[W] += gv[e];
+              for (int k = 0; k < W; ++k) parts[k] += g[e] * win[e + k];
+              parts[W] += g[e];
             }
+#pragma unroll
+            for (int a = 0; a < W - 1; ++a) gs[V + a] = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
+            A dx[V];
+            transposed_vector<T, W>(taps.taps, gs, dx);
+            store_run<T, V>(dxr + m * 32 * V, dx);
           }
+#pragma unroll
+          for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
         }
-        __syncthreads();
-        T *dxr = at<T>(p.dx, q.b, q.c, 0);
+        if (q.row_ends) {
 #pragma unroll
-        for (int m = 0; m < Steps; ++m) {
-          const int j = threadIdx.x + m * kThreads;
-          if (j >= q.n) break;
-          A gs[V + W - 1];  // g over the vector and the W-1 timesteps after it
-#pragma unroll
-          for (int e = 0; e < V; ++e) gs[e] = g[m][e];
-#pragma unroll
-          for (int a = 0; a < W - 1; ++a) gs[V + a] = gedge[j + 1 + a / V][a % V];
-          A dx[V];
-          transposed_vector<T, W>(taps, gs, dx);
-          store_run<T, V>(dxr + (q.u0 + j) * V, dx);
-        }
-        const bool next_row = q.row_ends;
-        if (next_row) {
+          for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
           block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
 #pragma unroll
           for (int k = 0; k <= W; ++k) parts[k] = A(0);
+          // The next stage's tile was issued (and its place written) before this one's use.
+          if (i + 1 < tiles.items) taps = Grad(p, tile_of[s + 1 == Stages ? 0 : s + 1].c);
         }
-        tiles.advance(p, using_);
-        if (next_row && i + 1 < tiles.items) taps = Taps<T, W, Wt>(p, using_.c);
       });
 }
 }  // namespace baracuda::kernels::conv1d

@@ -32,6 +32,25 @@ struct Conv1dTraits {
   static constexpr int kForwardTileSteps = 4;
   static constexpr int kBackwardTileSteps = 2;
   static constexpr int kTilesPerBlock = 8;
+  // The time tiles' backward: vectors per thread in a tile (the row groups'
+  // backward keeps kBackwardTileSteps), stages of its ring, and the blocks
+  // per SM it is compiled for (which caps its registers: 80 at 6 blocks, 64
+  // at 8, 40 at 12). ncu found it issue-bound (session 12: ~59 instructions
+  // an element against Tri Dao's ~38). Its math is about 3W FMAs and the
+  // slope an element; a tile adds about 250 instructions a thread (staging,
+  // the W-1 g after each warp's run, the ring's barriers), so a tile of 4
+  // vectors a thread (4096 bf16 timesteps) costs ~34 an element where 2 cost
+  // ~43 (SASS counts, bench/NOTES.md session 14; not yet timed). Two stages
+  // of 16 KiB of x and dy each fit 6 blocks in shared memory; widths 5-8
+  // fit 80 registers too (at 2 vectors and 12 blocks, 40 registers, they
+  // spilled). f64 is left uncapped.
+  static constexpr int kBackwardTimeTileSteps = 4;
+  static constexpr int kBackwardTimeStages = 2;
+  static constexpr int kBackwardTimeBlocks = 6;
+  static constexpr int kBackwardTimeBlocksW8 = 6;  // W 5 .. 8
+  static constexpr int backward_time_blocks(int width, int elem_bytes) {
+    return elem_bytes > 4 ? 1 : width <= 4 ? kBackwardTimeBlocks : kBackwardTimeBlocksW8;
+  }
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile
   // holds a full tile's bytes (a short row alone left most threads idle and
