@@ -40,7 +40,9 @@ struct Conv1dTraits {
   // slope an element; a tile adds about 250 instructions a thread (staging,
   // the W-1 g after each warp's run, the ring's barriers), so a tile of 4
   // vectors a thread (4096 bf16 timesteps) costs ~34 an element where 2 cost
-  // ~43 (SASS counts, bench/NOTES.md session 14; not yet timed). Two stages
+  // ~43 (SASS counts). Timed on an H200 (bench/NOTES.md, session 14's
+  // lead's runs) against 2 or 3 vectors at 8 or 12 blocks: the fastest for
+  // 16-bit x, 2% behind 2 vectors and 3 stages for f32. Two stages
   // of 16 KiB of x and dy each fit 6 blocks in shared memory; widths 5-8
   // fit 80 registers too (at 2 vectors and 12 blocks, 40 registers, they
   // spilled). f64 is left uncapped.
@@ -110,7 +112,8 @@ struct Conv1dTraits {
   // A thread takes 16 bytes of channels from this many bytes of x (B*C
   // elements) up, 8 below: a small batch's time is one block's life, and a
   // thread's math between its loads and its stores grows with its channels
-  // (not yet measured on a GPU: bench/NOTES.md, session 13).
+  // (a guess: the update benchmark ran at this value only, bench/NOTES.md
+  // sessions 13 and 14).
   static constexpr int64_t kUpdateWideVectorsFrom = int64_t{1} << 17;
   static constexpr int update_blocks(int width, int elem_bytes) {
     return width <= 4 && elem_bytes <= 4 ? kUpdateBlocks : 1;
