@@ -229,6 +229,13 @@ __global__ void __launch_bounds__(kReduceThreads)
 // adds a slope's partials (a run of one per thread, in tile order, then the
 // block's tree: with at most 32 sums the other warps add zeros, so warp 0's
 // tree plus a zero gives the same bits as the two-launch path).
+// A block arrives on the hand-off's barrier between its stores of dscores
+// and its tile sum: ptxas branches around that arrive (for launches without
+// clusters) and does not hoist the sum above the branch, so the stores are
+// the first instructions after the loads to use them. With the arrive on
+// entry it scheduled every product and the warps' shuffle trees ahead of the
+// stores, as it still moves them across __syncthreads or __syncwarp
+// (bench/NOTES.md, session 14).
 template <class T, class S, class V>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
     alibi_backward_cluster_kernel(const AlibiProblem p, const AlibiTiling t, int per_slope) {
@@ -242,11 +249,11 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   __shared__ uint64_t tile_sums_landed;
   const unsigned rank = cooperative_groups::this_cluster().block_rank();
   if (rank == 0 && threadIdx.x == 0) handoff_open(&tile_sums_landed, (per_slope - 1) * sizeof(A));
-  handoff_arrive_on_entry();
   A sum = A(0);
   with_loaded_tile<T, V>(p, t, static_cast<Index>(blockIdx.x),
                          [&](const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
                            store_tile<T, V::kVec>(p, s, c, v);
+                           handoff_arrive();
                            sum = tile_sum<T, V>(p, c, v, red);
                          });
   if (rank != 0) return handoff_send(&tile_sums[rank], &tile_sums_landed, sum, 0, threadIdx.x == 0);
