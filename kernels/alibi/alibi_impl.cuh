@@ -54,20 +54,23 @@ __device__ __forceinline__ A tree_sum(A (&v)[N]) {
 }
 
 // The block's sum of every thread's v, in thread 0: xor-shuffle trees in each
-// warp, then one over the warps. Fixed order, so bit-stable. Every thread of
-// the block calls it; red is free again on return.
+// warp, then thread 0's tree_sum over the warps' sums, the same adds in the
+// same order as lane 0 of a shuffle tree over them (lane l < off adds
+// v[l] + v[l + off]) without three shuffles' latency. Fixed order, so
+// bit-stable. Every thread of the block calls it; red is free again on return.
 template <int Threads, class A>
 __device__ __forceinline__ A block_sum(A v, A (&red)[Threads / 32]) {
   constexpr int kWarps = Threads / 32;
-  static_assert(kWarps <= 32 && (kWarps & (kWarps - 1)) == 0, "a power-of-two number of warps, at most 32");
+  static_assert((kWarps & (kWarps - 1)) == 0, "a power-of-two number of warps");
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
   if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
   __syncthreads();
-  if (threadIdx.x < 32) {
-    v = threadIdx.x < kWarps ? red[threadIdx.x] : A(0);
+  if (threadIdx.x == 0) {
+    A warp_sums[kWarps];
 #pragma unroll
-    for (int off = kWarps / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+    for (int w = 0; w < kWarps; ++w) warp_sums[w] = red[w];
+    v = tree_sum(warp_sums);
   }
   __syncthreads();
   return v;
@@ -229,10 +232,18 @@ __global__ void __launch_bounds__(kReduceThreads)
 // adds a slope's partials (a run of one per thread, in tile order, then the
 // block's tree: with at most 32 sums the other warps add zeros, so warp 0's
 // tree plus a zero gives the same bits as the two-launch path).
+// A block arrives on the hand-off's barrier between its stores of dscores
+// and its tile sum: ptxas branches around that arrive (for launches without
+// clusters) and does not hoist the sum above the branch, so the stores are
+// the first instructions after the loads to use them. With the arrive on
+// entry it scheduled every product and the warps' shuffle trees ahead of the
+// stores, as it still moves them across __syncthreads or __syncwarp
+// (bench/NOTES.md, session 14).
 template <class T, class S, class V>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
     alibi_backward_cluster_kernel(const AlibiProblem p, const AlibiTiling t, int per_slope) {
-  static_assert(kThreads == kReduceThreads && AlibiTraits::kMaxClusterTiles <= 32,
+  static_assert(kThreads == kReduceThreads && AlibiTraits::kMaxClusterTiles <= 32 &&
+                    (AlibiTraits::kMaxClusterTiles & (AlibiTraits::kMaxClusterTiles - 1)) == 0,
                 "the first block adds the partials as the reduction kernel's block does");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using A = typename Accum<T>::type;
@@ -242,28 +253,34 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
   __shared__ uint64_t tile_sums_landed;
   const unsigned rank = cooperative_groups::this_cluster().block_rank();
   if (rank == 0 && threadIdx.x == 0) handoff_open(&tile_sums_landed, (per_slope - 1) * sizeof(A));
-  handoff_arrive_on_entry();
   A sum = A(0);
   with_loaded_tile<T, V>(p, t, static_cast<Index>(blockIdx.x),
                          [&](const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
                            store_tile<T, V::kVec>(p, s, c, v);
+                           handoff_arrive();
                            sum = tile_sum<T, V>(p, c, v, red);
                          });
   if (rank != 0) return handoff_send(&tile_sums[rank], &tile_sums_landed, sum, 0, threadIdx.x == 0);
-  if (threadIdx.x >= 32) return;
-  if (threadIdx.x == 0) tile_sums[0] = sum;
+  if (threadIdx.x != 0) return;
+  tile_sums[0] = sum;
   // Where the sum goes, worked out while the others' sums are on their way
   // (the empty asm keeps it ahead of the wait): its divisions were the
   // kernel's last instructions.
   S *const dslope = dslope_address<S>(p, blockIdx.x / per_slope);
   asm volatile("" ::"l"(dslope));
-  __syncwarp();
   handoff_wait(&tile_sums_landed);
-  sum = A(0);
-  if (static_cast<int>(threadIdx.x) < per_slope) sum += tile_sums[threadIdx.x];
+  // Lane 0 of the reduction kernel's warp-0 shuffle tree, in one thread (see
+  // block_sum): lane k < per_slope holds 0 + partial k, the others zeros, so
+  // the shuffles by 32 / 2 .. kMaxClusterTiles add a zero to each of lanes
+  // 0 .. kMaxClusterTiles - 1, and the rest is their tree_sum.
+  A lanes[AlibiTraits::kMaxClusterTiles];
 #pragma unroll
-  for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-  if (threadIdx.x == 0) *dslope = Accum<S>::store(sum + A(0));
+  for (int k = 0; k < AlibiTraits::kMaxClusterTiles; ++k) {
+    lanes[k] = k < per_slope ? A(0) + tile_sums[k] : A(0);
+#pragma unroll
+    for (int off = 16; off >= AlibiTraits::kMaxClusterTiles; off /= 2) lanes[k] += A(0);
+  }
+  *dslope = Accum<S>::store(tree_sum(lanes) + A(0));
 #endif
 }
 

@@ -6,8 +6,8 @@
 // mbarrier in the receiver, and only the receiver waits, for the bytes.
 //
 // Protocol: the receiver (rank 0) opens the hand-off before its cluster
-// barrier arrive (every block arrives on entry, relaxed); a sender waits on
-// that barrier phase, so the receiver has started and its mbarrier is
+// barrier arrive (every block arrives once, relaxed, anywhere before its
+// send); a sender waits on that barrier phase, so the receiver's mbarrier is
 // initialized, then sends and may exit. The receiver waits for the bytes.
 #pragma once
 
@@ -29,9 +29,10 @@ __device__ __forceinline__ void handoff_open(uint64_t *bar, uint32_t bytes) {
   mbarrier_init_fence();
 }
 
-// Every thread of a block, on entry: this block has started (relaxed: it
-// publishes nothing but the receiver's mbarrier, which its fence released).
-__device__ __forceinline__ void handoff_arrive_on_entry() {
+// Every thread of a block, once, before the send: this block has started
+// (relaxed: it publishes nothing but the receiver's mbarrier, which its
+// fence released, so it does not wait for the block's earlier stores).
+__device__ __forceinline__ void handoff_arrive() {
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 }
 
