@@ -199,8 +199,8 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(W, sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::kBackwardTimeTileSteps;
-  constexpr int Stages = Conv1dTraits::kBackwardTimeStages;
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::backward_time_tile_steps(sizeof(T));
+  constexpr int Stages = Conv1dTraits::backward_time_stages(sizeof(T));
   using Tiles = TimeTiles<Steps>;
   __shared__ uint4 xstage[Stages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
   __shared__ uint4 dystage[Stages][Tiles::kVecs + H];     // [j]: dy vector j
