@@ -79,6 +79,16 @@ struct Conv1dTraits {
   static constexpr int kGroupMinVecs = 8;
   static constexpr int kGroupTilesPerBlock = 8;
   static constexpr int kGroupMinBlocks = 264;  // two blocks per SM of an H100 / H200
+  // The row groups' backward: blocks an SM it is compiled for, which caps
+  // its registers (64 at 8, 72 at 7): its ring of 3 stages and two buffers
+  // of segment sums (26.9-28.2 KB in 16 bits, 27.4 KB f32 to W 5, 29.4 f32
+  // from W 6) fits 8 blocks to W 5 (widths 6-8 spilled at 64 registers in
+  // 16 bits, and W 8's does not fit 8). f64 is left uncapped.
+  static constexpr int kBackwardGroupBlocks = 8;
+  static constexpr int kBackwardGroupBlocksW8 = 7;  // W 6 .. 8
+  static constexpr int backward_group_blocks(int width, int elem_bytes) {
+    return elem_bytes > 4 ? 1 : width <= 5 ? kBackwardGroupBlocks : kBackwardGroupBlocksW8;
+  }
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to
   // kMinChannelChunk, a multiple of every box's steps) while the grid of
