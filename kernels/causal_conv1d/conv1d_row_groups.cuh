@@ -63,9 +63,9 @@ struct RowGroups {
   }
   // Issues the tile of rows from `first`: x's vectors into xs, each row's H
   // vectors before it (x_pad's initial values) first; with dys, dy's vectors
-  // into dys (no halos) at the same places.
+  // into dys (no halos) at the same places. Returns the tile's start.
   template <class T, int W, int H>
-  __device__ void stage(const Conv1dProblem &p, int64_t first, uint4 *xs, uint4 *dys = nullptr) const {
+  __device__ Start stage(const Conv1dProblem &p, int64_t first, uint4 *xs, uint4 *dys = nullptr) const {
     constexpr int V = kTimeVec<T>;
     const int n = vectors(first);
     const Start t = start(p, first);
@@ -80,6 +80,7 @@ struct RowGroups {
         const Place q = place(p, t, r << shift);
         store_initial16<T, W>(p, q.b, q.c, int64_t{k - H} * V, 2, &xs[r * (H + units) + k]);
       }
+    return t;
   }
 };
 
@@ -135,6 +136,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
   __shared__ uint4 xstage[kStages][Groups::template kSlots<H>];
   __shared__ uint4 dystage[kStages][Groups::kVecs];
   __shared__ A segment_sums[2][kSegments][W + 1];  // [tile % 2][j / segment]: the sums of a segment's vectors
+  __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (divided once, by the loading thread 0)
   const Groups groups(p, V);
   const int segment_shift = groups.shift < 5 ? groups.shift : 5;
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
@@ -151,16 +153,20 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
   };
   stream_stages<kStages>(
       groups.items,
-      [&](int64_t i, int s) { groups.template stage<T, W, H>(p, groups.first_row(i), xstage[s], dystage[s]); },
+      [&](int64_t i, int s) {
+        const auto t = groups.template stage<T, W, H>(p, groups.first_row(i), xstage[s], dystage[s]);
+        if (threadIdx.x == 0) tile_start[s] = t;
+      },
       [&](int64_t i, int s) {
         if (i > 0) sum_rows(i - 1);  // written before the ring's last barrier
-        const auto t = groups.start(p, groups.first_row(i));
+        const auto t = tile_start[s];
         const int n = groups.vectors(t.first);
         if (run >= n) return;
         // A lane's vectors are of one row where rows are at least a run long.
         const bool one_row = groups.units >= kRun;
         typename Groups::Place q = groups.place(p, t, min(run + (Steps - 1) * 32 + lane, n - 1));
         Grad taps(p, q.c);
+        T *dxr = at<T>(p.dx, q.b, q.c, 0);  // the row's dx
         A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
         if ((run + kRun) & (groups.units - 1))  // the row goes on past the run (its stage slots from row q.r's)
           upstream_after_run<T, W>(taps, xstage[s] + q.r * H, dystage[s], (run + kRun) * V, lane, later);
@@ -176,6 +182,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
             } else {
               q = groups.place(p, t, jn);
               taps = Grad(p, q.c);
+              dxr = at<T>(p.dx, q.b, q.c, 0);
             }
           }
           const TimeWindow<T, W> xw(xstage[s], jn + q.r * H);
@@ -187,7 +194,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
 #pragma unroll
             for (int a = 0; a < W - 1; ++a)
               next[a] = q.u + 1 + a / V >= groups.units ? A(0) : lane + 1 + a / V >= 32 ? later[a] : shifted[a];
-            vector_gradients<T, W>(taps.taps, xw.win(), g, next, parts, at<T>(p.dx, q.b, q.c, int64_t{q.u} * V));
+            vector_gradients<T, W>(taps.taps, xw.win(), g, next, parts, dxr + q.u * V);
           }
 #pragma unroll
           for (int level = 0; level < 5; ++level)  // (a loop of segment_shift levels a sum took 7 instructions a level)

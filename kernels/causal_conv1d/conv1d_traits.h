@@ -80,10 +80,11 @@ struct Conv1dTraits {
   static constexpr int kGroupTilesPerBlock = 8;
   static constexpr int kGroupMinBlocks = 264;  // two blocks per SM of an H100 / H200
   // The row groups' backward: blocks an SM it is compiled for, which caps
-  // its registers (64 at 8, 72 at 7): its ring of 3 stages and two buffers
-  // of segment sums (26.9-28.2 KB in 16 bits, 27.4 KB f32 to W 5, 29.4 f32
-  // from W 6) fits 8 blocks to W 5 (widths 6-8 spilled at 64 registers in
-  // 16 bits, and W 8's does not fit 8). f64 is left uncapped.
+  // its registers (64 at 8, 72 at 7). To W 5 its ring of 3 stages and two
+  // buffers of segment sums (26.9-27.7 KB) fit 8 blocks and 64 registers
+  // spill nothing; widths 6-8 (28.0-30.0 KB; 16-bit ones spilled at 64
+  // registers) take 7. Before the warp runs it took 70 registers and 30 KB:
+  // 7 blocks. f64 is left uncapped.
   static constexpr int kBackwardGroupBlocks = 8;
   static constexpr int kBackwardGroupBlocksW8 = 7;  // W 6 .. 8
   static constexpr int backward_group_blocks(int width, int elem_bytes) {
