@@ -127,7 +127,7 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(W, sizeof(T)))
     backward_row_groups_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  using Grad = GradTaps<T, W, Silu, Wt>;
+  using Grad = GradTaps<T, W, Silu, Wt, false>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kBackwardTileSteps, kRun = 32 * Steps;
   using Groups = RowGroups<Steps>;
   constexpr int kSegments = Groups::kVecs / Conv1dTraits::kGroupMinVecs;

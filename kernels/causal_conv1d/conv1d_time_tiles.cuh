@@ -174,9 +174,8 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
 
 // g at timestep e of a tile's stages (counted from the tile's first; up to
 // V * (kVecs + H) - 1), from single elements: x's stage has H vectors before.
-template <class T, int W, bool Silu, class Wt>
-__device__ __forceinline__ Acc<T> upstream_in_stage(const GradTaps<T, W, Silu, Wt> &taps, const uint4 *xs,
-                                                    const uint4 *dys, int e) {
+template <class T, int W, class Grad>
+__device__ __forceinline__ Acc<T> upstream_in_stage(const Grad &taps, const uint4 *xs, const uint4 *dys, int e) {
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
   const T *x = reinterpret_cast<const T *>(xs) + H * V + e - (W - 1), *dy = reinterpret_cast<const T *>(dys) + e;
   Acc<T> win[W];
@@ -188,9 +187,9 @@ __device__ __forceinline__ Acc<T> upstream_in_stage(const GradTaps<T, W, Silu, W
 // The W-1 g after a warp's run of vectors, from element e0 of the stages
 // on, as the run's lanes whose next vectors wrap past lane 31 take them:
 // later[a] for vector j + 1 + a / V past the run (lanes < W-1 compute one each).
-template <class T, int W, bool Silu, class Wt>
-__device__ __forceinline__ void upstream_after_run(const GradTaps<T, W, Silu, Wt> &taps, const uint4 *xs,
-                                                   const uint4 *dys, int e0, int lane, Acc<T> (&later)[W - 1]) {
+template <class T, int W, class Grad>
+__device__ __forceinline__ void upstream_after_run(const Grad &taps, const uint4 *xs, const uint4 *dys, int e0,
+                                                   int lane, Acc<T> (&later)[W - 1]) {
   const Acc<T> after = upstream_in_stage<T, W>(taps, xs, dys, e0 + min(lane, W - 2));
 #pragma unroll
   for (int a = 0; a < W - 1; ++a)  // (lanes whose halo stays in the run take any)
@@ -201,10 +200,9 @@ __device__ __forceinline__ void upstream_after_run(const GradTaps<T, W, Silu, Wt
 // over its vector from the window and dy's raw vector, and for a < W-1 the g
 // at element a % V of the vector a / V + 1 after it, from the next lanes
 // (lanes whose next vectors wrap past lane 31 take another lane's).
-template <class T, int W, bool Silu, class Wt>
-__device__ __forceinline__ void lane_upstream(const GradTaps<T, W, Silu, Wt> &taps, const Acc<T> *win,
-                                              const uint4 &dy_raw, int lane, Acc<T> (&g)[kTimeVec<T>],
-                                              Acc<T> (&shifted)[W - 1]) {
+template <class T, int W, class Grad>
+__device__ __forceinline__ void lane_upstream(const Grad &taps, const Acc<T> *win, const uint4 &dy_raw, int lane,
+                                              Acc<T> (&g)[kTimeVec<T>], Acc<T> (&shifted)[W - 1]) {
   constexpr int V = kTimeVec<T>;
   Acc<T> dy[V];
   unpack_raw<T, V>(dy_raw, dy);
