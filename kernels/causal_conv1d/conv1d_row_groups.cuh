@@ -191,9 +191,12 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
           A parts[W + 1] = {};
           if (j < n) {
             A next[W - 1];  // zeros past the row's end
+            const int after_in_row = groups.units - 1 - q.u;  // vectors after this one in its row
 #pragma unroll
-            for (int a = 0; a < W - 1; ++a)
-              next[a] = q.u + 1 + a / V >= groups.units ? A(0) : lane + 1 + a / V >= 32 ? later[a] : shifted[a];
+            for (int a = 0; a < W - 1; ++a) {  // (as one nested select: a branch each, 24 more a tile)
+              const A v = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
+              next[a] = a / V < after_in_row ? v : A(0);
+            }
             vector_gradients<T, W>(taps.taps, xw.win(), g, next, parts, dxr + q.u * V);
           }
 #pragma unroll
