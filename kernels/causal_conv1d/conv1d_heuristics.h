@@ -189,7 +189,8 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t units = p.length / vec;
     if (row_groups_fit(units, group_tile)) return row_groups_grid(p, units, group_tile);
-    const int64_t tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTimeTileSteps);
+    const int64_t tile =
+        threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), Conv1dTraits::kTilesPerBlock));
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))

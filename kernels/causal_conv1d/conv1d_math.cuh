@@ -363,11 +363,13 @@ __device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc
 // (g / c) is the same sum): one multiply less per element than scaling z
 // (the time tiles' backward is issue-bound; a second set of taps spilled).
 // Sums of g (dw, db) are scaled by kGradScale = c once, at the end.
-// Elsewhere the plain taps and upstream.
-template <class T, int W, bool Silu, class Wt>
+// Elsewhere, and with Scaled false, the plain taps and upstream (the row
+// groups' backward: there the scaled form took as many instructions, 610 a
+// tile and thread of f32 W 4, and the plain one keeps the bits they gave).
+template <class T, int W, bool Silu, class Wt, bool Scaled = true>
 struct GradTaps {
   static constexpr bool kExponent =
-      Silu && sizeof(T) < 8 && !(Conv1dTraits::kTanhSigmoid && std::is_same_v<Wt, __nv_bfloat16>);
+      Scaled && Silu && sizeof(T) < 8 && !(Conv1dTraits::kTanhSigmoid && std::is_same_v<Wt, __nv_bfloat16>);
   static constexpr float kC = -1.4426950408889634f, kLn2 = 0.6931471805599453f;
   static constexpr Acc<T> kGradScale = kExponent ? kC : 1;
   Taps<T, W, Wt> taps;

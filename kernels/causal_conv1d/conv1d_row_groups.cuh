@@ -32,40 +32,55 @@ struct RowGroups {
     items = (tiles - blockIdx.y + gridDim.y - 1) / gridDim.y;
   }
   __device__ int64_t first_row(int64_t i) const { return (blockIdx.y + i * gridDim.y) * per_tile; }
-  // Vector j of the tile of rows from `first`: its row r of the tile, its
-  // vector u of the row, the row's (b, c).
+  // The tile of rows from `first`: that row's (b, c), divided once a tile.
+  struct Start {
+    int64_t first, b, c;
+  };
+  __device__ Start start(const Conv1dProblem &p, int64_t first) const {
+    Start t{first};
+    split_row(first, p.channels, t.b, t.c);
+    return t;
+  }
+  // Vector j of a tile: its row r of the tile, its vector u of the row, the
+  // row's (b, c), stepped from the tile's first (a division a vector had
+  // been most of the staging's instructions; C under per_tile steps more).
   struct Place {
     int r, u;
     int64_t b, c;
   };
-  __device__ Place place(const Conv1dProblem &p, int64_t first, int j) const {
+  __device__ Place place(const Conv1dProblem &p, const Start &t, int j) const {
     Place q;
     q.r = j >> shift;
     q.u = j - (q.r << shift);
-    split_row(first + q.r, p.channels, q.b, q.c);
+    q.b = t.b;
+    q.c = t.c + q.r;
+    while (q.c >= p.channels) q.c -= p.channels, ++q.b;
     return q;
   }
   // The tile's vectors: whole rows, fewer in the last tile.
   __device__ int vectors(int64_t first) const {
     return static_cast<int>(rows - first < per_tile ? rows - first : per_tile) << shift;
   }
-  // Issues the tile of rows from `first` into `to`: each row's vectors and, with
-  // halo, its H vectors before (x_pad's initial values).
+  // Issues the tile of rows from `first`: x's vectors into xs, each row's H
+  // vectors before it (x_pad's initial values) first; with dys, dy's vectors
+  // into dys (no halos) at the same places. Returns the tile's start.
   template <class T, int W, int H>
-  __device__ void stage(const Conv1dProblem &p, const Conv1dView &view, int64_t first, uint4 *to) const {
+  __device__ Start stage(const Conv1dProblem &p, int64_t first, uint4 *xs, uint4 *dys = nullptr) const {
     constexpr int V = kTimeVec<T>;
     const int n = vectors(first);
+    const Start t = start(p, first);
     for (int j = threadIdx.x; j < n; j += kThreads) {
-      const Place q = place(p, first, j);
-      async_copy16(&to[j + (q.r + 1) * H], at<T>(view, q.b, q.c, int64_t{q.u} * V));
+      const Place q = place(p, t, j);
+      async_copy16(&xs[j + (q.r + 1) * H], at<T>(p.x, q.b, q.c, int64_t{q.u} * V));
+      if (dys) async_copy16(&dys[j], at<T>(p.dy, q.b, q.c, int64_t{q.u} * V));
     }
     if constexpr (H > 0)
       for (int h = threadIdx.x; h < (n >> shift) * H; h += kThreads) {
         const int r = h / H, k = h - r * H;
-        int64_t b, c;
-        split_row(first + r, p.channels, b, c);
-        store_initial16<T, W>(p, b, c, int64_t{k - H} * V, 2, &to[r * (H + units) + k]);
+        const Place q = place(p, t, r << shift);
+        store_initial16<T, W>(p, q.b, q.c, int64_t{k - H} * V, 2, &xs[r * (H + units) + k]);
       }
+    return t;
   }
 };
 
@@ -78,15 +93,15 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
   const Groups groups(p, V);
   stream_stages<kStages>(
       groups.items,
-      [&](int64_t i, int s) { groups.template stage<T, W, H>(p, p.x, groups.first_row(i), stage[s]); },
+      [&](int64_t i, int s) { groups.template stage<T, W, H>(p, groups.first_row(i), stage[s]); },
       [&](int64_t i, int s) {
-        const int64_t first = groups.first_row(i);
-        const int n = groups.vectors(first);
+        const auto t = groups.start(p, groups.first_row(i));
+        const int n = groups.vectors(t.first);
 #pragma unroll
         for (int m = 0; m < Steps; ++m) {
           const int j = threadIdx.x + m * kThreads;
           if (j >= n) break;
-          const auto q = groups.place(p, first, j);
+          const auto q = groups.place(p, t, j);
           const TimeWindow<T, W> xw(stage[s], j + q.r * H);
           A out[V];
           forward_vector<T, W, Silu>(Taps<T, W, Wt>(p, q.c), xw.win(), out);
@@ -96,88 +111,107 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
 }
 
 // g of each vector from x (with the row's halo) and dy; dx[t] = sum_k w[k]
-// g[t + W-1-k], the g after a vector from the next vectors' first g in
-// shared memory (zeros past the row's end). A row's dw/db partial sums: each
-// vector's, summed over segments of min(units, 32) lanes by xor shuffles
-// (segments never straddle rows), then the row's segments in order: bit-stable.
-// They go to slot b (the grid has one block column).
+// g[t + W-1-k]. As in the time tiles' backward, a warp takes a run of 32 *
+// Steps vectors of the tile, a lane every 32nd, from the last to the first:
+// the W-1 g after a lane's vector come from the next lanes by shuffles (lane
+// 31's from the step after, `later`; zeros past the row's end), and where a
+// row goes on past the run, lanes < W-1 first compute the W-1 g after it.
+// No g crosses a barrier (through shared memory, with the taps loaded once
+// for g and again for dx, the kernel took 70 registers and 7 blocks an SM).
+// A row's dw/db partial sums: each vector's, summed over segments of
+// min(units, 32) lanes by xor shuffles (segments never straddle rows), then
+// the row's segments in order (bit-stable), in the next tile's use (so no
+// second barrier: the segments alternate between two buffers by tile). They
+// go to slot b (the grid has one block column).
 template <class T, int W, bool Silu, class Wt = T>
-__global__ void __launch_bounds__(kThreads) backward_row_groups_kernel(Conv1dProblem p, Acc<T> *partials) {
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(W, sizeof(T)))
+    backward_row_groups_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, G = V < W - 1 ? V : W - 1, Steps = kBackwardTileSteps;
+  using Grad = GradTaps<T, W, Silu, Wt, false>;
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kBackwardTileSteps, kRun = 32 * Steps;
   using Groups = RowGroups<Steps>;
   constexpr int kSegments = Groups::kVecs / Conv1dTraits::kGroupMinVecs;
+  constexpr int kMinSegmentShift = 3;  // segments of at least kGroupMinVecs lanes
+  static_assert(Conv1dTraits::kGroupMinVecs >= 1 << kMinSegmentShift, "a row is at least 8 vectors");
   __shared__ uint4 xstage[kStages][Groups::template kSlots<H>];
   __shared__ uint4 dystage[kStages][Groups::kVecs];
-  __shared__ A gedge[Groups::kVecs][G];       // the first G g of each vector
-  __shared__ A segment_sums[kSegments][W + 1];  // [j / segment]: the partial sums of a segment's vectors
+  __shared__ A segment_sums[2][kSegments][W + 1];  // [tile % 2][j / segment]: the sums of a segment's vectors
+  __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (divided once, by the loading thread 0)
   const Groups groups(p, V);
   const int segment_shift = groups.shift < 5 ? groups.shift : 5;
+  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
+  // Tile i's rows: their segments' sums, in order, to slot b (b * C + c = the row).
+  auto sum_rows = [&](int64_t i) {
+    const int64_t first = groups.first_row(i);
+    const int per_row = 1 << (groups.shift - segment_shift);
+    for (int q = threadIdx.x; q < (groups.vectors(first) >> groups.shift) * (W + 1); q += kThreads) {
+      const int r = q / (W + 1), k = q - r * (W + 1);
+      A sum = A(0);
+      for (int t = 0; t < per_row; ++t) sum += segment_sums[i % 2][r * per_row + t][k];
+      partials[(first + r) * (W + 1) + k] = sum * Grad::kGradScale;
+    }
+  };
   stream_stages<kStages>(
       groups.items,
       [&](int64_t i, int s) {
-        const int64_t first = groups.first_row(i);
-        groups.template stage<T, W, H>(p, p.x, first, xstage[s]);
-        groups.template stage<T, W, 0>(p, p.dy, first, dystage[s]);
+        const auto t = groups.template stage<T, W, H>(p, groups.first_row(i), xstage[s], dystage[s]);
+        if (threadIdx.x == 0) tile_start[s] = t;
       },
       [&](int64_t i, int s) {
-        const int64_t first = groups.first_row(i);
-        const int n = groups.vectors(first);
-        A g[Steps][V];
+        if (i > 0) sum_rows(i - 1);  // written before the ring's last barrier
+        const auto t = tile_start[s];
+        const int n = groups.vectors(t.first);
+        if (run >= n) return;
+        // A lane's vectors are of one row where rows are at least a run long.
+        const bool one_row = groups.units >= kRun;
+        typename Groups::Place q = groups.place(p, t, min(run + (Steps - 1) * 32 + lane, n - 1));
+        Grad taps(p, q.c);
+        T *dxr = at<T>(p.dx, q.b, q.c, 0);  // the row's dx
+        A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
+        if ((run + kRun) & (groups.units - 1))  // the row goes on past the run (its stage slots from row q.r's)
+          upstream_after_run<T, W>(taps, xstage[s] + q.r * H, dystage[s], (run + kRun) * V, lane, later);
 #pragma unroll
-        for (int m = 0; m < Steps; ++m) {  // every lane to the shuffles, lanes past the tile with zeros
-          const int j = threadIdx.x + m * kThreads;
+        for (int m = Steps - 1; m >= 0; --m) {
+          if (run + m * 32 >= n) continue;
+          const int j = run + m * 32 + lane;
+          // Lanes past the tile's last row take its last vector, for the shuffles alone.
+          const int jn = j < n ? j : n - 1;
+          if (m < Steps - 1) {
+            if (one_row) {
+              q.u = jn & (groups.units - 1);
+            } else {
+              q = groups.place(p, t, jn);
+              taps = Grad(p, q.c);
+              dxr = at<T>(p.dx, q.b, q.c, 0);
+            }
+          }
+          const TimeWindow<T, W> xw(xstage[s], jn + q.r * H);
+          A g[V], shifted[W - 1];  // shifted[a]: g at vector j + 1 + a / V, element a % V
+          lane_upstream<T, W>(taps, xw.win(), dystage[s][jn], lane, g, shifted);
           A parts[W + 1] = {};
           if (j < n) {
-            const auto q = groups.place(p, first, j);
-            const Taps<T, W, Wt> taps(p, q.c);
-            const TimeWindow<T, W> xw(xstage[s], j + q.r * H);
-            const A *win = xw.win();
-            A dy[V];
-            unpack_raw<T, V>(dystage[s][j], dy);
+            A next[W - 1];  // zeros past the row's end
+            const int after_in_row = groups.units - 1 - q.u;  // vectors after this one in its row
 #pragma unroll
-            for (int e = 0; e < V; ++e) {
-              g[m][e] = upstream<T, W, Silu>(taps, win + e, dy[e]);
-#pragma unroll
-              for (int k = 0; k < W; ++k) parts[k] += g[m][e] * win[e + k];
-              parts[W] += g[m][e];
+            for (int a = 0; a < W - 1; ++a) {  // (as one nested select: a branch each, 24 more a tile)
+              const A v = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
+              next[a] = a / V < after_in_row ? v : A(0);
             }
-#pragma unroll
-            for (int e = 0; e < G; ++e) gedge[j][e] = g[m][e];
+            vector_gradients<T, W>(taps.taps, xw.win(), g, next, parts, dxr + q.u * V);
           }
 #pragma unroll
-          for (int k = 0; k <= W; ++k) {
-            for (int off = 1; off < (1 << segment_shift); off *= 2)
-              parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], off);
-          }
+          for (int level = 0; level < 5; ++level)  // (a loop of segment_shift levels a sum took 7 instructions a level)
+            if (level < kMinSegmentShift || level < segment_shift)
+#pragma unroll
+              for (int k = 0; k <= W; ++k) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], 1 << level);
           if (j < n && (j & ((1 << segment_shift) - 1)) == 0)
 #pragma unroll
-            for (int k = 0; k <= W; ++k) segment_sums[j >> segment_shift][k] = parts[k];
-        }
-        __syncthreads();
+            for (int k = 0; k <= W; ++k) segment_sums[i % 2][j >> segment_shift][k] = parts[k];
 #pragma unroll
-        for (int m = 0; m < Steps; ++m) {
-          const int j = threadIdx.x + m * kThreads;
-          if (j >= n) break;
-          const auto q = groups.place(p, first, j);
-          A gs[V + W - 1];  // g over the vector and the W-1 timesteps after it
-#pragma unroll
-          for (int e = 0; e < V; ++e) gs[e] = g[m][e];
-#pragma unroll
-          for (int a = 0; a < W - 1; ++a)
-            gs[V + a] = q.u + 1 + a / V < groups.units ? gedge[j + 1 + a / V][a % V] : A(0);
-          A dx[V];
-          transposed_vector<T, W>(Taps<T, W, Wt>(p, q.c), gs, dx);
-          store_run<T, V>(at<T>(p.dx, q.b, q.c, int64_t{q.u} * V), dx);
-        }
-        const int per_row = 1 << (groups.shift - segment_shift);
-        for (int q = threadIdx.x; q < (n >> groups.shift) * (W + 1); q += kThreads) {
-          const int r = q / (W + 1), k = q - r * (W + 1);
-          A sum = A(0);
-          for (int t = 0; t < per_row; ++t) sum += segment_sums[r * per_row + t][k];
-          partials[(first + r) * (W + 1) + k] = sum;  // slot b, channel c: (b * C + c) = the row
+          for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
         }
       });
+  if (groups.items > 0) sum_rows(groups.items - 1);
 }
 
 }  // namespace baracuda::kernels::conv1d

@@ -174,15 +174,64 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
 
 // g at timestep e of a tile's stages (counted from the tile's first; up to
 // V * (kVecs + H) - 1), from single elements: x's stage has H vectors before.
-template <class T, int W, bool Silu, class Wt>
-__device__ __forceinline__ Acc<T> upstream_in_stage(const GradTaps<T, W, Silu, Wt> &taps, const uint4 *xs,
-                                                    const uint4 *dys, int e) {
+template <class T, int W, class Grad>
+__device__ __forceinline__ Acc<T> upstream_in_stage(const Grad &taps, const uint4 *xs, const uint4 *dys, int e) {
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
   const T *x = reinterpret_cast<const T *>(xs) + H * V + e - (W - 1), *dy = reinterpret_cast<const T *>(dys) + e;
   Acc<T> win[W];
 #pragma unroll
   for (int k = 0; k < W; ++k) win[k] = Accum<T>::load(x[k]);
   return taps.upstream(win, Accum<T>::load(*dy));
+}
+
+// The W-1 g after a warp's run of vectors, from element e0 of the stages
+// on, as the run's lanes whose next vectors wrap past lane 31 take them:
+// later[a] for vector j + 1 + a / V past the run (lanes < W-1 compute one each).
+template <class T, int W, class Grad>
+__device__ __forceinline__ void upstream_after_run(const Grad &taps, const uint4 *xs, const uint4 *dys, int e0,
+                                                   int lane, Acc<T> (&later)[W - 1]) {
+  const Acc<T> after = upstream_in_stage<T, W>(taps, xs, dys, e0 + min(lane, W - 2));
+#pragma unroll
+  for (int a = 0; a < W - 1; ++a)  // (lanes whose halo stays in the run take any)
+    later[a] = __shfl_sync(0xffffffffu, after, (a - (31 - lane) * kTimeVec<T>) & 31);
+}
+
+// A lane's step of the backward's warp runs (time tiles and row groups): g
+// over its vector from the window and dy's raw vector, and for a < W-1 the g
+// at element a % V of the vector a / V + 1 after it, from the next lanes
+// (lanes whose next vectors wrap past lane 31 take another lane's).
+template <class T, int W, class Grad>
+__device__ __forceinline__ void lane_upstream(const Grad &taps, const Acc<T> *win, const uint4 &dy_raw, int lane,
+                                              Acc<T> (&g)[kTimeVec<T>], Acc<T> (&shifted)[W - 1]) {
+  constexpr int V = kTimeVec<T>;
+  Acc<T> dy[V];
+  unpack_raw<T, V>(dy_raw, dy);
+#pragma unroll
+  for (int e = 0; e < V; ++e) g[e] = taps.upstream(win + e, dy[e]);
+#pragma unroll
+  for (int a = 0; a < W - 1; ++a) shifted[a] = __shfl_sync(0xffffffffu, g[a % V], (lane + 1 + a / V) % 32);
+}
+
+// A vector's dw/db partial sums, added to parts, and its dx (stored at dx)
+// from g over it and the W-1 g after it (next).
+template <class T, int W, class Wt>
+__device__ __forceinline__ void vector_gradients(const Taps<T, W, Wt> &taps, const Acc<T> *win,
+                                                 const Acc<T> (&g)[kTimeVec<T>], const Acc<T> (&next)[W - 1],
+                                                 Acc<T> (&parts)[W + 1], T *dx) {
+  constexpr int V = kTimeVec<T>;
+  Acc<T> gs[V + W - 1];  // g over the vector and the W-1 timesteps after it
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    gs[e] = g[e];
+#pragma unroll
+    for (int k = 0; k < W; ++k) parts[k] += g[e] * win[e + k];
+    parts[W] += g[e];
+  }
+#pragma unroll
+  for (int a = 0; a < W - 1; ++a) gs[V + a] = next[a];
+  Acc<T> out[V];
+  transposed_vector<T, W>(taps, gs, out);
+  store_run<T, V>(dx, out);
 }
 
 // g at each timestep of the tile and of the W-1 after it (from x before and
@@ -199,8 +248,8 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(W, sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::kBackwardTimeTileSteps;
-  constexpr int Stages = Conv1dTraits::kBackwardTimeStages;
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::backward_time_tile_steps(sizeof(T));
+  constexpr int Stages = Conv1dTraits::backward_time_stages(sizeof(T));
   using Tiles = TimeTiles<Steps>;
   __shared__ uint4 xstage[Stages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
   __shared__ uint4 dystage[Stages][Tiles::kVecs + H];     // [j]: dy vector j
@@ -224,40 +273,20 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(W
         const auto &q = tile_of[s];
         T *dxr = at<T>(p.dx, q.b, q.c, (q.u0 + run + lane) * V);
         A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
-        if (run + Steps * 32 < q.n + H) {  // (vectors from n + H on are never read)
-          const A after =
-              upstream_in_stage<T, W>(taps, xstage[s], dystage[s], (run + Steps * 32) * V + min(lane, W - 2));
-#pragma unroll
-          for (int a = 0; a < W - 1; ++a)  // (lanes whose halo stays in the run take any)
-            later[a] = __shfl_sync(0xffffffffu, after, (a - (31 - lane) * V) & 31);
-        }
+        if (run + Steps * 32 < q.n + H)  // (vectors from n + H on are never read)
+          upstream_after_run<T, W>(taps, xstage[s], dystage[s], (run + Steps * 32) * V, lane, later);
 #pragma unroll
         for (int m = Steps - 1; m >= 0; --m) {
           if (run + m * 32 >= q.n + H) continue;
           const int j = run + m * 32 + lane;
           const TimeWindow<T, W> xw(xstage[s], j);
-          const A *win = xw.win();
-          A dy[V], g[V];
-          unpack_raw<T, V>(dystage[s][j], dy);
-#pragma unroll
-          for (int e = 0; e < V; ++e) g[e] = taps.upstream(win + e, dy[e]);
-          A shifted[W - 1];  // g at vector j + 1 + a / V, element a % V
-#pragma unroll
-          for (int a = 0; a < W - 1; ++a) shifted[a] = __shfl_sync(0xffffffffu, g[a % V], (lane + 1 + a / V) % 32);
+          A g[V], shifted[W - 1];  // shifted[a]: g at vector j + 1 + a / V, element a % V
+          lane_upstream<T, W>(taps, xw.win(), dystage[s][j], lane, g, shifted);
           if (j < q.n) {
-            A gs[V + W - 1];  // g over the vector and the W-1 timesteps after it
+            A next[W - 1];
 #pragma unroll
-            for (int e = 0; e < V; ++e) {
-              gs[e] = g[e];
-#pragma unroll
-              for (int k = 0; k < W; ++k) parts[k] += g[e] * win[e + k];
-              parts[W] += g[e];
-            }
-#pragma unroll
-            for (int a = 0; a < W - 1; ++a) gs[V + a] = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
-            A dx[V];
-            transposed_vector<T, W>(taps.taps, gs, dx);
-            store_run<T, V>(dxr + m * 32 * V, dx);
+            for (int a = 0; a < W - 1; ++a) next[a] = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
+            vector_gradients<T, W>(taps.taps, xw.win(), g, next, parts, dxr + m * 32 * V);
           }
 #pragma unroll
           for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];

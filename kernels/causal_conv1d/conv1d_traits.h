@@ -35,23 +35,37 @@ struct Conv1dTraits {
   // The time tiles' backward: vectors per thread in a tile (the row groups'
   // backward keeps kBackwardTileSteps), stages of its ring, and the blocks
   // per SM it is compiled for (which caps its registers: 80 at 6 blocks, 64
-  // at 8, 40 at 12). ncu found it issue-bound (session 12: ~59 instructions
-  // an element against Tri Dao's ~38). Its math is about 3W FMAs and the
-  // slope an element; a tile adds about 250 instructions a thread (staging,
-  // the W-1 g after each warp's run, the ring's barriers), so a tile of 4
-  // vectors a thread (4096 bf16 timesteps) costs ~34 an element where 2 cost
-  // ~43 (SASS counts). Timed on an H200 (bench/NOTES.md, session 14's
-  // lead's runs) against 2 or 3 vectors at 8 or 12 blocks: the fastest for
-  // 16-bit x, 2% behind 2 vectors and 3 stages for f32. Two stages
-  // of 16 KiB of x and dy each fit 6 blocks in shared memory; widths 5-8
-  // fit 80 registers too (at 2 vectors and 12 blocks, 40 registers, they
-  // spilled). f64 is left uncapped.
+  // at 8, 40 at 12), per element size. ncu found it issue-bound (session 12:
+  // ~59 instructions an element against Tri Dao's ~38). Its math is about 3W
+  // FMAs and the slope an element; a tile adds about 250 instructions a
+  // thread (staging, the W-1 g after each warp's run, the ring's barriers),
+  // so in 16 bits a tile of 4 vectors a thread (4096 timesteps) costs ~34 an
+  // element where 2 cost ~43, and it was the fastest (bf16 [8,4096,8192] W4
+  // 0.423 ms, 0.442-0.460 for the others; two stages of 16 KiB of x and dy
+  // each fit 6 blocks; widths 5-8 fit 80 registers too, where at 2 vectors
+  // and 12 blocks, 40 registers, they spilled). f32 was fastest at 2 vectors
+  // (1024 timesteps), 3 stages and 8 blocks (f32 [8,4096,8192] W4 0.807 ms,
+  // 0.832 at the 16-bit setting, 0.816 before it; measured, not explained:
+  // an f32 tile holds half the timesteps, and half the math, of a 16-bit
+  // tile of the same bytes). f64 keeps the 16-bit setting, uncapped.
   static constexpr int kBackwardTimeTileSteps = 4;
   static constexpr int kBackwardTimeStages = 2;
   static constexpr int kBackwardTimeBlocks = 6;
   static constexpr int kBackwardTimeBlocksW8 = 6;  // W 5 .. 8
+  static constexpr int kBackwardTimeTileStepsF32 = 2;
+  static constexpr int kBackwardTimeStagesF32 = 3;
+  static constexpr int kBackwardTimeBlocksF32 = 8;
+  static constexpr int kBackwardTimeBlocksF32W8 = 8;  // W 5 .. 8
+  static constexpr int backward_time_tile_steps(int elem_bytes) {
+    return elem_bytes == 4 ? kBackwardTimeTileStepsF32 : kBackwardTimeTileSteps;
+  }
+  static constexpr int backward_time_stages(int elem_bytes) {
+    return elem_bytes == 4 ? kBackwardTimeStagesF32 : kBackwardTimeStages;
+  }
   static constexpr int backward_time_blocks(int width, int elem_bytes) {
-    return elem_bytes > 4 ? 1 : width <= 4 ? kBackwardTimeBlocks : kBackwardTimeBlocksW8;
+    if (elem_bytes > 4) return 1;
+    if (elem_bytes == 4) return width <= 4 ? kBackwardTimeBlocksF32 : kBackwardTimeBlocksF32W8;
+    return width <= 4 ? kBackwardTimeBlocks : kBackwardTimeBlocksW8;
   }
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile
@@ -65,6 +79,17 @@ struct Conv1dTraits {
   static constexpr int kGroupMinVecs = 8;
   static constexpr int kGroupTilesPerBlock = 8;
   static constexpr int kGroupMinBlocks = 264;  // two blocks per SM of an H100 / H200
+  // The row groups' backward: blocks an SM it is compiled for, which caps
+  // its registers (64 at 8, 72 at 7). To W 5 its ring of 3 stages and two
+  // buffers of segment sums (26.9-27.7 KB) fit 8 blocks and 64 registers
+  // spill nothing; widths 6-8 (28.0-30.0 KB; 16-bit ones spilled at 64
+  // registers) take 7. Before the warp runs it took 70 registers and 30 KB:
+  // 7 blocks. f64 is left uncapped.
+  static constexpr int kBackwardGroupBlocks = 8;
+  static constexpr int kBackwardGroupBlocksW8 = 7;  // W 6 .. 8
+  static constexpr int backward_group_blocks(int width, int elem_bytes) {
+    return elem_bytes > 4 ? 1 : width <= 5 ? kBackwardGroupBlocks : kBackwardGroupBlocksW8;
+  }
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to
   // kMinChannelChunk, a multiple of every box's steps) while the grid of

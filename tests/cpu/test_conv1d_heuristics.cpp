@@ -61,6 +61,39 @@ TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the stage
     }
 }
 
+TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per element size",
+          "[heuristics][causal_conv1d]") {
+  // f32 takes tiles of 2 vectors a thread, 16-bit types and f64 of 4.
+  CHECK(Conv1dTraits::backward_time_tile_steps(4) == Conv1dTraits::kBackwardTimeTileStepsF32);
+  CHECK(Conv1dTraits::backward_time_tile_steps(2) == Conv1dTraits::kBackwardTimeTileSteps);
+  CHECK(Conv1dTraits::backward_time_tile_steps(8) == Conv1dTraits::kBackwardTimeTileSteps);
+  for (const int bytes : {2, 4, 8}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes;
+    const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_time_tile_steps(bytes);
+    const int64_t block = tile * Conv1dTraits::kTilesPerBlock;
+    // A row of a block's tiles is one block column; a vector more, a second
+    // (the kernel's TimeTiles counts a row's tiles with the same size).
+    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, block, 4));
+    CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
+    CHECK(l.grid_x == 1);
+    CHECK(l.partial_slots == 2);
+    l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
+    CHECK(l.grid_x == 2);
+    CHECK(l.partial_slots == 4);
+    // The ring of x (H vectors each side) and dy (H after) for every width
+    // fits the blocks an SM it is compiled for: 228 KiB of shared memory an
+    // SM of an H100 / H200, 1 KiB of it reserved a block.
+    for (int width = Conv1dTraits::kMinWidth; width <= Conv1dTraits::kMaxWidth; ++width) {
+      CAPTURE(width);
+      const int64_t halo = (width - 1 + vec - 1) / vec, vecs = tile / vec;
+      const int64_t stage_bytes = ((vecs + 2 * halo) + (vecs + halo)) * 16;
+      const int64_t blocks = Conv1dTraits::backward_time_blocks(width, bytes);
+      CHECK(blocks * (Conv1dTraits::backward_time_stages(bytes) * stage_bytes + 1024) <= 228 * 1024);
+    }
+  }
+}
+
 TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take the row groups",
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
