@@ -119,10 +119,13 @@ inline void make_strided_tensor(TestTensor &t, baracuda_dtype_t dtype, int32_t r
 }
 
 // The numbers in t's view (downloaded: got) against ref, row-major, within
-// tol of the largest reference magnitude; every byte outside the view must
-// still hold what was uploaded (the poison).
+// tol of the largest reference magnitude, or of scale where that is larger
+// (the largest sum of |terms| behind an output, for sums that may cancel far
+// below their terms); every byte outside the view must still hold what was
+// uploaded (the poison).
 inline void compare_to_reference(const TestTensor &t, const std::vector<unsigned char> &got,
-                                 const std::vector<double> &ref, const std::string &name, double tol) {
+                                 const std::vector<double> &ref, const std::string &name, double tol,
+                                 double scale = 0) {
   const baracuda_dtype_t dtype = t.tensor.dtype;
   const int32_t size = baracuda_dtype_bits(dtype) / 8;
   std::vector<unsigned char> bytes = got, in_view(got.size(), 0);
@@ -142,10 +145,11 @@ inline void compare_to_reference(const TestTensor &t, const std::vector<unsigned
     if (!in_view[i] && got[i] != t.host[i])
       throw Fail{"byte " + std::to_string(i) + " outside " + name + " was written"};
   if (nan) throw Fail{name + " holds NaN"};
-  const double rel = max_ref > 0 ? max_err / max_ref : max_err;
+  const double denominator = std::max(max_ref, scale);
+  const double rel = denominator > 0 ? max_err / denominator : max_err;
   if (rel > tol) {
     std::ostringstream os;
-    os << name << ": max abs error / max abs reference = " << rel << " > tolerance " << tol;
+    os << name << ": max abs error / max(abs reference, " << scale << ") = " << rel << " > tolerance " << tol;
     throw Fail{os.str()};
   }
 }
