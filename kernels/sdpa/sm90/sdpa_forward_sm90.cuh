@@ -1,19 +1,20 @@
 // The Hopper attention forward for f16 / bf16 (sm_90a): FlashAttention-2's
-// algorithm on warpgroup MMAs. A block owns 128 query rows of one (b, h) and
-// runs three warpgroups: the producer's first thread brings Q and then the
-// K and V tiles its rows can see by TMA into a two-stage ring of 128-byte-
-// swizzled slabs, each copy completing on an mbarrier; two consumer
-// warpgroups of 64 rows each compute S = Q K^T (wgmma, Q and K from shared
-// memory) and O += P V (wgmma, P from registers, V N-major from shared
-// memory), the online softmax in registers between them, and hand each K
-// and V tile back through its "empty" mbarrier. Inside a consumer the
-// products of two key tiles overlap the softmax: S of tile t is issued with
-// P V of tile t - 1, and tile t's softmax runs while that P V does. Between
-// the consumers, a named barrier pair takes turns at issuing (ping-pong), so
-// that one's softmax runs under the other's products. The score pipeline
-// (scale, softcap, ALiBi, masks, windows) is sdpa_tc_scores.cuh's, which the
-// wgmma accumulator layout matches per warp. Instantiated per dtype and
-// head-size tile by sdpa_forward_sm90_<dtype>_d<tile>.cu.
+// algorithm on warpgroup MMAs. A block owns 64 query rows per consumer
+// warpgroup (sdpa_forward_sm90_shape.h) of one (b, h), and one producer
+// warpgroup whose first thread brings Q and then the K and V tiles its rows
+// can see by TMA into a ring of 128-byte-swizzled slabs, each copy
+// completing on an mbarrier. Each consumer warpgroup computes S = Q K^T
+// (wgmma, Q and K from shared memory) and O += P V (wgmma, P from registers,
+// V N-major from shared memory), the online softmax in registers between
+// them, and hands each K and V tile back through its "empty" mbarrier.
+// Inside a consumer the products of two key tiles overlap the softmax: S of
+// tile t is issued with P V of tile t - 1, and tile t's softmax runs while
+// that P V does. Between the consumers, named barriers pass the turn to
+// issue round the groups, so that one's softmax runs under the others'
+// products. The score pipeline (scale, softcap, ALiBi, masks, windows) is
+// sdpa_tc_scores.cuh's, which the wgmma accumulator layout matches per warp.
+// Instantiated per dtype and head-size tile by
+// sdpa_forward_sm90_<dtype>_d<tile>.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -38,7 +39,8 @@ namespace baracuda::kernels::sm90 {
 template <int HeadDim>
 struct Tiles {
   static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim);
-  static constexpr int kBlockM = kShape.block_m, kBlockN = kShape.block_n, kStages = kShape.stages;
+  static constexpr int kConsumers = kShape.consumers, kThreads = kShape.threads();
+  static constexpr int kBlockM = kShape.block_m(), kBlockN = kShape.block_n, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs;          // 64-column slabs of 128-byte rows
   static constexpr int kKeyBlocks = kBlockN / 8;       // 8-key column blocks of S
   static constexpr int kValueBlocks = HeadDim / 8;     // 8-wide column blocks of O
@@ -46,7 +48,7 @@ struct Tiles {
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kKvSlabBytes = kBlockN * 128;
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
-  static_assert(kBlockM == 2 * kConsumerRows && kBlockN % 16 == 0, "two consumer warpgroups; 16-key MMA steps");
+  static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
 // Where the block's tiles and barriers lie in shared memory.
@@ -88,7 +90,7 @@ __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const Forw
 }
 
 // The producer's one thread: Q, then every key tile's K and V, each slot
-// refilled once both consumer warpgroups have handed it back.
+// refilled once every consumer warpgroup has handed it back.
 template <int HeadDim>
 __device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<HeadDim> &sm, const BlockWork &w) {
   using Ti = Tiles<HeadDim>;
@@ -130,7 +132,7 @@ struct Consumer {
   const ForwardParams &fp;
   const SmemMap<HeadDim> &sm;
   const BlockWork &w;
-  int group;        // 0 or 1: which consumer warpgroup
+  int group;        // which consumer warpgroup, 0 to kConsumers - 1
   uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab
   float slope_log2;
 
@@ -198,12 +200,14 @@ struct Consumer {
     mbarrier_arrive(sm.v_empty(static_cast<int>(t % Ti::kStages)));
   }
 
-  // Ping-pong: this group's turn to issue products (named barrier 1 + group),
-  // and the other's once it has issued. The groups alternate from group 0 on,
-  // each taking n_tiles + 1 turns; group 1 hands over its first turn and skips
-  // its last handover, so every barrier sees as many arrivals as waits.
+  // Taking turns: this group's turn to issue products (named barrier 1 +
+  // group), and the next group's once it has issued. The groups go round from
+  // group 0 on, each taking n_tiles + 1 turns; the last group hands over a
+  // turn before its first and skips its last handover, so every barrier sees
+  // as many arrivals as waits.
   __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
-  __device__ void pass_turn() const { named_barrier_arrive(2 - group, 256); }
+  __device__ void pass_turn() const { named_barrier_arrive(1 + (group + 1) % Ti::kConsumers, 256); }
+  __device__ bool last_group() const { return group == Ti::kConsumers - 1; }
 
   __device__ void run() const {
     float o[1][Ti::kValueBlocks][4], s[1][Ti::kKeyBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
@@ -214,7 +218,7 @@ struct Consumer {
     mbarrier_wait(sm.q_full(), 0);  // also when no key tile follows: the block must not exit with Q's copy in flight
     const int64_t n_tiles = w.keys.end - w.keys.begin;
     if (n_tiles > 0) {
-      if (group == 1) pass_turn();
+      if (last_group()) pass_turn();
       wait_turn();
       issue_scores(s, 0);
       pass_turn();
@@ -242,7 +246,7 @@ struct Consumer {
       wait_turn();
       sdpa_tc::rescale_rows(o, correction);
       issue_values(o, pa, n_tiles - 1);
-      if (group == 0) pass_turn();
+      if (!last_group()) pass_turn();
       wgmma_wait<0>();
       fence_registers(o[0]);
       release_values(n_tiles - 1);
@@ -273,7 +277,7 @@ struct Consumer {
 };
 
 template <class T, int HeadDim>
-__global__ void __launch_bounds__(kSdpaSm90Threads, 1)
+__global__ void __launch_bounds__(sdpa_sm90_shape(HeadDim).threads(), sdpa_sm90_shape(HeadDim).blocks)
     forward_kernel(const SdpaProblem p, const __grid_constant__ ForwardParams fp) {
   using Ti = Tiles<HeadDim>;
   extern __shared__ __align__(1024) unsigned char smem[];
@@ -284,18 +288,18 @@ __global__ void __launch_bounds__(kSdpaSm90Threads, 1)
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.k_full(stage), 1);
       mbarrier_init(sm.v_full(stage), 1);
-      mbarrier_init(sm.k_empty(stage), 2 * 128);
-      mbarrier_init(sm.v_empty(stage), 2 * 128);
+      mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
+      mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
     mbarrier_init_fence();
   }
   __syncthreads();
   const BlockWork w = block_work<HeadDim>(p, fp);
-  if (warp >= 8) {
-    release_registers_to<24>();
-    if (threadIdx.x == 256) produce<HeadDim>(fp, sm, w);
+  if (warp >= 4 * Ti::kConsumers) {
+    release_registers_to<kSdpaSm90ProducerRegisters>();
+    if (threadIdx.x == 128 * Ti::kConsumers) produce<HeadDim>(fp, sm, w);
   } else {
-    claim_registers_to<240>();
+    claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
     float slope_log2 = 0.f;
     if (fp.score.alibi != 0)
       slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
@@ -317,7 +321,7 @@ int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp
   const size_t smem = sdpa_sm90_smem_bytes(HeadDimTile);
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
-  kernel<<<static_cast<unsigned>(fp.tiles), kSdpaSm90Threads, smem, stream>>>(p, fp);
+  kernel<<<static_cast<unsigned>(fp.tiles), sdpa_sm90_shape(HeadDimTile).threads(), smem, stream>>>(p, fp);
   return -static_cast<int>(cudaGetLastError());
 }
 

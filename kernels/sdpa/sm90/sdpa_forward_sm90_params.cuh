@@ -84,14 +84,14 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
   const SdpaSm90Shape shape = sdpa_sm90_shape(head_dim_tile);
   const CUtensorMapDataType type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   fp.score = sdpa_tc::score_params(p);
-  fp.query_tiles = (p.queries + shape.block_m - 1) / shape.block_m;
+  fp.query_tiles = (p.queries + shape.block_m() - 1) / shape.block_m();
   fp.tiles = p.batch * p.heads_q * fp.query_tiles;
   fp.group = p.heads_q / p.heads_kv;
   const bool out_aligned = reinterpret_cast<uintptr_t>(p.out.data) % 16 == 0 && p.out.stride[0] % 8 == 0 &&
                            p.out.stride[1] % 8 == 0 && p.out.stride[2] % 8 == 0;
   return out_aligned && fp.tiles < INT32_MAX &&
          encode_rows(fp.q, fp.q_steps, type, p.q, p.batch, p.heads_q, p.queries, p.head_dim,
-                     static_cast<uint32_t>(shape.block_m)) &&
+                     static_cast<uint32_t>(shape.block_m())) &&
          encode_rows(fp.k, fp.k_steps, type, p.k, p.batch, p.heads_kv, p.keys, p.head_dim,
                      static_cast<uint32_t>(shape.block_n)) &&
          encode_rows(fp.v, fp.v_steps, type, p.v, p.batch, p.heads_kv, p.keys, p.head_dim_v,
