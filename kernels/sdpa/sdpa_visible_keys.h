@@ -19,6 +19,8 @@ struct SdpaVisibleKeys {
   int64_t window_left;   // -1: unbounded
   int64_t window_right;  // -1: unbounded
 
+  // Whether a causal mask or a window bounds some row's keys (else every row sees them all).
+  BARACUDA_HOST_DEVICE_INLINE bool bounded() const { return causal || window_left >= 0 || window_right >= 0; }
   BARACUDA_HOST_DEVICE_INLINE int64_t lo(int64_t i) const {
     const int64_t first = window_left >= 0 ? i + shift - window_left : 0;
     return first > 0 ? first : 0;

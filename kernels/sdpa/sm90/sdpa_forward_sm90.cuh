@@ -36,9 +36,10 @@
 
 namespace baracuda::kernels::sm90 {
 
-template <int HeadDim>
+template <int HeadDim, int Consumers>
 struct Tiles {
-  static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim);
+  static constexpr int kHeadDim = HeadDim;
+  static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim, Consumers);
   static constexpr int kConsumers = kShape.consumers, kThreads = kShape.threads();
   static constexpr int kBlockM = kShape.block_m(), kBlockN = kShape.block_n, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs;          // 64-column slabs of 128-byte rows
@@ -52,9 +53,8 @@ struct Tiles {
 };
 
 // Where the block's tiles and barriers lie in shared memory.
-template <int HeadDim>
+template <class Ti>
 struct SmemMap {
-  using Ti = Tiles<HeadDim>;
   uint32_t base;  // 1024-aligned
   __device__ uint32_t q() const { return base; }
   __device__ uint32_t k(int stage) const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * stage; }
@@ -73,9 +73,8 @@ struct BlockWork {
   SdpaKeyTiles keys;
 };
 
-template <int HeadDim>
+template <class Ti>
 __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp) {
-  using Ti = Tiles<HeadDim>;
   BlockWork w;
   const int64_t tile = blockIdx.x;
   const int64_t bh = tile / fp.query_tiles, m_index = tile % fp.query_tiles;
@@ -91,9 +90,8 @@ __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const Forw
 
 // The producer's one thread: Q, then every key tile's K and V, each slot
 // refilled once every consumer warpgroup has handed it back.
-template <int HeadDim>
-__device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<HeadDim> &sm, const BlockWork &w) {
-  using Ti = Tiles<HeadDim>;
+template <class Ti>
+__device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<Ti> &sm, const BlockWork &w) {
   const auto coords = [](const AxisSteps &s, int64_t b, int64_t h) {
     return int2{static_cast<int32_t>(h * s.head), static_cast<int32_t>(b * s.batch)};
   };
@@ -123,14 +121,13 @@ __device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<H
 }
 
 // A consumer warpgroup's products, online softmax and output.
-template <class T, int HeadDim>
+template <class T, class Ti>
 struct Consumer {
-  using Ti = Tiles<HeadDim>;
   static constexpr int kWarpRows = 16;  // thread_row's rows per warp: warp w holds block rows 16 w to 16 w + 15
 
   const SdpaProblem &p;
   const ForwardParams &fp;
-  const SmemMap<HeadDim> &sm;
+  const SmemMap<Ti> &sm;
   const BlockWork &w;
   int group;        // which consumer warpgroup, 0 to kConsumers - 1
   uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab
@@ -143,7 +140,7 @@ struct Consumer {
     fence_registers(s[0]);
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < HeadDim / 16; ++kk) {
+    for (int kk = 0; kk < Ti::kHeadDim / 16; ++kk) {
       // 16 columns are 32 bytes of a slab's 128-byte rows.
       const uint32_t slab = kk / 4, within = (kk % 4) * 32;
       const uint64_t a = sw128_descriptor(q_rows + slab * Ti::kQSlabBytes + within, 16, Ti::kAtomBytes);
@@ -166,7 +163,7 @@ struct Consumer {
 #pragma unroll
     for (int kk = 0; kk < Ti::kBlockN / 16; ++kk) {
       const uint64_t b = sw128_descriptor(sm.v(stage) + kk * 16 * 128, Ti::kKvSlabBytes, Ti::kAtomBytes);
-      wgmma_rs<T, HeadDim, 1>(o[0], pa[kk], b, 1);
+      wgmma_rs<T, Ti::kHeadDim, 1>(o[0], pa[kk], b, 1);
     }
     wgmma_commit();
     fence_registers(o[0]);
@@ -276,12 +273,11 @@ struct Consumer {
   }
 };
 
-template <class T, int HeadDim>
-__global__ void __launch_bounds__(sdpa_sm90_shape(HeadDim).threads(), sdpa_sm90_shape(HeadDim).blocks)
+template <class T, class Ti>
+__global__ void __launch_bounds__(Ti::kThreads, 1)
     forward_kernel(const SdpaProblem p, const __grid_constant__ ForwardParams fp) {
-  using Ti = Tiles<HeadDim>;
   extern __shared__ __align__(1024) unsigned char smem[];
-  const SmemMap<HeadDim> sm{(sdpa_tc::shared_address(smem) + 1023u) & ~1023u};
+  const SmemMap<Ti> sm{(sdpa_tc::shared_address(smem) + 1023u) & ~1023u};
   const int warp = static_cast<int>(threadIdx.x) / 32;
   if (threadIdx.x == 0) {
     mbarrier_init(sm.q_full(), 1);
@@ -294,10 +290,10 @@ __global__ void __launch_bounds__(sdpa_sm90_shape(HeadDim).threads(), sdpa_sm90_
     mbarrier_init_fence();
   }
   __syncthreads();
-  const BlockWork w = block_work<HeadDim>(p, fp);
+  const BlockWork w = block_work<Ti>(p, fp);
   if (warp >= 4 * Ti::kConsumers) {
     release_registers_to<kSdpaSm90ProducerRegisters>();
-    if (threadIdx.x == 128 * Ti::kConsumers) produce<HeadDim>(fp, sm, w);
+    if (threadIdx.x == 128 * Ti::kConsumers) produce<Ti>(fp, sm, w);
   } else {
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
     float slope_log2 = 0.f;
@@ -306,7 +302,7 @@ __global__ void __launch_bounds__(sdpa_sm90_shape(HeadDim).threads(), sdpa_sm90_
                    1.4426950408889634f;
     const int group = warp / 4;
     const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
-    const Consumer<T, HeadDim> consumer{p, fp, sm, w, group, q_rows, slope_log2};
+    const Consumer<T, Ti> consumer{p, fp, sm, w, group, q_rows, slope_log2};
     consumer.run();
   }
 }
@@ -315,14 +311,27 @@ __global__ void __launch_bounds__(sdpa_sm90_shape(HeadDim).threads(), sdpa_sm90_
 
 namespace baracuda::kernels {
 
-template <class T, int HeadDimTile>
-int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp, cudaStream_t stream) {
-  const auto kernel = sm90::forward_kernel<T, HeadDimTile>;
-  const size_t smem = sdpa_sm90_smem_bytes(HeadDimTile);
+namespace sm90 {
+template <class T, int HeadDim, int Consumers>
+int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
+  using Ti = Tiles<HeadDim, Consumers>;
+  const auto kernel = forward_kernel<T, Ti>;
+  const size_t smem = sdpa_sm90_smem_bytes(Ti::kShape);
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
-  kernel<<<static_cast<unsigned>(fp.tiles), sdpa_sm90_shape(HeadDimTile).threads(), smem, stream>>>(p, fp);
+  kernel<<<static_cast<unsigned>(fp.tiles), Ti::kThreads, smem, stream>>>(p, fp);
   return -static_cast<int>(cudaGetLastError());
+}
+}  // namespace sm90
+
+// The consumer warpgroups sdpa_sm90_consumers gives p (fp was derived for them).
+template <class T, int HeadDimTile>
+int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp, cudaStream_t stream) {
+  constexpr int kUnbounded = sdpa_sm90_consumers(HeadDimTile, false), kBounded = sdpa_sm90_consumers(HeadDimTile, true);
+  if constexpr (kUnbounded != kBounded) {
+    if (!sdpa_visible_keys(p).bounded()) return sm90::launch_forward<T, HeadDimTile, kUnbounded>(p, fp, stream);
+  }
+  return sm90::launch_forward<T, HeadDimTile, kBounded>(p, fp, stream);
 }
 
 }  // namespace baracuda::kernels

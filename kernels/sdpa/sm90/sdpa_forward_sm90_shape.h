@@ -14,37 +14,52 @@ namespace baracuda::kernels {
 struct SdpaSm90Shape {
   int consumers;  // warpgroups of 64 query rows each; one more warpgroup produces
   int block_n, stages, slabs;
-  int blocks;  // per SM, which splits the registers (sdpa_sm90_consumer_registers)
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
 };
 
-constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile) {
+// Consumer warpgroups a block runs, for a head-size tile and whether a
+// causal mask or a window bounds some row's keys. At 64 columns a warpgroup's
+// products are short beside its softmax, and a third warpgroup keeps the
+// tensor cores busier: without a mask 483 against 434 TFLOP/s at bf16 B8
+// H16 S4096 and 338 against 320 at B16 H16 S1024 (an H200, session 15). With
+// a causal mask its 192-row tiles lost (181 against 216 at S1024: more of
+// each diagonal tile masked, a partial last tile of a third); one of 96-key
+// tiles (no spills) ran 311 and 452.
+constexpr int sdpa_sm90_consumers(int head_dim_tile, bool bounded) {
+  return head_dim_tile == 64 && !bounded ? 3 : 2;
+}
+
+constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, int consumers) {
   // At 256 columns the O accumulator takes 128 registers a thread: S gets 64 keys.
-  return {2, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64, 1};
+  return {consumers, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
 
 // A consumer thread's registers once the producer has given back all but 24
-// of its own: the block's share of the SM's 64K (per thread a multiple of
-// 8, as the launch allocates them), less the producer's, over the consumers.
+// of its own: the SM's 64K over the block (per thread a multiple of 8, as the
+// launch allocates them), less the producer's, over the consumers.
 constexpr int sdpa_sm90_consumer_registers(const SdpaSm90Shape &s) {
-  const int launch = 65536 / (s.threads() * s.blocks) / 8 * 8;
+  const int launch = 65536 / s.threads() / 8 * 8;
   return (launch * s.threads() - 128 * kSdpaSm90ProducerRegisters) / (128 * s.consumers) / 8 * 8;
 }
-static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, 1}) == 240 &&
-              sdpa_sm90_consumer_registers({3, 128, 2, 1, 1}) == 160);
+static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1}) == 240 &&
+              sdpa_sm90_consumer_registers({3, 128, 2, 1}) == 160);
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
 // Q, then per stage a K and a V tile, then the mbarriers (one for Q; per
 // stage K and V full and empty), and the slack that aligns the tiles to a
 // swizzle atom.
-constexpr size_t sdpa_sm90_smem_bytes(int head_dim_tile) {
-  const SdpaSm90Shape s = sdpa_sm90_shape(head_dim_tile);
-  const size_t row_bytes = static_cast<size_t>(head_dim_tile) * 2;
+constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
+  const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
   return (s.block_m() + 2 * s.stages * s.block_n) * row_bytes + 8 * (1 + 4 * s.stages) + kSdpaSm90SwizzleAlign;
+}
+
+// The most any problem's block of a head-size tile takes (without a mask: the most consumers).
+constexpr size_t sdpa_sm90_most_smem_bytes(int head_dim_tile) {
+  return sdpa_sm90_smem_bytes(sdpa_sm90_shape(head_dim_tile, sdpa_sm90_consumers(head_dim_tile, false)));
 }
 
 }  // namespace baracuda::kernels

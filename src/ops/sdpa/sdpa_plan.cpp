@@ -51,7 +51,7 @@ struct Variant {
 };
 
 size_t forward_smem_sm90(const Spec &s) {
-  return kernels::sdpa_sm90_smem_bytes(kernels::sdpa_tc_head_dim_tile(s.head_dim, s.head_dim_v));
+  return kernels::sdpa_sm90_most_smem_bytes(kernels::sdpa_tc_head_dim_tile(s.head_dim, s.head_dim_v));
 }
 size_t forward_smem_sm89(const Spec &s) {
   return kernels::sdpa_tc_smem_bytes(kernels::SdpaTcVariant::kSm89, s.head_dim, s.head_dim_v);

@@ -1,0 +1,37 @@
+// The Hopper attention forward's cuts (kernels/sdpa/sm90/sdpa_forward_sm90_shape.h):
+// which problems take a third consumer warpgroup, every shape's shared memory
+// within sm_90's per-block limit, and the consumers' register split. No GPU.
+#include <catch2/catch.hpp>
+
+#include "sdpa/sdpa_visible_keys.h"
+#include "sdpa/sm90/sdpa_forward_sm90_shape.h"
+
+using namespace baracuda::kernels;
+
+TEST_CASE("sdpa sm90: only 64-column tiles without a mask or window take three consumers", "[heuristics][sdpa]") {
+  CHECK(sdpa_sm90_consumers(64, false) == 3);
+  CHECK(sdpa_sm90_consumers(64, true) == 2);
+  for (int tile : {128, 256})
+    for (bool bounded : {false, true}) CHECK(sdpa_sm90_consumers(tile, bounded) == 2);
+}
+
+TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {
+  const SdpaVisibleKeys open{0, 100, false, -1, -1};
+  CHECK_FALSE(open.bounded());
+  CHECK(SdpaVisibleKeys{0, 100, true, -1, -1}.bounded());
+  CHECK(SdpaVisibleKeys{0, 100, false, 5, -1}.bounded());
+  CHECK(SdpaVisibleKeys{0, 100, false, -1, 0}.bounded());
+}
+
+TEST_CASE("sdpa sm90: every shape fits sm_90's shared memory and splits its registers", "[heuristics][sdpa]") {
+  for (int tile : {64, 128, 256})
+    for (bool bounded : {false, true}) {
+      const SdpaSm90Shape s = sdpa_sm90_shape(tile, sdpa_sm90_consumers(tile, bounded));
+      INFO("tile " << tile << " bounded " << bounded);
+      CHECK(sdpa_sm90_smem_bytes(s) <= 227 * 1024);
+      CHECK(sdpa_sm90_smem_bytes(s) <= sdpa_sm90_most_smem_bytes(tile));
+      const int consumer = sdpa_sm90_consumer_registers(s);
+      CHECK(consumer % 8 == 0);
+      CHECK(consumer * 128 * s.consumers + 128 * kSdpaSm90ProducerRegisters <= 65536);
+    }
+}
