@@ -9,10 +9,10 @@
 using namespace baracuda::kernels;
 
 TEST_CASE("sdpa sm90: only 64-column tiles without a mask or window take three consumers", "[heuristics][sdpa]") {
-  CHECK(sdpa_sm90_consumers(64, false) == 3);
-  CHECK(sdpa_sm90_consumers(64, true) == 2);
+  CHECK(sdpa_sm90_shape(64, false).consumers == 3);
+  CHECK(sdpa_sm90_shape(64, true).consumers == 2);
   for (int tile : {128, 256})
-    for (bool bounded : {false, true}) CHECK(sdpa_sm90_consumers(tile, bounded) == 2);
+    for (bool bounded : {false, true}) CHECK(sdpa_sm90_shape(tile, bounded).consumers == 2);
 }
 
 TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {
@@ -26,7 +26,7 @@ TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heurist
 TEST_CASE("sdpa sm90: every shape fits sm_90's shared memory and splits its registers", "[heuristics][sdpa]") {
   for (int tile : {64, 128, 256})
     for (bool bounded : {false, true}) {
-      const SdpaSm90Shape s = sdpa_sm90_shape(tile, sdpa_sm90_consumers(tile, bounded));
+      const SdpaSm90Shape s = sdpa_sm90_shape(tile, bounded);
       INFO("tile " << tile << " bounded " << bounded);
       CHECK(sdpa_sm90_smem_bytes(s) <= 227 * 1024);
       CHECK(sdpa_sm90_smem_bytes(s) <= sdpa_sm90_most_smem_bytes(tile));

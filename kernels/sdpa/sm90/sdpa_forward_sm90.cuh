@@ -36,10 +36,10 @@
 
 namespace baracuda::kernels::sm90 {
 
-template <int HeadDim, int Consumers>
+template <int HeadDim, bool Bounded>
 struct Tiles {
   static constexpr int kHeadDim = HeadDim;
-  static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim, Consumers);
+  static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim, Bounded);
   static constexpr int kConsumers = kShape.consumers, kThreads = kShape.threads();
   static constexpr int kBlockM = kShape.block_m(), kBlockN = kShape.block_n, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs;          // 64-column slabs of 128-byte rows
@@ -312,9 +312,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 namespace baracuda::kernels {
 
 namespace sm90 {
-template <class T, int HeadDim, int Consumers>
+template <class T, int HeadDim, bool Bounded>
 int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
-  using Ti = Tiles<HeadDim, Consumers>;
+  using Ti = Tiles<HeadDim, Bounded>;
   const auto kernel = forward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_smem_bytes(Ti::kShape);
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -324,14 +324,14 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
 }
 }  // namespace sm90
 
-// The consumer warpgroups sdpa_sm90_consumers gives p (fp was derived for them).
+// The shape sdpa_sm90_shape gives p (fp was derived for it): one kernel
+// where bounded and open problems share a shape, else one for each.
 template <class T, int HeadDimTile>
 int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp, cudaStream_t stream) {
-  constexpr int kUnbounded = sdpa_sm90_consumers(HeadDimTile, false), kBounded = sdpa_sm90_consumers(HeadDimTile, true);
-  if constexpr (kUnbounded != kBounded) {
-    if (!sdpa_visible_keys(p).bounded()) return sm90::launch_forward<T, HeadDimTile, kUnbounded>(p, fp, stream);
+  if constexpr (!(sdpa_sm90_shape(HeadDimTile, false) == sdpa_sm90_shape(HeadDimTile, true))) {
+    if (!sdpa_visible_keys(p).bounded()) return sm90::launch_forward<T, HeadDimTile, false>(p, fp, stream);
   }
-  return sm90::launch_forward<T, HeadDimTile, kBounded>(p, fp, stream);
+  return sm90::launch_forward<T, HeadDimTile, true>(p, fp, stream);
 }
 
 }  // namespace baracuda::kernels

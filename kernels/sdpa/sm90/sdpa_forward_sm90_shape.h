@@ -16,23 +16,26 @@ struct SdpaSm90Shape {
   int block_n, stages, slabs;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
+  constexpr bool operator==(const SdpaSm90Shape &o) const {
+    return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs;
+  }
 };
 
-// Consumer warpgroups a block runs, for a head-size tile and whether a
-// causal mask or a window bounds some row's keys. At 64 columns a warpgroup's
-// products are short beside its softmax, and a third warpgroup keeps the
-// tensor cores busier: without a mask 483 against 434 TFLOP/s at bf16 B8
-// H16 S4096 and 338 against 320 at B16 H16 S1024 (an H200, session 15). With
-// a causal mask its 192-row tiles lost (181 against 216 at S1024: more of
-// each diagonal tile masked, a partial last tile of a third); one of 96-key
-// tiles (no spills) ran 311 and 452.
-constexpr int sdpa_sm90_consumers(int head_dim_tile, bool bounded) {
-  return head_dim_tile == 64 && !bounded ? 3 : 2;
-}
-
-constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, int consumers) {
-  // At 256 columns the O accumulator takes 128 registers a thread: S gets 64 keys.
-  return {consumers, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64};
+// A block's cut for a head-size tile and whether a causal mask or a window
+// bounds some row's keys. At 64 columns a warpgroup's products are short
+// beside its softmax, and a third consumer warpgroup keeps the tensor cores
+// busier: without a mask 483 against 434 TFLOP/s at bf16 B8 H16 S4096 and
+// 338 against 320 at B16 H16 S1024 (an H200, session 15). With a causal mask
+// its 192-row tiles lost (181 against 216 at S1024: more of each diagonal
+// tile masked, a partial last tile of a third); one of 96-key tiles (no
+// spills) ran 311 and 452. At 256 columns the O accumulator takes 128
+// registers a thread: S gets 64 keys. Wider key tiles measured the same in
+// that run: 176 keys at 128 columns 645-651 against 648 (B4 H32 S4096), 80
+// at 256 columns 572 against 559 (B8 H16 S2048).
+constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
+  const int consumers = head_dim_tile == 64 && !bounded ? 3 : 2;
+  const int block_n = head_dim_tile == 256 ? 64 : 128;
+  return {consumers, block_n, 2, head_dim_tile / 64};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
@@ -57,9 +60,11 @@ constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   return (s.block_m() + 2 * s.stages * s.block_n) * row_bytes + 8 * (1 + 4 * s.stages) + kSdpaSm90SwizzleAlign;
 }
 
-// The most any problem's block of a head-size tile takes (without a mask: the most consumers).
+// The most any problem's block of a head-size tile takes.
 constexpr size_t sdpa_sm90_most_smem_bytes(int head_dim_tile) {
-  return sdpa_sm90_smem_bytes(sdpa_sm90_shape(head_dim_tile, sdpa_sm90_consumers(head_dim_tile, false)));
+  const size_t open = sdpa_sm90_smem_bytes(sdpa_sm90_shape(head_dim_tile, false)),
+               bounded = sdpa_sm90_smem_bytes(sdpa_sm90_shape(head_dim_tile, true));
+  return open > bounded ? open : bounded;
 }
 
 }  // namespace baracuda::kernels
