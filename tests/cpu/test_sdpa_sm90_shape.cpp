@@ -8,11 +8,17 @@
 
 using namespace baracuda::kernels;
 
-TEST_CASE("sdpa sm90: only 64-column tiles without a mask or window take three consumers", "[heuristics][sdpa]") {
+TEST_CASE("sdpa sm90: only 64-column tiles without a mask or window take three consumers, persistent",
+          "[heuristics][sdpa]") {
   CHECK(sdpa_sm90_shape(64, false).consumers == 3);
+  CHECK(sdpa_sm90_shape(64, false).persistent);
   CHECK(sdpa_sm90_shape(64, true).consumers == 2);
+  CHECK_FALSE(sdpa_sm90_shape(64, true).persistent);
   for (int tile : {128, 256})
-    for (bool bounded : {false, true}) CHECK(sdpa_sm90_shape(tile, bounded).consumers == 2);
+    for (bool bounded : {false, true}) {
+      CHECK(sdpa_sm90_shape(tile, bounded).consumers == 2);
+      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).persistent);
+    }
 }
 
 TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {

@@ -1,9 +1,11 @@
 // The Hopper attention forward for f16 / bf16 (sm_90a): FlashAttention-2's
-// algorithm on warpgroup MMAs. A block owns 64 query rows per consumer
-// warpgroup (sdpa_forward_sm90_shape.h) of one (b, h), and one producer
-// warpgroup whose first thread brings Q and then the K and V tiles its rows
-// can see by TMA into a ring of 128-byte-swizzled slabs, each copy
-// completing on an mbarrier. Each consumer warpgroup computes S = Q K^T
+// algorithm on warpgroup MMAs. A query tile holds 64 rows of one (b, h) per
+// consumer warpgroup; a block takes one tile, or, persistent, one block an
+// SM takes tiles in turn (sdpa_forward_sm90_shape.h says which). One
+// producer warpgroup's first thread brings each tile's Q and then the K and
+// V tiles its rows can see by TMA into a ring of 128-byte-swizzled slabs,
+// each copy completing on an mbarrier, Q refilled once every consumer has
+// done its last S. Each consumer warpgroup computes S = Q K^T
 // (wgmma, Q and K from shared memory) and O += P V (wgmma, P from registers,
 // V N-major from shared memory), the online softmax in registers between
 // them, and hands each K and V tile back through its "empty" mbarrier.
@@ -65,6 +67,7 @@ struct SmemMap {
   __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
   __device__ uint32_t k_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
   __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
+  __device__ uint32_t q_empty() const { return bars() + 8 * (1 + 4 * Ti::kStages); }
 };
 
 // The block's query tile and the key tiles its rows can see.
@@ -74,9 +77,8 @@ struct BlockWork {
 };
 
 template <class Ti>
-__device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp) {
+__device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp, int64_t tile) {
   BlockWork w;
-  const int64_t tile = blockIdx.x;
   const int64_t bh = tile / fp.query_tiles, m_index = tile % fp.query_tiles;
   // Causal rows further down see more keys: their tiles go first.
   w.m0 = (p.causal ? fp.query_tiles - 1 - m_index : m_index) * Ti::kBlockM;
@@ -88,35 +90,43 @@ __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const Forw
   return w;
 }
 
-// The producer's one thread: Q, then every key tile's K and V, each slot
-// refilled once every consumer warpgroup has handed it back.
+// The producer's one thread, over the block's query tiles: Q once the
+// consumers are done with the last one's, then every key tile's K and V,
+// each slot refilled once every consumer warpgroup has handed it back. The
+// ring's slots and phases run on across query tiles.
 template <class Ti>
-__device__ __forceinline__ void produce(const ForwardParams &fp, const SmemMap<Ti> &sm, const BlockWork &w) {
+__device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParams &fp, const SmemMap<Ti> &sm) {
   const auto coords = [](const AxisSteps &s, int64_t b, int64_t h) {
     return int2{static_cast<int32_t>(h * s.head), static_cast<int32_t>(b * s.batch)};
   };
-  const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
-             v_bh = coords(fp.v_steps, w.b, w.hk);
-  mbarrier_arrive_expect_bytes(sm.q_full(), Ti::kQBytes);
-#pragma unroll 1  // the producer runs on 24 registers
-  for (int j = 0; j < Ti::kSlabs; ++j)
-    tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
-                q_bh.y);
-  const int64_t n_tiles = w.keys.end - w.keys.begin;
-  for (int64_t t = 0; t < n_tiles; ++t) {
-    const int stage = static_cast<int>(t % Ti::kStages);
-    const uint32_t round = static_cast<uint32_t>(t / Ti::kStages);
-    const int32_t n0 = static_cast<int32_t>((w.keys.begin + t) * Ti::kBlockN);
-    if (round > 0) mbarrier_wait(sm.k_empty(stage), (round - 1) & 1);
-    mbarrier_arrive_expect_bytes(sm.k_full(stage), Ti::kKvBytes);
+  uint32_t issued = 0;  // key tiles brought so far
+  uint32_t q_round = 0;
+  for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x, ++q_round) {
+    const BlockWork w = block_work<Ti>(p, fp, tile);
+    const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
+               v_bh = coords(fp.v_steps, w.b, w.hk);
+    if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
+    mbarrier_arrive_expect_bytes(sm.q_full(), Ti::kQBytes);
 #pragma unroll 1  // the producer runs on 24 registers
     for (int j = 0; j < Ti::kSlabs; ++j)
-      tma_load_4d(sm.k(stage) + j * Ti::kKvSlabBytes, &fp.k, sm.k_full(stage), 64 * j, n0, k_bh.x, k_bh.y);
-    if (round > 0) mbarrier_wait(sm.v_empty(stage), (round - 1) & 1);
-    mbarrier_arrive_expect_bytes(sm.v_full(stage), Ti::kKvBytes);
+      tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
+                  q_bh.y);
+    const int64_t n_tiles = w.keys.end - w.keys.begin;
+    for (int64_t t = 0; t < n_tiles; ++t, ++issued) {
+      const int stage = static_cast<int>(issued % Ti::kStages);
+      const uint32_t round = issued / Ti::kStages;
+      const int32_t n0 = static_cast<int32_t>((w.keys.begin + t) * Ti::kBlockN);
+      if (round > 0) mbarrier_wait(sm.k_empty(stage), (round - 1) & 1);
+      mbarrier_arrive_expect_bytes(sm.k_full(stage), Ti::kKvBytes);
 #pragma unroll 1  // the producer runs on 24 registers
-    for (int j = 0; j < Ti::kSlabs; ++j)
-      tma_load_4d(sm.v(stage) + j * Ti::kKvSlabBytes, &fp.v, sm.v_full(stage), 64 * j, n0, v_bh.x, v_bh.y);
+      for (int j = 0; j < Ti::kSlabs; ++j)
+        tma_load_4d(sm.k(stage) + j * Ti::kKvSlabBytes, &fp.k, sm.k_full(stage), 64 * j, n0, k_bh.x, k_bh.y);
+      if (round > 0) mbarrier_wait(sm.v_empty(stage), (round - 1) & 1);
+      mbarrier_arrive_expect_bytes(sm.v_full(stage), Ti::kKvBytes);
+#pragma unroll 1  // the producer runs on 24 registers
+      for (int j = 0; j < Ti::kSlabs; ++j)
+        tma_load_4d(sm.v(stage) + j * Ti::kKvSlabBytes, &fp.v, sm.v_full(stage), 64 * j, n0, v_bh.x, v_bh.y);
+    }
   }
 }
 
@@ -132,11 +142,16 @@ struct Consumer {
   int group;        // which consumer warpgroup, 0 to kConsumers - 1
   uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab
   float slope_log2;
+  uint32_t first;    // the ring's count of key tiles before this query tile's
+  uint32_t q_phase;  // of Q's full barrier for this query tile
+
+  // Key tile t's slot in the ring, and the phase its barriers complete.
+  __device__ int stage(int64_t t) const { return static_cast<int>((first + t) % Ti::kStages); }
+  __device__ uint32_t phase(int64_t t) const { return static_cast<uint32_t>((first + t) / Ti::kStages) & 1; }
 
   // s = Q K^T of key tile t (issued and committed, not waited for).
   __device__ void issue_scores(float (&s)[1][Ti::kKeyBlocks][4], int64_t t) const {
-    const int stage = static_cast<int>(t % Ti::kStages);
-    mbarrier_wait(sm.k_full(stage), static_cast<uint32_t>(t / Ti::kStages) & 1);
+    mbarrier_wait(sm.k_full(stage(t)), phase(t));
     fence_registers(s[0]);
     wgmma_fence();
 #pragma unroll
@@ -144,7 +159,7 @@ struct Consumer {
       // 16 columns are 32 bytes of a slab's 128-byte rows.
       const uint32_t slab = kk / 4, within = (kk % 4) * 32;
       const uint64_t a = sw128_descriptor(q_rows + slab * Ti::kQSlabBytes + within, 16, Ti::kAtomBytes);
-      const uint64_t b = sw128_descriptor(sm.k(stage) + slab * Ti::kKvSlabBytes + within, 16, Ti::kAtomBytes);
+      const uint64_t b = sw128_descriptor(sm.k(stage(t)) + slab * Ti::kKvSlabBytes + within, 16, Ti::kAtomBytes);
       wgmma_ss<T, Ti::kBlockN, 0>(s[0], a, b, kk > 0);
     }
     wgmma_commit();
@@ -155,14 +170,13 @@ struct Consumer {
   // N-major: 16 keys are 16 rows of every slab, the slabs Dv's 64-column steps.
   __device__ void issue_values(float (&o)[1][Ti::kValueBlocks][4], uint32_t (&pa)[Ti::kKeyBlocks / 2][4],
                                int64_t t) const {
-    const int stage = static_cast<int>(t % Ti::kStages);
-    mbarrier_wait(sm.v_full(stage), static_cast<uint32_t>(t / Ti::kStages) & 1);
+    mbarrier_wait(sm.v_full(stage(t)), phase(t));
     fence_registers(o[0]);
     fence_registers(pa);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < Ti::kBlockN / 16; ++kk) {
-      const uint64_t b = sw128_descriptor(sm.v(stage) + kk * 16 * 128, Ti::kKvSlabBytes, Ti::kAtomBytes);
+      const uint64_t b = sw128_descriptor(sm.v(stage(t)) + kk * 16 * 128, Ti::kKvSlabBytes, Ti::kAtomBytes);
       wgmma_rs<T, Ti::kHeadDim, 1>(o[0], pa[kk], b, 1);
     }
     wgmma_commit();
@@ -191,11 +205,10 @@ struct Consumer {
     }
   }
 
-  // Hands tile t's K or V slot back to the producer (every consumer thread arrives).
-  __device__ void release_keys(int64_t t) const { mbarrier_arrive(sm.k_empty(static_cast<int>(t % Ti::kStages))); }
-  __device__ void release_values(int64_t t) const {
-    mbarrier_arrive(sm.v_empty(static_cast<int>(t % Ti::kStages)));
-  }
+  // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
+  __device__ void release_keys(int64_t t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
+  __device__ void release_values(int64_t t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
+  __device__ void release_query() const { mbarrier_arrive(sm.q_empty()); }
 
   // Taking turns: this group's turn to issue products (named barrier 1 +
   // group), and the next group's once it has issued. The groups go round from
@@ -212,7 +225,7 @@ struct Consumer {
     sdpa_tc::zero_accumulators(o);
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
-    mbarrier_wait(sm.q_full(), 0);  // also when no key tile follows: the block must not exit with Q's copy in flight
+    mbarrier_wait(sm.q_full(), q_phase);  // also when no key tile follows: Q's copy must not be in flight
     const int64_t n_tiles = w.keys.end - w.keys.begin;
     if (n_tiles > 0) {
       if (last_group()) pass_turn();
@@ -240,6 +253,7 @@ struct Consumer {
         release_values(t - 1);
         to_fragments(pa, s);
       }
+      release_query();  // every S of this query tile is done
       wait_turn();
       sdpa_tc::rescale_rows(o, correction);
       issue_values(o, pa, n_tiles - 1);
@@ -247,6 +261,8 @@ struct Consumer {
       wgmma_wait<0>();
       fence_registers(o[0]);
       release_values(n_tiles - 1);
+    } else {
+      release_query();
     }
     store_out(o, row_max, row_sum);
   }
@@ -287,23 +303,28 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
+    mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);
     mbarrier_init_fence();
   }
   __syncthreads();
-  const BlockWork w = block_work<Ti>(p, fp);
   if (warp >= 4 * Ti::kConsumers) {
     release_registers_to<kSdpaSm90ProducerRegisters>();
-    if (threadIdx.x == 128 * Ti::kConsumers) produce<Ti>(fp, sm, w);
+    if (threadIdx.x == 128 * Ti::kConsumers) produce<Ti>(p, fp, sm);
   } else {
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
-    float slope_log2 = 0.f;
-    if (fp.score.alibi != 0)
-      slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
-                   1.4426950408889634f;
     const int group = warp / 4;
     const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
-    const Consumer<T, Ti> consumer{p, fp, sm, w, group, q_rows, slope_log2};
-    consumer.run();
+    uint32_t first = 0, q_round = 0;
+    for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x, ++q_round) {
+      const BlockWork w = block_work<Ti>(p, fp, tile);
+      float slope_log2 = 0.f;
+      if (fp.score.alibi != 0)
+        slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
+                     1.4426950408889634f;
+      const Consumer<T, Ti> consumer{p, fp, sm, w, group, q_rows, slope_log2, first, q_round & 1};
+      consumer.run();
+      first += static_cast<uint32_t>(w.keys.end - w.keys.begin);
+    }
   }
 }
 
@@ -319,7 +340,15 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
   const size_t smem = sdpa_sm90_smem_bytes(Ti::kShape);
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
-  kernel<<<static_cast<unsigned>(fp.tiles), Ti::kThreads, smem, stream>>>(p, fp);
+  int64_t blocks = fp.tiles;
+  if constexpr (Ti::kShape.persistent) {
+    int device = 0, sms = 0;
+    if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
+      return -static_cast<int>(err);
+    if (sms < blocks) blocks = sms;
+  }
+  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, fp);
   return -static_cast<int>(cudaGetLastError());
 }
 }  // namespace sm90

@@ -14,10 +14,12 @@ namespace baracuda::kernels {
 struct SdpaSm90Shape {
   int consumers;  // warpgroups of 64 query rows each; one more warpgroup produces
   int block_n, stages, slabs;
+  bool persistent;  // one block an SM taking query tiles in turn, else one a tile
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
-    return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs;
+    return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
+           persistent == o.persistent;
   }
 };
 
@@ -28,14 +30,18 @@ struct SdpaSm90Shape {
 // 338 against 320 at B16 H16 S1024 (an H200, session 15). With a causal mask
 // its 192-row tiles lost (181 against 216 at S1024: more of each diagonal
 // tile masked, a partial last tile of a third); one of 96-key tiles (no
-// spills) ran 311 and 452. At 256 columns the O accumulator takes 128
-// registers a thread: S gets 64 keys. Wider key tiles measured the same in
-// that run: 176 keys at 128 columns 645-651 against 648 (B4 H32 S4096), 80
-// at 256 columns 572 against 559 (B8 H16 S2048).
+// spills) ran 311 and 452. Those short tiles' blocks also gain from being
+// persistent, one an SM, the next tile's Q and first keys arriving while
+// the last tile's products drain: 355 and 487. Persistent blocks lost
+// elsewhere, taking tiles in a fixed turn: 1-4% at 128 and 256 columns
+// without a mask, 5-10% under a causal mask (the triangle's tiles no longer
+// balanced by the hardware's scheduling). At 256 columns the O accumulator
+// takes 128 registers a thread: S gets 64 keys. Wider key tiles measured the
+// same: 176 keys at 128 columns 645-651 against 648 (B4 H32 S4096), 80 at
+// 256 columns 572 against 559 (B8 H16 S2048).
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
-  const int consumers = head_dim_tile == 64 && !bounded ? 3 : 2;
-  const int block_n = head_dim_tile == 256 ? 64 : 128;
-  return {consumers, block_n, 2, head_dim_tile / 64};
+  const bool short_open = head_dim_tile == 64 && !bounded;
+  return {short_open ? 3 : 2, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64, short_open};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
@@ -47,17 +53,17 @@ constexpr int sdpa_sm90_consumer_registers(const SdpaSm90Shape &s) {
   const int launch = 65536 / s.threads() / 8 * 8;
   return (launch * s.threads() - 128 * kSdpaSm90ProducerRegisters) / (128 * s.consumers) / 8 * 8;
 }
-static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1}) == 240 &&
-              sdpa_sm90_consumer_registers({3, 128, 2, 1}) == 160);
+static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false}) == 240 &&
+              sdpa_sm90_consumer_registers({3, 128, 2, 1, false}) == 160);
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
-// Q, then per stage a K and a V tile, then the mbarriers (one for Q; per
-// stage K and V full and empty), and the slack that aligns the tiles to a
-// swizzle atom.
+// Q, then per stage a K and a V tile, then the mbarriers (Q full and empty;
+// per stage K and V full and empty), and the slack that aligns the tiles to
+// a swizzle atom.
 constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
-  return (s.block_m() + 2 * s.stages * s.block_n) * row_bytes + 8 * (1 + 4 * s.stages) + kSdpaSm90SwizzleAlign;
+  return (s.block_m() + 2 * s.stages * s.block_n) * row_bytes + 8 * (2 + 4 * s.stages) + kSdpaSm90SwizzleAlign;
 }
 
 // The most any problem's block of a head-size tile takes.
