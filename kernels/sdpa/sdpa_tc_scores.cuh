@@ -101,6 +101,22 @@ __device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], co
     }
 }
 
+// The max (or the sum) of a row's 2 KeyBlocks entries of s held by one
+// thread, as a tree: a chain of that many dependent operations stalls on
+// each one's latency, and a tree takes log2 as many steps.
+template <bool Max, int MAtoms, int KeyBlocks>
+__device__ __forceinline__ float row_tree(const float (&s)[MAtoms][KeyBlocks][4], int a, int hr) {
+  const auto op = [](float x, float y) { return Max ? fmaxf(x, y) : x + y; };
+  float t[KeyBlocks];
+#pragma unroll
+  for (int nb = 0; nb < KeyBlocks; ++nb) t[nb] = op(s[a][nb][2 * hr], s[a][nb][2 * hr + 1]);
+#pragma unroll
+  for (int w = 1; w < KeyBlocks; w *= 2)
+#pragma unroll
+    for (int nb = 0; nb + w < KeyBlocks; nb += 2 * w) t[nb] = op(t[nb], t[nb + w]);
+  return t[0];
+}
+
 // One online-softmax step on the scores alone: the running max takes this
 // tile's, the thread's partial row sums are rescaled, s becomes
 // P = 2^(s mul - max mul), and `correction` gets the factor that O's rows
@@ -115,23 +131,17 @@ __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBloc
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      float mx = row_max[a][hr];
-#pragma unroll
-      for (int nb = 0; nb < KeyBlocks; ++nb) mx = fmaxf(mx, fmaxf(s[a][nb][2 * hr], s[a][nb][2 * hr + 1]));
+      float mx = fmaxf(row_max[a][hr], row_tree<true>(s, a, hr));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float base = mx == -INFINITY ? 0.f : mx * mul;
       correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base));
       row_max[a][hr] = mx;
-      float sum = row_sum[a][hr] * correction[a][hr];
 #pragma unroll
       for (int nb = 0; nb < KeyBlocks; ++nb)
 #pragma unroll
-        for (int e = 2 * hr; e < 2 * hr + 2; ++e) {
-          s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
-          sum += s[a][nb][e];
-        }
-      row_sum[a][hr] = sum;
+        for (int e = 2 * hr; e < 2 * hr + 2; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
+      row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
     }
 }
 
