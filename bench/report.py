@@ -1,8 +1,9 @@
 """Adds the PyTorch way of doing each benchmarked op (timed the same way:
 CUDA events, warm-up, median of 30) to bench_ops' rows and prints the table;
 attention rows go to a table of their own, beside PyTorch's sdpa backends
-read from bench/torch_sdpa.py's output (the optional second argument); shape_grid's
-rows beside bench/torch_shape_grid.py's output (the optional third argument)."""
+read from bench/torch_sdpa.py's output (the optional second argument), and
+sdpa_candidates' forced candidates to a third; shape_grid's rows beside
+bench/torch_shape_grid.py's output (the optional third argument)."""
 import json
 import re
 import statistics
@@ -119,12 +120,27 @@ def attention_table(rows, torch_path):
               " | ".join(f"{c:.0f}" if c else "-" for c in cols) + f" | {ratio[0]} | {ratio[1]} |")
 
 
+def candidates_table(rows):
+    """bench_ops sdpa_candidates' rows: each forced candidate per shape, its TFLOP/s (causal rows count the
+    pairs seen) or why select refused it, then the host time of a run per candidate."""
+    print("\n| shape | candidate | ms | TFLOP/s | kernel |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        if r["op"] == "sdpa_grid":
+            print(f"| {r['shape']} | {r['candidate']} | refused: {r['refused']} | | |" if "refused" in r else
+                  f"| {r['shape']} | {r['candidate']} | {r['ms']:.3f} | {r['tflops']:.0f} | {r['kernel']} |")
+    for r in rows:
+        if r["op"] == "sdpa_host_cost":
+            print(f"\nhost time of a run, {r['candidate']}: {r['run_us']:.2f} us")
+
+
 def main(path, torch_path=None, torch_grid_path=None):
     all_rows = [json.loads(line) for line in open(path) if line.strip()]
     # bench/torch_shape_grid.py's PyTorch times for shape_grid's rows
     grid = {(t["op"], t["dtype"], t["shape"]): t["torch_ms"]
             for t in (json.loads(line) for line in open(torch_grid_path) if line.strip())} if torch_grid_path else {}
-    rows = [r for r in all_rows if "flops" not in r]
+    candidate_ops = ("sdpa_grid", "sdpa_host_cost")
+    rows = [r for r in all_rows if "flops" not in r and r["op"] not in candidate_ops]
     copy = {r["dtype"]: r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d"}
     copy["-"] = 1
     # a row's own same-size copy (shape_grid's appends), where there is one
@@ -151,6 +167,9 @@ def main(path, torch_path=None, torch_grid_path=None):
     attention = [r for r in all_rows if "flops" in r]
     if attention:
         attention_table(attention, torch_path)
+    candidates = [r for r in all_rows if r["op"] in candidate_ops]
+    if candidates:
+        candidates_table(candidates)
 
 
 if __name__ == "__main__":
