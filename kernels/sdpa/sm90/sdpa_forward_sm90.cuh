@@ -76,12 +76,26 @@ struct BlockWork {
   SdpaKeyTiles keys;
 };
 
+// The block's turn-th query tile, as an index over the problem's tiles, or
+// -1 past its last. A block a tile takes one. A persistent block takes
+// pairs of neighbours, every gridDim.x-th pair: under a causal mask a pair
+// holds a (b, h)'s heavy and light tile (block_work), so that blocks taking
+// tiles in a fixed turn still share the triangle's work evenly.
+template <class Ti>
+__device__ __forceinline__ int64_t block_tile(const ForwardParams &fp, int64_t turn) {
+  if constexpr (!Ti::kShape.persistent) return turn == 0 ? int64_t{blockIdx.x} : -1;
+  const int64_t tile = 2 * (blockIdx.x + turn / 2 * int64_t{gridDim.x}) + turn % 2;
+  return tile < fp.tiles ? tile : -1;
+}
+
 template <class Ti>
 __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp, int64_t tile) {
   BlockWork w;
-  const int64_t bh = tile / fp.query_tiles, m_index = tile % fp.query_tiles;
-  // Causal rows further down see more keys: their tiles go first.
-  w.m0 = (p.causal ? fp.query_tiles - 1 - m_index : m_index) * Ti::kBlockM;
+  const int64_t bh = tile / fp.query_tiles, j = tile % fp.query_tiles, last = fp.query_tiles - 1;
+  // Causal rows further down see more keys: a block a tile takes the heavy
+  // ones first; persistent blocks alternate heavy and light (block_tile).
+  const int64_t m_index = !p.causal ? j : !Ti::kShape.persistent ? last - j : j % 2 == 0 ? last - j / 2 : j / 2;
+  w.m0 = m_index * Ti::kBlockM;
   w.b = bh / p.heads_q;
   w.h = bh % p.heads_q;
   w.hk = w.h / fp.group;
@@ -101,7 +115,8 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   };
   uint32_t issued = 0;  // key tiles brought so far
   uint32_t q_round = 0;
-  for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x, ++q_round) {
+  int64_t tile;
+  for (int64_t turn = 0; (tile = block_tile<Ti>(fp, turn)) >= 0; ++turn, ++q_round) {
     const BlockWork w = block_work<Ti>(p, fp, tile);
     const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
                v_bh = coords(fp.v_steps, w.b, w.hk);
@@ -315,7 +330,8 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const int group = warp / 4;
     const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0, q_round = 0;
-    for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x, ++q_round) {
+    int64_t tile;
+    for (int64_t turn = 0; (tile = block_tile<Ti>(fp, turn)) >= 0; ++turn, ++q_round) {
       const BlockWork w = block_work<Ti>(p, fp, tile);
       float slope_log2 = 0.f;
       if (fp.score.alibi != 0)

@@ -24,24 +24,27 @@ struct SdpaSm90Shape {
 };
 
 // A block's cut for a head-size tile and whether a causal mask or a window
-// bounds some row's keys. At 64 columns a warpgroup's products are short
-// beside its softmax, and a third consumer warpgroup keeps the tensor cores
-// busier: without a mask 483 against 434 TFLOP/s at bf16 B8 H16 S4096 and
-// 338 against 320 at B16 H16 S1024 (an H200, session 15). With a causal mask
-// its 192-row tiles lost (181 against 216 at S1024: more of each diagonal
-// tile masked, a partial last tile of a third); one of 96-key tiles (no
-// spills) ran 311 and 452. Those short tiles' blocks also gain from being
-// persistent, one an SM, the next tile's Q and first keys arriving while
-// the last tile's products drain: 355 and 487. Persistent blocks lost
-// elsewhere, taking tiles in a fixed turn: 1-4% at 128 and 256 columns
-// without a mask, 5-10% under a causal mask (the triangle's tiles no longer
-// balanced by the hardware's scheduling). At 256 columns the O accumulator
-// takes 128 registers a thread: S gets 64 keys. Wider key tiles measured the
-// same: 176 keys at 128 columns 645-651 against 648 (B4 H32 S4096), 80 at
-// 256 columns 572 against 559 (B8 H16 S2048).
+// bounds some row's keys. Measured on an H200 (bf16, session 15; TFLOP/s at
+// B16 H16 S1024 and B8 H16 S4096, causal after the slash):
+// - At 64 columns a warpgroup's products are short beside its softmax, and
+//   a third consumer warpgroup keeps the tensor cores busier without a mask:
+//   338 and 483 against 320 and 434. With a causal mask its 192-row tiles
+//   lost (181 against 216 at S1024: more of each diagonal tile masked, a
+//   partial last tile of a third); one of 96-key tiles (no spills) ran 311
+//   and 452.
+// - 64-column tiles also gain from persistent blocks (one an SM, the next
+//   tile's Q and first keys arriving while the last one's products drain,
+//   causal tiles taken in heavy-and-light pairs): 357 and 490 / 249-251 and
+//   392-400, against 338 and 483 / 223 and 379-384 a block a tile. At 128
+//   and 256 columns persistent blocks measured the same (D128 S4096 635-659
+//   against 651-659, D256 S2048 554-560 against 555-560, causal within the
+//   rows' 10% drift) and stay a block a tile.
+// - At 256 columns the O accumulator takes 128 registers a thread: S gets
+//   64 keys. Wider key tiles measured the same: 176 keys at 128 columns
+//   645-651 against 648 (B4 H32 S4096), 80 at 256 columns 572 against 559.
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
-  const bool short_open = head_dim_tile == 64 && !bounded;
-  return {short_open ? 3 : 2, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64, short_open};
+  const bool short_tile = head_dim_tile == 64;
+  return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64, short_tile};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
