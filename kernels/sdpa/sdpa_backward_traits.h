@@ -45,17 +45,22 @@ struct SdpaBackwardShape {
                                     + kStages * 2 * kQueries * 4;          // lse, delta
 };
 
-// Measured on the H200 (bf16, TFLOP/s at the README's rows; session 11 for
-// the warp counts, session 15 for the warp tiles, bench/NOTES.md). Shared
-// memory bandwidth bounds this kernel (ldmatrix latency with two warps a
-// scheduler), so the tiles are chosen for the fewest shared bytes per mma
-// within 255 registers: 32-key warp rows read each Q and dO fragment for
-// twice the keys, at the price of P^T going through shared memory too.
-// The 64 tile runs 3 blocks of 4 warps an SM (2 blocks of 4 and one of 8
-// lost); the 128 tile one block of 8 warps (2 blocks of 4 lost); the 256 tile
-// keeps 16-key warp rows (32 would not fit dK and dV in registers) and 8
-// warps for a 64-key tile (16 warps lost), its Q/dO tile single-buffered to
-// fit sm_80's 163 KB.
+// Measured on the H200 (bf16 backward TFLOP/s at the README's rows, each
+// shape timed beside the previous kernel in one run; bench/NOTES.md, session
+// 11 for the warp counts, session 15 for the warp tiles). 32-key warp rows
+// (FlashAttention-2's 32 x 32 score and 32 x 64 dK/dV warp tiles) cut the
+// ldmatrix of a warp and query tile 184 -> 144 at D 128 and 208 -> 168 at
+// D 256, for 4%: 207.7 -> 215.5 at B4 H32 S4096 D128 (causal 186.8 ->
+// 193.6), 158.1 -> 164.5 at B8 H16 S2048 D256 (causal 139.9 -> 144.9).
+// Shared-memory bandwidth is not what bounds the kernel, then, nor issue.
+// dQ's 32-row warp tiles gave 3% of that at D 128. The 64 tile runs 3
+// blocks of 4 warps an SM (1% behind its old 16-key rows with P^T in
+// registers: 153.2 -> 152.6, causal 113.1 -> 111.7; 2 blocks of 4 and one
+// of 8 lost 9-16%); the 128 tile one block of 8 warps (2 blocks of 4 lost;
+// 16-key rows with P^T through shared memory: -4%); the 256 tile
+// 8 warps in four column groups for a 64-key tile (two groups of 16-key
+// rows: -4%; 16 warps lost), its Q/dO tile single-buffered to fit sm_80's
+// 163 KB.
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
@@ -63,6 +68,6 @@ struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32> {};
 template <>
 struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32> {};
 template <>
-struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 2, 1, 1, 2, 64> {};
+struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64> {};
 
 }  // namespace baracuda::kernels
