@@ -5,11 +5,11 @@
 //   dV += P^T dO,  dP = dO V^T,  dS = P (dP - delta),  dK += dS^T Q,
 //   dQ += dS K (f32 atomics into the workspace).
 // dK and dV of the kv head sum over its query heads in registers. Tile shapes:
-// sdpa_backward_traits.h. Warp w computes the transposed scores S^T of its 16
-// keys against the query tile, so that P^T and dS^T are already A operands of
-// the dV and dK products (where two warps share 16 keys, each computes half
-// the query columns and they trade halves through shared memory); dS^T goes
-// through shared memory for dQ, which the warps split by query rows.
+// sdpa_backward_traits.h. A warp computes the transposed scores S^T of its
+// key group's keys against its share of the query tile; the warps of a key
+// group trade their P^T and dS^T columns through shared memory, whence the
+// dV and dK products read them as A operands, and dQ reads dS^T, transposed
+// by ldmatrix, with the warps split by query rows and head-size columns.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -82,81 +82,67 @@ __device__ __forceinline__ void load_b_pair_trans(uint32_t (&b)[4], const T *s, 
   ldmatrix_x4_trans(b, s + swizzled<Cols>(k0 + lane % 8 + (lane / 8) % 2 * 8, n0 + (lane / 16) * 8));
 }
 
-// c[n] (n-tiles of 8 columns) += A B^T, A the warp's 16 rows of a shared
-// [*, Cols] tile starting at row a_row, B the rows [0, 8 N) of another, over
-// all Cols columns (zero past D). The loops hold no branch: one would split
-// them into blocks the compiler cannot interleave, leaving every ldmatrix's
+// c[m][n] (m-tiles of 16 rows, n-tiles of 8 columns) += A B^T, A the warp's
+// 16 M rows of a shared [*, Cols] tile starting at row a_row, B the rows
+// [0, 8 N) of another, over all Cols columns (zero past D). Every B fragment
+// serves the M row tiles. The loops hold no branch: one would split them
+// into blocks the compiler cannot interleave, leaving every ldmatrix's
 // latency exposed to the mma that waits for it.
-template <int Cols, int N, class T>
-__device__ __forceinline__ void mma_rows_by_rows(float (&c)[N][4], const T *sa, int a_row, const T *sb, int lane) {
+template <int Cols, int M, int N, class T>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], const T *sa, int a_row, const T *sb,
+                                                 int lane) {
 #pragma unroll
   for (int k = 0; k < Cols; k += 16) {
-    uint32_t a[4];
-    ldmatrix_x4(a, sa + swizzled<Cols>(a_row + lane % 16, k + (lane / 16) * 8));
+    uint32_t a[M][4];
+#pragma unroll
+    for (int m = 0; m < M; ++m) ldmatrix_x4(a[m], sa + swizzled<Cols>(a_row + m * 16 + lane % 16, k + (lane / 16) * 8));
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
       ldmatrix_x4(b, sb + swizzled<Cols>(n * 8 + lane % 8 + (lane / 16) * 8, k + (lane / 8) % 2 * 8));
-      mma_16816<T>(c[n], a, b[0], b[1]);
-      mma_16816<T>(c[n + 1], a, b[2], b[3]);
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        mma_16816<T>(c[m][n], a[m], b[0], b[1]);
+        mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
+      }
     }
   }
 }
 
-// c[n] += A B over K = 16 KSteps, A given as accumulator-layout registers
-// packed by pack_rows (a 16 x 16 KSteps tile), B the rows [0, 16 KSteps) of a
+// c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
+// [*, ACols] tile (columns [0, 16 KSteps)), B the rows [0, 16 KSteps) of a
 // shared [*, Cols] tile from column col0.
-template <int Cols, int KSteps, int N, class T>
-__device__ __forceinline__ void mma_regs_by_tile(float (&c)[N][4], const uint32_t (&a_pk)[2 * KSteps][2], const T *sb,
-                                                 int col0, int lane) {
+template <int ACols, int Cols, int KSteps, int M, int N, class T>
+__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], const T *sa, int a_row, const T *sb, int col0,
+                                                 int lane) {
 #pragma unroll
   for (int kk = 0; kk < KSteps; ++kk) {
-    const uint32_t a[4] = {a_pk[2 * kk][0], a_pk[2 * kk][1], a_pk[2 * kk + 1][0], a_pk[2 * kk + 1][1]};
+    uint32_t a[M][4];
+#pragma unroll
+    for (int m = 0; m < M; ++m)
+      ldmatrix_x4(a[m], sa + swizzled<ACols>(a_row + m * 16 + lane % 16, kk * 16 + (lane / 16) * 8));
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
       load_b_pair_trans<Cols>(b, sb, kk * 16, col0 + n * 8, lane);
-      mma_16816<T>(c[n], a, b[0], b[1]);
-      mma_16816<T>(c[n + 1], a, b[2], b[3]);
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        mma_16816<T>(c[m][n], a[m], b[0], b[1]);
+        mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
+      }
     }
   }
 }
 
-// An accumulator tile rounded to T, two values a register: [n][0] holds row
-// lane/4, [n][1] row lane/4 + 8. Half the registers of the f32 tile, which
-// dies here, so that dK and dV keep theirs without spilling.
-template <class T, int N>
-__device__ __forceinline__ void pack_rows(uint32_t (&pk)[N][2], const float (&c)[N][4]) {
-#pragma unroll
-  for (int n = 0; n < N; ++n) {
-    pk[n][0] = pack2<T>(c[n][0], c[n][1]);
-    pk[n][1] = pack2<T>(c[n][2], c[n][3]);
-  }
-}
-
-// Stores a tile packed by pack_rows (16 rows from row0, 8 N columns from
-// col0) into a swizzled shared [*, Cols] tile.
-template <int Cols, int N, class T>
-__device__ __forceinline__ void store_rows(T *s, const uint32_t (&pk)[N][2], int row0, int col0, int lane) {
+// Stores an accumulator tile rounded to T (16 rows from row0, 8 N columns
+// from col0) into a swizzled shared [*, Cols] tile, two values a store.
+template <int Cols, class T, int N>
+__device__ __forceinline__ void store_rounded(T *s, const float (&c)[N][4], int row0, int col0, int lane) {
 #pragma unroll
   for (int n = 0; n < N; ++n) {
     const int row = row0 + lane / 4, col = col0 + n * 8 + (lane % 4) * 2;
-    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row, col)) = pk[n][0];
-    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row + 8, col)) = pk[n][1];
-  }
-}
-
-// The inverse: 16 rows from row0, columns [0, 8 N), into pack_rows' layout.
-template <int Cols, int N, class T>
-__device__ __forceinline__ void load_rows(uint32_t (&pk)[N][2], const T *s, int row0, int lane) {
-#pragma unroll
-  for (int kk = 0; kk < N / 2; ++kk) {
-    uint32_t r[4];
-    ldmatrix_x4(r, s + swizzled<Cols>(row0 + lane % 16, kk * 16 + (lane / 16) * 8));
-    pk[2 * kk][0] = r[0];
-    pk[2 * kk][1] = r[1];
-    pk[2 * kk + 1][0] = r[2];
-    pk[2 * kk + 1][1] = r[3];
+    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row, col)) = pack2<T>(c[n][0], c[n][1]);
+    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row + 8, col)) = pack2<T>(c[n][2], c[n][3]);
   }
 }
 
@@ -225,23 +211,24 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
-template <class T, int HeadTile>
-__global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBackwardTraits<HeadTile>::kMinBlocksPerSm)
+template <class T, class Tr>
+__global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns, bool aligned) {
-  using Tr = SdpaBackwardTraits<HeadTile>;
-  constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, NQ = BR / 8;
+  constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
+  constexpr int QA = Tr::kDqRowAtoms;
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
   T *sdO = sQ + Tr::kStages * BR * HT;   // [stage][BR][HT]
   T *sdS = sdO + Tr::kStages * BR * HT;  // dS^T [BC][BR]
-  T *sP = sdS + BC * BR;                 // P^T [BC][BR], with two column groups
-  float *sLse = reinterpret_cast<float *>(sdS + Tr::kScoreTiles * BC * BR);  // [stage][BR]
-  float *sDelta = sLse + Tr::kStages * BR;                 // [stage][BR]
+  T *sP = sdS + BC * BR;                 // P^T [BC][BR]
+  float *sLse = reinterpret_cast<float *>(sP + BC * BR);  // [stage][BR]
+  float *sDelta = sLse + Tr::kStages * BR;                // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
+  const int key_row = key_group * 16 * KA;  // the warp's first key in the tile
   // Deterministic mode walks key tiles from the last: a key tile waits only
   // for the tiles above it (see last_key_tile_of_query_tile), and blocks
   // start in index order, so the ones it waits for have started.
@@ -284,10 +271,10 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     cp_async_commit();
   };
 
-  float dk[Tr::kHeadPerGroup / 8][4] = {};
-  float dv[Tr::kHeadPerGroup / 8][4] = {};
+  float dk[KA][Tr::kHeadPerGroup / 8][4] = {};
+  float dv[KA][Tr::kHeadPerGroup / 8][4] = {};
   const int my_cols = column_group * Tr::kHeadPerGroup;
-  const int dq_row = (warp % Tr::kDqRowGroups) * 16;
+  const int dq_row = (warp % Tr::kDqRowGroups) * 16 * QA;
   const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
 
   if (steps > 0) load_step(0, 0);
@@ -312,40 +299,35 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     const T *do_s = sdO + stage * BR * HT;
 
     // The warps of a key group split the query tile's columns of S^T and
-    // dP^T, and with two groups trade their halves of P^T and dS^T through
-    // shared memory, so that no score is computed twice.
+    // dP^T and trade their halves of P^T and dS^T through shared memory, so
+    // that no score is computed twice.
     constexpr int kOwnQueries = BR / Tr::kColumnGroups, NS = kOwnQueries / 8;
     const int own0 = column_group * kOwnQueries;
-    float s[NS][4] = {};
-    float dp[NS][4] = {};
-    mma_rows_by_rows<HT>(s, sK, key_group * 16, q_s + own0 * HT, lane);
-    mma_rows_by_rows<HT>(dp, sV, key_group * 16, do_s + own0 * HT, lane);
-    const int64_t my_key0 = key0 + key_group * 16, my_q0 = q0 + own0;
-    const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
-    if (hc.softcap > 0.f || p.alibi != 0)
-      scores_to_gradients<ScoreKind::kFull>(s, dp, lse_s, delta_s, p, band, hc, my_key0, my_q0, lane);
-    else if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
-      scores_to_gradients<ScoreKind::kPlain>(s, dp, lse_s, delta_s, p, band, hc, my_key0, my_q0, lane);
-    else
-      scores_to_gradients<ScoreKind::kMasked>(s, dp, lse_s, delta_s, p, band, hc, my_key0, my_q0, lane);
-
-    uint32_t p_pk[NQ][2], ds_pk[NQ][2];
-    if constexpr (Tr::kColumnGroups == 1) {
-      pack_rows<T>(p_pk, s);
-      pack_rows<T>(ds_pk, dp);
-      store_rows<BR>(sdS, ds_pk, key_group * 16, 0, lane);
-    } else {
-      uint32_t p_own[NS][2], ds_own[NS][2];
-      pack_rows<T>(p_own, s);
-      pack_rows<T>(ds_own, dp);
-      store_rows<BR>(sP, p_own, key_group * 16, own0, lane);
-      store_rows<BR>(sdS, ds_own, key_group * 16, own0, lane);
-      named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
-      load_rows<BR>(p_pk, sP, key_group * 16, lane);
-      load_rows<BR>(ds_pk, sdS, key_group * 16, lane);
+    {
+      float s[KA][NS][4] = {};
+      float dp[KA][NS][4] = {};
+      mma_rows_by_rows<HT>(s, sK, key_row, q_s + own0 * HT, lane);
+      mma_rows_by_rows<HT>(dp, sV, key_row, do_s + own0 * HT, lane);
+      const int64_t my_q0 = q0 + own0;
+      const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
+      const bool full = hc.softcap > 0.f || p.alibi != 0;
+      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
+#pragma unroll
+      for (int m = 0; m < KA; ++m) {
+        const int64_t atom_key0 = key0 + key_row + m * 16;
+        if (full)
+          scores_to_gradients<ScoreKind::kFull>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
+        else if (plain)
+          scores_to_gradients<ScoreKind::kPlain>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
+        else
+          scores_to_gradients<ScoreKind::kMasked>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
+        store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
+        store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
+      }
     }
-    mma_regs_by_tile<HT, BR / 16>(dv, p_pk, do_s, my_cols, lane);
-    mma_regs_by_tile<HT, BR / 16>(dk, ds_pk, q_s, my_cols, lane);
+    named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
+    mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
+    mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
     __syncthreads();
     // dQ reads only dS^T and K: with one stage, the next Q/dO tile loads now.
     if (Tr::kStages == 1 && t + 1 < steps) load_step(t + 1, 0);
@@ -365,31 +347,39 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
     for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
       const int col0 = dq_col + c0;
       if (col0 >= D) break;
-      float dq[Tr::kDqChunk / 8][4] = {};
+      float dq[QA][Tr::kDqChunk / 8][4] = {};
 #pragma unroll
       for (int kk = 0; kk < BC / 16; ++kk) {
-        uint32_t a[4];
-        ldmatrix_x4_trans(a, sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8, dq_row + (lane / 8) % 2 * 8));
+        uint32_t a[QA][4];
+#pragma unroll
+        for (int m = 0; m < QA; ++m)
+          ldmatrix_x4_trans(a[m], sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8,
+                                                     dq_row + m * 16 + (lane / 8) % 2 * 8));
 #pragma unroll
         for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
           uint32_t bf[4];
           load_b_pair_trans<HT>(bf, sK, kk * 16, col0 + n * 8, lane);
-          mma_16816<T>(dq[n], a, bf[0], bf[1]);
-          mma_16816<T>(dq[n + 1], a, bf[2], bf[3]);
-        }
-      }
 #pragma unroll
-      for (int n = 0; n < Tr::kDqChunk / 8; ++n) {
-        const int col = col0 + n * 8 + (lane % 4) * 2;
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = dq_row + lane / 4 + half * 8;
-          if (col < D && q0 + row < p.queries) {
-            red_add_f32x2(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[n][2 * half],
-                          hc.scale * dq[n][2 * half + 1]);
+          for (int m = 0; m < QA; ++m) {
+            mma_16816<T>(dq[m][n], a[m], bf[0], bf[1]);
+            mma_16816<T>(dq[m][n + 1], a[m], bf[2], bf[3]);
           }
         }
       }
+#pragma unroll
+      for (int m = 0; m < QA; ++m)
+#pragma unroll
+        for (int n = 0; n < Tr::kDqChunk / 8; ++n) {
+          const int col = col0 + n * 8 + (lane % 4) * 2;
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int row = dq_row + m * 16 + lane / 4 + half * 8;
+            if (col < D && q0 + row < p.queries) {
+              red_add_f32x2(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[m][n][2 * half],
+                            hc.scale * dq[m][n][2 * half + 1]);
+            }
+          }
+        }
     }
     if (turn != nullptr) __threadfence();
     __syncthreads();
@@ -402,24 +392,26 @@ __global__ void __launch_bounds__(SdpaBackwardTraits<HeadTile>::kThreads, SdpaBa
   T *dk_out = static_cast<T *>(p.dk.data) + b * p.dk.stride[0] + hkv * p.dk.stride[1];
   T *dv_out = static_cast<T *>(p.dv.data) + b * p.dv.stride[0] + hkv * p.dv.stride[1];
 #pragma unroll
-  for (int n = 0; n < Tr::kHeadPerGroup / 8; ++n) {
-    const int col = my_cols + n * 8 + (lane % 4) * 2;
+  for (int m = 0; m < KA; ++m)
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int64_t j = key0 + key_group * 16 + lane / 4 + half * 8;
-      if (j >= p.keys) continue;
-      if (col < D) {
-        T *o = dk_out + j * p.dk.stride[2] + col;
-        o[0] = static_cast<T>(scale * dk[n][2 * half]);
-        o[1] = static_cast<T>(scale * dk[n][2 * half + 1]);
-      }
-      if (col < Dv) {
-        T *o = dv_out + j * p.dv.stride[2] + col;
-        o[0] = static_cast<T>(dv[n][2 * half]);
-        o[1] = static_cast<T>(dv[n][2 * half + 1]);
+    for (int n = 0; n < Tr::kHeadPerGroup / 8; ++n) {
+      const int col = my_cols + n * 8 + (lane % 4) * 2;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int64_t j = key0 + key_row + m * 16 + lane / 4 + half * 8;
+        if (j >= p.keys) continue;
+        if (col < D) {
+          T *o = dk_out + j * p.dk.stride[2] + col;
+          o[0] = static_cast<T>(scale * dk[m][n][2 * half]);
+          o[1] = static_cast<T>(scale * dk[m][n][2 * half + 1]);
+        }
+        if (col < Dv) {
+          T *o = dv_out + j * p.dv.stride[2] + col;
+          o[0] = static_cast<T>(dv[m][n][2 * half]);
+          o[1] = static_cast<T>(dv[m][n][2 * half + 1]);
+        }
       }
     }
-  }
 }
 
 }  // namespace baracuda::kernels::sdpa

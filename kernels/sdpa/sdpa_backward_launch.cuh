@@ -18,7 +18,7 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
                               cudaStream_t stream) {
   using Tr = SdpaBackwardTraits<HeadTile>;
   const int64_t key_tiles = (p.keys + Tr::kKeys - 1) / Tr::kKeys;
-  auto kernel = sdpa_backward_kernel<T, HeadTile>;
+  auto kernel = sdpa_backward_kernel<T, Tr>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (err != cudaSuccess) return -static_cast<int>(err);
   const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));

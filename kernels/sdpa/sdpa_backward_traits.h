@@ -3,50 +3,71 @@
 // the kernels compile against them.
 //
 // A block owns kKeys keys of one (b, kv head) and walks the query tiles of
-// every query head that reads it. Each warp owns 16 keys and, of dK and dV,
-// the head-size columns of its column group: with a 256 head tile two warps
-// share 16 keys (each computing the scores of half the query tile, which
-// they trade through shared memory) so that dK and dV stay in 128 registers
-// per thread.
+// every query head that reads it. The warps form key groups of 16 kKeyAtoms
+// keys by column groups: a warp computes S^T and dP^T for its key group's
+// keys against its column group's share of the query tile, the warps of a
+// key group trade their P^T and dS^T columns through shared memory, and each
+// then accumulates dK and dV of its keys over its column group's head-size
+// columns. dQ = dS K splits the query tile into row groups of 16 kDqRowAtoms
+// rows and the head-size columns between the warps of a row group.
 #pragma once
 
 namespace baracuda::kernels {
 
-template <int HeadTile>
-struct SdpaBackwardTraits {
+template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
+          int DqChunk>
+struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
-  // Measured on the H200 (bf16, dev harness, TFLOP/s): the 64 tile runs 3
-  // blocks of 4 warps an SM (153 at B16 H16 S1024, vs 137 with 2 blocks of 4
-  // and 137 with one of 8); the 128 tile one block of 8 warps (209 at B4 H32
-  // S4096, vs 204 with 2 blocks of 4; deterministic 178 vs 157); the 256
-  // tile needs 8 warps to keep its K/V tile 64 keys tall (158 at B8 H16
-  // S2048; 141 with 16 warps in 4 column groups). Two column groups at 128
-  // registers lost on the 64 and 128 tiles (8 warps, 2 blocks an SM: 125 and
-  // 173; 16 warps on the 128 tile: 175; session 11).
-  static constexpr int kWarps = HeadTile == 64 ? 4 : 8;
+  static constexpr int kWarps = Warps;
   static constexpr int kThreads = kWarps * 32;
-  static constexpr int kMinBlocksPerSm = HeadTile == 64 ? 3 : 1;
-  static constexpr int kColumnGroups = HeadTile > 128 ? 2 : 1;
-  static constexpr int kKeys = 16 * kWarps / kColumnGroups;  // rows of the K/V tile
-  static constexpr int kQueries = 64;                         // rows of a Q/dO tile
-  // Q/dO tiles in flight: the next one loads while this one computes, where
-  // shared memory allows it on every sm_80-class GPU (163 KB a block on A100).
-  static constexpr int kStages = HeadTile > 128 ? 1 : 2;
+  static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
+  static constexpr int kColumnGroups = ColumnGroups;
+  static constexpr int kKeyAtoms = KeyAtoms;                             // 16-key mma tiles of a warp
+  static constexpr int kKeys = 16 * kKeyAtoms * kWarps / kColumnGroups;  // rows of the K/V tile
+  static constexpr int kQueries = 64;                                    // rows of a Q/dO tile
+  // Q/dO tiles in flight: 2, the next one loads while this one computes; 1,
+  // it loads once dK and dV have read this one.
+  static constexpr int kStages = Stages;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
-  // dS^T goes through shared memory for dQ; P^T too where warps trade halves.
-  static constexpr int kScoreTiles = kColumnGroups > 1 ? 2 : 1;
-  // The dQ = dS K product: warps split the Q tile's 16-row groups, then columns.
-  static constexpr int kDqRowGroups = kQueries / 16;
+  static constexpr int kDqRowAtoms = DqRowAtoms;
+  static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
   static constexpr int kDqColumnSplit = kWarps / kDqRowGroups;
   static constexpr int kDqColumns = HeadTile / kDqColumnSplit;
-  static constexpr int kDqChunk = kDqColumns < 64 ? kDqColumns : 64;  // columns accumulated at once
+  static constexpr int kDqChunk = DqChunk;  // dQ columns accumulated at once
+  static_assert(kQueries % (8 * kColumnGroups) == 0 && kDqColumns % kDqChunk == 0 && kDqChunk % 16 == 0,
+                "whole mma tiles for every warp");
 
   static constexpr int kTileBytes = kHeadTile * 2;
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
                                     + kStages * 2 * kQueries * kTileBytes  // Q, dO
-                                    + kScoreTiles * kKeys * kQueries * 2   // dS^T, P^T
+                                    + 2 * kKeys * kQueries * 2             // dS^T, P^T
                                     + kStages * 2 * kQueries * 4;          // lse, delta
 };
+
+// Measured on the H200 (bf16 backward TFLOP/s at the README's rows, each
+// shape timed beside the previous kernel in one run; bench/NOTES.md, session
+// 11 for the warp counts, session 15 for the warp tiles). 32-key warp rows
+// (FlashAttention-2's 32 x 32 score and 32 x 64 dK/dV warp tiles) cut the
+// ldmatrix of a warp and query tile 184 -> 144 at D 128 and 208 -> 168 at
+// D 256, for 4%: 207.7 -> 215.5 at B4 H32 S4096 D128 (causal 186.8 ->
+// 193.6), 158.1 -> 164.5 at B8 H16 S2048 D256 (causal 139.9 -> 144.9).
+// Shared-memory bandwidth is not what bounds the kernel, then, nor issue.
+// dQ's 32-row warp tiles gave 3% of that at D 128. The 64 tile runs 3
+// blocks of 4 warps an SM (1% behind its old 16-key rows with P^T in
+// registers: 153.2 -> 152.6, causal 113.1 -> 111.7; 2 blocks of 4 and one
+// of 8 lost 9-16%); the 128 tile one block of 8 warps (2 blocks of 4 lost;
+// 16-key rows with P^T through shared memory: -4%); the 256 tile
+// 8 warps in four column groups for a 64-key tile (two groups of 16-key
+// rows: -4%; 16 warps lost), its Q/dO tile single-buffered to fit sm_80's
+// 163 KB.
+template <int HeadTile>
+struct SdpaBackwardTraits;
+template <>
+struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32> {};
+template <>
+struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32> {};
+template <>
+struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64> {};
 
 }  // namespace baracuda::kernels
