@@ -21,6 +21,8 @@
 //              place by K::split_q, split_k, split_v (s_q, the K tile, the V
 //              tile; f32's tf32 halves), a barrier before its fragment reads
 //   K::qk (s, s_q, s_k), K::pv (o, s, s_v): the two products of this warp's rows
+//   K::kSkipsHiddenTiles: whether a warp skips both for a key tile its rows
+//              cannot see
 //   K::store_out (p, fp, o, row_max, row_sum, b, h, m0, s_q): the normalized
 //              rows and their lse, once every copy has landed (s_q is free)
 #pragma once
@@ -57,10 +59,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
                                              typename K::Smem s_q, typename K::Smem s_kv) {
   using Sh = typename K::Shape;
   using Elem = typename K::Elem;
-  const int64_t bh = tile / fp.query_tiles;
-  const int64_t m_index = tile % fp.query_tiles;
-  // Causal rows further down see more keys: their tiles go first.
-  const int64_t m0 = (p.causal ? fp.query_tiles - 1 - m_index : m_index) * Sh::kBlockM;
+  const SdpaQueryTile at = sdpa_query_tile(fp.order, tile);
+  const int64_t bh = at.bh, m0 = at.m_index * Sh::kBlockM;
   const int64_t b = bh / p.heads_q, h = bh % p.heads_q, hk = h / fp.group;
   const int64_t m_last = (m0 + Sh::kBlockM < p.queries ? m0 + Sh::kBlockM : p.queries) - 1;
 
@@ -69,6 +69,14 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const Elem *v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
   const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
+  // A warp skips both products of a key tile that none of its rows sees
+  // (beyond the causal diagonal): its scores are all -inf, so the skipped
+  // QK^T would have been masked whole and the skipped P V added zeros. The
+  // softmax step still runs, so O and the row sums keep their bits. Rows
+  // past Q count as seen: the range is a superset, never skips a seen tile.
+  const int64_t warp_first = m0 + static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows;
+  const SdpaKeyTiles warp_tiles =
+      sdpa_key_tiles(fp.score.visible, warp_first, warp_first + Sh::kWarpRows - 1, Sh::kBlockN);
   auto slot = [&](int64_t t) { return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes; };
 
   auto load_k = [&](int64_t t) {
@@ -142,12 +150,17 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     }
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
 
+    const bool warp_sees = !K::kSkipsHiddenTiles || (key_tiles.begin + t >= warp_tiles.begin && key_tiles.begin + t < warp_tiles.end);
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
-    K::qk(s, s_q, slot(t));
-    if (fp.score.transformed)
-      transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
-    if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
-      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
+    if (warp_sees) {
+      K::qk(s, s_q, slot(t));
+      if (fp.score.transformed)
+        transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
+      if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
+        mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
+    } else {
+      hide_scores(s);
+    }
     online_softmax(s, o, row_max, row_sum, fp.score.mul);
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
@@ -161,7 +174,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    K::pv(o, s, slot(t) + Sh::kKTileBytes);
+    if (warp_sees) K::pv(o, s, slot(t) + Sh::kKTileBytes);
   }
   // With no key tile the Q copies were never waited for.
   cp_async_wait<0>();
