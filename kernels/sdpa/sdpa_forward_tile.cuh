@@ -72,8 +72,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   // A warp skips both products of a key tile that none of its rows sees
   // (beyond the causal diagonal): its scores are all -inf, so the skipped
   // QK^T would have been masked whole and the skipped P V added zeros. The
-  // softmax step still runs, so O and the row sums keep their bits. Rows
-  // past Q count as seen: the range is a superset, never skips a seen tile.
+  // softmax step still runs, so O and the row sums keep their bits. The
+  // warp's rows past Q count too: never fewer tiles than its real rows see.
   const int64_t warp_first = m0 + static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows;
   const SdpaKeyTiles warp_tiles =
       sdpa_key_tiles(fp.score.visible, warp_first, warp_first + Sh::kWarpRows - 1, Sh::kBlockN);
@@ -148,9 +148,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-
-    const bool warp_sees = !K::kSkipsHiddenTiles || (key_tiles.begin + t >= warp_tiles.begin && key_tiles.begin + t < warp_tiles.end);
+    const int64_t key_tile = key_tiles.begin + t, n0 = key_tile * Sh::kBlockN;
+    const bool warp_sees = !K::kSkipsHiddenTiles || (key_tile >= warp_tiles.begin && key_tile < warp_tiles.end);
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
     if (warp_sees) {
       K::qk(s, s_q, slot(t));
@@ -159,7 +158,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
         mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
     } else {
-      hide_scores(s);
+      fill_accumulators(s, -INFINITY);
     }
     online_softmax(s, o, row_max, row_sum, fp.score.mul);
     if constexpr (Sh::kStages == 1) {

@@ -101,17 +101,6 @@ __device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], co
     }
 }
 
-// -inf everywhere: the scores of a key tile that none of the warp's rows sees.
-template <int MAtoms, int KeyBlocks>
-__device__ __forceinline__ void hide_scores(float (&s)[MAtoms][KeyBlocks][4]) {
-#pragma unroll
-  for (int a = 0; a < MAtoms; ++a)
-#pragma unroll
-    for (int nb = 0; nb < KeyBlocks; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[a][nb][e] = -INFINITY;
-}
-
 // One online-softmax step on the scores alone: the running max takes this
 // tile's, the thread's partial row sums are rescaled, s becomes
 // P = 2^(s mul - max mul), and `correction` gets the factor that O's rows
