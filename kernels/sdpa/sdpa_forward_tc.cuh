@@ -112,9 +112,6 @@ struct TcForward {
   __device__ static uint32_t smem_at(unsigned char *p) { return shared_address(p); }
   // The 16-bit tiles go to the MMAs as they land.
   static constexpr bool kSplitsLandedTiles = false;
-  // Skipping a hidden tile's products grew D 128's spills (176 -> 244 bytes)
-  // for a few diagonal tiles a problem (bench/NOTES.md session 15).
-  static constexpr bool kSkipsHiddenTiles = false;
   __device__ static void load_q(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
                                 int cols, bool aligned) {
     load_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);

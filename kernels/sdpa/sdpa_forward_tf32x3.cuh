@@ -151,7 +151,6 @@ struct Tf32x3Forward {
   // Landed tiles are split into tf32 halves in place (sdpa_forward_tile.cuh
   // calls these, then a barrier, before the tiles' fragment reads).
   static constexpr bool kSplitsLandedTiles = true;
-  static constexpr bool kSkipsHiddenTiles = true;
   __device__ static void split_q(unsigned char *tile) {
     split_q_tile<Sh::kBlockM, HeadDim, Sh::kQPitch, Sh::kQSmallPitch, Sh::kThreads>(tile);
   }

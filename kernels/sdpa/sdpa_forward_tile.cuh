@@ -21,8 +21,6 @@
 //              place by K::split_q, split_k, split_v (s_q, the K tile, the V
 //              tile; f32's tf32 halves), a barrier before its fragment reads
 //   K::qk (s, s_q, s_k), K::pv (o, s, s_v): the two products of this warp's rows
-//   K::kSkipsHiddenTiles: whether a warp skips both for a key tile its rows
-//              cannot see
 //   K::store_out (p, fp, o, row_max, row_sum, b, h, m0, s_q): the normalized
 //              rows and their lse, once every copy has landed (s_q is free)
 #pragma once
@@ -69,14 +67,6 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const Elem *v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
   const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
-  // A warp skips both products of a key tile that none of its rows sees
-  // (beyond the causal diagonal): its scores are all -inf, so the skipped
-  // QK^T would have been masked whole and the skipped P V added zeros. The
-  // softmax step still runs, so O and the row sums keep their bits. The
-  // warp's rows past Q count too: never fewer tiles than its real rows see.
-  const int64_t warp_first = m0 + static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows;
-  const SdpaKeyTiles warp_tiles =
-      sdpa_key_tiles(fp.score.visible, warp_first, warp_first + Sh::kWarpRows - 1, Sh::kBlockN);
   auto slot = [&](int64_t t) { return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes; };
 
   auto load_k = [&](int64_t t) {
@@ -148,18 +138,14 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    const int64_t key_tile = key_tiles.begin + t, n0 = key_tile * Sh::kBlockN;
-    const bool warp_sees = !K::kSkipsHiddenTiles || (key_tile >= warp_tiles.begin && key_tile < warp_tiles.end);
+    const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
+
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
-    if (warp_sees) {
-      K::qk(s, s_q, slot(t));
-      if (fp.score.transformed)
-        transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
-      if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
-        mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
-    } else {
-      fill_accumulators(s, -INFINITY);
-    }
+    K::qk(s, s_q, slot(t));
+    if (fp.score.transformed)
+      transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
+    if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
+      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
     online_softmax(s, o, row_max, row_sum, fp.score.mul);
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
@@ -173,7 +159,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    if (warp_sees) K::pv(o, s, slot(t) + Sh::kKTileBytes);
+    K::pv(o, s, slot(t) + Sh::kKTileBytes);
   }
   // With no key tile the Q copies were never waited for.
   cp_async_wait<0>();

@@ -45,19 +45,15 @@ __device__ __forceinline__ void mma_1688_tf32(float (&c)[4], const uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// Every accumulator of a warp's [tiles][blocks] of 16x8 MMA results to value.
+// Every accumulator of a warp's [tiles][blocks] of 16x8 MMA results to 0.
 template <int Tiles, int Blocks>
-__device__ __forceinline__ void fill_accumulators(float (&acc)[Tiles][Blocks][4], float value) {
+__device__ __forceinline__ void zero_accumulators(float (&acc)[Tiles][Blocks][4]) {
 #pragma unroll
   for (int a = 0; a < Tiles; ++a)
 #pragma unroll
     for (int nb = 0; nb < Blocks; ++nb)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) acc[a][nb][e] = value;
-}
-template <int Tiles, int Blocks>
-__device__ __forceinline__ void zero_accumulators(float (&acc)[Tiles][Blocks][4]) {
-  fill_accumulators(acc, 0.f);
+      for (int e = 0; e < 4; ++e) acc[a][nb][e] = 0.f;
 }
 
 // The 32-bit shared-window address of a pointer into shared memory.

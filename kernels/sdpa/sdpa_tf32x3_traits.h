@@ -22,7 +22,8 @@ namespace baracuda::kernels {
 // wide: the tiles for blocks of up to 227 KiB (sm 90, 100-103), which the
 // entry takes where the device's blocks hold them. They differ at the 128
 // tile alone: eight warps of one 16-row tile and 64-key K and V slots
-// (214 KiB, bench/NOTES.md session 15).
+// (214 KiB: 9% / 8% ahead of the 32-key slots on the H200, bench/NOTES.md
+// session 15, where a two-stage ring of 32 keys gained nothing).
 constexpr SdpaTcConfig sdpa_tf32x3_config(int head_dim_tile, bool wide = false) {
   if (head_dim_tile <= 64) return {4, 2, 32, 2, 2};
   if (head_dim_tile <= 128) return wide ? SdpaTcConfig{8, 1, 64, 1, 1} : SdpaTcConfig{8, 1, 32, 1, 1};

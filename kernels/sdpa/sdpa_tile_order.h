@@ -3,12 +3,12 @@
 // the order decides how the last wave's work is balanced. Without a causal
 // mask every tile walks as many keys, and the tiles of one (b, h) go
 // together, sharing their K and V in L2. With one, a tile's work grows with
-// its rows: (b, h) after (b, h) from the longest tile down left 24% of the
-// SMs idle in the tail (B4 H16 S2048 at 2 blocks an SM, bench/NOTES.md
-// session 15), so the pairs are taken in sections, and within a section the
-// longest tile of every pair first, then the next longest (longest
-// processing time first). A section's K and V are what the blocks in flight
-// share. Host and device: the CPU tests walk it.
+// its rows: (b, h) after (b, h), each from its longest tile down, left the
+// last blocks' SMs idle (f32 B4 H16 S2048 D 64 ran 16% slower, bf16 4-7%,
+// bench/NOTES.md session 15). So the pairs are taken in sections, and within
+// a section the longest tile of every pair first, then the next longest
+// (longest processing time first). A section's K and V are what the blocks
+// in flight share. Host and device: the CPU tests walk it.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +41,12 @@ BARACUDA_HOST_DEVICE_INLINE SdpaQueryTile sdpa_query_tile(const SdpaTileOrder &o
   return {first_bh + r % heads, o.longest_first ? o.query_tiles - 1 - rank : rank};
 }
 
-// Tiles a causal section holds at least: about two waves of 132 SMs at two
-// blocks each, so the longest-first order can even out the section's tail.
-constexpr int64_t kSdpaCausalSectionTiles = 512;
+// Tiles a causal section holds at least. On the H200 (bench/NOTES.md
+// session 15) sections of 512 tiles ran within 2% of one section of the
+// whole grid (1024-4096 tiles), sections of 8 pairs of 16 tiles 15% behind
+// (f32 D 64). With 2048 every measured problem is one or two sections, and
+// a larger one still keeps the blocks in flight to a few pairs' K and V.
+constexpr int64_t kSdpaCausalSectionTiles = 2048;
 
 // The order for a problem of batch_heads (b, h) pairs of query_tiles tiles each.
 inline SdpaTileOrder sdpa_tile_order(int64_t batch_heads, int64_t query_tiles, bool causal) {
