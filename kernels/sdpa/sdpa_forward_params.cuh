@@ -10,13 +10,14 @@
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_tc_scores.cuh"
+#include "sdpa/sdpa_tile_order.h"
 
 namespace baracuda::kernels::sdpa_tc {
 
 struct ForwardParams {
   ScoreParams score;
   int64_t tiles;        // query tiles of the whole problem
-  int64_t query_tiles;  // of one (b, h)
+  SdpaTileOrder order;  // which tile block i takes
   int64_t group;        // query heads per kv head
   bool aligned;         // every row of q, k, v, out starts on 16 bytes
 };
@@ -31,8 +32,8 @@ inline bool rows_aligned(const void *data, const int64_t (&stride)[3], int elem_
 inline ForwardParams forward_params(const SdpaProblem &p, const SdpaTcConfig &cfg, int elem_bytes) {
   ForwardParams fp{};
   fp.score = score_params(p);
-  fp.query_tiles = sdpa_tc_query_tiles(p.queries, cfg);
   fp.tiles = sdpa_tc_tiles(p.batch, p.heads_q, p.queries, cfg);
+  fp.order = sdpa_tile_order(p.batch * p.heads_q, sdpa_tc_query_tiles(p.queries, cfg), p.causal);
   fp.group = p.heads_q / p.heads_kv;
   fp.aligned = rows_aligned(p.q.data, p.q.stride, elem_bytes) && rows_aligned(p.k.data, p.k.stride, elem_bytes) &&
                rows_aligned(p.v.data, p.v.stride, elem_bytes) && rows_aligned(p.out.data, p.out.stride, elem_bytes);

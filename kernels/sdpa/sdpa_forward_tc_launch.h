@@ -15,8 +15,9 @@ namespace baracuda::kernels {
 template <SdpaTcVariant Variant, class T, int HeadDimTile>
 int sdpa_forward_tc_launch(const SdpaProblem &p, cudaStream_t stream);
 
-// f32, each product split into tf32 halves (sdpa_tf32_split.cuh).
-template <int HeadDimTile>
+// f32, each product split into tf32 halves (sdpa_tf32_split.cuh); Wide: the
+// tiles for blocks of up to 227 KiB (sdpa_tf32x3_traits.h).
+template <int HeadDimTile, bool Wide>
 int sdpa_forward_tf32x3_launch(const SdpaProblem &p, cudaStream_t stream);
 
 }  // namespace baracuda::kernels

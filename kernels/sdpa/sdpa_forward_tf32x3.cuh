@@ -29,12 +29,13 @@
 
 namespace baracuda::kernels::sdpa_tc {
 
+template <bool Wide>
 struct Tf32x3ConfigOf {
-  static constexpr SdpaTcConfig of(int head_dim_tile) { return sdpa_tf32x3_config(head_dim_tile); }
+  static constexpr SdpaTcConfig of(int head_dim_tile) { return sdpa_tf32x3_config(head_dim_tile, Wide); }
 };
 
 // Config as in sdpa_forward_tc.cuh's Shape: Tf32x3ConfigOf, or a benchmark's.
-template <int HeadDim, class Config = Tf32x3ConfigOf>
+template <int HeadDim, class Config = Tf32x3ConfigOf<false>>
 struct Tf32x3Shape : TileCounts<Config, HeadDim> {
   using Counts = TileCounts<Config, HeadDim>;
   static constexpr int kQPitch = sdpa_tf32x3_q_pitch(HeadDim);
@@ -127,7 +128,7 @@ __device__ __forceinline__ void pv_product_split(float (&o)[Sh::kMAtoms][Sh::kVa
 }
 
 // The f32 kernel as sdpa_forward_tile.cuh's policy.
-template <int HeadDim, class Config = Tf32x3ConfigOf>
+template <int HeadDim, class Config = Tf32x3ConfigOf<false>>
 struct Tf32x3Forward {
   using Shape = Tf32x3Shape<HeadDim, Config>;
   using Elem = float;
@@ -201,14 +202,15 @@ struct Tf32x3Forward {
 
 namespace baracuda::kernels {
 
-template <int HeadDimTile>
+template <int HeadDimTile, bool Wide>
 int sdpa_forward_tf32x3_launch(const SdpaProblem &p, cudaStream_t stream) {
-  using K = sdpa_tc::Tf32x3Forward<HeadDimTile>;
+  using K = sdpa_tc::Tf32x3Forward<HeadDimTile, sdpa_tc::Tf32x3ConfigOf<Wide>>;
   return sdpa_tc::launch_forward<K>(p, sdpa_tf32x3_smem_bytes(K::Shape::kCfg, HeadDimTile), stream);
 }
 
 }  // namespace baracuda::kernels
 
-// One file's instantiation: BARACUDA_SDPA_TF32X3_FORWARD(128).
-#define BARACUDA_SDPA_TF32X3_FORWARD(TILE) \
-  template int baracuda::kernels::sdpa_forward_tf32x3_launch<TILE>(const baracuda::kernels::SdpaProblem &, cudaStream_t)
+// One file's instantiation: BARACUDA_SDPA_TF32X3_FORWARD(128, false).
+#define BARACUDA_SDPA_TF32X3_FORWARD(TILE, WIDE)                                                     \
+  template int baracuda::kernels::sdpa_forward_tf32x3_launch<TILE, WIDE>(const baracuda::kernels::SdpaProblem &, \
+                                                                         cudaStream_t)

@@ -1,3 +1,3 @@
 #include "sdpa/sdpa_forward_tf32x3.cuh"
 
-BARACUDA_SDPA_TF32X3_FORWARD(64);
+BARACUDA_SDPA_TF32X3_FORWARD(64, false);

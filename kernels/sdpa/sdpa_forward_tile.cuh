@@ -57,10 +57,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
                                              typename K::Smem s_q, typename K::Smem s_kv) {
   using Sh = typename K::Shape;
   using Elem = typename K::Elem;
-  const int64_t bh = tile / fp.query_tiles;
-  const int64_t m_index = tile % fp.query_tiles;
-  // Causal rows further down see more keys: their tiles go first.
-  const int64_t m0 = (p.causal ? fp.query_tiles - 1 - m_index : m_index) * Sh::kBlockM;
+  const SdpaQueryTile at = sdpa_query_tile(fp.order, tile);
+  const int64_t bh = at.bh, m0 = at.m_index * Sh::kBlockM;
   const int64_t b = bh / p.heads_q, h = bh % p.heads_q, hk = h / fp.group;
   const int64_t m_last = (m0 + Sh::kBlockM < p.queries ? m0 + Sh::kBlockM : p.queries) - 1;
 

@@ -56,10 +56,11 @@ constexpr size_t sdpa_tf32x3_smem_bytes(const SdpaTcConfig &c, int head_dim_tile
              (sdpa_tf32x3_k_tile_bytes(c.block_n, head_dim_tile) + sdpa_tf32x3_v_tile_bytes(c.block_n, head_dim_tile));
 }
 
-// The shared memory the kernel needs for these head sizes.
-inline size_t sdpa_tf32x3_smem_bytes(int head_dim, int head_dim_v) {
+// The shared memory the kernel needs for these head sizes: its narrow
+// tiles', which every device from sm_80 on holds (wide: the wide tiles').
+inline size_t sdpa_tf32x3_smem_bytes(int head_dim, int head_dim_v, bool wide = false) {
   const int tile = sdpa_tc_head_dim_tile(head_dim, head_dim_v);
-  return sdpa_tf32x3_smem_bytes(sdpa_tf32x3_config(tile), tile);
+  return sdpa_tf32x3_smem_bytes(sdpa_tf32x3_config(tile, wide), tile);
 }
 
 }  // namespace baracuda::kernels

@@ -39,13 +39,28 @@ __device__ __forceinline__ void load_tile_f32(unsigned char *s_tile, const float
   }
 }
 
-// Runs item(i) for this thread's share of Items work items, i = k Threads +
-// threadIdx.x: consecutive threads take consecutive items.
-template <int Items, int Threads, class Item>
-__device__ __forceinline__ void for_thread_items(Item &&item) {
+// This thread's share of Items work items, i = k Threads + threadIdx.x
+// (consecutive threads take consecutive items), in batches of up to 64 bytes
+// of what read(i) gives: read(i) for a batch, then write(i, what it gave).
+// The splits rewrite their tiles in place, and the compiler keeps a thread's
+// shared-memory loads behind its stores to the same tile: item by item, each
+// load waited for the previous item's split. Bigger batches spill at D 256.
+template <int Items, int Threads, class Read, class Write>
+__device__ __forceinline__ void for_thread_items(Read &&read, Write &&write) {
   static_assert(Items % Threads == 0, "every thread takes as many items");
+  using Value = decltype(read(0));
+  constexpr int kPerThread = Items / Threads;
+  constexpr int kFit = 64 / sizeof(Value) > 0 ? 64 / sizeof(Value) : 1;
+  constexpr int kBatch = kPerThread < kFit ? kPerThread : kFit;
+  static_assert(kPerThread % kBatch == 0, "whole batches");
 #pragma unroll
-  for (int k = 0; k < Items / Threads; ++k) item(k * Threads + static_cast<int>(threadIdx.x));
+  for (int k0 = 0; k0 < kPerThread; k0 += kBatch) {
+    Value value[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) value[k] = read((k0 + k) * Threads + static_cast<int>(threadIdx.x));
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) write((k0 + k) * Threads + static_cast<int>(threadIdx.x), value[k]);
+  }
 }
 
 // A tile of Rows rows, Pitch floats apart, and its small plane right after them.
@@ -58,14 +73,14 @@ __device__ __forceinline__ SplitTile split_tile_at(unsigned char *s_tile) {
   return {reinterpret_cast<float *>(s_tile), reinterpret_cast<uint32_t *>(s_tile + Rows * Pitch * sizeof(float))};
 }
 
-// The 4 floats at `at` (16-byte aligned) rounded in place to their tf32 big
-// halves; returns their small halves.
-__device__ __forceinline__ float4 split_chunk_in_place(float *at) {
-  float4 *chunk = reinterpret_cast<float4 *>(at);
-  const float4 x = *chunk;
+// The 4 floats of a chunk rounded to their tf32 big halves (to be stored in
+// its place) and their small halves.
+struct SplitChunk {
+  float4 big, small;
+};
+__device__ __forceinline__ SplitChunk split_chunk(const float4 &x) {
   const Tf32Halves h0 = tf32_halves(x.x), h1 = tf32_halves(x.y), h2 = tf32_halves(x.z), h3 = tf32_halves(x.w);
-  *chunk = make_float4(h0.big, h1.big, h2.big, h3.big);
-  return make_float4(h0.small, h1.small, h2.small, h3.small);
+  return {make_float4(h0.big, h1.big, h2.big, h3.big), make_float4(h0.small, h1.small, h2.small, h3.small)};
 }
 
 // A landed K tile of Rows rows: every element rounded in place to its tf32
@@ -76,12 +91,15 @@ template <int Rows, int HeadDim, int Pitch, int SmallPitch, int Threads>
 __device__ __forceinline__ void split_k_tile(unsigned char *s_tile) {
   constexpr int kChunksPerRow = HeadDim / 4;
   const SplitTile tile = split_tile_at<Rows, Pitch>(s_tile);
-  for_thread_items<Rows * kChunksPerRow, Threads>([&](int chunk) {
-    const int row = chunk / kChunksPerRow, col = chunk % kChunksPerRow * 4;
-    const float4 x = split_chunk_in_place(tile.big + row * Pitch + col);
-    *reinterpret_cast<uint2 *>(tile.small + row * SmallPitch + col / 2) =
-        make_uint2(pack2<__nv_bfloat16>(x.x, x.y), pack2<__nv_bfloat16>(x.z, x.w));
-  });
+  auto at = [&](int chunk) { return tile.big + chunk / kChunksPerRow * Pitch + chunk % kChunksPerRow * 4; };
+  for_thread_items<Rows * kChunksPerRow, Threads>(
+      [&](int chunk) { return *reinterpret_cast<const float4 *>(at(chunk)); },
+      [&](int chunk, const float4 &x) {
+        const SplitChunk h = split_chunk(x);
+        *reinterpret_cast<float4 *>(at(chunk)) = h.big;
+        *reinterpret_cast<uint2 *>(tile.small + chunk / kChunksPerRow * SmallPitch + chunk % kChunksPerRow * 2) =
+            make_uint2(pack2<__nv_bfloat16>(h.small.x, h.small.y), pack2<__nv_bfloat16>(h.small.z, h.small.w));
+      });
 }
 
 // The landed Q tile of Rows rows, rewritten in place as tf32 A fragments:
@@ -97,32 +115,48 @@ __device__ __forceinline__ void split_q_tile(unsigned char *s_tile) {
   constexpr int kBlocksPerRow = HeadDim / 16;
   static_assert(Rows % 16 == 0, "whole 16-row MMA tiles");
   const SplitTile tile = split_tile_at<Rows, Pitch>(s_tile);
-  for_thread_items<Rows / 2 * kBlocksPerRow, Threads>([&](int block) {
-    const int pair = block / kBlocksPerRow, j = block % kBlocksPerRow;
-    const int row = pair / 8 * 16 + pair % 8;  // and row + 8
-    Tf32Halves h[2][16];                         // [row, row + 8][column 16j + c]
+  // Block i: 16 columns of the row pair (row, row + 8) of its MMA tile.
+  auto at = [&](int block, int r) {
+    const int pair = block / kBlocksPerRow;
+    return (pair / 8 * 16 + pair % 8 + 8 * r) * Pitch + 16 * (block % kBlocksPerRow);
+  };
+  struct RowPairBlock {
+    float4 x[2][4];  // [row, row + 8][columns 4c to 4c + 3]
+  };
+  for_thread_items<Rows / 2 * kBlocksPerRow, Threads>(
+      [&](int block) {
+        RowPairBlock b;
 #pragma unroll
-    for (int r = 0; r < 2; ++r)
+        for (int r = 0; r < 2; ++r)
 #pragma unroll
-      for (int c = 0; c < 16; c += 4) {
-        const float4 x = *reinterpret_cast<const float4 *>(tile.big + (row + 8 * r) * Pitch + 16 * j + c);
-        h[r][c] = tf32_halves(x.x);
-        h[r][c + 1] = tf32_halves(x.y);
-        h[r][c + 2] = tf32_halves(x.z);
-        h[r][c + 3] = tf32_halves(x.w);
-      }
+          for (int c = 0; c < 4; ++c) b.x[r][c] = *reinterpret_cast<const float4 *>(tile.big + at(block, r) + 4 * c);
+        return b;
+      },
+      [&](int block, const RowPairBlock &b) {
+        Tf32Halves h[2][16];  // [row, row + 8][column 16j + c]
 #pragma unroll
-    for (int step = 0; step < 2; ++step)  // kk = 2j + step, written to row + 8 step
+        for (int r = 0; r < 2; ++r)
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        const int c = 8 * step + 2 * t;
-        *reinterpret_cast<float4 *>(tile.big + (row + 8 * step) * Pitch + 16 * j + 4 * t) =
-            make_float4(h[0][c].big, h[1][c].big, h[0][c + 1].big, h[1][c + 1].big);
-        *reinterpret_cast<uint2 *>(tile.small + (row + 8 * step) * SmallPitch + 8 * j + 2 * t) =
-            make_uint2(pack2<__nv_bfloat16>(h[0][c].small, h[0][c + 1].small),
-                       pack2<__nv_bfloat16>(h[1][c].small, h[1][c + 1].small));
-      }
-  });
+          for (int c = 0; c < 4; ++c) {
+            h[r][4 * c] = tf32_halves(b.x[r][c].x);
+            h[r][4 * c + 1] = tf32_halves(b.x[r][c].y);
+            h[r][4 * c + 2] = tf32_halves(b.x[r][c].z);
+            h[r][4 * c + 3] = tf32_halves(b.x[r][c].w);
+          }
+        const int pair = block / kBlocksPerRow, j = block % kBlocksPerRow;
+        const int row = pair / 8 * 16 + pair % 8;
+#pragma unroll
+        for (int step = 0; step < 2; ++step)  // kk = 2j + step, written to row + 8 step
+#pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            const int c = 8 * step + 2 * t;
+            *reinterpret_cast<float4 *>(tile.big + (row + 8 * step) * Pitch + 16 * j + 4 * t) =
+                make_float4(h[0][c].big, h[1][c].big, h[0][c + 1].big, h[1][c + 1].big);
+            *reinterpret_cast<uint2 *>(tile.small + (row + 8 * step) * SmallPitch + 8 * j + 2 * t) =
+                make_uint2(pack2<__nv_bfloat16>(h[0][c].small, h[0][c + 1].small),
+                           pack2<__nv_bfloat16>(h[1][c].small, h[1][c + 1].small));
+          }
+      });
 }
 
 // A landed V tile of Rows rows, as split_k_tile but pairing rows: the small
@@ -133,14 +167,24 @@ __device__ __forceinline__ void split_v_tile(unsigned char *s_tile) {
   constexpr int kChunksPerRow = HeadDim / 4;
   static_assert(Rows % 2 == 0, "whole row pairs");
   const SplitTile tile = split_tile_at<Rows, Pitch>(s_tile);
-  for_thread_items<Rows / 2 * kChunksPerRow, Threads>([&](int chunk) {
-    const int pair = chunk / kChunksPerRow, col = chunk % kChunksPerRow * 4;
-    const float4 x = split_chunk_in_place(tile.big + 2 * pair * Pitch + col);
-    const float4 y = split_chunk_in_place(tile.big + (2 * pair + 1) * Pitch + col);
-    *reinterpret_cast<uint4 *>(tile.small + pair * SmallPitch + col) =
-        make_uint4(pack2<__nv_bfloat16>(x.x, y.x), pack2<__nv_bfloat16>(x.y, y.y), pack2<__nv_bfloat16>(x.z, y.z),
-                   pack2<__nv_bfloat16>(x.w, y.w));
-  });
+  // Chunk i: 4 columns of a row pair.
+  auto at = [&](int chunk) { return tile.big + chunk / kChunksPerRow * 2 * Pitch + chunk % kChunksPerRow * 4; };
+  struct RowPair {
+    float4 x, y;
+  };
+  for_thread_items<Rows / 2 * kChunksPerRow, Threads>(
+      [&](int chunk) {
+        return RowPair{*reinterpret_cast<const float4 *>(at(chunk)),
+                       *reinterpret_cast<const float4 *>(at(chunk) + Pitch)};
+      },
+      [&](int chunk, const RowPair &r) {
+        const SplitChunk x = split_chunk(r.x), y = split_chunk(r.y);
+        *reinterpret_cast<float4 *>(at(chunk)) = x.big;
+        *reinterpret_cast<float4 *>(at(chunk) + Pitch) = y.big;
+        *reinterpret_cast<uint4 *>(tile.small + chunk / kChunksPerRow * SmallPitch + chunk % kChunksPerRow * 4) =
+            make_uint4(pack2<__nv_bfloat16>(x.small.x, y.small.x), pack2<__nv_bfloat16>(x.small.y, y.small.y),
+                       pack2<__nv_bfloat16>(x.small.z, y.small.z), pack2<__nv_bfloat16>(x.small.w, y.small.w));
+      });
 }
 
 }  // namespace baracuda::kernels::sdpa_tc

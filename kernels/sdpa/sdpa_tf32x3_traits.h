@@ -18,9 +18,15 @@ namespace baracuda::kernels {
 // 32 keys, one block an SM (159 KiB: 8% / 3% ahead of two blocks of 4 warps,
 // 16-key tiles 13-15% behind); D 256 one slot of 16 keys (151 KiB). Every
 // one fits sm_80's 163 KiB.
-constexpr SdpaTcConfig sdpa_tf32x3_config(int head_dim_tile) {
+//
+// wide: the tiles for blocks of up to 227 KiB (sm 90, 100-103), which the
+// entry takes where the device's blocks hold them. They differ at the 128
+// tile alone: eight warps of one 16-row tile and 64-key K and V slots
+// (214 KiB: 9% / 8% ahead of the 32-key slots on the H200, bench/NOTES.md
+// session 15, where a two-stage ring of 32 keys gained nothing).
+constexpr SdpaTcConfig sdpa_tf32x3_config(int head_dim_tile, bool wide = false) {
   if (head_dim_tile <= 64) return {4, 2, 32, 2, 2};
-  if (head_dim_tile <= 128) return {8, 1, 32, 1, 1};
+  if (head_dim_tile <= 128) return wide ? SdpaTcConfig{8, 1, 64, 1, 1} : SdpaTcConfig{8, 1, 32, 1, 1};
   return {4, 1, 16, 1, 1};
 }
 

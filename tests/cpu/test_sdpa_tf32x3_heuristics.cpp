@@ -107,3 +107,21 @@ TEST_CASE("sdpa 3xtf32: Q fragment reads (float4 at word 4t, small pairs at word
     }
   }
 }
+
+TEST_CASE("sdpa 3xtf32: the wide tiles fit sm_90's blocks and differ at the 128 tile alone", "[heuristics][sdpa]") {
+  // sm 90 and 100-103: 227 KiB per block (src/core/arch_limits.hpp).
+  const SdpaTcConfig wide = sdpa_tf32x3_config(128, true);
+  CHECK(sdpa_tf32x3_smem_bytes(wide, 128) <= 227 * 1024);
+  CHECK(sdpa_tf32x3_smem_bytes(128, 8, true) == sdpa_tf32x3_smem_bytes(wide, 128));
+  CHECK(sdpa_tf32x3_smem_bytes(128, 8, true) > sdpa_tf32x3_smem_bytes(128, 8));
+  const int threads = sdpa_tc_threads(wide), chunks = 128 / 4;
+  REQUIRE(threads % chunks == 0);
+  CHECK(wide.block_n % (threads / chunks) == 0);
+  CHECK(sdpa_tc_block_m(wide) % (threads / chunks) == 0);
+  for (int tile : {64, 256}) {
+    INFO("tile " << tile);
+    const SdpaTcConfig w = sdpa_tf32x3_config(tile, true), c = sdpa_tf32x3_config(tile);
+    CHECK((w.warps == c.warps && w.m_atoms == c.m_atoms && w.block_n == c.block_n && w.stages == c.stages &&
+           w.min_blocks == c.min_blocks));
+  }
+}
