@@ -91,13 +91,19 @@ struct Conv1dTraits {
     return elem_bytes > 4 ? 1 : width <= 5 ? kBackwardGroupBlocks : kBackwardGroupBlocksW8;
   }
   static constexpr int kBoxBytes = 8192;
-  // A channel tile's chunk: kChunk timesteps, halved (down to
-  // kMinChannelChunk, a multiple of every box's steps) while the grid of
-  // 128-channel groups by (b, chunk) pairs would have fewer than
-  // kChannelBlocks blocks (about one wave): a small batch of short rows gave
-  // 16-32 blocks, each walking 256 timesteps (25-40% of Tri Dao's speed).
+  // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
+  // minimum, a multiple of its box's steps) while the grid of 128-channel
+  // groups by (b, chunk) pairs would have fewer than the pass's blocks (about
+  // a wave): a small batch of short rows gave 16-32 blocks, each walking 256
+  // timesteps (25-40% of Tri Dao's speed).
   static constexpr int kMinChannelChunk = 32;
   static constexpr int kChannelBlocks = 1024;
+  static constexpr int kMinChannelChunkBackward = 32;
+  static constexpr int kChannelBlocksBackward = 1024;
+  static constexpr int min_channel_chunk(bool backward) {
+    return backward ? kMinChannelChunkBackward : kMinChannelChunk;
+  }
+  static constexpr int channel_blocks(bool backward) { return backward ? kChannelBlocksBackward : kChannelBlocks; }
   // Bytes of channels per thread in a channel tile, per direction.
   static constexpr int kForwardChannelBytes = 4;
   static constexpr int kBackwardChannelBytes = 4;
