@@ -212,9 +212,9 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   CHECK(l.grid_x == 3);
   CHECK(l.chunk == Conv1dTraits::kMinChannelChunk);  // 9 groups of channels: the shortest chunk
   CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
-  l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(8, 64 * threads, 4 * chunk));
-  CHECK(l.chunk == chunk);  // 512 groups by 4 chunks: enough blocks
-  CHECK(l.grid_y == 32);
+  l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(64, 64 * threads, 4 * chunk));
+  CHECK(l.chunk == chunk);  // 4096 groups by 4 chunks: enough blocks
+  CHECK(l.grid_y == 256);
   // The update: blocks of kUpdateThreads channels by batch rows, batches past 65535 along z.
   const int64_t update_threads = Conv1dTraits::kUpdateThreads;
   l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(3, update_threads * 2 + 1, 5, 4));
