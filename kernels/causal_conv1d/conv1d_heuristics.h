@@ -191,8 +191,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   // Packed sequences (SEQ_IDX): the time tiles do not mask their windows.
   if (!p.seq_idx.data && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
     const int64_t threads = Conv1dTraits::kThreads;
-    const int64_t group_tile =
-        threads * (forward ? Conv1dTraits::kGroupForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
+    const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t units = p.length / vec;
     if (row_groups_fit(units, group_tile)) {
       Conv1dLaunch l = row_groups_grid(p, units, group_tile);

@@ -87,7 +87,7 @@ struct RowGroups {
 template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProblem p) {
   using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::kGroupForwardTileSteps;
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
   using Groups = RowGroups<Steps>;
   __shared__ uint4 stage[kStages][Groups::template kSlots<H>];
   const Groups groups(p, V);

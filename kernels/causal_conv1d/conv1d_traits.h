@@ -77,9 +77,6 @@ struct Conv1dTraits {
   // taking many tiles lost up to half its time to the partial second wave
   // of the backward's 7 blocks per SM).
   static constexpr int kGroupMinVecs = 8;
-  // Vectors a thread in the row groups' forward tile (their backward's:
-  // kBackwardTileSteps).
-  static constexpr int kGroupForwardTileSteps = 4;
   static constexpr int kGroupTilesPerBlock = 8;
   static constexpr int kGroupMinBlocks = 264;  // two blocks per SM of an H100 / H200
   // The row groups' backward: blocks an SM it is compiled for, which caps

@@ -46,11 +46,6 @@ int64_t tile_steps(Conv1dPass pass, int bytes) {
   return 16 / bytes * Conv1dTraits::kThreads *
          (pass == Conv1dPass::Forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
 }
-// Timesteps of a row groups' tile of pass for elements of `bytes`.
-int64_t group_tile_steps(Conv1dPass pass, int bytes) {
-  return 16 / bytes * Conv1dTraits::kThreads *
-         (pass == Conv1dPass::Forward ? Conv1dTraits::kGroupForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
-}
 
 TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the staged time tiles",
           "[heuristics][causal_conv1d]") {
@@ -58,9 +53,7 @@ TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the stage
     for (const Conv1dPass pass : kPasses) {
       const int64_t tile = tile_steps(pass, bytes);
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile, 4)) == Conv1dKernel::StagedTimeTiles);
-      // More than half a row groups' tile, or vectors not a power of two: rows of their own tiles.
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, group_tile_steps(pass, bytes) * 2, 4)) ==
-            Conv1dKernel::StagedTimeTiles);
+      // More than half a tile, or vectors not a power of two: rows of their own tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
       // L not a multiple of the vector: the element-wise time walk.
@@ -105,7 +98,7 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
-      const int64_t vec = 16 / bytes, tile = group_tile_steps(pass, bytes);
+      const int64_t vec = 16 / bytes, tile = tile_steps(pass, bytes);
       for (const int64_t length : {vec * Conv1dTraits::kGroupMinVecs, tile / 4, tile / 2}) {
         CAPTURE(bytes, length);
         const Conv1dLaunch l = choose_conv1d_launch(pass, bytes, dense_conv1d_problem(3, 1000, length, 4));
@@ -125,7 +118,7 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
             Conv1dKernel::StagedTimeTiles);
     }
   // A batch of one row of 2048 channels: a tile a block.
-  const int64_t steps = group_tile_steps(Conv1dPass::Forward, 2);
+  const int64_t steps = tile_steps(Conv1dPass::Forward, 2);
   const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(1, 2048, 128, 4));
   CHECK(one.kernel == Conv1dKernel::StagedRowGroups);
   CHECK(one.grid_y == 2048 / (steps / 128));
