@@ -113,7 +113,7 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
   }
   if ((p.dweight.data || p.dbias.data) && p.channels > 0 && !launch.sums_direct) {
     reduce_partials_kernel<T, W, Wt>
-        <<<reduce_blocks(p.channels, W), kThreads, 0, stream>>>(p, partials, launch.partial_slots);
+        <<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, launch.partial_slots);
     return launch_error();
   }
   return 0;

@@ -8,41 +8,19 @@
 
 namespace baracuda::kernels::conv1d {
 
-// dw[c, k] and db[c] (of the weights' type Wt): the slots' partial sums, in
-// slot order. A block takes kReduceColumns columns (c, k) of every slot: its
-// threads copy kReduceRows slots of them at a time into shared memory (rows
-// of 128 coalesced bytes, kReduceRows * kReduceColumns / kThreads loads a
-// thread in flight), then a thread a column adds them up in order. (A thread
-// a column reading its slots in turn kept 4 loads in flight: a channels-last
-// backward's 256 slots took 64 round trips.)
-constexpr int kReduceColumns = 32, kReduceRows = 64;
-inline unsigned reduce_blocks(int64_t channels, int width) {
-  return static_cast<unsigned>((channels * (width + 1) + kReduceColumns - 1) / kReduceColumns);
-}
+// dw[c, k] and db[c] (of the weights' type Wt): the slots' partial sums, in slot order.
 template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads)
     reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials, int64_t slots) {
-  static_assert(kThreads % kReduceColumns == 0 && kReduceRows % (kThreads / kReduceColumns) == 0,
-                "a thread copies whole rows' places");
-  __shared__ Acc<T> rows[kReduceRows][kReduceColumns];
-  const int64_t columns = p.channels * (W + 1);
-  const int col = threadIdx.x % kReduceColumns;
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * kReduceColumns + col;
-  Acc<T> sum = Acc<T>(0);
-  for (int64_t s0 = 0; s0 < slots; s0 += kReduceRows) {
-    const int n = static_cast<int>(slots - s0 < kReduceRows ? slots - s0 : kReduceRows);
-    if (i < columns)
-#pragma unroll
-      for (int r = threadIdx.x / kReduceColumns; r < kReduceRows; r += kThreads / kReduceColumns)
-        if (r < n) rows[r][col] = partials[(s0 + r) * columns + i];
-    __syncthreads();
-    if (threadIdx.x < kReduceColumns)
-      for (int r = 0; r < n; ++r) sum += rows[r][col];
-    __syncthreads();
-  }
-  if (threadIdx.x >= kReduceColumns || i >= columns) return;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= p.channels * (W + 1)) return;
   const int64_t c = i / (W + 1);
   const int k = static_cast<int>(i - c * (W + 1));
+  Acc<T> sum = Acc<T>(0);
+  // 16 loads in flight, then their sums in slot order (4 by default: a batch
+  // of 128 rows' slots took 32 round trips).
+#pragma unroll 16
+  for (int64_t s = 0; s < slots; ++s) sum += partials[s * p.channels * (W + 1) + i];
   if (k < W && p.dweight.data) *at<Wt>(p.dweight, c, k, 0) = Accum<Wt>::store(sum);
   if (k == W && p.dbias.data) *at<Wt>(p.dbias, c, 0, 0) = Accum<Wt>::store(sum);
 }
