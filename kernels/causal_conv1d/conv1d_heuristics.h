@@ -152,11 +152,13 @@ inline int64_t conv1d_channel_chunk(Conv1dPass pass, int64_t batch, int64_t chan
   const bool backward = pass == Conv1dPass::Backward;
   const int64_t blocks = Conv1dTraits::channel_blocks(backward);
   const int64_t per_b = ceil_div(channels, Conv1dTraits::kThreads);
+  const int64_t shortest = Conv1dTraits::min_channel_chunk(backward);
   int64_t chunk = Conv1dTraits::kChunk;
+  while (chunk > shortest && chunk / 2 >= length) chunk /= 2;  // one chunk a row either way
   // Enough groups of channels alone (or nothing to do): the longest chunk.
   if (per_b == 0 || batch == 0 || per_b >= blocks || batch >= ceil_div(blocks, per_b)) return chunk;
   const int64_t chunks_wanted = ceil_div(blocks, per_b * batch);  // per_b * batch < blocks
-  while (chunk > Conv1dTraits::min_channel_chunk(backward) && ceil_div(length, chunk) < chunks_wanted) chunk /= 2;
+  while (chunk > shortest && ceil_div(length, chunk) < chunks_wanted) chunk /= 2;
   return chunk;
 }
 

@@ -17,9 +17,6 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t c = i / (W + 1);
   const int k = static_cast<int>(i - c * (W + 1));
   Acc<T> sum = Acc<T>(0);
-  // 16 loads in flight, then their sums in slot order (4 by default: a batch
-  // of 128 rows' slots took 32 round trips).
-#pragma unroll 16
   for (int64_t s = 0; s < slots; ++s) sum += partials[s * p.channels * (W + 1) + i];
   if (k < W && p.dweight.data) *at<Wt>(p.dweight, c, k, 0) = Accum<Wt>::store(sum);
   if (k == W && p.dbias.data) *at<Wt>(p.dbias, c, 0, 0) = Accum<Wt>::store(sum);

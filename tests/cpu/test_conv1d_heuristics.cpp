@@ -313,7 +313,7 @@ TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid wou
     const bool backward = pass == Conv1dPass::Backward;
     const int64_t blocks = Conv1dTraits::channel_blocks(backward), shortest = Conv1dTraits::min_channel_chunk(backward);
     CAPTURE(backward);
-    CHECK(conv1d_channel_chunk(pass, 1, blocks * threads, 1) == chunk);     // enough channel groups alone
+    CHECK(conv1d_channel_chunk(pass, 1, blocks * threads, chunk) == chunk);  // enough channel groups alone
     CHECK(conv1d_channel_chunk(pass, 1, threads, blocks * chunk) == chunk);  // enough chunks alone
     CHECK(conv1d_channel_chunk(pass, 1, threads, blocks * chunk / 2) == chunk / 2);
     CHECK(conv1d_channel_chunk(pass, 2, threads, blocks * chunk / 4) == chunk / 2);
@@ -321,10 +321,15 @@ TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid wou
     CHECK(conv1d_channel_chunk(pass, 1, 16 * threads, 4 * blocks) == std::max<int64_t>(chunk / 4, shortest));
     CHECK(conv1d_channel_chunk(pass, 1, threads, 1) == shortest);
     CHECK(conv1d_channel_chunk(pass, 1, 1, int64_t{1} << 40) == chunk);
+    // Enough blocks, rows under half a chunk: the shortest power of two that holds a row (one chunk a row either way).
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 100) == std::max<int64_t>(128, shortest));
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 128) == std::max<int64_t>(128, shortest));
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 129) == chunk);
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 1) == shortest);
     // Empty problems and extents whose product would pass 2^63.
-    CHECK(conv1d_channel_chunk(pass, 0, threads, 64) == chunk);
-    CHECK(conv1d_channel_chunk(pass, 2, 0, 64) == chunk);
-    CHECK(conv1d_channel_chunk(pass, int64_t{1} << 40, int64_t{1} << 40, 1) == chunk);
+    CHECK(conv1d_channel_chunk(pass, 0, threads, 1000) == chunk);
+    CHECK(conv1d_channel_chunk(pass, 2, 0, 1000) == chunk);
+    CHECK(conv1d_channel_chunk(pass, int64_t{1} << 40, int64_t{1} << 40, chunk) == chunk);
   }
 }
 
