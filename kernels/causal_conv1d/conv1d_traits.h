@@ -107,7 +107,7 @@ struct Conv1dTraits {
   // [64,2048,128] forward 23.3 -> 21.7 us, backward 69.9 -> 63.1, same
   // bits). Session 15 (H200, bf16 C2048 W4, bench/NOTES.md): the backward's
   // chunks of 16 took [1,2048,128] from 12.3 to 9.2 us and [1,2048,512] from
-  // 13.8 to 13.2 ([1,2048,1024] 17.0 -> 17.5, [8,2048,128] 17.1 -> 17.2);
+  // 13.8 to 13.2 ([1,2048,1024] 17.0 -> 17.5, [8,2048,128] 17.1 -> 17.6);
   // shorter ones lost (a chunk's W-1 extra steps and its partial sums, 20
   // bytes a channel, grow against its work: chunks of 8 took [8,2048,512]
   // from 36.7 to 98 us). The forward's chunks of 16 gained at B 1 (3.6 ->
