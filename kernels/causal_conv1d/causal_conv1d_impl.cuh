@@ -46,30 +46,35 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
+// The forward's main kernel as `launch` (conv1d_heuristics.h) says.
+template <class T, class Wt, int W>
+int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStream_t stream) {
+  const dim3 grid = grid_of(launch);
+  if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
+    with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
+  } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
+    with_silu(p.silu, [&](auto silu) { forward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
+  } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
+    if constexpr (sizeof(T) <= 4)
+      with_silu(p.silu, [&](auto silu) {
+        with_seq(p, [&](auto seq) {
+          forward_channel_tiles_kernel<T, W, silu, seq, Wt>
+              <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
+        });
+      });
+  } else if (launch.kernel == Conv1dKernel::WalkTime) {
+    forward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
+  } else {
+    forward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
+  }
+  return launch_error();
+}
+
 template <class T, class Wt, int W>
 int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
-  if (p.batch * p.channels * p.length > 0) {
-    const Conv1dLaunch launch = choose_conv1d_launch(Conv1dPass::Forward, sizeof(T), p);
-    const dim3 grid = grid_of(launch);
-    if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-      with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
-    } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
-      with_silu(p.silu, [&](auto silu) { forward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
-    } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
-      if constexpr (sizeof(T) <= 4)
-        with_silu(p.silu, [&](auto silu) {
-          with_seq(p, [&](auto seq) {
-            forward_channel_tiles_kernel<T, W, silu, seq, Wt>
-                <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
-          });
-        });
-    } else if (launch.kernel == Conv1dKernel::WalkTime) {
-      forward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
-    } else {
-      forward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
-    }
-    if (const int rc = launch_error()) return rc;
-  }
+  if (p.batch * p.channels * p.length > 0)
+    if (const int rc = forward_launch<T, Wt, W>(p, choose_conv1d_launch(Conv1dPass::Forward, sizeof(T), p), stream))
+      return rc;
   if (p.final_states.data && p.batch * p.channels > 0) {
     row_ends_kernel<T, W, Wt><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
     return launch_error();
@@ -77,19 +82,20 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
   return 0;
 }
 
+// The backward's main kernel and the reduction of its dw/db partial sums,
+// as `launch` says (partial_slots 0: none written, the reduction gives zeros).
 template <class T, class Wt, int W>
-int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream) {
-  int64_t slots = 0;  // none written: the reduction gives zeros
-  if (p.batch * p.channels * p.length > 0) {
-    const Conv1dLaunch launch = choose_conv1d_launch(Conv1dPass::Backward, sizeof(T), p);
+int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *partials, cudaStream_t stream) {
+  if (launch.grid_x * launch.grid_y > 0) {
     const dim3 grid = grid_of(launch);
-    slots = launch.partial_slots;
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
       with_silu(p.silu,
                 [&](auto silu) { backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials); });
     } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
-      with_silu(p.silu,
-                [&](auto silu) { backward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials); });
+      with_silu(p.silu, [&](auto silu) {
+        backward_row_groups_kernel<T, W, silu, Wt>
+            <<<grid, kThreads, 0, stream>>>(p, launch.sums_direct ? nullptr : partials);
+      });
     } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       if constexpr (sizeof(T) <= 4)
         with_silu(p.silu, [&](auto silu) {
@@ -105,10 +111,21 @@ int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream
     }
     if (const int rc = launch_error()) return rc;
   }
-  if ((p.dweight.data || p.dbias.data) && p.channels > 0) {
-    reduce_partials_kernel<T, W, Wt><<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, slots);
-    if (const int rc = launch_error()) return rc;
+  if ((p.dweight.data || p.dbias.data) && p.channels > 0 && !launch.sums_direct) {
+    reduce_partials_kernel<T, W, Wt>
+        <<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, launch.partial_slots);
+    return launch_error();
   }
+  return 0;
+}
+
+template <class T, class Wt, int W>
+int backward_width(const Conv1dProblem &p, Acc<T> *partials, cudaStream_t stream) {
+  Conv1dLaunch none{Conv1dKernel::StagedTimeTiles, 0, 0};  // nothing to walk
+  const bool work = p.batch * p.channels * p.length > 0;
+  if (const int rc = backward_launch<T, Wt, W>(
+          p, work ? choose_conv1d_launch(Conv1dPass::Backward, sizeof(T), p) : none, partials, stream))
+    return rc;
   if ((p.dinitial.data || p.dfinal.data) && p.batch * p.channels > 0) {
     row_ends_kernel<T, W, Wt><<<blocks_for(p.batch * p.channels), kThreads, 0, stream>>>(p);
     return launch_error();

@@ -19,7 +19,7 @@ namespace baracuda::kernels {
 // layer can refuse a size beyond 2^62 instead of seeing it wrap.
 inline __int128 causal_conv1d_backward_workspace(int64_t batch, int64_t channels, int64_t length, int32_t width,
                                                  bool f64) {
-  const int64_t chunk = conv1d_channel_chunk(batch, channels, length);
+  const int64_t chunk = conv1d_channel_chunk(Conv1dPass::Backward, batch, channels, length);
   const __int128 slots = static_cast<__int128>(batch) * ((length + chunk - 1) / chunk);
   return slots * channels * (width + 1) * (f64 ? sizeof(double) : sizeof(float));
 }

@@ -19,8 +19,8 @@ template <class T, int Vc, int Steps>
 struct ChannelTiles {
   static constexpr int kRowBytes = kThreads * Vc * static_cast<int>(sizeof(T));
   static constexpr int kPieces = kRowBytes / 16;  // 16-byte copies per row
-  static_assert(Conv1dTraits::kMinChannelChunk % Steps == 0 && kRowBytes % 16 == 0 && kThreads % kPieces == 0,
-                "boxes tile every chunk, rows split into whole copies, a thread copies one place of rows");
+  static_assert(kRowBytes % 16 == 0 && kThreads % kPieces == 0,
+                "rows split into whole copies, a thread copies one place of rows");
   int64_t c0, chunks, items;
   int chunk, boxes;
   int live_pieces;  // copies of a row inside the channels
@@ -127,6 +127,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
   using A = Acc<T>;
   constexpr int Vc = kForwardChannelVec<T>, Steps = kBoxSteps<T, Vc>;
   using Tiles = ChannelTiles<T, Vc, Steps>;
+  static_assert(Conv1dTraits::min_channel_chunk(false) % Steps == 0, "boxes tile every chunk");
   __shared__ uint4 stage[kStages][(W - 1 + Steps) * Tiles::kPieces];  // row r: timestep box_t0 - (W-1) + r
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
@@ -186,6 +187,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
   using A = Acc<T>;
   constexpr int Vc = kBackwardChannelVec<T>, Steps = kBoxSteps<T, Vc> / 2;  // two tensors staged
   using Tiles = ChannelTiles<T, Vc, Steps>;
+  static_assert(Conv1dTraits::min_channel_chunk(true) % Steps == 0, "boxes tile every chunk");
   constexpr int kRows = W - 1 + Steps + W - 1, kChannelStages = Conv1dTraits::kBackwardChannelStages;
   __shared__ uint4 xstage[kChannelStages][kRows * Tiles::kPieces];               // row r: timestep box_t0 - (W-1) + r
   __shared__ uint4 dystage[kChannelStages][(kRows - (W - 1)) * Tiles::kPieces];  // row r: timestep box_t0 + r

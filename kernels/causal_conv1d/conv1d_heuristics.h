@@ -41,7 +41,8 @@ enum class Conv1dKernel {
 // update's batches past 65535) and, for the backward, the dw/db partial-sum
 // slots it writes per channel: one per (b, block along L) for the kernels
 // along L, per (b, chunk) for the channel grids; and the channel tiles'
-// chunk of timesteps.
+// chunk of timesteps. sums_direct: the backward's one slot is DW and DB
+// themselves (the row groups of a batch of one), no reduction after it.
 struct Conv1dLaunch {
   Conv1dKernel kernel;
   int64_t grid_x, grid_y;
@@ -49,6 +50,7 @@ struct Conv1dLaunch {
   int64_t chunk = Conv1dTraits::kChunk;
   int64_t grid_z = 1;
   int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes
+  bool sums_direct = false;
 };
 
 namespace conv1d_heuristics {
@@ -91,7 +93,8 @@ inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x)
 // Rows of `units` vectors staged whole, tile / units rows a tile (a power of
 // two of at least kGroupMinVecs, at most half the tile): a block row per
 // kGroupTilesPerBlock tiles; a partial-sum slot per b (a row's sums stay in
-// its block).
+// its block), written to DW and DB directly where B is 1 (the reduction's
+// launch was a third of a short backward's time).
 inline bool row_groups_fit(int64_t units, int64_t tile) {
   return units >= Conv1dTraits::kGroupMinVecs && units <= tile / 2 && (units & (units - 1)) == 0;
 }
@@ -141,17 +144,21 @@ inline int update_vector_bytes(const Conv1dProblem &p, int elem_bytes) {
 
 }  // namespace conv1d_heuristics
 
-// The channel tiles' chunk of timesteps for a problem (conv1d_traits.h):
-// from B, C and L alone, so that the backward's workspace can hold its slots.
-inline int64_t conv1d_channel_chunk(int64_t batch, int64_t channels, int64_t length) {
+// The channel tiles' chunk of timesteps for a pass over a problem
+// (conv1d_traits.h): from B, C and L alone, so that the backward's workspace
+// can hold its slots.
+inline int64_t conv1d_channel_chunk(Conv1dPass pass, int64_t batch, int64_t channels, int64_t length) {
   using conv1d_heuristics::ceil_div;
-  constexpr int64_t kBlocks = Conv1dTraits::kChannelBlocks;
+  const bool backward = pass == Conv1dPass::Backward;
+  const int64_t blocks = Conv1dTraits::channel_blocks(backward);
   const int64_t per_b = ceil_div(channels, Conv1dTraits::kThreads);
+  const int64_t shortest = Conv1dTraits::min_channel_chunk(backward);
   int64_t chunk = Conv1dTraits::kChunk;
+  while (chunk > shortest && chunk / 2 >= length) chunk /= 2;  // one chunk a row either way
   // Enough groups of channels alone (or nothing to do): the longest chunk.
-  if (per_b == 0 || batch == 0 || per_b >= kBlocks || batch >= ceil_div(kBlocks, per_b)) return chunk;
-  const int64_t chunks_wanted = ceil_div(kBlocks, per_b * batch);  // per_b * batch < kBlocks
-  while (chunk > Conv1dTraits::kMinChannelChunk && ceil_div(length, chunk) < chunks_wanted) chunk /= 2;
+  if (per_b == 0 || batch == 0 || per_b >= blocks || batch >= ceil_div(blocks, per_b)) return chunk;
+  const int64_t chunks_wanted = ceil_div(blocks, per_b * batch);  // per_b * batch < blocks
+  while (chunk > shortest && ceil_div(length, chunk) < chunks_wanted) chunk /= 2;
   return chunk;
 }
 
@@ -188,7 +195,11 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t threads = Conv1dTraits::kThreads;
     const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t units = p.length / vec;
-    if (row_groups_fit(units, group_tile)) return row_groups_grid(p, units, group_tile);
+    if (row_groups_fit(units, group_tile)) {
+      Conv1dLaunch l = row_groups_grid(p, units, group_tile);
+      l.sums_direct = !forward && p.batch == 1;
+      return l;
+    }
     const int64_t tile =
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), Conv1dTraits::kTilesPerBlock));
@@ -197,7 +208,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     return channel_grid(
         K::StagedChannelTiles, p,
         (forward ? Conv1dTraits::kForwardChannelBytes : Conv1dTraits::kBackwardChannelBytes) / elem_bytes,
-        conv1d_channel_chunk(p.batch, p.channels, p.length));
+        conv1d_channel_chunk(pass, p.batch, p.channels, p.length));
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
   if (st <= sc) return rows_grid(K::WalkTime, p, ceil_div(p.length, kUnitsPerBlock));

@@ -108,6 +108,7 @@ template <class T, int W, class Wt = T>
 struct Taps {
   Acc<T> w[W];
   Acc<T> bias;
+  Taps() = default;
   __device__ Taps(const Conv1dProblem &p, int64_t c) {
 #pragma unroll
     for (int k = 0; k < W; ++k) w[k] = get<Wt>(p.weight, c, k, 0);

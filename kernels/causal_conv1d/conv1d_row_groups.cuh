@@ -97,15 +97,25 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
       [&](int64_t i, int s) {
         const auto t = groups.start(p, groups.first_row(i));
         const int n = groups.vectors(t.first);
+        // Every vector's taps (a row each) before the first store: a store of
+        // y, which may alias them, had put a round trip of taps before each
+        // vector, Steps a tile. Lanes past the tile's end take its last row's.
+        typename Groups::Place q[Steps];
+        Taps<T, W, Wt> taps[Steps];
+#pragma unroll
+        for (int m = 0; m < Steps; ++m) {
+          const int j = threadIdx.x + m * kThreads;
+          q[m] = groups.place(p, t, j < n ? j : n - 1);
+          taps[m] = Taps<T, W, Wt>(p, q[m].c);
+        }
 #pragma unroll
         for (int m = 0; m < Steps; ++m) {
           const int j = threadIdx.x + m * kThreads;
           if (j >= n) break;
-          const auto q = groups.place(p, t, j);
-          const TimeWindow<T, W> xw(stage[s], j + q.r * H);
+          const TimeWindow<T, W> xw(stage[s], j + q[m].r * H);
           A out[V];
-          forward_vector<T, W, Silu>(Taps<T, W, Wt>(p, q.c), xw.win(), out);
-          store_run<T, V>(at<T>(p.y, q.b, q.c, int64_t{q.u} * V), out);
+          forward_vector<T, W, Silu>(taps[m], xw.win(), out);
+          store_run<T, V>(at<T>(p.y, q[m].b, q[m].c, int64_t{q[m].u} * V), out);
         }
       });
 }
@@ -122,7 +132,9 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
 // min(units, 32) lanes by xor shuffles (segments never straddle rows), then
 // the row's segments in order (bit-stable), in the next tile's use (so no
 // second barrier: the segments alternate between two buffers by tile). They
-// go to slot b (the grid has one block column).
+// go to slot b (the grid has one block column); with partials null (a batch
+// of one: Conv1dLaunch::sums_direct), to DW and DB, as the reduction of one
+// slot would write them.
 template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(W, sizeof(T)))
     backward_row_groups_kernel(Conv1dProblem p, Acc<T> *partials) {
@@ -148,7 +160,13 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
       const int r = q / (W + 1), k = q - r * (W + 1);
       A sum = A(0);
       for (int t = 0; t < per_row; ++t) sum += segment_sums[i % 2][r * per_row + t][k];
-      partials[(first + r) * (W + 1) + k] = sum * Grad::kGradScale;
+      sum *= Grad::kGradScale;
+      if (partials) {
+        partials[(first + r) * (W + 1) + k] = sum;
+      } else if (k < W ? p.dweight.data : p.dbias.data) {  // row first + r is channel first + r
+        const Conv1dView &to = k < W ? p.dweight : p.dbias;
+        *at<Wt>(to, first + r, k < W ? k : 0, 0) = Accum<Wt>::store(A(0) + sum);  // 0 + sum: the reduction's bits
+      }
     }
   };
   stream_stages<kStages>(

@@ -75,10 +75,17 @@ struct Conv1dTraits {
   // backward's sums per segment are sized for it). A block streams about
   // kGroupTilesPerBlock tiles through its ring (one wave of blocks each
   // taking many tiles lost up to half its time to the partial second wave
-  // of the backward's 7 blocks per SM).
+  // of the backward's 7 blocks per SM), but the grid has kGroupMinBlocks
+  // while there are tiles for them. Session 15 (H200, bf16 C2048 W4, whole
+  // passes in CUDA graphs, bench/NOTES.md): 4 tiles a block and 2112 blocks
+  // (16 an SM) gave the smallest sum over the short-row shapes; against 8
+  // and 264: [1,2048,1024] backward 12.4 -> 9.1 us (DW/DB written
+  // directly), [8,2048,512] forward 18.7 -> 14.3 us, [8,2048,1024] backward
+  // 54.4 -> 50.5 us, [64,2048,512] 86.8 -> 83.4 / 184.3 -> 180.2 us; no
+  // shape lost more than noise (2%).
   static constexpr int kGroupMinVecs = 8;
-  static constexpr int kGroupTilesPerBlock = 8;
-  static constexpr int kGroupMinBlocks = 264;  // two blocks per SM of an H100 / H200
+  static constexpr int kGroupTilesPerBlock = 4;
+  static constexpr int kGroupMinBlocks = 2112;
   // The row groups' backward: blocks an SM it is compiled for, which caps
   // its registers (64 at 8, 72 at 7). To W 5 its ring of 3 stages and two
   // buffers of segment sums (26.9-27.7 KB) fit 8 blocks and 64 registers
@@ -91,13 +98,29 @@ struct Conv1dTraits {
     return elem_bytes > 4 ? 1 : width <= 5 ? kBackwardGroupBlocks : kBackwardGroupBlocksW8;
   }
   static constexpr int kBoxBytes = 8192;
-  // A channel tile's chunk: kChunk timesteps, halved (down to
-  // kMinChannelChunk, a multiple of every box's steps) while the grid of
-  // 128-channel groups by (b, chunk) pairs would have fewer than
-  // kChannelBlocks blocks (about one wave): a small batch of short rows gave
-  // 16-32 blocks, each walking 256 timesteps (25-40% of Tri Dao's speed).
+  // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
+  // minimum, a multiple of its box's steps) while the grid of 128-channel
+  // groups by (b, chunk) pairs would have fewer than the pass's blocks (about
+  // a wave): a small batch of short rows gave 16-32 blocks, each walking 256
+  // timesteps (25-40% of Tri Dao's speed); and while half of it still holds
+  // the row (the boxes past a row's end were ring steps of their own:
+  // [64,2048,128] forward 23.3 -> 21.7 us, backward 69.9 -> 63.1, same
+  // bits). Session 15 (H200, bf16 C2048 W4, bench/NOTES.md): the backward's
+  // chunks of 16 took [1,2048,128] from 12.3 to 9.2 us and [1,2048,512] from
+  // 13.8 to 13.2 ([1,2048,1024] 17.0 -> 17.5, [8,2048,128] 17.1 -> 17.6);
+  // shorter ones lost (a chunk's W-1 extra steps and its partial sums, 20
+  // bytes a channel, grow against its work: chunks of 8 took [8,2048,512]
+  // from 36.7 to 98 us). The forward's chunks of 16 gained at B 1 (3.6 ->
+  // 3.0 us at L 128) but lost at [1,2048,1024] (5.3 -> 5.4, at Tri Dao's
+  // 5.4): kept at 32.
   static constexpr int kMinChannelChunk = 32;
   static constexpr int kChannelBlocks = 1024;
+  static constexpr int kMinChannelChunkBackward = 16;
+  static constexpr int kChannelBlocksBackward = 1024;
+  static constexpr int min_channel_chunk(bool backward) {
+    return backward ? kMinChannelChunkBackward : kMinChannelChunk;
+  }
+  static constexpr int channel_blocks(bool backward) { return backward ? kChannelBlocksBackward : kChannelBlocks; }
   // Bytes of channels per thread in a channel tile, per direction.
   static constexpr int kForwardChannelBytes = 4;
   static constexpr int kBackwardChannelBytes = 4;

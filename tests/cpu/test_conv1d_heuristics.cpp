@@ -111,6 +111,7 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
         CHECK(l.grid_x == 1);
         CHECK(l.grid_y == std::max(packed, std::min<int64_t>(tiles, Conv1dTraits::kGroupMinBlocks)));
         CHECK(l.partial_slots == 3);
+        CHECK_FALSE(l.sums_direct);
       }
       // Fewer vectors than a group's minimum: the time tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, vec * Conv1dTraits::kGroupMinVecs / 2, 4)) ==
@@ -123,6 +124,23 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
   CHECK(one.grid_y == 2048 / (steps / 128));
   // Rows past the grid's y limit are walked by the blocks in turn.
   CHECK(choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4096, 8192, 64, 4)).grid_y == 65535);
+}
+
+TEST_CASE("conv1d heuristics: the row groups' backward of a batch of one writes DW and DB itself",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4, 8}) {
+    CAPTURE(bytes);
+    const int64_t length = 16 / bytes * Conv1dTraits::kGroupMinVecs;
+    const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, length, 4));
+    CHECK(one.kernel == Conv1dKernel::StagedRowGroups);
+    CHECK(one.sums_direct);
+    // A batch of two sums its slots after the kernel; the forward has no sums; the time tiles sum per block.
+    CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 1000, length, 4)).sums_direct);
+    CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, 1000, length, 4)).sums_direct);
+    CHECK_FALSE(
+        choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, 64 * length, 4)).sums_direct);
+    CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Backward, bytes, channels_last(1, 1000, length)).sums_direct);
+  }
 }
 
 TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
@@ -187,9 +205,9 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   CHECK(l.grid_x == 3);
   CHECK(l.chunk == Conv1dTraits::kMinChannelChunk);  // 9 groups of channels: the shortest chunk
   CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
-  l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(8, 64 * threads, 4 * chunk));
-  CHECK(l.chunk == chunk);  // 512 groups by 4 chunks: enough blocks
-  CHECK(l.grid_y == 32);
+  l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(64, 64 * threads, 4 * chunk));
+  CHECK(l.chunk == chunk);  // 4096 groups by 4 chunks: enough blocks
+  CHECK(l.grid_y == 256);
   // The update: blocks of kUpdateThreads channels by batch rows, batches past 65535 along z.
   const int64_t update_threads = Conv1dTraits::kUpdateThreads;
   l = choose_conv1d_launch(Conv1dPass::Update, 2, dense_conv1d_problem(3, update_threads * 2 + 1, 5, 4));
@@ -291,18 +309,28 @@ TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid wou
           "[heuristics][causal_conv1d]") {
   using baracuda::kernels::conv1d_channel_chunk;
   const int64_t chunk = Conv1dTraits::kChunk, threads = Conv1dTraits::kThreads;
-  const int64_t blocks = Conv1dTraits::kChannelBlocks;
-  CHECK(conv1d_channel_chunk(1, blocks * threads, 1) == chunk);     // enough channel groups alone
-  CHECK(conv1d_channel_chunk(1, threads, blocks * chunk) == chunk);  // enough chunks alone
-  CHECK(conv1d_channel_chunk(1, threads, blocks * chunk / 2) == chunk / 2);
-  CHECK(conv1d_channel_chunk(2, threads, blocks * chunk / 4) == chunk / 2);
-  CHECK(conv1d_channel_chunk(1, 16 * threads, 4096) == chunk / 4);  // B1 C2048 L4096: 16 groups by 64 chunks of 64
-  CHECK(conv1d_channel_chunk(1, threads, 1) == Conv1dTraits::kMinChannelChunk);
-  CHECK(conv1d_channel_chunk(1, 1, int64_t{1} << 40) == chunk);
-  // Empty problems and extents whose product would pass 2^63.
-  CHECK(conv1d_channel_chunk(0, threads, 64) == chunk);
-  CHECK(conv1d_channel_chunk(2, 0, 64) == chunk);
-  CHECK(conv1d_channel_chunk(int64_t{1} << 40, int64_t{1} << 40, 1) == chunk);
+  for (const Conv1dPass pass : kPasses) {
+    const bool backward = pass == Conv1dPass::Backward;
+    const int64_t blocks = Conv1dTraits::channel_blocks(backward), shortest = Conv1dTraits::min_channel_chunk(backward);
+    CAPTURE(backward);
+    CHECK(conv1d_channel_chunk(pass, 1, blocks * threads, chunk) == chunk);  // enough channel groups alone
+    CHECK(conv1d_channel_chunk(pass, 1, threads, blocks * chunk) == chunk);  // enough chunks alone
+    CHECK(conv1d_channel_chunk(pass, 1, threads, blocks * chunk / 2) == chunk / 2);
+    CHECK(conv1d_channel_chunk(pass, 2, threads, blocks * chunk / 4) == chunk / 2);
+    // 16 groups of channels by L / chunk chunks of at least `blocks` (B1 C2048 L4096 at 1024: 64 of 64)
+    CHECK(conv1d_channel_chunk(pass, 1, 16 * threads, 4 * blocks) == std::max<int64_t>(chunk / 4, shortest));
+    CHECK(conv1d_channel_chunk(pass, 1, threads, 1) == shortest);
+    CHECK(conv1d_channel_chunk(pass, 1, 1, int64_t{1} << 40) == chunk);
+    // Enough blocks, rows under half a chunk: the shortest power of two that holds a row (one chunk a row either way).
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 100) == std::max<int64_t>(128, shortest));
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 128) == std::max<int64_t>(128, shortest));
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 129) == chunk);
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 1) == shortest);
+    // Empty problems and extents whose product would pass 2^63.
+    CHECK(conv1d_channel_chunk(pass, 0, threads, 1000) == chunk);
+    CHECK(conv1d_channel_chunk(pass, 2, 0, 1000) == chunk);
+    CHECK(conv1d_channel_chunk(pass, int64_t{1} << 40, int64_t{1} << 40, chunk) == chunk);
+  }
 }
 
 TEST_CASE("conv1d heuristics: grids past 2^31 blocks are not served", "[heuristics][causal_conv1d]") {

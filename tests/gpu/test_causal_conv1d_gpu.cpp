@@ -24,9 +24,10 @@ struct Size {
 // not; rows of several time tiles with a partial last one (2056, 8200: more
 // tiles than a block takes), channel counts over one block's with a partial
 // last group (136), chunks with a short last one; short rows of a power of
-// two of vectors (64, 256: the row groups, with a partial last group of rows).
-const Size kSizes[] = {{2, 3, 1},      {1, 5, 2},      {2, 8, 67},    {3, 17, 300}, {2, 16, 1024},
-                       {2, 136, 2056}, {1, 24, 8200}, {4, 33, 64}, {3, 37, 256}};
+// two of vectors (64, 256: the row groups, with a partial last group of rows;
+// 128 at B 1: the row groups' backward writes DW and DB itself).
+const Size kSizes[] = {{2, 3, 1},    {1, 5, 2},   {2, 8, 67},  {3, 17, 300}, {2, 16, 1024}, {2, 136, 2056},
+                       {1, 24, 8200}, {4, 33, 64}, {3, 37, 256}, {1, 40, 128}};
 
 Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t width, SeqLayout layout,
                      uint64_t seed) {
@@ -121,11 +122,12 @@ TEST_CASE("causal conv1d backward through SiLU with initial states and their gra
 }
 
 TEST_CASE("causal conv1d backward computes dx alone when no weight gradient is asked for", "[gpu][causal_conv1d]") {
-  Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, {2, 16, 512}, 3,
-                           SeqLayout::Contiguous, 5000);
-  c.weight_grad = false;
-  c.silu = true;
-  CHECK_CASE(c, run_conv1d);
+  for (const Size &s : {Size{2, 16, 512}, Size{1, 16, 512}}) {  // B 1: no reduction after the row groups
+    Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, s, 3, SeqLayout::Contiguous, 5000);
+    c.weight_grad = false;
+    c.silu = true;
+    CHECK_CASE(c, run_conv1d);
+  }
 }
 
 // Packed sequences: runs shorter and longer than the window, padding ids,
