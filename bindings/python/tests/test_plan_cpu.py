@@ -45,9 +45,9 @@ def test_the_registry_is_read_from_the_library():
 def test_a_new_op_family_needs_no_binding_code():
     plan = baracuda.Plan("causal_conv1d_backward", target_sm=90, dtype="bf16", width=4, activation="silu",
                          batch=2, channels=8, seq_len=1000)
-    # f32 dw/db partial sums: B x (L in chunks of 32 timesteps, the channel
-    # tiles' shortest for so small a grid) x C x (W + 1).
-    assert plan.workspace_size == 2 * 32 * 8 * 5 * 4
+    # f32 dw/db partial sums: B x (L in chunks of 16 timesteps, the channel
+    # tiles' backward's shortest for so small a grid: 63) x C x (W + 1).
+    assert plan.workspace_size == 2 * 63 * 8 * 5 * 4
 
 
 def test_dtype_fields_take_dtype_names():
