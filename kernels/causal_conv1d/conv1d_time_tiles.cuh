@@ -245,7 +245,7 @@ __device__ __forceinline__ void vector_gradients(const Taps<T, W, Wt> &taps, con
 // ~59 instructions an element). Partial dw/db per row go to slot
 // b * gridDim.x + blockIdx.x.
 template <class T, int W, bool Silu, class Wt = T>
-__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(W, sizeof(T)))
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::backward_time_tile_steps(sizeof(T));

@@ -51,21 +51,18 @@ struct Conv1dTraits {
   static constexpr int kBackwardTimeTileSteps = 4;
   static constexpr int kBackwardTimeStages = 2;
   static constexpr int kBackwardTimeBlocks = 6;
-  static constexpr int kBackwardTimeBlocksW8 = 6;  // W 5 .. 8
   static constexpr int kBackwardTimeTileStepsF32 = 2;
   static constexpr int kBackwardTimeStagesF32 = 3;
   static constexpr int kBackwardTimeBlocksF32 = 8;
-  static constexpr int kBackwardTimeBlocksF32W8 = 8;  // W 5 .. 8
   static constexpr int backward_time_tile_steps(int elem_bytes) {
     return elem_bytes == 4 ? kBackwardTimeTileStepsF32 : kBackwardTimeTileSteps;
   }
   static constexpr int backward_time_stages(int elem_bytes) {
     return elem_bytes == 4 ? kBackwardTimeStagesF32 : kBackwardTimeStages;
   }
-  static constexpr int backward_time_blocks(int width, int elem_bytes) {
+  static constexpr int backward_time_blocks(int elem_bytes) {
     if (elem_bytes > 4) return 1;
-    if (elem_bytes == 4) return width <= 4 ? kBackwardTimeBlocksF32 : kBackwardTimeBlocksF32W8;
-    return width <= 4 ? kBackwardTimeBlocks : kBackwardTimeBlocksW8;
+    return elem_bytes == 4 ? kBackwardTimeBlocksF32 : kBackwardTimeBlocks;
   }
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile

@@ -88,7 +88,7 @@ TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per e
       CAPTURE(width);
       const int64_t halo = (width - 1 + vec - 1) / vec, vecs = tile / vec;
       const int64_t stage_bytes = ((vecs + 2 * halo) + (vecs + halo)) * 16;
-      const int64_t blocks = Conv1dTraits::backward_time_blocks(width, bytes);
+      const int64_t blocks = Conv1dTraits::backward_time_blocks(bytes);
       CHECK(blocks * (Conv1dTraits::backward_time_stages(bytes) * stage_bytes + 1024) <= 228 * 1024);
     }
   }
