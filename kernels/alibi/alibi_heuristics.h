@@ -28,9 +28,12 @@ struct AlibiTiling {
   FastDivisor per_head, across, chunk_vectors, inner;
 };
 
-// The elements a block handles per tile: every thread its kVectorsPerThread vectors.
-constexpr int64_t alibi_tile_elems(int elem_bytes) {
-  return int64_t{AlibiTraits::kThreads} * AlibiTraits::kVectorsPerThread * (16 / elem_bytes);
+// The elements a block handles per tile.
+constexpr int64_t alibi_tile_elems(int elem_bytes) { return int64_t{AlibiTraits::kTileVectors} * (16 / elem_bytes); }
+
+// Threads of the backward's pass and cluster blocks for an element size.
+constexpr int alibi_backward_threads(int elem_bytes) {
+  return elem_bytes == 4 ? AlibiTraits::kF32BackwardThreads : AlibiTraits::kThreads;
 }
 
 // Rows shorter than a tile share it (several rows of one head); longer ones

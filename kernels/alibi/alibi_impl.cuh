@@ -1,8 +1,7 @@
 // The ALiBi kernels and their launches, instantiated per dtype by
 // alibi_<dtype>.cu. Tiles (alibi_heuristics.h) are blocks of rows of one
-// (b, h) by a chunk of columns; each thread takes up to kVectorsPerThread
-// 16-byte vectors of its tile (alibi_tiles.cuh), loading all of them before
-// using any.
+// (b, h) by a chunk of columns; each thread takes its share of the tile's
+// 16-byte vectors (alibi_tiles.cuh), loading all of them before using any.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -23,6 +22,9 @@
 namespace baracuda::kernels::alibi {
 
 constexpr int kReduceThreads = AlibiTraits::kReduceThreads;
+constexpr int kForwardThreads = AlibiTraits::kThreads;
+template <class T>
+constexpr int kBackwardThreads = alibi_backward_threads(sizeof(T));
 
 // bias(i, j) of element e of a vector whose first column has d0 = j - i', in
 // the arithmetic's type. 32-bit indices come with |d| < 2^24 (the heuristics'
@@ -96,30 +98,30 @@ constexpr int min_blocks_per_sm() {
 // Tile number tile, a whole chunk of one row (vectors aligned), loaded:
 // body(spot, cells, vectors) with whole vectors only, a constant count the
 // loads, stores and sums fold away, and no division.
-template <class T, class V, class Body>
+template <class T, class V, int Threads, class Body>
 __device__ __forceinline__ void with_loaded_row_chunk(const AlibiProblem &p, const AlibiTiling &t,
                                                       typename V::Index tile, Body &&body) {
   using Index = typename V::Index;
   constexpr int W = Pack16<T>::kCount;
   const TileSpot<Index> s = tile_spot<W>(p, t, tile);
-  Cell<Index> c[kVectors];
+  Cell<Index> c[kVectorsOf<Threads>];
   row_chunk_cells<W>(s, c);
-  Pack16<T> v[kVectors];
+  Pack16<T> v[kVectorsOf<Threads>];
   load_tile<T, true>(p, s, c, v);
   body(s, c, v);
 }
 
 // Tile number tile's cells worked out and its vectors loaded: body(spot, cells, vectors).
-template <class T, class V, class Body>
+template <class T, class V, int Threads, class Body>
 __device__ __forceinline__ void with_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, typename V::Index tile,
                                                  Body &&body) {
   using Index = typename V::Index;
   constexpr int W = Pack16<T>::kCount;
-  if (V::kVec && t.whole_row_chunks) return with_loaded_row_chunk<T, V>(p, t, tile, body);
+  if (V::kVec && t.whole_row_chunks) return with_loaded_row_chunk<T, V, Threads>(p, t, tile, body);
   const TileSpot<Index> s = tile_spot<W>(p, t, tile);
-  Cell<Index> c[kVectors];
+  Cell<Index> c[kVectorsOf<Threads>];
   cells_of<W>(p, t, s, c);
-  Pack16<T> v[kVectors];
+  Pack16<T> v[kVectorsOf<Threads>];
   load_tile<T, V::kVec>(p, s, c, v);
   body(s, c, v);
 }
@@ -127,32 +129,34 @@ __device__ __forceinline__ void with_loaded_tile(const AlibiProblem &p, const Al
 // The block's tiles, grid-stride, each loaded: body(tile, spot, cells,
 // vectors). Whole row chunks (a decoding step's tiles) walk a loop of their
 // own, so that no other tile's set-up is hoisted in front of their loads.
-template <class T, class V, class Body>
+template <class T, class V, int Threads, class Body>
 __device__ __forceinline__ void for_each_loaded_tile(const AlibiProblem &p, const AlibiTiling &t, int64_t tiles,
                                                      Body &&body) {
   using Index = typename V::Index;
+  constexpr int N = kVectorsOf<Threads>;
   auto each = [&](auto load) {
     for (Index tile = blockIdx.x; tile < static_cast<Index>(tiles); tile += gridDim.x)
-      load(p, t, tile, [&](const TileSpot<Index> &s, const Cell<Index>(&c)[kVectors], Pack16<T>(&v)[kVectors]) {
+      load(p, t, tile, [&](const TileSpot<Index> &s, const Cell<Index>(&c)[N], Pack16<T>(&v)[N]) {
         body(tile, s, c, v);
       });
   };
-  if (V::kVec && t.whole_row_chunks) each([](auto &&...a) { with_loaded_row_chunk<T, V>(a...); });
-  else each([](auto &&...a) { with_loaded_tile<T, V>(a...); });
+  if (V::kVec && t.whole_row_chunks) each([](auto &&...a) { with_loaded_row_chunk<T, V, Threads>(a...); });
+  else each([](auto &&...a) { with_loaded_tile<T, V, Threads>(a...); });
 }
 
 // y = scores + slope * bias, a tile per block at a time.
 template <class T, class S, class V>
-__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
+__global__ void __launch_bounds__(kForwardThreads, min_blocks_per_sm<V>())
     alibi_forward_kernel(const AlibiProblem p, const AlibiTiling t, int64_t tiles) {
   using A = typename Accum<T>::type;
   using Index = typename V::Index;
+  constexpr int N = kVectorsOf<kForwardThreads>;
   const Index shift = query_shift<Index>(p);
-  for_each_loaded_tile<T, V>(p, t, tiles, [&](Index, const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors],
-                                                 Pack16<T> (&v)[kVectors]) {
+  for_each_loaded_tile<T, V, kForwardThreads>(p, t, tiles, [&](Index, const TileSpot<Index> &s,
+                                                               const Cell<Index> (&c)[N], Pack16<T> (&v)[N]) {
     const A slope = Accum<S>::load(static_cast<const S *>(p.slopes)[s.b * p.slope_stride[0] + s.h * p.slope_stride[1]]);
 #pragma unroll
-    for (int k = 0; k < kVectors; ++k) {
+    for (int k = 0; k < N; ++k) {
       const Index d0 = c[k].j0 - c[k].i - shift;
       transform_elems(v[k], [&](A x, int e) { return x + slope * bias_of<A, V::kSymmetric>(d0, e); });
     }
@@ -161,18 +165,18 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
 }
 
 // The sum of dy * bias over a loaded tile, in thread 0; every thread calls it.
-template <class T, class V>
+template <class T, class V, int N>
 __device__ __forceinline__ typename Accum<T>::type tile_sum(const AlibiProblem &p,
-                                                            const Cell<typename V::Index> (&c)[kVectors],
-                                                            const Pack16<T> (&v)[kVectors],
-                                                            typename Accum<T>::type (&red)[kThreads / 32]) {
+                                                            const Cell<typename V::Index> (&c)[N],
+                                                            const Pack16<T> (&v)[N],
+                                                            typename Accum<T>::type (&red)[kThreadsOf<N> / 32]) {
   using A = typename Accum<T>::type;
   using Index = typename V::Index;
   constexpr int W = Pack16<T>::kCount;
   const Index shift = query_shift<Index>(p);
-  A vector_sums[kVectors];
+  A vector_sums[N];
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
+  for (int k = 0; k < N; ++k) {
     A products[W];
     const Index d0 = c[k].j0 - c[k].i - shift;
 #pragma unroll
@@ -180,21 +184,22 @@ __device__ __forceinline__ typename Accum<T>::type tile_sum(const AlibiProblem &
       products[e] = e < c[k].n ? Accum<T>::load(v[k].elem[e]) * bias_of<A, V::kSymmetric>(d0, e) : A(0);
     vector_sums[k] = tree_sum(products);
   }
-  return block_sum<kThreads>(tree_sum(vector_sums), red);
+  return block_sum<kThreadsOf<N>>(tree_sum(vector_sums), red);
 }
 
 // One pass over dy: dscores = dy (when p.out), and the tile's sum of
 // dy * bias into partials[tile] (when partials).
 template <class T, class V>
-__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
+__global__ void __launch_bounds__(kBackwardThreads<T>, min_blocks_per_sm<V>())
     alibi_backward_kernel(const AlibiProblem p, const AlibiTiling t, int64_t tiles,
                           typename Accum<T>::type *partials) {
   using A = typename Accum<T>::type;
   using Index = typename V::Index;
-  __shared__ A red[kThreads / 32];
+  constexpr int N = kVectorsOf<kBackwardThreads<T>>;
+  __shared__ A red[kBackwardThreads<T> / 32];
   let_next_pass_start();
-  for_each_loaded_tile<T, V>(p, t, tiles, [&](Index tile, const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors],
-                                                 Pack16<T> (&v)[kVectors]) {
+  for_each_loaded_tile<T, V, kBackwardThreads<T>>(p, t, tiles, [&](Index tile, const TileSpot<Index> &s,
+                                                                   const Cell<Index> (&c)[N], Pack16<T> (&v)[N]) {
     store_tile<T, V::kVec>(p, s, c, v);
     if (partials == nullptr) return;
     const A sum = tile_sum<T, V>(p, c, v, red);
@@ -240,26 +245,28 @@ __global__ void __launch_bounds__(kReduceThreads)
 // stores, as it still moves them across __syncthreads or __syncwarp
 // (bench/NOTES.md, session 14).
 template <class T, class S, class V>
-__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<V>())
+__global__ void __launch_bounds__(kBackwardThreads<T>, min_blocks_per_sm<V>())
     alibi_backward_cluster_kernel(const AlibiProblem p, const AlibiTiling t, int per_slope) {
-  static_assert(kThreads == kReduceThreads && AlibiTraits::kMaxClusterTiles <= 32 &&
+  static_assert(kReduceThreads >= 64 && AlibiTraits::kMaxClusterTiles <= 32 &&
                     (AlibiTraits::kMaxClusterTiles & (AlibiTraits::kMaxClusterTiles - 1)) == 0,
-                "the first block adds the partials as the reduction kernel's block does");
+                "the first block adds the partials as the reduction kernel's block does (its other warps "
+                "adding the zero after the tree)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using A = typename Accum<T>::type;
   using Index = typename V::Index;
-  __shared__ A red[kThreads / 32];
+  constexpr int N = kVectorsOf<kBackwardThreads<T>>;
+  __shared__ A red[kBackwardThreads<T> / 32];
   __shared__ A tile_sums[AlibiTraits::kMaxClusterTiles];  // the first block's: every block's tile sum
   __shared__ uint64_t tile_sums_landed;
   const unsigned rank = cooperative_groups::this_cluster().block_rank();
   if (rank == 0 && threadIdx.x == 0) handoff_open(&tile_sums_landed, (per_slope - 1) * sizeof(A));
   A sum = A(0);
-  with_loaded_tile<T, V>(p, t, static_cast<Index>(blockIdx.x),
-                         [&](const TileSpot<Index> &s, const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
-                           store_tile<T, V::kVec>(p, s, c, v);
-                           handoff_arrive();
-                           sum = tile_sum<T, V>(p, c, v, red);
-                         });
+  with_loaded_tile<T, V, kBackwardThreads<T>>(p, t, static_cast<Index>(blockIdx.x),
+                                              [&](const TileSpot<Index> &s, const Cell<Index> (&c)[N], Pack16<T> (&v)[N]) {
+                                                store_tile<T, V::kVec>(p, s, c, v);
+                                                handoff_arrive();
+                                                sum = tile_sum<T, V>(p, c, v, red);
+                                              });
   if (rank != 0) return handoff_send(&tile_sums[rank], &tile_sums_landed, sum, 0, threadIdx.x == 0);
   if (threadIdx.x != 0) return;
   tile_sums[0] = sum;
@@ -330,7 +337,7 @@ int run_forward(const AlibiProblem &p, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(alibi_grid_blocks(tiles));
   const bool vec = rows_aligned<T>(p, p.in, p.in_stride) && rows_aligned<T>(p, p.out, p.out_stride);
   return with_variant(vec, alibi_indices_fit_32_bits(p.queries, p.keys, tiles), p.symmetric, [&](auto variant) {
-    alibi_forward_kernel<T, S, decltype(variant)><<<grid, kThreads, 0, stream>>>(p, t, tiles);
+    alibi_forward_kernel<T, S, decltype(variant)><<<grid, kForwardThreads, 0, stream>>>(p, t, tiles);
     return launch_error();
   });
 }
@@ -356,9 +363,9 @@ int run_backward(const AlibiProblem &p, void *workspace, cudaStream_t stream) {
     const int rc = with_variant(vec, alibi_indices_fit_32_bits(p.queries, p.keys, tiles), p.symmetric, [&](auto variant) {
       using V = decltype(variant);
       if (in_clusters)
-        return launch_in_clusters(alibi_backward_cluster_kernel<T, S, V>, grid, kThreads,
+        return launch_in_clusters(alibi_backward_cluster_kernel<T, S, V>, grid, kBackwardThreads<T>,
                                   static_cast<unsigned>(per_slope), stream, p, t, static_cast<int>(per_slope));
-      return passes.launch(alibi_backward_kernel<T, V>, grid, kThreads, p, t, tiles, partials);
+      return passes.launch(alibi_backward_kernel<T, V>, grid, kBackwardThreads<T>, p, t, tiles, partials);
     });
     if (rc || in_clusters) return rc;
   }

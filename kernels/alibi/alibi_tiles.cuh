@@ -15,8 +15,13 @@
 
 namespace baracuda::kernels::alibi {
 
-constexpr int kThreads = AlibiTraits::kThreads;
-constexpr int kVectors = AlibiTraits::kVectorsPerThread;
+// A thread's share of a tile for blocks of Threads threads, its 16-byte
+// vectors' slots threadIdx.x + k * Threads. Arrays of N cells or vectors
+// carry the block shape to the functions below: Threads = kTileVectors / N.
+template <int Threads>
+constexpr int kVectorsOf = AlibiTraits::kTileVectors / Threads;
+template <int N>
+constexpr int kThreadsOf = AlibiTraits::kTileVectors / N;
 
 // a / b for a >= 0, b > 0: with 32-bit indices by f, b's multiply and shift;
 // with 64-bit ones by unsigned division, the shorter sequence.
@@ -37,7 +42,7 @@ template <class Index>
 struct TileSpot {
   Index b, h, row0, col0;
   int vecs_per_row;  // vectors across this tile's columns (the last one may be partial)
-  int slots;         // vectors of the tile: rows * vecs_per_row, at most kThreads * kVectors
+  int slots;         // vectors of the tile: rows * vecs_per_row, at most kTileVectors
 };
 
 template <int W, class Index>
@@ -69,19 +74,19 @@ struct Cell {
   int n;
 };
 
-// The cells of slots threadIdx.x + k * kThreads. A row of a tile holds a
+// The cells of the thread's slots. A row of a tile holds a
 // chunk's width of vectors wherever the tile has more than one row (its
 // chunk is then the whole padded row), and a one-row tile's slots all lie in
 // row 0, so a slot's row is its quotient by the chunk's vectors: one divisor
 // for every tile. (Placing the first by a division and stepping the others
 // with a carry spilled bf16's forward at the 3-blocks register cap.)
-template <int W, class Index>
+template <int W, class Index, int N>
 __device__ __forceinline__ void cells_of(const AlibiProblem &p, const AlibiTiling &t, const TileSpot<Index> &s,
-                                         Cell<Index> (&c)[kVectors]) {
+                                         Cell<Index> (&c)[N]) {
   const int chunk_vectors = static_cast<int>(t.chunk_cols / W);
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    const int slot = threadIdx.x + k * kThreads;
+  for (int k = 0; k < N; ++k) {
+    const int slot = threadIdx.x + k * kThreadsOf<N>;
     const int row = static_cast<int>(fast_divide(static_cast<uint32_t>(slot), t.chunk_vectors));
     c[k].i = s.row0 + row;
     c[k].j0 = s.col0 + static_cast<Index>(slot - row * chunk_vectors) * W;
@@ -92,12 +97,12 @@ __device__ __forceinline__ void cells_of(const AlibiProblem &p, const AlibiTilin
 // The cells of a tile that is a whole chunk of one row (a one-row tile
 // whose chunk ends inside the row): every slot a whole vector of row0, so
 // no division, and n a constant the loads, stores and sums fold away.
-template <int W, class Index>
-__device__ __forceinline__ void row_chunk_cells(const TileSpot<Index> &s, Cell<Index> (&c)[kVectors]) {
+template <int W, class Index, int N>
+__device__ __forceinline__ void row_chunk_cells(const TileSpot<Index> &s, Cell<Index> (&c)[N]) {
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
+  for (int k = 0; k < N; ++k) {
     c[k].i = s.row0;
-    c[k].j0 = s.col0 + static_cast<Index>(threadIdx.x + k * kThreads) * W;
+    c[k].j0 = s.col0 + static_cast<Index>(threadIdx.x + k * kThreadsOf<N>) * W;
     c[k].n = W;
   }
 }
@@ -145,12 +150,12 @@ __device__ __forceinline__ void store_cell(T *row, const Cell<Index> &c, const P
 
 // The thread's vectors of the tile, all loaded before any is used; vectors
 // of slots past the tile are left as they are.
-template <class T, bool Vec, class Index>
-__device__ __forceinline__ void load_tile(const AlibiProblem &p, const TileSpot<Index> &s,
-                                          const Cell<Index> (&c)[kVectors], Pack16<T> (&v)[kVectors]) {
+template <class T, bool Vec, class Index, int N>
+__device__ __forceinline__ void load_tile(const AlibiProblem &p, const TileSpot<Index> &s, const Cell<Index> (&c)[N],
+                                          Pack16<T> (&v)[N]) {
   const T *in = static_cast<const T *>(p.in) + s.b * p.in_stride[0] + s.h * p.in_stride[1];
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k)
+  for (int k = 0; k < N; ++k)
     if (c[k].n > 0) v[k] = load_cell<T, Vec>(in + c[k].i * p.in_stride[2], c[k]);
 }
 
@@ -158,14 +163,14 @@ __device__ __forceinline__ void load_tile(const AlibiProblem &p, const TileSpot<
 // (p.out null, its strides 0): its stores are then switched off, not
 // skipped by a branch (see store_vector), their addresses p.in's first
 // vectors.
-template <class T, bool Vec, class Index>
-__device__ __forceinline__ void store_tile(const AlibiProblem &p, const TileSpot<Index> &s,
-                                           const Cell<Index> (&c)[kVectors], const Pack16<T> (&v)[kVectors]) {
+template <class T, bool Vec, class Index, int N>
+__device__ __forceinline__ void store_tile(const AlibiProblem &p, const TileSpot<Index> &s, const Cell<Index> (&c)[N],
+                                           const Pack16<T> (&v)[N]) {
   const bool enabled = p.out != nullptr;
   T *out = static_cast<T *>(enabled ? p.out : const_cast<void *>(p.in)) + s.b * p.out_stride[0] +
            s.h * p.out_stride[1];
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k)
+  for (int k = 0; k < N; ++k)
     if (c[k].n > 0) store_cell<T, Vec>(out + c[k].i * p.out_stride[2], c[k], v[k], enabled);
 }
 

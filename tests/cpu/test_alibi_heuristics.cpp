@@ -29,9 +29,8 @@ TEST_CASE("alibi tiling: tiles fit a block and cover every (i, j) of a head once
         CHECK(t.chunk_cols % t.vector_elems == 0);
         CHECK(t.tile_rows >= 1);
         CHECK(t.tile_rows <= q);
-        // Vectors of a tile: at most kVectorsPerThread per thread.
-        CHECK(t.tile_rows * (t.chunk_cols / t.vector_elems) <=
-              int64_t{AlibiTraits::kThreads} * AlibiTraits::kVectorsPerThread);
+        // Vectors of a tile: at most kTileVectors.
+        CHECK(t.tile_rows * (t.chunk_cols / t.vector_elems) <= int64_t{AlibiTraits::kTileVectors});
         // Column chunks cover K with no chunk wholly past it; row tiles likewise Q.
         CHECK(t.col_tiles * t.chunk_cols >= k);
         CHECK((t.col_tiles - 1) * t.chunk_cols < k);
