@@ -9,6 +9,7 @@
 #include "alibi/alibi_kernels.h"
 #include "cpu_helpers.hpp"
 
+using baracuda::kernels::alibi_backward_threads;
 using baracuda::kernels::alibi_backward_workspace;
 using baracuda::kernels::alibi_grid_blocks;
 using baracuda::kernels::alibi_indices_fit_32_bits;
@@ -39,6 +40,19 @@ TEST_CASE("alibi tiling: tiles fit a block and cover every (i, j) of a head once
         CHECK(row_tiles * t.tile_rows >= q);
         CHECK((row_tiles - 1) * t.tile_rows < q);
       }
+}
+
+TEST_CASE("alibi blocks: every block shape shares a tile's vectors evenly in whole warps", "[heuristics][alibi]") {
+  // The f32 backward runs 128-thread blocks, the rest 256: a tile is the same
+  // 1024 vectors either way, so tiles and workspace do not depend on the block.
+  CHECK(alibi_backward_threads(4) == 128);
+  for (int bytes : {2, 4, 8})
+    for (int threads : {AlibiTraits::kThreads, alibi_backward_threads(bytes)}) {
+      INFO("bytes " << bytes << " threads " << threads);
+      CHECK(AlibiTraits::kTileVectors % threads == 0);
+      CHECK(threads % 64 == 0);  // at least two warps, a power of two of them
+      CHECK(((threads / 32) & (threads / 32 - 1)) == 0);
+    }
 }
 
 TEST_CASE("alibi tiling: short rows share a tile, long ones are cut into many", "[heuristics][alibi]") {
