@@ -19,6 +19,7 @@
 
 #include "sdpa/sdpa_backward_band.h"
 #include "sdpa/sdpa_backward_traits.h"
+#include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_tc_primitives.cuh"
 
@@ -42,38 +43,6 @@ __device__ __forceinline__ int swizzled(int row, int col) {
 }
 
 constexpr float kLog2e = 1.4426950408889634f;
-
-// Copies rows [0, rows) x columns [0, cols) of a global tile into a swizzled
-// shared tile of Rows x Cols, zero-filling the rest. Threads sweep 16-byte
-// chunks row by row, so one warp's chunks are contiguous in global memory.
-// Rows that are not 16-byte aligned (views at an odd element offset) go
-// through registers element by element: correct, not fast.
-template <int Rows, int Cols, int Threads, class T>
-__device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, int64_t rows, int cols,
-                                          bool aligned) {
-  constexpr int kChunksPerRow = Cols / 8;
-  if (aligned) {
-#pragma unroll
-    for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
-      const int row = c / kChunksPerRow;
-      const int col = (c % kChunksPerRow) * 8;
-      const bool valid = row < rows && col < cols;
-      cp_async_16(s + swizzled<Cols>(row, col), valid ? g + row * row_stride + col : g, valid);
-    }
-    return;
-  }
-  for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
-    const int row = c / kChunksPerRow;
-    const int col = (c % kChunksPerRow) * 8;
-    uint32_t w[4] = {};
-    if (row < rows && col < cols) {
-      const uint16_t *e = reinterpret_cast<const uint16_t *>(g + row * row_stride + col);
-#pragma unroll
-      for (int k = 0; k < 4; ++k) w[k] = e[2 * k] | static_cast<uint32_t>(e[2 * k + 1]) << 16;
-    }
-    *reinterpret_cast<uint4 *>(s + swizzled<Cols>(row, col)) = make_uint4(w[0], w[1], w[2], w[3]);
-  }
-}
 
 // The B operands of two n-tiles (columns n0 .. n0 + 15) over k0 .. k0 + 15
 // from a shared tile stored K-major ([k][n], row-major), transposed by ldmatrix.
@@ -211,20 +180,37 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
-template <class T, class Tr>
+// The (query head, query tile) of a step. A block walks the query tiles
+// [first, last] of each query head of its kv head in turn; counting them
+// forward spares the two 64-bit divisions of the step index an iteration.
+struct StepCursor {
+  int64_t head, q_tile;
+  __device__ __forceinline__ void advance(const TileRange &r) {
+    if (++q_tile > r.last) {
+      q_tile = r.first;
+      ++head;
+    }
+  }
+};
+
+// Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
+// move by cp.async; the other instantiation copies through registers.
+template <class T, class Tr, bool Aligned>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns, bool aligned) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
-  constexpr int QA = Tr::kDqRowAtoms;
+  constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
+  constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
+  static_assert(ST == 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
-  T *sdO = sQ + Tr::kStages * BR * HT;   // [stage][BR][HT]
-  T *sdS = sdO + Tr::kStages * BR * HT;  // dS^T [BC][BR]
+  T *sdO = sQ + ST * BR * HT;            // [stage][BR][HT]
+  T *sdS = sdO + ST * BR * HT;           // dS^T [BC][BR]
   T *sP = sdS + BC * BR;                 // P^T [BC][BR]
   float *sLse = reinterpret_cast<float *>(sP + BC * BR);  // [stage][BR]
-  float *sDelta = sLse + Tr::kStages * BR;                // [stage][BR]
+  float *sDelta = sLse + ST * BR;                         // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
@@ -240,32 +226,36 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int64_t group = p.heads_q / p.heads_kv;
   const int64_t q_tiles = (p.queries + BR - 1) / BR;
 
-  const T *k_base = static_cast<const T *>(p.k.data) + b * p.k.stride[0] + hkv * p.k.stride[1] + key0 * p.k.stride[2];
-  const T *v_base = static_cast<const T *>(p.v.data) + b * p.v.stride[0] + hkv * p.v.stride[1] + key0 * p.v.stride[2];
-  load_tile<BC, HT, Tr::kThreads>(sK, k_base, p.k.stride[2], p.keys - key0, D, aligned);
-  load_tile<BC, HT, Tr::kThreads>(sV, v_base, p.v.stride[2], p.keys - key0, Dv, aligned);
+  using E = uint16_t;  // the tile loader moves 16-bit elements of either dtype
+  const E *k_base = static_cast<const E *>(p.k.data) + b * p.k.stride[0] + hkv * p.k.stride[1] + key0 * p.k.stride[2];
+  const E *v_base = static_cast<const E *>(p.v.data) + b * p.v.stride[0] + hkv * p.v.stride[1] + key0 * p.v.stride[2];
+  load_tile<BC, HT, Tr::kThreads>(shared_address(sK), k_base, p.k.stride[2], p.keys - key0, D, Aligned);
+  load_tile<BC, HT, Tr::kThreads>(shared_address(sV), v_base, p.v.stride[2], p.keys - key0, Dv, Aligned);
   cp_async_commit();
 
   const TileRange range = query_tiles_of_key_tile(band, key0, BC, BR, p.queries);
   const int64_t per_head = range.last - range.first + 1;
   const int64_t steps = per_head > 0 ? per_head * group : 0;
 
-  // Issues the loads of step t (query head, query tile) into stage `stage`.
-  auto load_step = [&](int64_t t, int stage) {
-    const int64_t h = hkv * group + t / per_head;
-    const int64_t q0 = (range.first + t % per_head) * BR;
-    const T *q = static_cast<const T *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + q0 * p.q.stride[2];
-    const T *dout =
-        static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + q0 * p.dout.stride[2];
-    load_tile<BR, HT, Tr::kThreads>(sQ + stage * BR * HT, q, p.q.stride[2], p.queries - q0, D, aligned);
-    load_tile<BR, HT, Tr::kThreads>(sdO + stage * BR * HT, dout, p.dout.stride[2], p.queries - q0, Dv,
-                                     aligned);
+  // Issues the loads of the step at `c` into stage `stage` as one group. A
+  // load past the last step (real false) copies nothing and zero-fills the
+  // stage, so that no branch splits the code it is scheduled into; c is
+  // then any step's, whose addresses are valid.
+  auto load_step = [&](const StepCursor &c, int stage, bool real) {
+    const int64_t q0 = c.q_tile * BR;
+    const int64_t rows = real ? p.queries - q0 : 0;
+    const E *q = static_cast<const E *>(p.q.data) + b * p.q.stride[0] + c.head * p.q.stride[1] + q0 * p.q.stride[2];
+    const E *dout = static_cast<const E *>(p.dout.data) + b * p.dout.stride[0] + c.head * p.dout.stride[1] +
+                    q0 * p.dout.stride[2];
+    load_tile<BR, HT, Tr::kThreads>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D, Aligned);
+    load_tile<BR, HT, Tr::kThreads>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2], rows, Dv,
+                                    Aligned);
     if (threadIdx.x < BR) {
       const int64_t i = q0 + threadIdx.x;
-      const bool valid = i < p.queries;
-      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + h * p.lse_stride[1];
+      const bool valid = threadIdx.x < rows;
+      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + c.head * p.lse_stride[1];
       cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
-      const float *delta = delta_ws + (b * p.heads_q + h) * p.queries;
+      const float *delta = delta_ws + (b * p.heads_q + c.head) * p.queries;
       cp_async_4(sDelta + stage * BR + threadIdx.x, valid ? delta + i : delta, valid);
     }
     cp_async_commit();
@@ -277,19 +267,33 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int dq_row = (warp % Tr::kDqRowGroups) * 16 * QA;
   const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
 
-  if (steps > 0) load_step(0, 0);
+  // at: the step computed; next: the step loaded next, the loads running
+  // kAhead steps ahead of the computation.
+  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq ? ST : 1;
+  StepCursor at{hkv * group, range.first};
+  StepCursor next = at;
+  int64_t loaded = 0;  // steps whose loads were issued
+  auto load_next = [&](int stage) {
+    const bool real = loaded < steps;
+    load_step(real ? next : at, stage, real);
+    next.advance(range);
+    ++loaded;
+  };
+  if (steps > 0)
+    for (int s = 0; s < kAhead; ++s) load_next(s);
   for (int64_t t = 0; t < steps; ++t) {
-    const int stage = Tr::kStages == 2 ? static_cast<int>(t & 1) : 0;
-    if (Tr::kStages == 2 && t + 1 < steps) {
-      load_step(t + 1, stage ^ 1);
+    const int stage = ST == 2 ? static_cast<int>(t & 1) : 0;
+    if constexpr (kPrefetch == SdpaBackwardPrefetch::kTop) {
+      load_next(stage ^ 1);
       cp_async_wait<1>();
-    } else {
+    } else if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores) {
       cp_async_wait<0>();
+    } else {
+      cp_async_wait<ST - 1>();
     }
     __syncthreads();
 
-    const int64_t h = hkv * group + t / per_head;
-    const int64_t q_tile = range.first + t % per_head;
+    const int64_t h = at.head, q_tile = at.q_tile;
     const int64_t q0 = q_tile * BR;
     HeadContext hc;
     hc.scale = static_cast<float>(p.scale);
@@ -308,6 +312,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       float dp[KA][NS][4] = {};
       mma_rows_by_rows<HT>(s, sK, key_row, q_s + own0 * HT, lane);
       mma_rows_by_rows<HT>(dp, sV, key_row, do_s + own0 * HT, lane);
+      // The other stage's last readers passed the barrier above.
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores) load_next(stage ^ 1);
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
       const bool full = hc.softcap > 0.f || p.alibi != 0;
@@ -329,8 +335,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
     mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
     __syncthreads();
-    // dQ reads only dS^T and K: with one stage, the next Q/dO tile loads now.
-    if (Tr::kStages == 1 && t + 1 < steps) load_step(t + 1, 0);
+    // dQ reads only dS^T and K: this stage's Q/dO rows are free.
+    if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
 
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
@@ -342,7 +348,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         while (load_acquire(turn) != rank) __nanosleep(64);
       __syncthreads();
     }
-    float *dq_rows = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D;
+    // dQ's rows as 32-bit offsets from the tile's first (at most 64 x 256).
+    float *dq_tile = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D;
+    const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
 #pragma unroll
     for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
       const int col0 = dq_col + c0;
@@ -374,18 +382,17 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
             const int row = dq_row + m * 16 + lane / 4 + half * 8;
-            if (col < D && q0 + row < p.queries) {
-              red_add_f32x2(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[m][n][2 * half],
-                            hc.scale * dq[m][n][2 * half + 1]);
-            }
+            if (col < D && row < rows_left)
+              red_add_f32x2(dq_tile + (row * D + col), hc.scale * dq[m][n][2 * half], hc.scale * dq[m][n][2 * half + 1]);
           }
         }
     }
     if (turn != nullptr) __threadfence();
     __syncthreads();
     if (turn != nullptr && threadIdx.x == 0) atomicAdd(turn, 1);
+    at.advance(range);
   }
-  cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets
+  cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step
 
   // dK and dV of this kv head; keys no query sees get zeros.
   const float scale = static_cast<float>(p.scale);

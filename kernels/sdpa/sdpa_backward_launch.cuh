@@ -18,11 +18,11 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
                               cudaStream_t stream) {
   using Tr = SdpaBackwardTraits<HeadTile>;
   const int64_t key_tiles = (p.keys + Tr::kKeys - 1) / Tr::kKeys;
-  auto kernel = sdpa_backward_kernel<T, Tr>;
+  auto kernel = aligned ? sdpa_backward_kernel<T, Tr, true> : sdpa_backward_kernel<T, Tr, false>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (err != cudaSuccess) return -static_cast<int>(err);
   const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));
-  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns, aligned);
+  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns);
   return -static_cast<int>(cudaGetLastError());
 }
 

@@ -14,8 +14,15 @@
 
 namespace baracuda::kernels {
 
+// Where an iteration issues the loads of a later step's Q/dO tile: kTop,
+// the next step's before the barrier that opens the iteration; kScores, the
+// next step's among the S^T and dP^T products; kDq, the step Stages ahead's
+// into the stage just freed, among the dQ products (the only choice with
+// one stage).
+enum class SdpaBackwardPrefetch { kTop, kScores, kDq };
+
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
-          int DqChunk>
+          int DqChunk, SdpaBackwardPrefetch Prefetch>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -29,6 +36,7 @@ struct SdpaBackwardShape {
   // Q/dO tiles in flight: 2, the next one loads while this one computes; 1,
   // it loads once dK and dV have read this one.
   static constexpr int kStages = Stages;
+  static constexpr SdpaBackwardPrefetch kPrefetch = Prefetch;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -64,10 +72,10 @@ struct SdpaBackwardShape {
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
-struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32> {};
+struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop> {};
 template <>
-struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32> {};
+struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop> {};
 template <>
-struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64> {};
+struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq> {};
 
 }  // namespace baracuda::kernels
