@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "sdpa/sdpa_backward_band.h"
 #include "sdpa/sdpa_backward_traits.h"
@@ -201,7 +202,10 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
+  constexpr SdpaBackwardBarriers kBarriers = Tr::kBarriers;
   static_assert(ST == 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores,
+                "the loads before the first barrier or among dQ need a barrier after dK and dV");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
@@ -266,6 +270,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int my_cols = column_group * Tr::kHeadPerGroup;
   const int dq_row = (warp % Tr::kDqRowGroups) * 16 * QA;
   const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
+  const int dq_lane_offset = (dq_row + lane / 4) * D + dq_col + (lane % 4) * 2;  // in a [BR][D] tile
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
@@ -331,10 +336,13 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
       }
     }
-    named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
+    if constexpr (kBarriers == SdpaBackwardBarriers::kTwo)
+      __syncthreads();
+    else
+      named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
     mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
     mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
-    __syncthreads();
+    if constexpr (kBarriers != SdpaBackwardBarriers::kTwo) __syncthreads();
     // dQ reads only dS^T and K: this stage's Q/dO rows are free.
     if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
 
@@ -348,8 +356,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         while (load_acquire(turn) != rank) __nanosleep(64);
       __syncthreads();
     }
-    // dQ's rows as 32-bit offsets from the tile's first (at most 64 x 256).
-    float *dq_tile = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D;
+    // dQ's red targets: this lane's first in the tile, then a row pointer
+    // per (m, half), the columns riding in the instructions' immediates.
+    float *dq_lane = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset;
     const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
 #pragma unroll
     for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
@@ -374,22 +383,34 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           }
         }
       }
+      // A whole tile's reductions need no bounds: the common case, without
+      // the predicates that the compiler turns into a branch per reduction.
+      auto add_dq = [&](auto bounded) {
 #pragma unroll
-      for (int m = 0; m < QA; ++m)
-#pragma unroll
-        for (int n = 0; n < Tr::kDqChunk / 8; ++n) {
-          const int col = col0 + n * 8 + (lane % 4) * 2;
+        for (int m = 0; m < QA; ++m)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            const int row = dq_row + m * 16 + lane / 4 + half * 8;
-            if (col < D && row < rows_left)
-              red_add_f32x2(dq_tile + (row * D + col), hc.scale * dq[m][n][2 * half], hc.scale * dq[m][n][2 * half + 1]);
+            const int row = m * 16 + half * 8;  // from the lane's first
+            float *dq_row_at = dq_lane + row * D + c0;
+            const bool row_in = dq_row + lane / 4 + row < rows_left;
+#pragma unroll
+            for (int n = 0; n < Tr::kDqChunk / 8; ++n)
+              red_add_f32x2_if(!bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_row_at + n * 8,
+                               hc.scale * dq[m][n][2 * half], hc.scale * dq[m][n][2 * half + 1]);
           }
-        }
+      };
+      if (rows_left == BR && D == HT)
+        add_dq(std::false_type{});
+      else
+        add_dq(std::true_type{});
     }
-    if (turn != nullptr) __threadfence();
-    __syncthreads();
-    if (turn != nullptr && threadIdx.x == 0) atomicAdd(turn, 1);
+    if (turn != nullptr) {
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) atomicAdd(turn, 1);
+    } else if constexpr (kBarriers == SdpaBackwardBarriers::kFour) {
+      __syncthreads();
+    }
     at.advance(range);
   }
   cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step

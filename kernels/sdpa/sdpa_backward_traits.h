@@ -21,8 +21,15 @@ namespace baracuda::kernels {
 // one stage).
 enum class SdpaBackwardPrefetch { kTop, kScores, kDq };
 
+// The barriers of an iteration besides the one that opens it: kFour, the
+// key group's before dV and dK, the block's before dQ and one closing the
+// iteration; kThree, no closing one (the opening one of the next iteration
+// orders dQ's reads of dS^T before its stores); kTwo, one block barrier
+// before dV, dK and dQ. The deterministic mode's turn always closes with one.
+enum class SdpaBackwardBarriers { kFour, kThree, kTwo };
+
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
-          int DqChunk, SdpaBackwardPrefetch Prefetch>
+          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -37,6 +44,7 @@ struct SdpaBackwardShape {
   // it loads once dK and dV have read this one.
   static constexpr int kStages = Stages;
   static constexpr SdpaBackwardPrefetch kPrefetch = Prefetch;
+  static constexpr SdpaBackwardBarriers kBarriers = Barriers;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -72,10 +80,10 @@ struct SdpaBackwardShape {
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
-struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop> {};
+struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop, SdpaBackwardBarriers::kFour> {};
 template <>
-struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop> {};
+struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop, SdpaBackwardBarriers::kFour> {};
 template <>
-struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq> {};
+struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 
 }  // namespace baracuda::kernels
