@@ -181,6 +181,62 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
+// One key tile's part of dQ = dS K for a query tile, scaled and added into
+// the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns
+// columns from dq_col. dq_lane: the lane's first target (row dq_row + lane /
+// 4, column dq_col + 2 (lane % 4) of the tile's [BR][D] rows); rows_left:
+// the tile's rows that exist (at most BR).
+template <class T, class Tr>
+__device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D, float scale, const T *sdS,
+                                            const T *sK, int dq_row, int dq_col, int lane) {
+  constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
+#pragma unroll
+  for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
+    const int col0 = dq_col + c0;
+    if (col0 >= D) break;
+    float dq[QA][Tr::kDqChunk / 8][4] = {};
+#pragma unroll
+    for (int kk = 0; kk < BC / 16; ++kk) {
+      uint32_t a[QA][4];
+#pragma unroll
+      for (int m = 0; m < QA; ++m)
+        ldmatrix_x4_trans(a[m], sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8,
+                                                   dq_row + m * 16 + (lane / 8) % 2 * 8));
+#pragma unroll
+      for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
+        uint32_t bf[4];
+        load_b_pair_trans<HT>(bf, sK, kk * 16, col0 + n * 8, lane);
+#pragma unroll
+        for (int m = 0; m < QA; ++m) {
+          mma_16816<T>(dq[m][n], a[m], bf[0], bf[1]);
+          mma_16816<T>(dq[m][n + 1], a[m], bf[2], bf[3]);
+        }
+      }
+    }
+    // A whole tile's reductions need no bounds: the common case, without
+    // the predicates that the compiler turns into a branch per reduction.
+    // One row pointer per (m, half); the columns ride in the immediates.
+    auto add = [&](auto bounded) {
+#pragma unroll
+      for (int m = 0; m < QA; ++m)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = m * 16 + half * 8;  // from the lane's first
+          float *at = dq_lane + row * D + c0;
+          const bool row_in = dq_row + lane / 4 + row < rows_left;
+#pragma unroll
+          for (int n = 0; n < Tr::kDqChunk / 8; ++n)
+            red_add_f32x2_if(!bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), at + n * 8,
+                             scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
+        }
+    };
+    if (rows_left == BR && D == HT)
+      add(std::false_type{});
+    else
+      add(std::true_type{});
+  }
+}
+
 // The (query head, query tile) of a step. A block walks the query tiles
 // [first, last] of each query head of its kv head in turn; counting them
 // forward spares the two 64-bit divisions of the step index an iteration.
@@ -336,80 +392,49 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
       }
     }
-    if constexpr (kBarriers == SdpaBackwardBarriers::kTwo)
-      __syncthreads();
-    else
-      named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
-    mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
-    mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
-    if constexpr (kBarriers != SdpaBackwardBarriers::kTwo) __syncthreads();
-    // dQ reads only dS^T and K: this stage's Q/dO rows are free.
-    if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
-
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
-    int *turn = nullptr;
-    if (turns != nullptr) {
-      turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
-      const int rank = static_cast<int>(last_key_tile_of_query_tile(band, q_tile, BC, BR, p.queries, p.keys) - n_tile);
-      if (threadIdx.x == 0)
-        while (load_acquire(turn) != rank) __nanosleep(64);
-      __syncthreads();
-    }
-    // dQ's red targets: this lane's first in the tile, then a row pointer
-    // per (m, half), the columns riding in the instructions' immediates.
-    float *dq_lane = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset;
-    const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
-#pragma unroll
-    for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
-      const int col0 = dq_col + c0;
-      if (col0 >= D) break;
-      float dq[QA][Tr::kDqChunk / 8][4] = {};
-#pragma unroll
-      for (int kk = 0; kk < BC / 16; ++kk) {
-        uint32_t a[QA][4];
-#pragma unroll
-        for (int m = 0; m < QA; ++m)
-          ldmatrix_x4_trans(a[m], sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8,
-                                                     dq_row + m * 16 + (lane / 8) % 2 * 8));
-#pragma unroll
-        for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
-          uint32_t bf[4];
-          load_b_pair_trans<HT>(bf, sK, kk * 16, col0 + n * 8, lane);
-#pragma unroll
-          for (int m = 0; m < QA; ++m) {
-            mma_16816<T>(dq[m][n], a[m], bf[0], bf[1]);
-            mma_16816<T>(dq[m][n + 1], a[m], bf[2], bf[3]);
-          }
-        }
+    auto add_dq = [&] {
+      int *turn = nullptr;
+      if (turns != nullptr) {
+        turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
+        const int rank =
+            static_cast<int>(last_key_tile_of_query_tile(band, q_tile, BC, BR, p.queries, p.keys) - n_tile);
+        if (threadIdx.x == 0)
+          while (load_acquire(turn) != rank) __nanosleep(64);
+        __syncthreads();
       }
-      // A whole tile's reductions need no bounds: the common case, without
-      // the predicates that the compiler turns into a branch per reduction.
-      auto add_dq = [&](auto bounded) {
-#pragma unroll
-        for (int m = 0; m < QA; ++m)
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const int row = m * 16 + half * 8;  // from the lane's first
-            float *dq_row_at = dq_lane + row * D + c0;
-            const bool row_in = dq_row + lane / 4 + row < rows_left;
-#pragma unroll
-            for (int n = 0; n < Tr::kDqChunk / 8; ++n)
-              red_add_f32x2_if(!bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_row_at + n * 8,
-                               hc.scale * dq[m][n][2 * half], hc.scale * dq[m][n][2 * half + 1]);
-          }
-      };
-      if (rows_left == BR && D == HT)
-        add_dq(std::false_type{});
-      else
-        add_dq(std::true_type{});
-    }
-    if (turn != nullptr) {
-      __threadfence();
+      const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
+      add_dq_part<T, Tr>(dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset, rows_left, D,
+                         hc.scale, sdS, sK, dq_row, dq_col, lane);
+      if (turn != nullptr) {
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) atomicAdd(turn, 1);
+      } else if constexpr (kBarriers == SdpaBackwardBarriers::kFour) {
+        __syncthreads();
+      }
+    };
+    if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
       __syncthreads();
-      if (threadIdx.x == 0) atomicAdd(turn, 1);
-    } else if constexpr (kBarriers == SdpaBackwardBarriers::kFour) {
+      mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
+      // dQ's reductions go out before dK's products, among which they issue;
+      // the deterministic mode's turn is waited for last.
+      if (turns == nullptr) {
+        add_dq();
+        mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
+      } else {
+        mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
+        add_dq();
+      }
+    } else {
+      named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
+      mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
+      mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
       __syncthreads();
+      // dQ reads only dS^T and K: this stage's Q/dO rows are free.
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
+      add_dq();
     }
     at.advance(range);
   }

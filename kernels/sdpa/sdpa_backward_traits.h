@@ -25,7 +25,8 @@ enum class SdpaBackwardPrefetch { kTop, kScores, kDq };
 // key group's before dV and dK, the block's before dQ and one closing the
 // iteration; kThree, no closing one (the opening one of the next iteration
 // orders dQ's reads of dS^T before its stores); kTwo, one block barrier
-// before dV, dK and dQ. The deterministic mode's turn always closes with one.
+// before dV, dQ and dK (in that order, so that dQ's reductions issue among
+// dK's products). The deterministic mode's turn always closes with one.
 enum class SdpaBackwardBarriers { kFour, kThree, kTwo };
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
