@@ -45,31 +45,42 @@ __device__ __forceinline__ int swizzled(int row, int col) {
 
 constexpr float kLog2e = 1.4426950408889634f;
 
-// The B operands of two n-tiles (columns n0 .. n0 + 15) over k0 .. k0 + 15
-// from a shared tile stored K-major ([k][n], row-major), transposed by ldmatrix.
-template <int Cols, class T>
-__device__ __forceinline__ void load_b_pair_trans(uint32_t (&b)[4], const T *s, int k0, int n0, int lane) {
-  ldmatrix_x4_trans(b, s + swizzled<Cols>(k0 + lane % 8 + (lane / 8) % 2 * 8, n0 + (lane / 16) * 8));
+// Shared tiles are addressed per lane as in the forward kernels
+// (sdpa_forward_tc_tile_io.cuh): the byte offset of the lane's ldmatrix row
+// at its first 16-column step, then at_step(offset, j) for step j, an XOR
+// with one of four constants and an add that rides in the instruction's
+// immediate (a swizzle recomputed per step took a fifth of the S^T / dP^T
+// phase's instructions). The swizzle XORs the low three bits of a row's
+// 16-byte chunk with row % 8, so this holds while step 0's chunk is a
+// multiple of 8 or the steps stay short of the next one (every use below:
+// tiles from column 0, or steps from a multiple of 32 columns that stay
+// within 64).
+template <int Cols>
+__device__ __forceinline__ uint32_t row_offset(int row, int col) {
+  return 2u * static_cast<uint32_t>(swizzled<Cols>(row, col));
 }
 
 // c[m][n] (m-tiles of 16 rows, n-tiles of 8 columns) += A B^T, A the warp's
 // 16 M rows of a shared [*, Cols] tile starting at row a_row, B the rows
-// [0, 8 N) of another, over all Cols columns (zero past D). Every B fragment
-// serves the M row tiles. The loops hold no branch: one would split them
-// into blocks the compiler cannot interleave, leaving every ldmatrix's
-// latency exposed to the mma that waits for it.
-template <int Cols, int M, int N, class T>
-__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], const T *sa, int a_row, const T *sb,
+// [0, 8 N) of another, over all Cols columns (zero past D); sa and sb are
+// shared-window addresses. Every B fragment serves the M row tiles. The
+// loops hold no branch: one would split them into blocks the compiler
+// cannot interleave, leaving every ldmatrix's latency exposed to the mma
+// that waits for it.
+template <class T, int Cols, int M, int N>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb,
                                                  int lane) {
+  const uint32_t a_off = row_offset<Cols>(a_row + lane % 16, (lane / 16) * 8);
+  const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 16) * 8, (lane / 8) % 2 * 8);
 #pragma unroll
-  for (int k = 0; k < Cols; k += 16) {
+  for (int k = 0; k < Cols / 16; ++k) {
     uint32_t a[M][4];
 #pragma unroll
-    for (int m = 0; m < M; ++m) ldmatrix_x4(a[m], sa + swizzled<Cols>(a_row + m * 16 + lane % 16, k + (lane / 16) * 8));
+    for (int m = 0; m < M; ++m) ldmatrix_x4(a[m], sa + at_step(a_off, k) + m * 16 * Cols * 2);
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
-      ldmatrix_x4(b, sb + swizzled<Cols>(n * 8 + lane % 8 + (lane / 16) * 8, k + (lane / 8) % 2 * 8));
+      ldmatrix_x4(b, sb + at_step(b_off, k) + n * 8 * Cols * 2);
 #pragma unroll
       for (int m = 0; m < M; ++m) {
         mma_16816<T>(c[m][n], a[m], b[0], b[1]);
@@ -81,20 +92,22 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], const T *s
 
 // c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
 // [*, ACols] tile (columns [0, 16 KSteps)), B the rows [0, 16 KSteps) of a
-// shared [*, Cols] tile from column col0.
-template <int ACols, int Cols, int KSteps, int M, int N, class T>
-__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], const T *sa, int a_row, const T *sb, int col0,
+// shared [*, Cols] tile from column col0 (a multiple of 64, or of 32 with
+// N <= 4), transposed by ldmatrix.
+template <class T, int ACols, int Cols, int KSteps, int M, int N>
+__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
                                                  int lane) {
+  const uint32_t a_off = row_offset<ACols>(a_row + lane % 16, (lane / 16) * 8);
+  const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
 #pragma unroll
   for (int kk = 0; kk < KSteps; ++kk) {
     uint32_t a[M][4];
 #pragma unroll
-    for (int m = 0; m < M; ++m)
-      ldmatrix_x4(a[m], sa + swizzled<ACols>(a_row + m * 16 + lane % 16, kk * 16 + (lane / 16) * 8));
+    for (int m = 0; m < M; ++m) ldmatrix_x4(a[m], sa + at_step(a_off, kk) + m * 16 * ACols * 2);
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
-      load_b_pair_trans<Cols>(b, sb, kk * 16, col0 + n * 8, lane);
+      ldmatrix_x4_trans(b, sb + at_step(b_off, n / 2) + kk * 16 * Cols * 2);
 #pragma unroll
       for (int m = 0; m < M; ++m) {
         mma_16816<T>(c[m][n], a[m], b[0], b[1]);
@@ -187,25 +200,28 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
 // 4, column dq_col + 2 (lane % 4) of the tile's [BR][D] rows); rows_left:
 // the tile's rows that exist (at most BR).
 template <class T, class Tr>
-__device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D, float scale, const T *sdS,
-                                            const T *sK, int dq_row, int dq_col, int lane) {
+__device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D, float scale, uint32_t sdS,
+                                            uint32_t sK, int dq_row, int dq_col, int lane) {
   constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
+  static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
+                "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
+  // dS^T read transposed: rows are keys, the columns this warp's queries.
+  const uint32_t a_off = row_offset<BR>(lane % 8 + (lane / 16) * 8, dq_row + (lane / 8) % 2 * 8);
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
     if (col0 >= D) break;
+    const uint32_t b_off = row_offset<HT>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
     float dq[QA][Tr::kDqChunk / 8][4] = {};
 #pragma unroll
     for (int kk = 0; kk < BC / 16; ++kk) {
       uint32_t a[QA][4];
 #pragma unroll
-      for (int m = 0; m < QA; ++m)
-        ldmatrix_x4_trans(a[m], sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8,
-                                                   dq_row + m * 16 + (lane / 8) % 2 * 8));
+      for (int m = 0; m < QA; ++m) ldmatrix_x4_trans(a[m], sdS + at_step(a_off, m) + kk * 16 * BR * 2);
 #pragma unroll
       for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
         uint32_t bf[4];
-        load_b_pair_trans<HT>(bf, sK, kk * 16, col0 + n * 8, lane);
+        ldmatrix_x4_trans(bf, sK + at_step(b_off, n / 2) + kk * 16 * HT * 2);
 #pragma unroll
         for (int m = 0; m < QA; ++m) {
           mma_16816<T>(dq[m][n], a[m], bf[0], bf[1]);
@@ -260,6 +276,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
   constexpr SdpaBackwardBarriers kBarriers = Tr::kBarriers;
   static_assert(ST == 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  static_assert(Tr::kHeadPerGroup % 64 == 0 || Tr::kHeadPerGroup <= 32,
+                "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
   static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores,
                 "the loads before the first barrier or among dQ need a barrier after dK and dV");
   extern __shared__ uint4 smem_raw[];
@@ -360,8 +378,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     hc.scale = static_cast<float>(p.scale);
     hc.softcap = static_cast<float>(p.softcap);
     hc.slope = p.alibi != 0 ? static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] : 0.f;
-    const T *q_s = sQ + stage * BR * HT;
-    const T *do_s = sdO + stage * BR * HT;
+    const uint32_t q_s = shared_address(sQ + stage * BR * HT), do_s = shared_address(sdO + stage * BR * HT);
 
     // The warps of a key group split the query tile's columns of S^T and
     // dP^T and trade their halves of P^T and dS^T through shared memory, so
@@ -371,8 +388,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     {
       float s[KA][NS][4] = {};
       float dp[KA][NS][4] = {};
-      mma_rows_by_rows<HT>(s, sK, key_row, q_s + own0 * HT, lane);
-      mma_rows_by_rows<HT>(dp, sV, key_row, do_s + own0 * HT, lane);
+      mma_rows_by_rows<T, HT>(s, shared_address(sK), key_row, q_s + own0 * HT * 2, lane);
+      mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane);
       // The other stage's last readers passed the barrier above.
       if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores) load_next(stage ^ 1);
       const int64_t my_q0 = q0 + own0;
@@ -406,7 +423,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       }
       const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
       add_dq_part<T, Tr>(dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset, rows_left, D,
-                         hc.scale, sdS, sK, dq_row, dq_col, lane);
+                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane);
       if (turn != nullptr) {
         __threadfence();
         __syncthreads();
@@ -417,20 +434,20 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     };
     if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
       __syncthreads();
-      mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
+      mma_tile_by_tile<T, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
       // dQ's reductions go out before dK's products, among which they issue;
       // the deterministic mode's turn is waited for last.
       if (turns == nullptr) {
         add_dq();
-        mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
+        mma_tile_by_tile<T, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
       } else {
-        mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
+        mma_tile_by_tile<T, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
         add_dq();
       }
     } else {
       named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
-      mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
-      mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
+      mma_tile_by_tile<T, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
+      mma_tile_by_tile<T, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
       __syncthreads();
       // dQ reads only dS^T and K: this stage's Q/dO rows are free.
       if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
