@@ -77,14 +77,25 @@ struct SdpaBackwardShape {
 // 16-key rows with P^T through shared memory: -4%); the 256 tile
 // 8 warps in four column groups for a 64-key tile (two groups of 16-key
 // rows: -4%; 16 warps lost), its Q/dO tile single-buffered to fit sm_80's
-// 163 KB.
+// 163 KB. Session 16 (one probe, every placement beside the previous kernel):
+// with the iteration's fixed work cut (steps counted forward, branch-free
+// loads, stepped ldmatrix addresses, bound-free dQ reductions) the D 128
+// tile ran 215.0 -> 233.3 (kTop, kFour); the Q/dO loads among the score
+// products and one block barrier before dV, dQ, dK (kScores, kTwo) 254.6,
+// causal 194.1 -> 226.1 (kScores or kDq with kFour 242, kThree 231-238).
+// The D 64 tile: kDq, kFour 152.1 -> 164.1 (kTop 158.4, kScores with kTwo
+// 157.2, kTop with kThree 146.1); D 256: kDq, kFour 164.3 -> 181.5 (kThree
+// 180.2).
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
-struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop, SdpaBackwardBarriers::kFour> {};
+struct SdpaBackwardTraits<64>
+    : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 template <>
-struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kTop, SdpaBackwardBarriers::kFour> {};
+struct SdpaBackwardTraits<128>
+    : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo> {};
 template <>
-struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
+struct SdpaBackwardTraits<256>
+    : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 
 }  // namespace baracuda::kernels
