@@ -16,10 +16,10 @@ namespace baracuda::kernels {
 
 // Where an iteration issues the loads of a later step's Q/dO tile: kTop,
 // the next step's before the barrier that opens the iteration; kScores, the
-// next step's among the S^T and dP^T products; kDq, the step Stages ahead's
-// into the stage just freed, among the dQ products (the only choice with
-// one stage).
-enum class SdpaBackwardPrefetch { kTop, kScores, kDq };
+// next step's among the S^T and dP^T products; kGradients, the next step's
+// among the dV and dK products; kDq, the step Stages ahead's into the stage
+// just freed, among the dQ products (the only choice with one stage).
+enum class SdpaBackwardPrefetch { kTop, kScores, kGradients, kDq };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
