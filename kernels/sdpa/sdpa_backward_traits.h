@@ -98,4 +98,18 @@ template <>
 struct SdpaBackwardTraits<256>
     : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 
+// The tiles a head tile runs with where a block may take more shared memory
+// than sm_80's 163 KB (sm_90, 100-103: 227 KB); the launch falls back to
+// SdpaBackwardTraits elsewhere. At D 256 a second Q/dO stage (209 KB) lets
+// the loads run among the score products behind one block barrier, as at D
+// 128.
+template <int HeadTile>
+struct SdpaBackwardWide {
+  using Traits = SdpaBackwardTraits<HeadTile>;
+};
+template <>
+struct SdpaBackwardWide<256> {
+  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo>;
+};
+
 }  // namespace baracuda::kernels
