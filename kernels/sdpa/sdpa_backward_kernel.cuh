@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
                 "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
   static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores ||
                     kPrefetch == SdpaBackwardPrefetch::kGradients,
-                "the loads before the first barrier or among dQ need a barrier after dK and dV");
+                "loads among dQ's products need a barrier after dK's and dV's");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
@@ -363,15 +363,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     for (int s = 0; s < kAhead; ++s) load_next(s);
   for (int64_t t = 0; t < steps; ++t) {
     const int stage = ST == 2 ? static_cast<int>(t & 1) : 0;
-    if constexpr (kPrefetch == SdpaBackwardPrefetch::kTop) {
-      load_next(stage ^ 1);
-      cp_async_wait<1>();
-    } else if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores ||
-                         kPrefetch == SdpaBackwardPrefetch::kGradients) {
-      cp_async_wait<0>();
-    } else {
-      cp_async_wait<ST - 1>();
-    }
+    // Step t's loads have landed (the kAhead - 1 after it may still fly),
+    // and every warp is done with step t - 1.
+    cp_async_wait<kAhead - 1>();
     __syncthreads();
 
     const int64_t h = at.head, q_tile = at.q_tile;

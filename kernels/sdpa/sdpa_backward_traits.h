@@ -14,20 +14,19 @@
 
 namespace baracuda::kernels {
 
-// Where an iteration issues the loads of a later step's Q/dO tile: kTop,
-// the next step's before the barrier that opens the iteration; kScores, the
-// next step's among the S^T and dP^T products; kGradients, the next step's
-// among the dV and dK products; kDq, the step Stages ahead's into the stage
-// just freed, among the dQ products (the only choice with one stage).
-enum class SdpaBackwardPrefetch { kTop, kScores, kGradients, kDq };
+// Where an iteration issues the loads of a later step's Q/dO tile: kScores,
+// the next step's among the S^T and dP^T products; kGradients, the next
+// step's among the dV and dK products; kDq, the step Stages ahead's into the
+// stage just freed, among the dQ products (the only choice with one stage).
+enum class SdpaBackwardPrefetch { kScores, kGradients, kDq };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
-// iteration; kThree, no closing one (the opening one of the next iteration
-// orders dQ's reads of dS^T before its stores); kTwo, one block barrier
-// before dV, dQ and dK (in that order, so that dQ's reductions issue among
-// dK's products). The deterministic mode's turn always closes with one.
-enum class SdpaBackwardBarriers { kFour, kThree, kTwo };
+// iteration; kTwo, one block barrier before dV, dQ and dK (in that order,
+// so that dQ's reductions issue among dK's products; the opening barrier of
+// the next iteration orders dQ's reads of dS^T before its stores). The
+// deterministic mode's turn always closes with one.
+enum class SdpaBackwardBarriers { kFour, kTwo };
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers>
