@@ -278,8 +278,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   static_assert(ST == 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
   static_assert(Tr::kHeadPerGroup % 64 == 0 || Tr::kHeadPerGroup <= 32,
                 "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
-  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores ||
-                    kPrefetch == SdpaBackwardPrefetch::kGradients,
+  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores,
                 "loads among dQ's products need a barrier after dK's and dV's");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
@@ -431,7 +430,6 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
       __syncthreads();
       mma_tile_by_tile<T, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
-      if constexpr (kPrefetch == SdpaBackwardPrefetch::kGradients) load_next(stage ^ 1);
       // dQ's reductions go out before dK's products, among which they issue;
       // the deterministic mode's turn is waited for last.
       if (turns == nullptr) {
@@ -444,7 +442,6 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     } else {
       named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
       mma_tile_by_tile<T, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
-      if constexpr (kPrefetch == SdpaBackwardPrefetch::kGradients) load_next(stage ^ 1);
       mma_tile_by_tile<T, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
       __syncthreads();
       // dQ reads only dS^T and K: this stage's Q/dO rows are free.

@@ -15,10 +15,10 @@
 namespace baracuda::kernels {
 
 // Where an iteration issues the loads of a later step's Q/dO tile: kScores,
-// the next step's among the S^T and dP^T products; kGradients, the next
-// step's among the dV and dK products; kDq, the step Stages ahead's into the
-// stage just freed, among the dQ products (the only choice with one stage).
-enum class SdpaBackwardPrefetch { kScores, kGradients, kDq };
+// the next step's among the S^T and dP^T products; kDq, the step Stages
+// ahead's into the stage just freed, among the dQ products (the only choice
+// with one stage).
+enum class SdpaBackwardPrefetch { kScores, kDq };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
@@ -76,15 +76,19 @@ struct SdpaBackwardShape {
 // 16-key rows with P^T through shared memory: -4%); the 256 tile
 // 8 warps in four column groups for a 64-key tile (two groups of 16-key
 // rows: -4%; 16 warps lost), its Q/dO tile single-buffered to fit sm_80's
-// 163 KB. Session 16 (one probe, every placement beside the previous kernel):
-// with the iteration's fixed work cut (steps counted forward, branch-free
-// loads, stepped ldmatrix addresses, bound-free dQ reductions) the D 128
-// tile ran 215.0 -> 233.3 (kTop, kFour); the Q/dO loads among the score
-// products and one block barrier before dV, dQ, dK (kScores, kTwo) 254.6,
-// causal 194.1 -> 226.1 (kScores or kDq with kFour 242, kThree 231-238).
-// The D 64 tile: kDq, kFour 152.1 -> 164.1 (kTop 158.4, kScores with kTwo
-// 157.2, kTop with kThree 146.1); D 256: kDq, kFour 164.3 -> 181.5 (kThree
-// 180.2).
+// 163 KB. Session 16 (two probes, each placement beside the previous
+// kernel in one run): with the iteration's fixed work cut (steps counted
+// forward, branch-free loads, stepped ldmatrix addresses, bound-free dQ
+// reductions) the D 128 tile ran 215.0 -> 233.3 with its loads before the
+// opening barrier and kFour; among the score products (kScores) 242.3;
+// with one block barrier as well (kScores, kTwo) 254.7 (causal 194.6 ->
+// 228.1, deterministic 184.0 -> 208.3); the loads among dV/dK with kTwo
+// 239.5, dQ in 16 x 64 tiles 251.8, kFour without its closing barrier
+// 231-238. The D 64 tile: kDq, kFour 152.8 -> 165.2 (causal 112.2 ->
+// 121.8); loads before the opening barrier 158.4, kScores 155.8, kScores
+// with kTwo 157.2 (at 2 blocks an SM, without spills, 152.2), kDq without
+// the closing barrier 155.8. The D 256 tiles (one stage, kDq, kFour):
+// 164.3 -> 181.5 (165.7 -> 183.4 in the second probe).
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
@@ -101,7 +105,7 @@ struct SdpaBackwardTraits<256>
 // than sm_80's 163 KB (sm_90, 100-103: 227 KB); the launch falls back to
 // SdpaBackwardTraits elsewhere. At D 256 a second Q/dO stage (209 KB) lets
 // the loads run among the score products behind one block barrier, as at D
-// 128.
+// 128: 183.4 -> 186.3 (causal 159.6 -> 162.0) beside the one-stage tiles.
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
