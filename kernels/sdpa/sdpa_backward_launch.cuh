@@ -36,7 +36,8 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
   static_assert(Wide::kKeys == Narrow::kKeys && Wide::kQueries == Narrow::kQueries,
                 "the grid and the deterministic counters do not depend on the choice");
   if constexpr (!std::is_same_v<Wide, Narrow>) {
-    if (smem_optin >= Wide::kSmemBytes) return sdpa_backward_launch_tiles<T, Wide>(p, delta, dq, turns, aligned, stream);
+    if (smem_optin >= Wide::kSmemBytes)
+      return sdpa_backward_launch_tiles<T, Wide>(p, delta, dq, turns, aligned, stream);
   }
   return sdpa_backward_launch_tiles<T, Narrow>(p, delta, dq, turns, aligned, stream);
 }

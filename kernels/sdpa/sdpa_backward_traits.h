@@ -112,7 +112,8 @@ struct SdpaBackwardWide {
 };
 template <>
 struct SdpaBackwardWide<256> {
-  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo>;
+  using Traits =
+      SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo>;
 };
 
 }  // namespace baracuda::kernels
