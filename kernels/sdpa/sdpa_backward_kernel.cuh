@@ -91,19 +91,27 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t s
 }
 
 // c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
-// [*, ACols] tile (columns [0, 16 KSteps)), B the rows [0, 16 KSteps) of a
+// [*, ACols] tile (columns [0, 16 KSteps)) or, ATransposed, its 16 M
+// columns from a_row, a multiple of 16 M (rows [0, 16 KSteps)), ldmatrix
+// transposing them, B the rows [0, 16 KSteps) of a
 // shared [*, Cols] tile from column col0 (a multiple of 64, or of 32 with
 // N <= 4), transposed by ldmatrix.
-template <class T, int ACols, int Cols, int KSteps, int M, int N>
+template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N>
 __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
                                                  int lane) {
-  const uint32_t a_off = row_offset<ACols>(a_row + lane % 16, (lane / 16) * 8);
+  const uint32_t a_off = ATransposed ? row_offset<ACols>(lane % 8 + (lane / 16) * 8, a_row + (lane / 8) % 2 * 8)
+                                     : row_offset<ACols>(a_row + lane % 16, (lane / 16) * 8);
   const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
 #pragma unroll
   for (int kk = 0; kk < KSteps; ++kk) {
     uint32_t a[M][4];
 #pragma unroll
-    for (int m = 0; m < M; ++m) ldmatrix_x4(a[m], sa + at_step(a_off, kk) + m * 16 * ACols * 2);
+    for (int m = 0; m < M; ++m) {
+      if constexpr (ATransposed)
+        ldmatrix_x4_trans(a[m], sa + at_step(a_off, m) + kk * 16 * ACols * 2);
+      else
+        ldmatrix_x4(a[m], sa + at_step(a_off, kk) + m * 16 * ACols * 2);
+    }
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
@@ -205,30 +213,13 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
-  // dS^T read transposed: rows are keys, the columns this warp's queries.
-  const uint32_t a_off = row_offset<BR>(lane % 8 + (lane / 16) * 8, dq_row + (lane / 8) % 2 * 8);
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
     if (col0 >= D) break;
-    const uint32_t b_off = row_offset<HT>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
     float dq[QA][Tr::kDqChunk / 8][4] = {};
-#pragma unroll
-    for (int kk = 0; kk < BC / 16; ++kk) {
-      uint32_t a[QA][4];
-#pragma unroll
-      for (int m = 0; m < QA; ++m) ldmatrix_x4_trans(a[m], sdS + at_step(a_off, m) + kk * 16 * BR * 2);
-#pragma unroll
-      for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
-        uint32_t bf[4];
-        ldmatrix_x4_trans(bf, sK + at_step(b_off, n / 2) + kk * 16 * HT * 2);
-#pragma unroll
-        for (int m = 0; m < QA; ++m) {
-          mma_16816<T>(dq[m][n], a[m], bf[0], bf[1]);
-          mma_16816<T>(dq[m][n + 1], a[m], bf[2], bf[3]);
-        }
-      }
-    }
+    // dS from dS^T, whose columns are this warp's queries.
+    mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, sdS, dq_row, sK, col0, lane);
     // A whole tile's reductions need no bounds: the common case, without
     // the predicates that the compiler turns into a branch per reduction.
     // One row pointer per (m, half); the columns ride in the immediates.
@@ -429,20 +420,20 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     };
     if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
       __syncthreads();
-      mma_tile_by_tile<T, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
+      mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
       // dQ's reductions go out before dK's products, among which they issue;
       // the deterministic mode's turn is waited for last.
       if (turns == nullptr) {
         add_dq();
-        mma_tile_by_tile<T, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
       } else {
-        mma_tile_by_tile<T, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
         add_dq();
       }
     } else {
       named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
-      mma_tile_by_tile<T, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
-      mma_tile_by_tile<T, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+      mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
+      mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
       __syncthreads();
       // dQ reads only dS^T and K: this stage's Q/dO rows are free.
       if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
