@@ -15,7 +15,7 @@ namespace baracuda::kernels::sdpa {
 
 template <class T, int HeadTile>
 int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
-                              cudaStream_t stream);
+                              int smem_optin, cudaStream_t stream);
 
 // Whether cp.async may move 16-byte chunks of q, k, v and dout rows.
 inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3], int64_t element_bytes) {
@@ -57,9 +57,9 @@ int sdpa_backward_run(const SdpaProblem &p, void *workspace, size_t workspace_by
         rows_are_16_byte_aligned(p.v.data, p.v.stride, e) && rows_are_16_byte_aligned(p.dout.data, p.dout.stride, e);
     int status;
     switch (head_tile) {
-      case 64: status = sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, aligned, stream); break;
-      case 128: status = sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, aligned, stream); break;
-      default: status = sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, aligned, stream); break;
+      case 64: status = sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, aligned, smem_optin, stream); break;
+      case 128: status = sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, aligned, smem_optin, stream); break;
+      default: status = sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, aligned, smem_optin, stream); break;
     }
     if (status != 0) return status;
   }

@@ -16,9 +16,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "sdpa/sdpa_backward_band.h"
 #include "sdpa/sdpa_backward_traits.h"
+#include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_tc_primitives.cuh"
 
@@ -43,63 +45,42 @@ __device__ __forceinline__ int swizzled(int row, int col) {
 
 constexpr float kLog2e = 1.4426950408889634f;
 
-// Copies rows [0, rows) x columns [0, cols) of a global tile into a swizzled
-// shared tile of Rows x Cols, zero-filling the rest. Threads sweep 16-byte
-// chunks row by row, so one warp's chunks are contiguous in global memory.
-// Rows that are not 16-byte aligned (views at an odd element offset) go
-// through registers element by element: correct, not fast.
-template <int Rows, int Cols, int Threads, class T>
-__device__ __forceinline__ void load_tile(T *s, const T *g, int64_t row_stride, int64_t rows, int cols,
-                                          bool aligned) {
-  constexpr int kChunksPerRow = Cols / 8;
-  if (aligned) {
-#pragma unroll
-    for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
-      const int row = c / kChunksPerRow;
-      const int col = (c % kChunksPerRow) * 8;
-      const bool valid = row < rows && col < cols;
-      cp_async_16(s + swizzled<Cols>(row, col), valid ? g + row * row_stride + col : g, valid);
-    }
-    return;
-  }
-  for (int c = threadIdx.x; c < Rows * kChunksPerRow; c += Threads) {
-    const int row = c / kChunksPerRow;
-    const int col = (c % kChunksPerRow) * 8;
-    uint32_t w[4] = {};
-    if (row < rows && col < cols) {
-      const uint16_t *e = reinterpret_cast<const uint16_t *>(g + row * row_stride + col);
-#pragma unroll
-      for (int k = 0; k < 4; ++k) w[k] = e[2 * k] | static_cast<uint32_t>(e[2 * k + 1]) << 16;
-    }
-    *reinterpret_cast<uint4 *>(s + swizzled<Cols>(row, col)) = make_uint4(w[0], w[1], w[2], w[3]);
-  }
-}
-
-// The B operands of two n-tiles (columns n0 .. n0 + 15) over k0 .. k0 + 15
-// from a shared tile stored K-major ([k][n], row-major), transposed by ldmatrix.
-template <int Cols, class T>
-__device__ __forceinline__ void load_b_pair_trans(uint32_t (&b)[4], const T *s, int k0, int n0, int lane) {
-  ldmatrix_x4_trans(b, s + swizzled<Cols>(k0 + lane % 8 + (lane / 8) % 2 * 8, n0 + (lane / 16) * 8));
+// Shared tiles are addressed per lane as in the forward kernels
+// (sdpa_forward_tc_tile_io.cuh): the byte offset of the lane's ldmatrix row
+// at its first 16-column step, then at_step(offset, j) for step j, an XOR
+// with one of four constants and an add that rides in the instruction's
+// immediate (a swizzle recomputed per step took a fifth of the S^T / dP^T
+// phase's instructions). The swizzle XORs the low three bits of a row's
+// 16-byte chunk with row % 8, so this holds while step 0's chunk is a
+// multiple of 8 or the steps stay short of the next one (every use below:
+// tiles from column 0, or steps from a multiple of 32 columns that stay
+// within 64).
+template <int Cols>
+__device__ __forceinline__ uint32_t row_offset(int row, int col) {
+  return 2u * static_cast<uint32_t>(swizzled<Cols>(row, col));
 }
 
 // c[m][n] (m-tiles of 16 rows, n-tiles of 8 columns) += A B^T, A the warp's
 // 16 M rows of a shared [*, Cols] tile starting at row a_row, B the rows
-// [0, 8 N) of another, over all Cols columns (zero past D). Every B fragment
-// serves the M row tiles. The loops hold no branch: one would split them
-// into blocks the compiler cannot interleave, leaving every ldmatrix's
-// latency exposed to the mma that waits for it.
-template <int Cols, int M, int N, class T>
-__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], const T *sa, int a_row, const T *sb,
+// [0, 8 N) of another, over all Cols columns (zero past D); sa and sb are
+// shared-window addresses. Every B fragment serves the M row tiles. The
+// loops hold no branch: one would split them into blocks the compiler
+// cannot interleave, leaving every ldmatrix's latency exposed to the mma
+// that waits for it.
+template <class T, int Cols, int M, int N>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb,
                                                  int lane) {
+  const uint32_t a_off = row_offset<Cols>(a_row + lane % 16, (lane / 16) * 8);
+  const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 16) * 8, (lane / 8) % 2 * 8);
 #pragma unroll
-  for (int k = 0; k < Cols; k += 16) {
+  for (int k = 0; k < Cols / 16; ++k) {
     uint32_t a[M][4];
 #pragma unroll
-    for (int m = 0; m < M; ++m) ldmatrix_x4(a[m], sa + swizzled<Cols>(a_row + m * 16 + lane % 16, k + (lane / 16) * 8));
+    for (int m = 0; m < M; ++m) ldmatrix_x4(a[m], sa + at_step(a_off, k) + m * 16 * Cols * 2);
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
-      ldmatrix_x4(b, sb + swizzled<Cols>(n * 8 + lane % 8 + (lane / 16) * 8, k + (lane / 8) % 2 * 8));
+      ldmatrix_x4(b, sb + at_step(b_off, k) + n * 8 * Cols * 2);
 #pragma unroll
       for (int m = 0; m < M; ++m) {
         mma_16816<T>(c[m][n], a[m], b[0], b[1]);
@@ -110,21 +91,31 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], const T *s
 }
 
 // c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
-// [*, ACols] tile (columns [0, 16 KSteps)), B the rows [0, 16 KSteps) of a
-// shared [*, Cols] tile from column col0.
-template <int ACols, int Cols, int KSteps, int M, int N, class T>
-__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], const T *sa, int a_row, const T *sb, int col0,
+// [*, ACols] tile (columns [0, 16 KSteps)) or, ATransposed, its 16 M
+// columns from a_row, a multiple of 16 M (rows [0, 16 KSteps)), ldmatrix
+// transposing them, B the rows [0, 16 KSteps) of a
+// shared [*, Cols] tile from column col0 (a multiple of 64, or of 32 with
+// N <= 4), transposed by ldmatrix.
+template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N>
+__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
                                                  int lane) {
+  const uint32_t a_off = ATransposed ? row_offset<ACols>(lane % 8 + (lane / 16) * 8, a_row + (lane / 8) % 2 * 8)
+                                     : row_offset<ACols>(a_row + lane % 16, (lane / 16) * 8);
+  const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
 #pragma unroll
   for (int kk = 0; kk < KSteps; ++kk) {
     uint32_t a[M][4];
 #pragma unroll
-    for (int m = 0; m < M; ++m)
-      ldmatrix_x4(a[m], sa + swizzled<ACols>(a_row + m * 16 + lane % 16, kk * 16 + (lane / 16) * 8));
+    for (int m = 0; m < M; ++m) {
+      if constexpr (ATransposed)
+        ldmatrix_x4_trans(a[m], sa + at_step(a_off, m) + kk * 16 * ACols * 2);
+      else
+        ldmatrix_x4(a[m], sa + at_step(a_off, kk) + m * 16 * ACols * 2);
+    }
 #pragma unroll
     for (int n = 0; n < N; n += 2) {
       uint32_t b[4];
-      load_b_pair_trans<Cols>(b, sb, kk * 16, col0 + n * 8, lane);
+      ldmatrix_x4_trans(b, sb + at_step(b_off, n / 2) + kk * 16 * Cols * 2);
 #pragma unroll
       for (int m = 0; m < M; ++m) {
         mma_16816<T>(c[m][n], a[m], b[0], b[1]);
@@ -211,20 +202,84 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
+// One key tile's part of dQ = dS K for a query tile, scaled and added into
+// the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns
+// columns from dq_col. dq_lane: the lane's first target (row dq_row + lane /
+// 4, column dq_col + 2 (lane % 4) of the tile's [BR][D] rows); rows_left:
+// the tile's rows that exist (at most BR).
 template <class T, class Tr>
+__device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D, float scale, uint32_t sdS,
+                                            uint32_t sK, int dq_row, int dq_col, int lane) {
+  constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
+  static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
+                "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
+#pragma unroll
+  for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
+    const int col0 = dq_col + c0;
+    if (col0 >= D) break;
+    float dq[QA][Tr::kDqChunk / 8][4] = {};
+    // dS from dS^T, whose columns are this warp's queries.
+    mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, sdS, dq_row, sK, col0, lane);
+    // A whole tile's reductions need no bounds: the common case, without
+    // the predicates that the compiler turns into a branch per reduction.
+    // One row pointer per (m, half); the columns ride in the immediates.
+    auto add = [&](auto bounded) {
+#pragma unroll
+      for (int m = 0; m < QA; ++m)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = m * 16 + half * 8;  // from the lane's first
+          float *at = dq_lane + row * D + c0;
+          const bool row_in = dq_row + lane / 4 + row < rows_left;
+#pragma unroll
+          for (int n = 0; n < Tr::kDqChunk / 8; ++n)
+            red_add_f32x2_if(!bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), at + n * 8,
+                             scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
+        }
+    };
+    if (rows_left == BR && D == HT)
+      add(std::false_type{});
+    else
+      add(std::true_type{});
+  }
+}
+
+// The (query head, query tile) of a step. A block walks the query tiles
+// [first, last] of each query head of its kv head in turn; counting them
+// forward spares the two 64-bit divisions of the step index an iteration.
+struct StepCursor {
+  int64_t head, q_tile;
+  __device__ __forceinline__ void advance(const TileRange &r) {
+    if (++q_tile > r.last) {
+      q_tile = r.first;
+      ++head;
+    }
+  }
+};
+
+// Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
+// move by cp.async; the other instantiation copies through registers.
+template <class T, class Tr, bool Aligned>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns, bool aligned) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
-  constexpr int QA = Tr::kDqRowAtoms;
+  constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
+  constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
+  constexpr SdpaBackwardBarriers kBarriers = Tr::kBarriers;
+  static_assert(ST == 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  static_assert(Tr::kHeadPerGroup % 64 == 0 || Tr::kHeadPerGroup <= 32,
+                "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
+  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores,
+                "loads among dQ's products need a barrier after dK's and dV's");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
-  T *sdO = sQ + Tr::kStages * BR * HT;   // [stage][BR][HT]
-  T *sdS = sdO + Tr::kStages * BR * HT;  // dS^T [BC][BR]
+  T *sdO = sQ + ST * BR * HT;            // [stage][BR][HT]
+  T *sdS = sdO + ST * BR * HT;           // dS^T [BC][BR]
   T *sP = sdS + BC * BR;                 // P^T [BC][BR]
   float *sLse = reinterpret_cast<float *>(sP + BC * BR);  // [stage][BR]
-  float *sDelta = sLse + Tr::kStages * BR;                // [stage][BR]
+  float *sDelta = sLse + ST * BR;                         // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
@@ -240,32 +295,36 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int64_t group = p.heads_q / p.heads_kv;
   const int64_t q_tiles = (p.queries + BR - 1) / BR;
 
-  const T *k_base = static_cast<const T *>(p.k.data) + b * p.k.stride[0] + hkv * p.k.stride[1] + key0 * p.k.stride[2];
-  const T *v_base = static_cast<const T *>(p.v.data) + b * p.v.stride[0] + hkv * p.v.stride[1] + key0 * p.v.stride[2];
-  load_tile<BC, HT, Tr::kThreads>(sK, k_base, p.k.stride[2], p.keys - key0, D, aligned);
-  load_tile<BC, HT, Tr::kThreads>(sV, v_base, p.v.stride[2], p.keys - key0, Dv, aligned);
+  using E = uint16_t;  // the tile loader moves 16-bit elements of either dtype
+  const E *k_base = static_cast<const E *>(p.k.data) + b * p.k.stride[0] + hkv * p.k.stride[1] + key0 * p.k.stride[2];
+  const E *v_base = static_cast<const E *>(p.v.data) + b * p.v.stride[0] + hkv * p.v.stride[1] + key0 * p.v.stride[2];
+  load_tile<BC, HT, Tr::kThreads>(shared_address(sK), k_base, p.k.stride[2], p.keys - key0, D, Aligned);
+  load_tile<BC, HT, Tr::kThreads>(shared_address(sV), v_base, p.v.stride[2], p.keys - key0, Dv, Aligned);
   cp_async_commit();
 
   const TileRange range = query_tiles_of_key_tile(band, key0, BC, BR, p.queries);
   const int64_t per_head = range.last - range.first + 1;
   const int64_t steps = per_head > 0 ? per_head * group : 0;
 
-  // Issues the loads of step t (query head, query tile) into stage `stage`.
-  auto load_step = [&](int64_t t, int stage) {
-    const int64_t h = hkv * group + t / per_head;
-    const int64_t q0 = (range.first + t % per_head) * BR;
-    const T *q = static_cast<const T *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + q0 * p.q.stride[2];
-    const T *dout =
-        static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + q0 * p.dout.stride[2];
-    load_tile<BR, HT, Tr::kThreads>(sQ + stage * BR * HT, q, p.q.stride[2], p.queries - q0, D, aligned);
-    load_tile<BR, HT, Tr::kThreads>(sdO + stage * BR * HT, dout, p.dout.stride[2], p.queries - q0, Dv,
-                                     aligned);
+  // Issues the loads of the step at `c` into stage `stage` as one group. A
+  // load past the last step (real false) copies nothing and zero-fills the
+  // stage, so that no branch splits the code it is scheduled into; c is
+  // then any step's, whose addresses are valid.
+  auto load_step = [&](const StepCursor &c, int stage, bool real) {
+    const int64_t q0 = c.q_tile * BR;
+    const int64_t rows = real ? p.queries - q0 : 0;
+    const E *q = static_cast<const E *>(p.q.data) + b * p.q.stride[0] + c.head * p.q.stride[1] + q0 * p.q.stride[2];
+    const E *dout = static_cast<const E *>(p.dout.data) + b * p.dout.stride[0] + c.head * p.dout.stride[1] +
+                    q0 * p.dout.stride[2];
+    load_tile<BR, HT, Tr::kThreads>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D, Aligned);
+    load_tile<BR, HT, Tr::kThreads>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2], rows, Dv,
+                                    Aligned);
     if (threadIdx.x < BR) {
       const int64_t i = q0 + threadIdx.x;
-      const bool valid = i < p.queries;
-      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + h * p.lse_stride[1];
+      const bool valid = threadIdx.x < rows;
+      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + c.head * p.lse_stride[1];
       cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
-      const float *delta = delta_ws + (b * p.heads_q + h) * p.queries;
+      const float *delta = delta_ws + (b * p.heads_q + c.head) * p.queries;
       cp_async_4(sDelta + stage * BR + threadIdx.x, valid ? delta + i : delta, valid);
     }
     cp_async_commit();
@@ -276,27 +335,36 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int my_cols = column_group * Tr::kHeadPerGroup;
   const int dq_row = (warp % Tr::kDqRowGroups) * 16 * QA;
   const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
+  const int dq_lane_offset = (dq_row + lane / 4) * D + dq_col + (lane % 4) * 2;  // in a [BR][D] tile
 
-  if (steps > 0) load_step(0, 0);
+  // at: the step computed; next: the step loaded next, the loads running
+  // kAhead steps ahead of the computation.
+  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq ? ST : 1;
+  StepCursor at{hkv * group, range.first};
+  StepCursor next = at;
+  int64_t loaded = 0;  // steps whose loads were issued
+  auto load_next = [&](int stage) {
+    const bool real = loaded < steps;
+    load_step(real ? next : at, stage, real);
+    next.advance(range);
+    ++loaded;
+  };
+  if (steps > 0)
+    for (int s = 0; s < kAhead; ++s) load_next(s);
   for (int64_t t = 0; t < steps; ++t) {
-    const int stage = Tr::kStages == 2 ? static_cast<int>(t & 1) : 0;
-    if (Tr::kStages == 2 && t + 1 < steps) {
-      load_step(t + 1, stage ^ 1);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
+    const int stage = ST == 2 ? static_cast<int>(t & 1) : 0;
+    // Step t's loads have landed (the kAhead - 1 after it may still fly),
+    // and every warp is done with step t - 1.
+    cp_async_wait<kAhead - 1>();
     __syncthreads();
 
-    const int64_t h = hkv * group + t / per_head;
-    const int64_t q_tile = range.first + t % per_head;
+    const int64_t h = at.head, q_tile = at.q_tile;
     const int64_t q0 = q_tile * BR;
     HeadContext hc;
     hc.scale = static_cast<float>(p.scale);
     hc.softcap = static_cast<float>(p.softcap);
     hc.slope = p.alibi != 0 ? static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] : 0.f;
-    const T *q_s = sQ + stage * BR * HT;
-    const T *do_s = sdO + stage * BR * HT;
+    const uint32_t q_s = shared_address(sQ + stage * BR * HT), do_s = shared_address(sdO + stage * BR * HT);
 
     // The warps of a key group split the query tile's columns of S^T and
     // dP^T and trade their halves of P^T and dS^T through shared memory, so
@@ -306,8 +374,10 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     {
       float s[KA][NS][4] = {};
       float dp[KA][NS][4] = {};
-      mma_rows_by_rows<HT>(s, sK, key_row, q_s + own0 * HT, lane);
-      mma_rows_by_rows<HT>(dp, sV, key_row, do_s + own0 * HT, lane);
+      mma_rows_by_rows<T, HT>(s, shared_address(sK), key_row, q_s + own0 * HT * 2, lane);
+      mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane);
+      // The other stage's last readers passed the barrier above.
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores) load_next(stage ^ 1);
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
       const bool full = hc.softcap > 0.f || p.alibi != 0;
@@ -325,67 +395,53 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
       }
     }
-    named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
-    mma_tile_by_tile<BR, HT, BR / 16>(dv, sP, key_row, do_s, my_cols, lane);
-    mma_tile_by_tile<BR, HT, BR / 16>(dk, sdS, key_row, q_s, my_cols, lane);
-    __syncthreads();
-    // dQ reads only dS^T and K: with one stage, the next Q/dO tile loads now.
-    if (Tr::kStages == 1 && t + 1 < steps) load_step(t + 1, 0);
-
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
-    int *turn = nullptr;
-    if (turns != nullptr) {
-      turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
-      const int rank = static_cast<int>(last_key_tile_of_query_tile(band, q_tile, BC, BR, p.queries, p.keys) - n_tile);
-      if (threadIdx.x == 0)
-        while (load_acquire(turn) != rank) __nanosleep(64);
-      __syncthreads();
-    }
-    float *dq_rows = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D;
-#pragma unroll
-    for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
-      const int col0 = dq_col + c0;
-      if (col0 >= D) break;
-      float dq[QA][Tr::kDqChunk / 8][4] = {};
-#pragma unroll
-      for (int kk = 0; kk < BC / 16; ++kk) {
-        uint32_t a[QA][4];
-#pragma unroll
-        for (int m = 0; m < QA; ++m)
-          ldmatrix_x4_trans(a[m], sdS + swizzled<BR>(kk * 16 + lane % 8 + (lane / 16) * 8,
-                                                     dq_row + m * 16 + (lane / 8) % 2 * 8));
-#pragma unroll
-        for (int n = 0; n < Tr::kDqChunk / 8; n += 2) {
-          uint32_t bf[4];
-          load_b_pair_trans<HT>(bf, sK, kk * 16, col0 + n * 8, lane);
-#pragma unroll
-          for (int m = 0; m < QA; ++m) {
-            mma_16816<T>(dq[m][n], a[m], bf[0], bf[1]);
-            mma_16816<T>(dq[m][n + 1], a[m], bf[2], bf[3]);
-          }
-        }
+    auto add_dq = [&] {
+      int *turn = nullptr;
+      if (turns != nullptr) {
+        turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
+        const int rank =
+            static_cast<int>(last_key_tile_of_query_tile(band, q_tile, BC, BR, p.queries, p.keys) - n_tile);
+        if (threadIdx.x == 0)
+          while (load_acquire(turn) != rank) __nanosleep(64);
+        __syncthreads();
       }
-#pragma unroll
-      for (int m = 0; m < QA; ++m)
-#pragma unroll
-        for (int n = 0; n < Tr::kDqChunk / 8; ++n) {
-          const int col = col0 + n * 8 + (lane % 4) * 2;
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const int row = dq_row + m * 16 + lane / 4 + half * 8;
-            if (col < D && q0 + row < p.queries) {
-              red_add_f32x2(dq_rows + static_cast<int64_t>(row) * D + col, hc.scale * dq[m][n][2 * half],
-                            hc.scale * dq[m][n][2 * half + 1]);
-            }
-          }
-        }
+      const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
+      add_dq_part<T, Tr>(dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset, rows_left, D,
+                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane);
+      if (turn != nullptr) {
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) atomicAdd(turn, 1);
+      } else if constexpr (kBarriers == SdpaBackwardBarriers::kFour) {
+        __syncthreads();
+      }
+    };
+    if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
+      __syncthreads();
+      mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
+      // dQ's reductions go out before dK's products, among which they issue;
+      // the deterministic mode's turn is waited for last.
+      if (turns == nullptr) {
+        add_dq();
+        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+      } else {
+        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        add_dq();
+      }
+    } else {
+      named_barrier(1 + key_group, 32 * Tr::kColumnGroups);  // barrier 0 is __syncthreads'
+      mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
+      mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+      __syncthreads();
+      // dQ reads only dS^T and K: this stage's Q/dO rows are free.
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
+      add_dq();
     }
-    if (turn != nullptr) __threadfence();
-    __syncthreads();
-    if (turn != nullptr && threadIdx.x == 0) atomicAdd(turn, 1);
+    at.advance(range);
   }
-  cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets
+  cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step
 
   // dK and dV of this kv head; keys no query sees get zeros.
   const float scale = static_cast<float>(p.scale);

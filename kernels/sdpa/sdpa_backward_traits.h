@@ -14,8 +14,22 @@
 
 namespace baracuda::kernels {
 
+// Where an iteration issues the loads of a later step's Q/dO tile: kScores,
+// the next step's among the S^T and dP^T products; kDq, the step Stages
+// ahead's into the stage just freed, among the dQ products (the only choice
+// with one stage).
+enum class SdpaBackwardPrefetch { kScores, kDq };
+
+// The barriers of an iteration besides the one that opens it: kFour, the
+// key group's before dV and dK, the block's before dQ and one closing the
+// iteration; kTwo, one block barrier before dV, dQ and dK (in that order,
+// so that dQ's reductions issue among dK's products; the opening barrier of
+// the next iteration orders dQ's reads of dS^T before its stores). The
+// deterministic mode's turn always closes with one.
+enum class SdpaBackwardBarriers { kFour, kTwo };
+
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
-          int DqChunk>
+          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -29,6 +43,8 @@ struct SdpaBackwardShape {
   // Q/dO tiles in flight: 2, the next one loads while this one computes; 1,
   // it loads once dK and dV have read this one.
   static constexpr int kStages = Stages;
+  static constexpr SdpaBackwardPrefetch kPrefetch = Prefetch;
+  static constexpr SdpaBackwardBarriers kBarriers = Barriers;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -60,14 +76,44 @@ struct SdpaBackwardShape {
 // 16-key rows with P^T through shared memory: -4%); the 256 tile
 // 8 warps in four column groups for a 64-key tile (two groups of 16-key
 // rows: -4%; 16 warps lost), its Q/dO tile single-buffered to fit sm_80's
-// 163 KB.
+// 163 KB. Session 16 (two probes, each placement beside the previous
+// kernel in one run): with the iteration's fixed work cut (steps counted
+// forward, branch-free loads, stepped ldmatrix addresses, bound-free dQ
+// reductions) the D 128 tile ran 215.0 -> 233.3 with its loads before the
+// opening barrier and kFour; among the score products (kScores) 242.3;
+// with one block barrier as well (kScores, kTwo) 254.7 (causal 194.6 ->
+// 228.1, deterministic 184.0 -> 208.3); the loads among dV/dK with kTwo
+// 239.5, dQ in 16 x 64 tiles 251.8, kFour without its closing barrier
+// 231-238. The D 64 tile: kDq, kFour 152.8 -> 165.2 (causal 112.2 ->
+// 121.8); loads before the opening barrier 158.4, kScores 155.8, kScores
+// with kTwo 157.2 (at 2 blocks an SM, without spills, 152.2), kDq without
+// the closing barrier 155.8. The D 256 tiles (one stage, kDq, kFour):
+// 164.3 -> 181.5 (165.7 -> 183.4 in the second probe).
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
-struct SdpaBackwardTraits<64> : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32> {};
+struct SdpaBackwardTraits<64>
+    : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 template <>
-struct SdpaBackwardTraits<128> : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32> {};
+struct SdpaBackwardTraits<128>
+    : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo> {};
 template <>
-struct SdpaBackwardTraits<256> : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64> {};
+struct SdpaBackwardTraits<256>
+    : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
+
+// The tiles a head tile runs with where a block may take more shared memory
+// than sm_80's 163 KB (sm_90, 100-103: 227 KB); the launch falls back to
+// SdpaBackwardTraits elsewhere. At D 256 a second Q/dO stage (209 KB) lets
+// the loads run among the score products behind one block barrier, as at D
+// 128: 183.4 -> 186.3 (causal 159.6 -> 162.0) beside the one-stage tiles.
+template <int HeadTile>
+struct SdpaBackwardWide {
+  using Traits = SdpaBackwardTraits<HeadTile>;
+};
+template <>
+struct SdpaBackwardWide<256> {
+  using Traits =
+      SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo>;
+};
 
 }  // namespace baracuda::kernels

@@ -100,14 +100,21 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 
-// addr[0] += a, addr[1] += b in global memory, fire and forget; one vector
-// reduction from sm_90 on (addr 8-byte aligned).
-__device__ __forceinline__ void red_add_f32x2(float *addr, float a, float b) {
+// addr[0] += a, addr[1] += b in global memory when `add`, fire and forget;
+// one vector reduction from sm_90 on (addr 8-byte aligned). The condition
+// is the instruction's predicate: a branch around each reduction would split
+// the code the compiler schedules it with.
+__device__ __forceinline__ void red_add_f32x2_if(bool add, float *addr, float a, float b) {
 #if __CUDA_ARCH__ >= 900
-  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(addr), "f"(a), "f"(b) : "memory");
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n @p red.global.add.v2.f32 [%0], {%1, %2};\n}\n" ::"l"(addr),
+      "f"(a), "f"(b), "r"(static_cast<int>(add))
+      : "memory");
 #else
-  atomicAdd(addr, a);
-  atomicAdd(addr + 1, b);
+  if (add) {
+    atomicAdd(addr, a);
+    atomicAdd(addr + 1, b);
+  }
 #endif
 }
 
