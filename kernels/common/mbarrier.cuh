@@ -9,11 +9,9 @@
 
 #include <cstdint>
 
-namespace baracuda::kernels {
+#include "common/shared_address.cuh"
 
-__device__ __forceinline__ uint32_t shared_address(const void *p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
+namespace baracuda::kernels {
 
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");

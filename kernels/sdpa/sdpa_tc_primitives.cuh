@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "common/shared_address.cuh"
+
 namespace baracuda::kernels::sdpa_tc {
 
 // One 16x8x16 product: c += a b (a: 4 registers of a 16x16 row-major tile,
@@ -54,11 +56,6 @@ __device__ __forceinline__ void zero_accumulators(float (&acc)[Tiles][Blocks][4]
     for (int nb = 0; nb < Blocks; ++nb)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[a][nb][e] = 0.f;
-}
-
-// The 32-bit shared-window address of a pointer into shared memory.
-__device__ __forceinline__ uint32_t shared_address(const void *smem) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(smem));
 }
 
 // Four 8x8 16-bit matrices; lane l gives the address of row l%8 of matrix l/8.

@@ -308,7 +308,7 @@ template <class T, class Ti>
 __global__ void __launch_bounds__(Ti::kThreads, 1)
     forward_kernel(const SdpaProblem p, const __grid_constant__ ForwardParams fp) {
   extern __shared__ __align__(1024) unsigned char smem[];
-  const SmemMap<Ti> sm{(sdpa_tc::shared_address(smem) + 1023u) & ~1023u};
+  const SmemMap<Ti> sm{(shared_address(smem) + 1023u) & ~1023u};
   const int warp = static_cast<int>(threadIdx.x) / 32;
   if (threadIdx.x == 0) {
     mbarrier_init(sm.q_full(), 1);
