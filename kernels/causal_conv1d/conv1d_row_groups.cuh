@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
         for (int m = 0; m < Steps; ++m) {
           const int j = threadIdx.x + m * kThreads;
           q[m] = groups.place(p, t, j < n ? j : n - 1);
-          taps[m] = Taps<T, W, Wt>(p, q[m].c);
+          taps[m] = forward_taps<T, W, Silu, Wt>(p, q[m].c);
         }
 #pragma unroll
         for (int m = 0; m < Steps; ++m) {

@@ -113,16 +113,17 @@ struct TimeWindow {
   __device__ const Acc<T> *win() const { return x + H * V - (W - 1); }
 };
 
-// y of a vector: out[e] = act(bias + sum_k w[k] win[e + k]).
+// y of a vector: out[e] = act(bias + sum_k w[k] win[e + k]), from the
+// forward's taps (forward_taps: scaled as activate_scaled takes their sum).
 template <class T, int W, bool Silu, class Wt>
 __device__ __forceinline__ void forward_vector(const Taps<T, W, Wt> &taps, const Acc<T> *win,
                                                Acc<T> (&out)[kTimeVec<T>]) {
 #pragma unroll
   for (int e = 0; e < kTimeVec<T>; ++e) {
-    Acc<T> z = taps.bias;
+    Acc<T> sum = taps.bias;
 #pragma unroll
-    for (int k = 0; k < W; ++k) z += taps.w[k] * win[e + k];
-    out[e] = activate<T, Silu>(z);
+    for (int k = 0; k < W; ++k) sum += taps.w[k] * win[e + k];
+    out[e] = activate_scaled<T, Silu>(sum);
   }
 }
 
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W, Wt> taps(p, using_.c);
+  Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t, int s) {
@@ -168,7 +169,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
         const bool next_row = using_.row_ends;
         tiles.advance(p, using_);
-        if (next_row && i + 1 < tiles.items) taps = Taps<T, W, Wt>(p, using_.c);  // in flight over the barriers
+        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);  // in flight over the barriers
       });
 }
 
