@@ -9,7 +9,6 @@ namespace baracuda::kernels::conv1d {
 
 constexpr int kForwardTileSteps = Conv1dTraits::kForwardTileSteps;
 constexpr int kBackwardTileSteps = Conv1dTraits::kBackwardTileSteps;
-constexpr int kTilesPerBlock = Conv1dTraits::kTilesPerBlock;
 
 // Whole vectors that hold the W-1 timesteps beside a time tile.
 template <class T, int W>
@@ -17,10 +16,11 @@ constexpr int kHaloVecs = (W - 1 + kTimeVec<T> - 1) / kTimeVec<T>;
 
 // ---- Time tiles ([B, C, L], stride 1 along L) ---------------------------------
 
-// Time tiles of Steps vectors per thread. A block takes tiles first ..
-// first + group - 1 of rows blockIdx.y, +gridDim.y, ...; a cursor walks them
-// in that order (no division per tile).
-template <int Steps>
+// Time tiles of Steps vectors per thread, PerBlock consecutive tiles of a
+// row a block. A block takes tiles first .. first + group - 1 of rows
+// blockIdx.y, +gridDim.y, ...; a cursor walks them in that order (no
+// division per tile).
+template <int Steps, int PerBlock>
 struct TimeTiles {
   static constexpr int kVecs = kThreads * Steps;
   int64_t units;  // vectors per row
@@ -31,8 +31,8 @@ struct TimeTiles {
   __device__ TimeTiles(const Conv1dProblem &p, int v) {
     units = p.length / v;
     const int64_t per_row = (units + kVecs - 1) / kVecs;
-    first = static_cast<int64_t>(blockIdx.x) * kTilesPerBlock;
-    group = static_cast<int>(per_row - first < kTilesPerBlock ? per_row - first : kTilesPerBlock);
+    first = static_cast<int64_t>(blockIdx.x) * PerBlock;
+    group = static_cast<int>(per_row - first < PerBlock ? per_row - first : PerBlock);
     const int64_t rows = p.batch * p.channels;
     items = (rows - blockIdx.y + gridDim.y - 1) / gridDim.y * group;
   }
@@ -145,7 +145,7 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  using Tiles = TimeTiles<Steps>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::kForwardTilesPerBlock>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::backward_time_tile_steps(sizeof(T));
   constexpr int Stages = Conv1dTraits::backward_time_stages(sizeof(T));
-  using Tiles = TimeTiles<Steps>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::kBackwardTilesPerBlock>;
   __shared__ uint4 xstage[Stages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
   __shared__ uint4 dystage[Stages][Tiles::kVecs + H];     // [j]: dy vector j
   __shared__ typename Tiles::Cursor tile_of[Stages];      // each stage's tile (not a second cursor's registers)

@@ -71,7 +71,7 @@ TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per e
     CAPTURE(bytes);
     const int64_t vec = 16 / bytes;
     const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_time_tile_steps(bytes);
-    const int64_t block = tile * Conv1dTraits::kTilesPerBlock;
+    const int64_t block = tile * Conv1dTraits::kBackwardTilesPerBlock;
     // A row of a block's tiles is one block column; a vector more, a second
     // (the kernel's TimeTiles counts a row's tiles with the same size).
     Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, block, 4));
@@ -190,8 +190,8 @@ TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2
 
 TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   const int64_t threads = Conv1dTraits::kThreads, chunk = Conv1dTraits::kChunk;
-  // bf16 time tiles: 8 timesteps a vector, kThreads * steps vectors a tile, kTilesPerBlock tiles a block.
-  const int64_t fwd_block = 8 * threads * Conv1dTraits::kForwardTileSteps * Conv1dTraits::kTilesPerBlock;
+  // bf16 time tiles: 8 timesteps a vector, kThreads * steps vectors a tile, kForwardTilesPerBlock tiles a block.
+  const int64_t fwd_block = 8 * threads * Conv1dTraits::kForwardTileSteps * Conv1dTraits::kForwardTilesPerBlock;
   Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(2, 3, fwd_block + 8, 4));
   CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
   CHECK(l.grid_x == 2);
