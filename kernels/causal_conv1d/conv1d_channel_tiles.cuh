@@ -168,7 +168,8 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
             for (int v = 0; v < Vc; ++v) win[j][v] = kept(mask, j, hist[j][v]);
           A out[Vc];
 #pragma unroll
-          for (int v = 0; v < Vc; ++v) out[v] = kept(mask, W - 1, activate_scaled<T, Silu>(taps.pre_activation(v, win)));
+          for (int v = 0; v < Vc; ++v)
+            out[v] = kept(mask, W - 1, activate_scaled<T, Silu>(taps.pre_activation(v, win)));
           store_run<T, Vc>(yb + r * sy, out);
 #pragma unroll
           for (int j = 0; j + 1 < W; ++j)

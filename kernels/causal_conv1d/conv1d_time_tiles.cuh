@@ -145,7 +145,7 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  using Tiles = TimeTiles<Steps, Conv1dTraits::kForwardTilesPerBlock>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T))>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
@@ -169,7 +169,8 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
         const bool next_row = using_.row_ends;
         tiles.advance(p, using_);
-        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);  // in flight over the barriers
+        // (in flight over the barriers)
+        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
       });
 }
 
@@ -251,7 +252,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::backward_time_tile_steps(sizeof(T));
   constexpr int Stages = Conv1dTraits::backward_time_stages(sizeof(T));
-  using Tiles = TimeTiles<Steps, Conv1dTraits::kBackwardTilesPerBlock>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(true, sizeof(T))>;
   __shared__ uint4 xstage[Stages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
   __shared__ uint4 dystage[Stages][Tiles::kVecs + H];     // [j]: dy vector j
   __shared__ typename Tiles::Cursor tile_of[Stages];      // each stage's tile (not a second cursor's registers)

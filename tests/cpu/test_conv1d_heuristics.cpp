@@ -94,6 +94,30 @@ TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per e
   }
 }
 
+TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block per element size",
+          "[heuristics][causal_conv1d]") {
+  // 16-bit rows kForwardTilesPerBlock tiles a block, f32 and f64
+  // kForwardTilesPerBlockWide; the backward kBackwardTilesPerBlock for all.
+  CHECK(Conv1dTraits::time_tiles_per_block(false, 2) == Conv1dTraits::kForwardTilesPerBlock);
+  CHECK(Conv1dTraits::time_tiles_per_block(false, 4) == Conv1dTraits::kForwardTilesPerBlockWide);
+  CHECK(Conv1dTraits::time_tiles_per_block(false, 8) == Conv1dTraits::kForwardTilesPerBlockWide);
+  for (const int bytes : {2, 4, 8})
+    CHECK(Conv1dTraits::time_tiles_per_block(true, bytes) == Conv1dTraits::kBackwardTilesPerBlock);
+  for (const int bytes : {2, 4, 8}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes;
+    const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::kForwardTileSteps *
+                          Conv1dTraits::time_tiles_per_block(false, bytes);
+    // A row of a block's tiles is one block column; a vector more, a second.
+    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block, 4));
+    CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
+    CHECK(l.grid_x == 1);
+    l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
+    CHECK(l.grid_x == 2);
+    CHECK(l.grid_y == 6);
+  }
+}
+
 TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take the row groups",
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
