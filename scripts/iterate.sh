@@ -5,7 +5,7 @@
 # knob variants (scripts/variants.sh) and the two sanitizers. Logs under $OUT.
 #   TESTS=Catch2 filter  BENCH=bench_ops filter  PROFILE="bench_filter:kernel_regex ..."
 #   SOURCE=1 (per-SASS-line counts too, see scripts/profile.sh)  SAN=0|1
-#   VARIANTS="name:Conv1dTraits.kStages=2,Conv1dTraits.kTilesPerBlock=4 ..." (traits members, see scripts/variants.sh)
+#   VARIANTS="name:Conv1dTraits.kStages=2,Conv1dTraits.kForwardTilesPerBlock=4 ..." (traits members, see scripts/variants.sh)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 t0=$(date +%s)

@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  const ChannelTaps<T, W, Vc, Wt> taps(p, c);
+  const ChannelTaps<T, W, Vc, Wt> taps(p, c, kForwardTapScale<T, Silu>);
   A hist[W][Vc];  // hist[j] = x_pad[t - (W-1) + j]; hist[W-1] is the current step
   SeqWindow<W, Seq> ids;
   auto loading = tiles.start(p), using_ = loading;
@@ -168,7 +168,8 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
             for (int v = 0; v < Vc; ++v) win[j][v] = kept(mask, j, hist[j][v]);
           A out[Vc];
 #pragma unroll
-          for (int v = 0; v < Vc; ++v) out[v] = kept(mask, W - 1, activate<T, Silu>(taps.pre_activation(v, win)));
+          for (int v = 0; v < Vc; ++v)
+            out[v] = kept(mask, W - 1, activate_scaled<T, Silu>(taps.pre_activation(v, win)));
           store_run<T, Vc>(yb + r * sy, out);
 #pragma unroll
           for (int j = 0; j + 1 < W; ++j)

@@ -202,7 +202,8 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     }
     const int64_t tile =
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
-    return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), Conv1dTraits::kTilesPerBlock));
+    const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
+    return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), per_block));
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
     return channel_grid(

@@ -51,10 +51,12 @@ __device__ __forceinline__ Acc<T> get(const Conv1dView &v, int64_t i0, int64_t i
 // rounding is 2^-9) takes one tanh.approx (error 2^-11) instead: measured 25%
 // faster channels-last.
 template <class T>
+constexpr bool kTanhSilu = Conv1dTraits::kTanhSigmoid && std::is_same_v<T, __nv_bfloat16>;
+template <class T>
 __device__ __forceinline__ Acc<T> sigmoid(Acc<T> z) {
   if constexpr (sizeof(T) == 8) {
     return 1.0 / (1.0 + exp(-z));
-  } else if constexpr (Conv1dTraits::kTanhSigmoid && std::is_same_v<T, __nv_bfloat16>) {
+  } else if constexpr (kTanhSilu<T>) {
     float t;
     asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(0.5f * z));
     return fmaf(0.5f, t, 0.5f);
@@ -66,12 +68,21 @@ __device__ __forceinline__ Acc<T> sigmoid(Acc<T> z) {
   }
 }
 
+// bf16's SiLU at z = 2h: z sigmoid(z) = h (1 + tanh(h)), one FMA after the
+// tanh (z times the sigmoid above took a multiply more and one before).
+__device__ __forceinline__ float silu_at_half(float h) {
+  float t;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
+  return fmaf(h, t, h);
+}
 // The activation is a compile-time choice in the staged kernels' loops: a
 // runtime one compiled to a branch per element, each element in
 // its own basic block, and cost the instruction-level parallelism between them.
 template <class T, bool Silu>
 __device__ __forceinline__ Acc<T> activate(Acc<T> z) {
-  if constexpr (Silu) {
+  if constexpr (Silu && kTanhSilu<T>) {
+    return silu_at_half(0.5f * z);
+  } else if constexpr (Silu) {
     return z * sigmoid<T>(z);
   } else {
     return z;
@@ -94,11 +105,27 @@ __device__ __forceinline__ Acc<T> activation_slope(Acc<T> z) {
 // sum_k (w_k / 2) (2 g) is the dx it would have summed, and halves the 2 g
 // where it accumulates them (exact as well).
 template <class T, bool Silu>
-constexpr bool kHalvedSilu = Silu && Conv1dTraits::kTanhSigmoid && std::is_same_v<T, __nv_bfloat16>;
+constexpr bool kHalvedSilu = Silu && kTanhSilu<T>;
 __device__ __forceinline__ float doubled_upstream_at_half(float h, float dy) {
   float t;
   asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
   return fmaf(dy, fmaf(h, fmaf(-t, t, 1.0f), t), dy);
+}
+
+// The forward's taps are scaled by kForwardTapScale, 1/2 where the SiLU
+// takes half its input (bf16, as the backward's kHalvedSilu): their sum is
+// then z/2 exactly, the value activate would halve, and activate_scaled
+// takes it without the multiply (the staged forward ran ~10 instructions an
+// element).
+template <class T, bool Silu>
+constexpr float kForwardTapScale = kHalvedSilu<T, Silu> ? 0.5f : 1.0f;
+template <class T, bool Silu>
+__device__ __forceinline__ Acc<T> activate_scaled(Acc<T> sum) {
+  if constexpr (kHalvedSilu<T, Silu>) {
+    return silu_at_half(sum);
+  } else {
+    return activate<T, Silu>(sum);
+  }
 }
 
 // Channel c's taps and bias, in the accumulator type, read as Wt: the
@@ -115,6 +142,17 @@ struct Taps {
     bias = p.bias.data ? get<Wt>(p.bias, c, 0, 0) : Acc<T>(0);
   }
 };
+// Channel c's taps for the forward: times kForwardTapScale (activate_scaled).
+template <class T, int W, bool Silu, class Wt>
+__device__ __forceinline__ Taps<T, W, Wt> forward_taps(const Conv1dProblem &p, int64_t c) {
+  Taps<T, W, Wt> taps(p, c);
+  if constexpr (kForwardTapScale<T, Silu> != 1.0f) {
+#pragma unroll
+    for (int k = 0; k < W; ++k) taps.w[k] *= kForwardTapScale<T, Silu>;
+    taps.bias *= kForwardTapScale<T, Silu>;
+  }
+  return taps;
+}
 
 // A thread's taps and biases of channels c .. c + Vc - 1, times scale (channel
 // 0's where c is past the last channel: such threads still run the sums).
@@ -370,7 +408,7 @@ __device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc
 template <class T, int W, bool Silu, class Wt, bool Scaled = true>
 struct GradTaps {
   static constexpr bool kExponent =
-      Scaled && Silu && sizeof(T) < 8 && !(Conv1dTraits::kTanhSigmoid && std::is_same_v<Wt, __nv_bfloat16>);
+      Scaled && Silu && sizeof(T) < 8 && !kTanhSilu<Wt>;
   static constexpr float kC = -1.4426950408889634f, kLn2 = 0.6931471805599453f;
   static constexpr Acc<T> kGradScale = kExponent ? kC : 1;
   Taps<T, W, Wt> taps;

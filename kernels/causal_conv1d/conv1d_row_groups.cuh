@@ -22,8 +22,18 @@ struct RowGroups {
   static constexpr int kSlots = kVecs + kVecs / Conv1dTraits::kGroupMinVecs * H;
   int64_t rows, items;
   int units, shift, per_tile;  // units = 1 << shift
+  // Every operand of the pass holds the B*C rows back to back (dense [B, C,
+  // L]): a tile of rows is one span of memory, copied as a time tile is,
+  // without a row's (b, c) and address a vector (which had made the staging
+  // ~55 instructions a 16-byte copy, the forward's tile ~2x a time tile's).
+  bool flat;
 
-  __device__ RowGroups(const Conv1dProblem &p, int v) {
+  // Rows of `view` back to back: row b * C + c at (b * C + c) * L.
+  __device__ static bool flat_rows(const Conv1dProblem &p, const Conv1dView &view) {
+    return view.stride[1] == p.length && view.stride[0] == p.channels * p.length;
+  }
+
+  __device__ RowGroups(const Conv1dProblem &p, int v, bool flat_operands) : flat(flat_operands) {
     units = static_cast<int>(p.length / v);
     shift = __ffs(units) - 1;
     per_tile = kVecs >> shift;
@@ -64,15 +74,31 @@ struct RowGroups {
   // Issues the tile of rows from `first`: x's vectors into xs, each row's H
   // vectors before it (x_pad's initial values) first; with dys, dy's vectors
   // into dys (no halos) at the same places. Returns the tile's start.
+  // Vector j of the tile of rows from `first` in a flat view.
+  template <class T>
+  __device__ T *flat_at(const Conv1dView &view, int64_t first, int j) const {
+    return static_cast<T *>(view.data) + (first * units + j) * kTimeVec<T>;
+  }
   template <class T, int W, int H>
   __device__ Start stage(const Conv1dProblem &p, int64_t first, uint4 *xs, uint4 *dys = nullptr) const {
     constexpr int V = kTimeVec<T>;
     const int n = vectors(first);
     const Start t = start(p, first);
-    for (int j = threadIdx.x; j < n; j += kThreads) {
-      const Place q = place(p, t, j);
-      async_copy16(&xs[j + (q.r + 1) * H], at<T>(p.x, q.b, q.c, int64_t{q.u} * V));
-      if (dys) async_copy16(&dys[j], at<T>(p.dy, q.b, q.c, int64_t{q.u} * V));
+    if (flat) {
+#pragma unroll
+      for (int k = 0; k < Steps; ++k) {
+        const int j = threadIdx.x + k * kThreads;
+        if (j < n) {
+          async_copy16(&xs[j + ((j >> shift) + 1) * H], flat_at<T>(p.x, first, j));
+          if (dys) async_copy16(&dys[j], flat_at<T>(p.dy, first, j));
+        }
+      }
+    } else {
+      for (int j = threadIdx.x; j < n; j += kThreads) {
+        const Place q = place(p, t, j);
+        async_copy16(&xs[j + (q.r + 1) * H], at<T>(p.x, q.b, q.c, int64_t{q.u} * V));
+        if (dys) async_copy16(&dys[j], at<T>(p.dy, q.b, q.c, int64_t{q.u} * V));
+      }
     }
     if constexpr (H > 0)
       for (int h = threadIdx.x; h < (n >> shift) * H; h += kThreads) {
@@ -90,12 +116,16 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
   using Groups = RowGroups<Steps>;
   __shared__ uint4 stage[kStages][Groups::template kSlots<H>];
-  const Groups groups(p, V);
+  __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (its division done once, by thread 0)
+  const Groups groups(p, V, Groups::flat_rows(p, p.x) && Groups::flat_rows(p, p.y));
   stream_stages<kStages>(
       groups.items,
-      [&](int64_t i, int s) { groups.template stage<T, W, H>(p, groups.first_row(i), stage[s]); },
       [&](int64_t i, int s) {
-        const auto t = groups.start(p, groups.first_row(i));
+        const auto t = groups.template stage<T, W, H>(p, groups.first_row(i), stage[s]);
+        if (threadIdx.x == 0) tile_start[s] = t;
+      },
+      [&](int64_t, int s) {
+        const auto t = tile_start[s];
         const int n = groups.vectors(t.first);
         // Every vector's taps (a row each) before the first store: a store of
         // y, which may alias them, had put a round trip of taps before each
@@ -106,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
         for (int m = 0; m < Steps; ++m) {
           const int j = threadIdx.x + m * kThreads;
           q[m] = groups.place(p, t, j < n ? j : n - 1);
-          taps[m] = Taps<T, W, Wt>(p, q[m].c);
+          taps[m] = forward_taps<T, W, Silu, Wt>(p, q[m].c);
         }
 #pragma unroll
         for (int m = 0; m < Steps; ++m) {
@@ -115,7 +145,9 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
           const TimeWindow<T, W> xw(stage[s], j + q[m].r * H);
           A out[V];
           forward_vector<T, W, Silu>(taps[m], xw.win(), out);
-          store_run<T, V>(at<T>(p.y, q[m].b, q[m].c, int64_t{q[m].u} * V), out);
+          store_run<T, V>(groups.flat ? groups.template flat_at<T>(p.y, t.first, j)
+                                      : at<T>(p.y, q[m].b, q[m].c, int64_t{q[m].u} * V),
+                          out);
         }
       });
 }
@@ -149,7 +181,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
   __shared__ uint4 dystage[kStages][Groups::kVecs];
   __shared__ A segment_sums[2][kSegments][W + 1];  // [tile % 2][j / segment]: the sums of a segment's vectors
   __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (divided once, by the loading thread 0)
-  const Groups groups(p, V);
+  const Groups groups(p, V, Groups::flat_rows(p, p.x) && Groups::flat_rows(p, p.dy));
   const int segment_shift = groups.shift < 5 ? groups.shift : 5;
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
   // Tile i's rows: their segments' sums, in order, to slot b (b * C + c = the row).

@@ -9,7 +9,6 @@ namespace baracuda::kernels::conv1d {
 
 constexpr int kForwardTileSteps = Conv1dTraits::kForwardTileSteps;
 constexpr int kBackwardTileSteps = Conv1dTraits::kBackwardTileSteps;
-constexpr int kTilesPerBlock = Conv1dTraits::kTilesPerBlock;
 
 // Whole vectors that hold the W-1 timesteps beside a time tile.
 template <class T, int W>
@@ -17,10 +16,11 @@ constexpr int kHaloVecs = (W - 1 + kTimeVec<T> - 1) / kTimeVec<T>;
 
 // ---- Time tiles ([B, C, L], stride 1 along L) ---------------------------------
 
-// Time tiles of Steps vectors per thread. A block takes tiles first ..
-// first + group - 1 of rows blockIdx.y, +gridDim.y, ...; a cursor walks them
-// in that order (no division per tile).
-template <int Steps>
+// Time tiles of Steps vectors per thread, PerBlock consecutive tiles of a
+// row a block. A block takes tiles first .. first + group - 1 of rows
+// blockIdx.y, +gridDim.y, ...; a cursor walks them in that order (no
+// division per tile).
+template <int Steps, int PerBlock>
 struct TimeTiles {
   static constexpr int kVecs = kThreads * Steps;
   int64_t units;  // vectors per row
@@ -31,8 +31,8 @@ struct TimeTiles {
   __device__ TimeTiles(const Conv1dProblem &p, int v) {
     units = p.length / v;
     const int64_t per_row = (units + kVecs - 1) / kVecs;
-    first = static_cast<int64_t>(blockIdx.x) * kTilesPerBlock;
-    group = static_cast<int>(per_row - first < kTilesPerBlock ? per_row - first : kTilesPerBlock);
+    first = static_cast<int64_t>(blockIdx.x) * PerBlock;
+    group = static_cast<int>(per_row - first < PerBlock ? per_row - first : PerBlock);
     const int64_t rows = p.batch * p.channels;
     items = (rows - blockIdx.y + gridDim.y - 1) / gridDim.y * group;
   }
@@ -113,16 +113,17 @@ struct TimeWindow {
   __device__ const Acc<T> *win() const { return x + H * V - (W - 1); }
 };
 
-// y of a vector: out[e] = act(bias + sum_k w[k] win[e + k]).
+// y of a vector: out[e] = act(bias + sum_k w[k] win[e + k]), from the
+// forward's taps (forward_taps: scaled as activate_scaled takes their sum).
 template <class T, int W, bool Silu, class Wt>
 __device__ __forceinline__ void forward_vector(const Taps<T, W, Wt> &taps, const Acc<T> *win,
                                                Acc<T> (&out)[kTimeVec<T>]) {
 #pragma unroll
   for (int e = 0; e < kTimeVec<T>; ++e) {
-    Acc<T> z = taps.bias;
+    Acc<T> sum = taps.bias;
 #pragma unroll
-    for (int k = 0; k < W; ++k) z += taps.w[k] * win[e + k];
-    out[e] = activate<T, Silu>(z);
+    for (int k = 0; k < W; ++k) sum += taps.w[k] * win[e + k];
+    out[e] = activate_scaled<T, Silu>(sum);
   }
 }
 
@@ -144,11 +145,11 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  using Tiles = TimeTiles<Steps>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T))>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W, Wt> taps(p, using_.c);
+  Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t, int s) {
@@ -168,7 +169,8 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
         const bool next_row = using_.row_ends;
         tiles.advance(p, using_);
-        if (next_row && i + 1 < tiles.items) taps = Taps<T, W, Wt>(p, using_.c);  // in flight over the barriers
+        // (in flight over the barriers)
+        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
       });
 }
 
@@ -250,7 +252,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = Conv1dTraits::backward_time_tile_steps(sizeof(T));
   constexpr int Stages = Conv1dTraits::backward_time_stages(sizeof(T));
-  using Tiles = TimeTiles<Steps>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(true, sizeof(T))>;
   __shared__ uint4 xstage[Stages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
   __shared__ uint4 dystage[Stages][Tiles::kVecs + H];     // [j]: dy vector j
   __shared__ typename Tiles::Cursor tile_of[Stages];      // each stage's tile (not a second cursor's registers)

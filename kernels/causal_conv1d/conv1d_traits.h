@@ -26,12 +26,34 @@ struct Conv1dTraits {
   static constexpr int kPrefetch = 4;
 
   // Staged kernels: stages of the async-copy ring; vectors per thread in a
-  // time tile (per direction); time tiles per block (consecutive tiles of a
-  // row); the bytes of one tensor's box in a channel tile.
+  // time tile (per direction; the forward's row groups take the forward's);
+  // time tiles per block (consecutive tiles of a row, per direction); the
+  // bytes of one tensor's box in a channel tile. Session 16 (H200, whole
+  // passes in CUDA graphs, bf16 f32w W4 SiLU, bench/NOTES.md): forward tiles
+  // of 2 vectors a thread (4 KB, 9 blocks an SM at 56 registers) against 4:
+  // [8,2048,4096] 70.7 -> 66.7 us, [8,2048,32768] 563 -> 533, [128,2048,4096]
+  // 1095 -> 1047, f32 [8,4096,4096] 268 -> 265; row groups [64,2048,1024]
+  // 148 -> 146, f32 [64,2048,512] 142 -> 135 ([8,2048,1024] 23.4 -> 23.9).
+  // 8 vectors with 2 stages lost but at [64,2048,1024] (144 us); block rows
+  // capped so that a block walks several rows through its ring lost 2-20%
+  // everywhere, forward and backward: one-tile blocks stay. Rows of
+  // several tiles, 16-bit forward: 2 tiles a block against 8 (second probe,
+  // same card): [8,4096,8192] 265.8 -> 257.6 us, [8,2048,32768] 535.5 ->
+  // 512.8, [1,2048,32768] 77.6 -> 74.0 (1 tile a block: 328, 650, 85; 4:
+  // 266, 527, 76). f32 and f64 keep 8 (f32 [8,4096,4096] at 8: 266.5; the
+  // runs at 2 and 4 read 285-291, 4 with 8's very grid: not settled). The
+  // backward keeps 8 (2 or 4 tiles a block: [8,2048,32768] 849 -> 832, f32
+  // [8,4096,4096] at 2 398.7 -> 411.0, and the dw/db slots' order changes).
   static constexpr int kStages = 3;
-  static constexpr int kForwardTileSteps = 4;
+  static constexpr int kForwardTileSteps = 2;
   static constexpr int kBackwardTileSteps = 2;
-  static constexpr int kTilesPerBlock = 8;
+  static constexpr int kForwardTilesPerBlock = 2;      // 2-byte elements
+  static constexpr int kForwardTilesPerBlockWide = 8;  // f32, f64
+  static constexpr int kBackwardTilesPerBlock = 8;
+  static constexpr int time_tiles_per_block(bool backward, int elem_bytes) {
+    if (backward) return kBackwardTilesPerBlock;
+    return elem_bytes <= 2 ? kForwardTilesPerBlock : kForwardTilesPerBlockWide;
+  }
   // The time tiles' backward: vectors per thread in a tile (the row groups'
   // backward keeps kBackwardTileSteps), stages of its ring, and the blocks
   // per SM it is compiled for (which caps its registers: 80 at 6 blocks, 64

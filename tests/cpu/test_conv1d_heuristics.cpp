@@ -71,7 +71,7 @@ TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per e
     CAPTURE(bytes);
     const int64_t vec = 16 / bytes;
     const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_time_tile_steps(bytes);
-    const int64_t block = tile * Conv1dTraits::kTilesPerBlock;
+    const int64_t block = tile * Conv1dTraits::kBackwardTilesPerBlock;
     // A row of a block's tiles is one block column; a vector more, a second
     // (the kernel's TimeTiles counts a row's tiles with the same size).
     Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, block, 4));
@@ -91,6 +91,30 @@ TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per e
       const int64_t blocks = Conv1dTraits::backward_time_blocks(bytes);
       CHECK(blocks * (Conv1dTraits::backward_time_stages(bytes) * stage_bytes + 1024) <= 228 * 1024);
     }
+  }
+}
+
+TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block per element size",
+          "[heuristics][causal_conv1d]") {
+  // 16-bit rows kForwardTilesPerBlock tiles a block, f32 and f64
+  // kForwardTilesPerBlockWide; the backward kBackwardTilesPerBlock for all.
+  CHECK(Conv1dTraits::time_tiles_per_block(false, 2) == Conv1dTraits::kForwardTilesPerBlock);
+  CHECK(Conv1dTraits::time_tiles_per_block(false, 4) == Conv1dTraits::kForwardTilesPerBlockWide);
+  CHECK(Conv1dTraits::time_tiles_per_block(false, 8) == Conv1dTraits::kForwardTilesPerBlockWide);
+  for (const int bytes : {2, 4, 8})
+    CHECK(Conv1dTraits::time_tiles_per_block(true, bytes) == Conv1dTraits::kBackwardTilesPerBlock);
+  for (const int bytes : {2, 4, 8}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes;
+    const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::kForwardTileSteps *
+                          Conv1dTraits::time_tiles_per_block(false, bytes);
+    // A row of a block's tiles is one block column; a vector more, a second.
+    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block, 4));
+    CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
+    CHECK(l.grid_x == 1);
+    l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
+    CHECK(l.grid_x == 2);
+    CHECK(l.grid_y == 6);
   }
 }
 
@@ -190,8 +214,8 @@ TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2
 
 TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   const int64_t threads = Conv1dTraits::kThreads, chunk = Conv1dTraits::kChunk;
-  // bf16 time tiles: 8 timesteps a vector, kThreads * steps vectors a tile, kTilesPerBlock tiles a block.
-  const int64_t fwd_block = 8 * threads * Conv1dTraits::kForwardTileSteps * Conv1dTraits::kTilesPerBlock;
+  // bf16 time tiles: 8 timesteps a vector, kThreads * steps vectors a tile, kForwardTilesPerBlock tiles a block.
+  const int64_t fwd_block = 8 * threads * Conv1dTraits::kForwardTileSteps * Conv1dTraits::kForwardTilesPerBlock;
   Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(2, 3, fwd_block + 8, 4));
   CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
   CHECK(l.grid_x == 2);
