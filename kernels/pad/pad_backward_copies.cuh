@@ -52,6 +52,11 @@ struct CopyAxes {
   int axes;
 };
 
+// A pad backward's dy rows that hold copies of a dx row (out = dx, in = dy).
+__device__ __forceinline__ CopyAxes dx_to_dy(const RowsProblem &p) {
+  return CopyAxes{p.pad_low, p.out_extent, p.in_extent, p.in_stride, p.rank - 1};
+}
+
 // How many rows the copies of the row at outer coordinates coord make.
 template <IndexMap M>
 __device__ __forceinline__ int64_t copy_row_count(const int64_t *coord, const CopyAxes &a) {
@@ -62,30 +67,34 @@ __device__ __forceinline__ int64_t copy_row_count(const int64_t *coord, const Co
   return count;
 }
 
-// fn(offset) for each of those rows, in ascending order (last axis fastest).
-// The axes' loops are unrolled so that a caller's coord array stays in
-// registers.
+// The offset of the k-th (0-based) of those rows, in ascending order (last
+// axis fastest). The axes' loop is unrolled so that a caller's coord array
+// stays in registers.
+template <IndexMap M>
+__device__ __forceinline__ int64_t nth_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, int64_t k) {
+  int64_t rest = k, off = 0;
+#pragma unroll
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= a.axes) continue;
+    const IndexRanges r = copies_of<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
+    const int64_t size = r.size();
+    int64_t pick;
+    if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
+      pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
+      rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
+    } else {
+      pick = rest % size;
+      rest /= size;
+    }
+    off += nth_index(r, pick) * a.stride[d];
+  }
+  return off;
+}
+
+// fn(offset) for each of those rows, in ascending order.
 template <IndexMap M, class Fn>
 __device__ __forceinline__ void for_each_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, Fn &&fn) {
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t rest = k, off = 0;
-#pragma unroll
-    for (int d = kMaxRank - 2; d >= 0; --d) {
-      if (d >= a.axes) continue;
-      const IndexRanges r = copies_of<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
-      const int64_t size = r.size();
-      int64_t pick;
-      if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
-        pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
-        rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
-      } else {
-        pick = rest % size;
-        rest /= size;
-      }
-      off += nth_index(r, pick) * a.stride[d];
-    }
-    fn(off);
-  }
+  for (int64_t k = 0; k < count; ++k) fn(nth_copy_row<M>(coord, a, count, k));
 }
 
 // The offsets of those rows into rows[0 .. cap); how many, or -1 when more than cap.

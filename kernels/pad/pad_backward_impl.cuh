@@ -32,6 +32,7 @@
 #include "common/rows_tiling.cuh"
 #include "pad/pad_backward_heuristics.h"
 #include "pad/pad_backward_sums.cuh"
+#include "pad/pad_backward_tiles.cuh"
 #include "pad/pad_backward_traits.h"
 #include "pad/pad_kernels.h"
 
@@ -208,6 +209,12 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
   IndexRanges summed[kMaxRank];
   for (int d = 0; d < p.rank; ++d)
     summed[d] = summed_indices<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
+  RowTiles tiles;
+  if (pad_backward_takes_tiles(p, sizeof(T), tiles)) {  // short rows, whatever their size
+    int64_t single_begin, single_end;
+    widest_range(complement(summed[inner], width), single_begin, single_end);
+    return launch_pad_backward_tiles<T, M>(p, tiles, single_begin, single_end, stream);
+  }
   const int32_t pair_axis = pad_backward_pair_axis<M>(p);
   // Axes before `axis` single-source, `axis` summed, later ones whole (axis -1: every row).
   auto domain = [&](int axis) {
