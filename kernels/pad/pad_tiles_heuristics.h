@@ -63,16 +63,17 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
 
 // A pad backward (reflect, replicate, circular; out = dx, in = dy) in tiles
 // whose every thread keeps PadTilesTraits::kSumElements sums: as many whole
-// dx rows as the block's vectors hold, whatever 16-byte phase the tile
-// starts at; each dy row staged whole.
+// dx rows as the block's vectors hold; each dy row staged whole.
 inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTiles &t) {
   const int inner = p.rank - 1;
-  const int64_t window = p.in_extent[inner];
+  const int64_t window = p.in_extent[inner], w = p.out_extent[inner];
   if (!row_tiles_serve(p, elem_bytes, window)) return false;
   const int64_t v = 16 / elem_bytes;
   const int64_t vectors = int64_t{PadTilesTraits::kThreads} * (PadTilesTraits::kSumElements / v);
-  // A tile of e elements at any phase spans at most (e - 1) / v + 2 vectors.
-  return fit_row_tiles(p, elem_bytes, 0, window, ((vectors - 2) * v + 1) / p.out_extent[inner], t);
+  // Rows of whole vectors from a 16-byte boundary start every tile on one;
+  // otherwise a tile of e elements spans up to (e - 1) / v + 2 vectors.
+  const bool aligned = (w * elem_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(p.out) % 16 == 0;
+  return fit_row_tiles(p, elem_bytes, 0, window, (aligned ? vectors * v : (vectors - 2) * v + 1) / w, t);
 }
 
 }  // namespace baracuda::kernels

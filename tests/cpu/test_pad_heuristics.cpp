@@ -1,13 +1,15 @@
 // The row kernels' run-time choices: which pad forwards take the mirror walk
 // (kernels/common/gather_rows_heuristics.h), pad backward's pass structure
-// (kernels/pad/pad_backward_heuristics.h), and which pads take the flat
-// walks (kernels/pad/pad_flat_heuristics.h). No GPU.
+// (kernels/pad/pad_backward_heuristics.h), which pads take the flat
+// walks (kernels/pad/pad_flat_heuristics.h), and which run in row tiles
+// (kernels/pad/pad_tiles_heuristics.h). No GPU.
 #include <catch2/catch.hpp>
 #include <vector>
 
 #include "common/gather_rows_heuristics.h"
 #include "pad/pad_backward_heuristics.h"
 #include "pad/pad_flat_heuristics.h"
+#include "pad/pad_tiles_heuristics.h"
 
 using baracuda::kernels::IndexMap;
 using baracuda::kernels::RowsProblem;
@@ -194,4 +196,67 @@ TEST_CASE("flat walk layout: the head before the first 16-byte boundary, then wh
   CHECK(f.vectors == 1 + 5);
   p = pad_forward({int64_t{1} << 16, int64_t{1} << 15}, {0, 0}, {0, 0}, IndexMap::Constant);  // 2^31 elements
   CHECK_FALSE(make_flat_rows(p, 1).narrow);
+}
+
+TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  alignas(16) static unsigned char out[64], in[64];
+  auto at = [&](RowsProblem p, size_t out_offset = 0, size_t in_offset = 0) {
+    p.out = out + out_offset;
+    p.in = in + in_offset;
+    return p;
+  };
+  RowTiles t;
+  // The grid's rank-4 forward as the plan simplifies it, f32 rows of 514: 7 rows of 512 staged a tile.
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect)), 4, t));
+  CHECK(t.rows == 512 * 514);
+  CHECK(t.rows_per_block == 16384 / (514 * 4));
+  CHECK(t.blocks == (t.rows + 6) / 7);
+  CHECK(t.window_begin == 0);
+  CHECK(t.window == 512);
+  CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
+  CHECK(t.smem_bytes == 7 * (129 * 16 + 12));
+  // Its backward: as many dx rows of 512 as 256 threads' 4 vectors hold, dy rows of 514 staged; a
+  // misaligned dx leaves room for a vector more at each end.
+  const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
+  REQUIRE(pad_backward_takes_tiles(at(r4), 4, t));
+  CHECK(t.rows_per_block == 256 * 4 * 4 / 512);
+  CHECK(t.window == 514);
+  CHECK(t.slot_vectors == (514 * 4 + 15) / 16 + 1);
+  REQUIRE(pad_backward_takes_tiles(at(r4, 4), 4, t));
+  CHECK(t.rows_per_block == ((256 * 4 - 2) * 4 + 1) / 512);
+  // bf16 rank 5: 62 forward rows of 132, 31 backward rows of 128 (2 vectors a thread).
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)),
+                                  2, t));
+  CHECK(t.rows_per_block == 16384 / 264);
+  REQUIRE(pad_backward_takes_tiles(
+      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, t));
+  CHECK(t.rows_per_block == 256 * 2 * 8 / 128);
+  // Rows up to PadTilesTraits::kMaxRowBytes, output and staged window alike.
+  CHECK(pad_forward_takes_tiles(at(pad_forward({4, 1022}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
+  CHECK(t.rows_per_block == 4);
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, 1023}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
+  CHECK_FALSE(pad_backward_takes_tiles(at(pad_backward({4, 1022}, {0, 1}, {0, 2}, IndexMap::Replicate)), 4, t));
+  // Constant pads that crop stage only the columns the output keeps.
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({4, 100}, {0, -10}, {0, -20}, IndexMap::Constant)), 2, t));
+  CHECK(t.window_begin == 10);
+  CHECK(t.window == 70);
+  // Rows of 2 elements: the rows-per-tile cap.
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Constant)), 2, t));
+  CHECK(t.rows_per_block == kMaxTileRows);
+  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  // Short dx rows of long dy rows: the tile is halved until its slots fit the shared memory.
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, t));
+  CHECK(t.rows_per_block == 408 / 32);
+  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
+  RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
+  gapped.out_stride[0] += 4;
+  CHECK_FALSE(pad_forward_takes_tiles(gapped, 4, t));
+  RowsProblem strided_in = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
+  strided_in.in_stride[2] = 2;
+  CHECK_FALSE(pad_forward_takes_tiles(strided_in, 4, t));
+  CHECK(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 2, 6), 2, t));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 1), 2, t));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 0, 3), 4, t));
 }
