@@ -57,8 +57,8 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   int64_t begin, window;
   pad_forward_window(p, begin, window);
   if (!row_tiles_serve(p, elem_bytes, window)) return false;
-  const int64_t row_bytes = p.out_extent[p.rank - 1] * elem_bytes;
-  return fit_row_tiles(p, elem_bytes, begin, window, PadTilesTraits::kTileBytes / row_bytes, t);
+  const int64_t rows = PadTilesTraits::kTileBytes / (p.out_extent[p.rank - 1] * elem_bytes);
+  return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, t);
 }
 
 // A pad backward (reflect, replicate, circular; out = dx, in = dy) in tiles
