@@ -115,20 +115,22 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       A sums[V];
 #pragma unroll
       for (int e = 0; e < V; ++e) sums[e] = acc[k][e];
+      int32_t r, c;  // of the vector's first element in the tile, then of each next one
+      tile_row_column(t, l0 < 0 ? 0 : l0, r, c);
 #pragma unroll 1
       for (int e = 0; e < V; ++e) {
         const int32_t l = l0 + e;
         if (l < 0 || l >= tv.span) continue;
-        int32_t r, c;
-        tile_row_column(t, l, r, c);
-        if (s.source[r] < 0) continue;
-        const uint4 *slot = s.slot + static_cast<int64_t>(r) * t.slot_vectors;
-        const IndexRanges cols = copies_of<M>(c, lo, n, m);
+        if (s.source[r] >= 0) {
+          const uint4 *slot = s.slot + static_cast<int64_t>(r) * t.slot_vectors;
+          const IndexRanges cols = copies_of<M>(c, lo, n, m);
 #pragma unroll
-        for (int q = 0; q < 3; ++q)  // at most three ranges: unrolled, so that they stay in registers
-          if (q < cols.count)
-            for (int64_t j = cols.begin[q]; j < cols.end[q]; ++j)
-              sums[e] += Accum<T>::load(slot_element<Bytes>(slot, s.phase[r] + static_cast<int32_t>(j)));
+          for (int q = 0; q < 3; ++q)  // at most three ranges: unrolled, so that they stay in registers
+            if (q < cols.count)
+              for (int64_t j = cols.begin[q]; j < cols.end[q]; ++j)
+                sums[e] += Accum<T>::load(slot_element<Bytes>(slot, s.phase[r] + static_cast<int32_t>(j)));
+        }
+        if (++c == t.width) c = 0, ++r;
       }
 #pragma unroll
       for (int e = 0; e < V; ++e) acc[k][e] = sums[e];

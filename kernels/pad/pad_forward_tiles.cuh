@@ -78,16 +78,17 @@ __global__ void __launch_bounds__(kTileThreads)
       }
     }
     P x;
+    int32_t r, c;  // of the vector's first element in the tile, then of each next one
+    tile_row_column(t, l0 < 0 ? 0 : l0, r, c);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
       const int32_t l = l0 + e;
       if (l < 0 || l >= tv.span) continue;
-      int32_t r, c;
-      tile_row_column(t, l, r, c);
       const int64_t m = map_index<M>(c, lo, n);
       const uint4 *slot = s.slot + static_cast<int64_t>(r) * t.slot_vectors;
       x.elem[e] = s.source[r] < 0 || m < 0 ? fill
                                            : slot_element<Bytes>(slot, s.phase[r] + static_cast<int32_t>(m - t.window_begin));
+      if (++c == t.width) c = 0, ++r;
     }
     if (whole) {
       *reinterpret_cast<uint4 *>(out + l0) = x.vector;
