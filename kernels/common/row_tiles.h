@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/fast_divisor.h"
+#include "common/host_device.h"
 #include "common/rows_problem.h"
 
 namespace baracuda::kernels {
@@ -24,18 +25,28 @@ struct RowTiles {
   int32_t slot_vectors;     // 16-byte vectors of a row's slot: the window at any 16-byte phase
   FastDivisor width_div;    // of width
   FastDivisor slot_div;     // of slot_vectors
-  uint32_t smem_bytes;      // a block's shared memory: the slots, then each row's source offset and phase
+  uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and phase, extra bytes
 };
 
-// The shared memory a tile of `rows` rows of `slot_vectors` vectors takes.
-inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors) {
-  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4));
+// The shared memory a tile of `rows` rows of `slot_vectors` vectors and
+// `extra` more bytes a row takes (those from a 16-byte boundary).
+inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t extra) {
+  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + extra) + (extra > 0 ? 15 : 0));
+}
+
+// The most columns of a row of `width` left outside the 16-byte vectors that
+// lie inside its columns [a, b), v elements a vector: those before a and from
+// b on, and up to v - 1 more each side where the vectors' boundaries fall.
+BARACUDA_HOST_DEVICE_INLINE int32_t edge_zone(int32_t width, int32_t a, int32_t b, int32_t v) {
+  const int32_t most = a + (width - b) + 2 * (v - 1);
+  return most < width ? most : width;
 }
 
 // Tiles of rows_per_block rows of p's output, staging source columns
-// [window_begin, window_begin + window) of each row.
+// [window_begin, window_begin + window) of each row, with `extra` bytes of
+// shared memory a row.
 inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t window_begin, int64_t window,
-                               int32_t rows_per_block) {
+                               int32_t rows_per_block, int64_t extra = 0) {
   RowTiles t{};
   const int inner = p.rank - 1;
   t.rows = 1;
@@ -48,7 +59,7 @@ inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t win
   t.slot_vectors = window > 0 ? static_cast<int32_t>((window * elem_bytes + 15) / 16 + 1) : 0;
   t.width_div = fast_divisor(t.width);
   t.slot_div = fast_divisor(t.slot_vectors > 0 ? t.slot_vectors : 1);
-  t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors);
+  t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors, extra);
   return t;
 }
 

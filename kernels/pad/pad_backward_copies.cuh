@@ -12,10 +12,36 @@
 
 namespace baracuda::kernels {
 
-// n: input extent, m = lo + n + hi: output extent. Every mode but Constant
-// (whose inverse is a shift, no ranges needed).
+// The output indices that copy input index i, in ascending order: a run
+// [begin, end) with at most one single index before it and one after it
+// (-1: none). n: input extent, m = lo + n + hi: output extent. Scalars, so
+// that a caller indexing them stays in registers.
+struct CopyRun {
+  int64_t before, begin, end, after;
+};
+
+template <IndexMap M>
+__host__ __device__ __forceinline__ CopyRun copy_run(int64_t i, int64_t lo, int64_t n, int64_t m) {
+  const int64_t j = i + lo;  // where the forward put x[i] itself
+  CopyRun r{-1, j, j + 1, -1};
+  if constexpr (M == IndexMap::Reflect) {
+    if (i >= 1 && i <= lo) r.before = lo - i;
+    const int64_t mirror = lo + 2 * (n - 1) - i;
+    if (mirror >= lo + n && mirror < m) r.after = mirror;
+  } else if constexpr (M == IndexMap::Replicate) {
+    if (i == 0) r.begin = 0;
+    if (i == n - 1) r.end = m;
+  } else if constexpr (M == IndexMap::Circular) {
+    if (j - n >= 0) r.before = j - n;
+    if (j + n < m) r.after = j + n;
+  }
+  return r;
+}
+
+// The same indices as up to three ascending ranges.
 template <IndexMap M>
 __host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo, int64_t n, int64_t m) {
+  const CopyRun r = copy_run<M>(i, lo, n, m);
   IndexRanges s;
   s.count = 0;
   auto add = [&s](int64_t b, int64_t e) {
@@ -23,21 +49,9 @@ __host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo,
     s.end[s.count] = e;
     ++s.count;
   };
-  const int64_t j = i + lo;  // where the forward put x[i] itself
-  if constexpr (M == IndexMap::Reflect) {
-    if (i >= 1 && i <= lo) add(lo - i, lo - i + 1);
-    add(j, j + 1);
-    const int64_t mirror = lo + 2 * (n - 1) - i;
-    if (mirror >= lo + n && mirror < m) add(mirror, mirror + 1);
-  } else if constexpr (M == IndexMap::Replicate) {
-    add(i == 0 ? 0 : j, i == n - 1 ? m : j + 1);
-  } else if constexpr (M == IndexMap::Circular) {
-    if (j - n >= 0) add(j - n, j - n + 1);
-    add(j, j + 1);
-    if (j + n < m) add(j + n, j + n + 1);
-  } else {
-    add(j, j + 1);
-  }
+  if (r.before >= 0) add(r.before, r.before + 1);
+  add(r.begin, r.end);
+  if (r.after >= 0) add(r.after, r.after + 1);
   return s;
 }
 

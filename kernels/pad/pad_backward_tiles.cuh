@@ -1,12 +1,14 @@
 // Pad backward of short rows in tiles (common/row_tiles.h): a block takes a
-// run of whole dx rows, each thread keeping the sums of a fixed few of the
-// run's 16-byte vectors in registers, and stages the dy rows that hold
-// copies of them layer by layer: layer q holds the q-th source row of each
-// dx row in for_each_copy_row's ascending order. Every dx cell adds, layer
-// after layer, its inner sources in ascending order, starting from -0.0:
-// the order the passes of pad_backward_impl.cuh sum it in, so the results
-// are bit-identical to theirs. A vector whose columns have one inner source
-// each sums a shifted 16 bytes of the slot; the others go element by element.
+// run of whole dx rows and stages the dy rows that hold copies of them layer
+// by layer: layer q holds the q-th source row of each dx row in
+// for_each_copy_row's ascending order. Every dx cell adds, layer after
+// layer, its inner sources in ascending order, starting from -0.0: the order
+// the passes of pad_backward_impl.cuh sum it in, so the results are
+// bit-identical to theirs. The 16-byte vectors of columns with one inner
+// source each keep their sums in registers (a fixed few vectors a thread);
+// the other cells (the columns of several sources, the vectors across row
+// ends) keep theirs in shared memory, a cell a thread, so that no warp waits
+// on a lane's element-by-element path.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,15 +36,18 @@ __device__ __forceinline__ void dx_row_coords(const RowsProblem &p, int64_t g, i
     if (d < inner) coord[d] = rc.next(p.out_extent[d]);
 }
 
-// [single_begin, single_end): dx columns with one inner source each (column c reads dy column c + pad_low).
+// [a, b): dx columns with one inner source each (column c reads dy column
+// c + pad_low); zone: edge_zone(width, a, b, V), the edge cells' sums a row
+// in shared memory after the tile's slots.
 template <class T, IndexMap M>
 __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinBlocks)
-    pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
-                              int64_t single_begin, int64_t single_end) {
+    pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t, int32_t a,
+                              int32_t b, int32_t zone) {
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
   constexpr int K = PadTilesTraits::kSumElements / V;  // vectors per thread
+  static_assert(K >= 1, "a thread sums at least one vector");
   constexpr int Bytes = sizeof(T);
   extern __shared__ uint4 tile_smem[];
   __shared__ int32_t s_layers;
@@ -62,7 +67,11 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
     const int64_t count = copy_row_count<M>(coord, axes);
     s_count[r] = static_cast<int32_t>(count < INT_MAX ? count : INT_MAX);
     atomicMax(&s_layers, s_count[r]);
-    set_tile_row<Bytes>(s, r, p.in, nth_copy_row<M>(coord, axes, count, 0));
+    int64_t own = 0;  // the one source of a row that has one: its own dy row
+#pragma unroll
+    for (int d = 0; d < kMaxRank - 1; ++d)
+      if (d < p.rank - 1) own += (coord[d] + p.pad_low[d]) * p.in_stride[d];
+    set_tile_row<Bytes>(s, r, p.in, count == 1 ? own : nth_copy_row<M>(coord, axes, count, 0));
   }
   __syncthreads();
   const int32_t layers = s_layers;
@@ -76,6 +85,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   for (int k = 0; k < K; ++k)
 #pragma unroll
     for (int e = 0; e < V; ++e) acc[k][e] = A(-0.0);
+  A *edge = reinterpret_cast<A *>(s.slot + static_cast<int64_t>(t.rows_per_block) * t.slot_vectors +
+                                  (t.rows_per_block * 12 + 15) / 16);  // after the rows' offsets and phases
+  const int32_t cells = nrows * zone;
+  for (int32_t i = threadIdx.x; i < cells; i += kBackwardTileThreads) edge[i] = A(-0.0);
 
   for (int32_t layer = 0; layer < layers; ++layer) {
     if (layer > 0) {
@@ -95,45 +108,28 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int32_t v = threadIdx.x + k * kBackwardTileThreads;
-      if (v >= tv.count) continue;
       const int32_t l0 = tv.first + v * V;
-      if (l0 >= 0 && l0 + V <= tv.span) {
-        int32_t r, c;
-        tile_row_column(t, l0, r, c);
-        if (c + V <= t.width && c >= single_begin && c + V <= single_end) {
-          if (s.source[r] < 0) continue;
-          P x;
-          x.vector = slot_vector<Bytes>(s.slot + static_cast<int64_t>(r) * t.slot_vectors,
-                                        s.phase[r] + static_cast<int32_t>(c + lo));
+      if (v >= tv.count || l0 < 0) continue;
+      int32_t r, c;
+      tile_row_column(t, l0, r, c);
+      if (c < a || c + V > b || s.source[r] < 0) continue;
+      P x;
+      x.vector = slot_vector<Bytes>(s.slot + static_cast<int64_t>(r) * t.slot_vectors,
+                                    s.phase[r] + static_cast<int32_t>(c + lo));
 #pragma unroll
-          for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(x.elem[e]);
-          continue;
-        }
-      }
-      // Element by element, not unrolled (the sums in local memory): a short
-      // cold path, where an unrolled one made the kernel several times larger.
-      A sums[V];
-#pragma unroll
-      for (int e = 0; e < V; ++e) sums[e] = acc[k][e];
-      int32_t r, c;  // of the vector's first element in the tile, then of each next one
-      tile_row_column(t, l0 < 0 ? 0 : l0, r, c);
-#pragma unroll 1
-      for (int e = 0; e < V; ++e) {
-        const int32_t l = l0 + e;
-        if (l < 0 || l >= tv.span) continue;
-        if (s.source[r] >= 0) {
-          const uint4 *slot = s.slot + static_cast<int64_t>(r) * t.slot_vectors;
-          const IndexRanges cols = copies_of<M>(c, lo, n, m);
-#pragma unroll
-          for (int q = 0; q < 3; ++q)  // at most three ranges: unrolled, so that they stay in registers
-            if (q < cols.count)
-              for (int64_t j = cols.begin[q]; j < cols.end[q]; ++j)
-                sums[e] += Accum<T>::load(slot_element<Bytes>(slot, s.phase[r] + static_cast<int32_t>(j)));
-        }
-        if (++c == t.width) c = 0, ++r;
-      }
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[k][e] = sums[e];
+      for (int e = 0; e < V; ++e) acc[k][e] += Accum<T>::load(x.elem[e]);
+    }
+    for (int32_t i = threadIdx.x; i < cells; i += kBackwardTileThreads) {
+      const int32_t r = i / zone;
+      const int32_t c = edge_column(t, tv, r, a, b, V, i - r * zone);
+      if (c == t.width || s.source[r] < 0) continue;
+      const T *slot = reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(r) * t.slot_vectors) + s.phase[r];
+      const CopyRun run = copy_run<M>(c, lo, n, m);
+      A sum = edge[i];
+      if (run.before >= 0) sum += Accum<T>::load(slot[run.before]);
+      for (int64_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(slot[j]);
+      if (run.after >= 0) sum += Accum<T>::load(slot[run.after]);
+      edge[i] = sum;
     }
     __syncthreads();  // before the next layer's rows overwrite the slots
   }
@@ -141,28 +137,30 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int32_t v = threadIdx.x + k * kBackwardTileThreads;
-    if (v >= tv.count) continue;
     const int32_t l0 = tv.first + v * V;
+    if (v >= tv.count || l0 < 0) continue;
+    int32_t r, c;
+    tile_row_column(t, l0, r, c);
+    if (c < a || c + V > b) continue;
     P x;
 #pragma unroll
     for (int e = 0; e < V; ++e) x.elem[e] = Accum<T>::store(acc[k][e]);
-    if (l0 >= 0 && l0 + V <= tv.span) {
-      *reinterpret_cast<uint4 *>(out + l0) = x.vector;
-      continue;
-    }
-#pragma unroll
-    for (int e = 0; e < V; ++e)
-      if (l0 + e >= 0 && l0 + e < tv.span) out[l0 + e] = x.elem[e];
+    *reinterpret_cast<uint4 *>(out + l0) = x.vector;
+  }
+  for (int32_t i = threadIdx.x; i < cells; i += kBackwardTileThreads) {
+    const int32_t r = i / zone;
+    const int32_t c = edge_column(t, tv, r, a, b, V, i - r * zone);
+    if (c < t.width) out[r * t.width + c] = Accum<T>::store(edge[i]);
   }
 }
 
 // 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of the launch.
 template <class T, IndexMap M>
-int launch_pad_backward_tiles(const RowsProblem &p, const RowTiles &t, int64_t single_begin, int64_t single_end,
+int launch_pad_backward_tiles(const RowsProblem &p, const RowTiles &t, int32_t a, int32_t b, int32_t zone,
                               cudaStream_t stream) {
   if (t.blocks > INT_MAX) return 3;
   pad_backward_tiles_kernel<T, M><<<static_cast<unsigned>(t.blocks), kBackwardTileThreads, t.smem_bytes, stream>>>(
-      p, t, single_begin, single_end);
+      p, t, a, b, zone);
   return -static_cast<int>(cudaGetLastError());
 }
 

@@ -1,10 +1,10 @@
 // Pad forward of short rows in tiles (common/row_tiles.h): a block stages
 // the source rows of a run of whole output rows through shared memory, then
-// writes the run as one contiguous stretch of 16-byte vectors. A vector
-// inside one row's interior is a shifted 16 bytes of the row's slot; the
-// others (pad columns, a row end, rows of fill values) are picked element by
-// element from shared memory, so the row kernel's per-element global loads
-// and its partial stores at every row end are gone.
+// writes the run as 16-byte vectors where a vector lies inside one row's
+// interior (a shifted 16 bytes of the row's slot) or one row of fill values,
+// and the few elements left (pad columns, vectors across row ends) an
+// element a thread, so that no warp waits on a lane's element-by-element path
+// and no element is loaded from global memory on its own.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -59,44 +59,49 @@ __global__ void __launch_bounds__(kTileThreads)
 
   const int inner = p.rank - 1;
   const int64_t n = p.in_extent[inner], lo = p.pad_low[inner];
-  // Slot element of column c in a row's interior, less the row's phase.
-  const int64_t interior = -lo - t.window_begin;
+  // The interior columns [a, b) of a row that reads its input; a row of fill
+  // values is fill from 0 to width.
+  const int64_t w = t.width;
+  const int32_t a = static_cast<int32_t>(lo < 0 ? 0 : lo > w ? w : lo);
+  const int32_t b = static_cast<int32_t>(lo + n < a ? a : lo + n > w ? w : lo + n);
   E fill;
   memcpy(&fill, p.fill, Bytes);
+  P fill_pack;
+#pragma unroll
+  for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill;
   E *out = static_cast<E *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
+
+  // The vectors inside one row's interior (or one row of fill values): a
+  // shifted 16 bytes of the row's slot, or the fill.
   for (int32_t v = threadIdx.x; v < tv.count; v += kTileThreads) {
     const int32_t l0 = tv.first + v * V;
-    const bool whole = l0 >= 0 && l0 + V <= tv.span;
-    if (whole) {
-      int32_t r, c;
-      tile_row_column(t, l0, r, c);
-      if (s.source[r] >= 0 && c + V <= t.width && c >= lo && c + V <= lo + n) {
-        const uint4 *slot = s.slot + static_cast<int64_t>(r) * t.slot_vectors;
-        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(slot, s.phase[r] + static_cast<int32_t>(c + interior));
-        continue;
-      }
-    }
-    P x;
-    int32_t r, c;  // of the vector's first element in the tile, then of each next one
-    tile_row_column(t, l0 < 0 ? 0 : l0, r, c);
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      const int32_t l = l0 + e;
-      if (l < 0 || l >= tv.span) continue;
+    if (l0 < 0) continue;
+    int32_t r, c;
+    tile_row_column(t, l0, r, c);
+    const bool fill_row = s.source[r] < 0;
+    if (c < (fill_row ? 0 : a) || c + V > (fill_row ? t.width : b)) continue;
+    const uint4 *slot = s.slot + static_cast<int64_t>(r) * t.slot_vectors;
+    *reinterpret_cast<uint4 *>(out + l0) =
+        fill_row ? fill_pack.vector : slot_vector<Bytes>(slot, s.phase[r] + static_cast<int32_t>(c - lo - t.window_begin));
+  }
+
+  // The rest, an element a thread: the pad columns, the vectors across row
+  // ends and the tile's ends.
+  const int32_t zone = edge_zone(t.width, a, b, V);
+  for (int32_t i = threadIdx.x; i < nrows * zone; i += kTileThreads) {
+    const int32_t r = i / zone;
+    const bool fill_row = s.source[r] < 0;
+    const int32_t c = edge_column(t, tv, r, fill_row ? 0 : a, fill_row ? t.width : b, V, i - r * zone);
+    if (c == t.width) continue;
+    E value = fill;
+    if (!fill_row) {
       const int64_t m = map_index<M>(c, lo, n);
-      const uint4 *slot = s.slot + static_cast<int64_t>(r) * t.slot_vectors;
-      x.elem[e] = s.source[r] < 0 || m < 0 ? fill
-                                           : slot_element<Bytes>(slot, s.phase[r] + static_cast<int32_t>(m - t.window_begin));
-      if (++c == t.width) c = 0, ++r;
+      if (m >= 0)
+        value = slot_element<Bytes>(s.slot + static_cast<int64_t>(r) * t.slot_vectors,
+                                    s.phase[r] + static_cast<int32_t>(m - t.window_begin));
     }
-    if (whole) {
-      *reinterpret_cast<uint4 *>(out + l0) = x.vector;
-      continue;
-    }
-#pragma unroll
-    for (int e = 0; e < V; ++e)
-      if (l0 + e >= 0 && l0 + e < tv.span) out[l0 + e] = x.elem[e];
+    out[r * t.width + c] = value;
   }
 }
 

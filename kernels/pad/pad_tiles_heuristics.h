@@ -40,14 +40,15 @@ inline bool row_tiles_serve(const RowsProblem &p, int elem_bytes, int64_t window
 }
 
 // Tiles of up to rows_per_block rows (cut to fit kMaxTileRows and the
-// shared memory); false where rows do not fit.
+// shared memory), `extra` bytes of shared memory a row besides its slot;
+// false where rows do not fit.
 inline bool fit_row_tiles(const RowsProblem &p, int elem_bytes, int64_t window_begin, int64_t window,
-                          int64_t rows_per_block, RowTiles &t) {
+                          int64_t rows_per_block, RowTiles &t, int64_t extra = 0) {
   if (rows_per_block > kMaxTileRows) rows_per_block = kMaxTileRows;
   if (rows_per_block < 1) return false;
-  t = make_row_tiles(p, elem_bytes, window_begin, window, static_cast<int32_t>(rows_per_block));
+  t = make_row_tiles(p, elem_bytes, window_begin, window, static_cast<int32_t>(rows_per_block), extra);
   while (t.smem_bytes > kMaxTileSmemBytes && t.rows_per_block > 1)
-    t = make_row_tiles(p, elem_bytes, window_begin, window, t.rows_per_block / 2);
+    t = make_row_tiles(p, elem_bytes, window_begin, window, t.rows_per_block / 2, extra);
   return t.smem_bytes <= kMaxTileSmemBytes;
 }
 
@@ -63,8 +64,9 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
 
 // A pad backward (reflect, replicate, circular; out = dx, in = dy) in tiles
 // whose every thread keeps PadTilesTraits::kSumElements sums: as many whole
-// dx rows as the block's vectors hold; each dy row staged whole.
-inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTiles &t) {
+// dx rows as the block's vectors hold; each dy row staged whole, and
+// edge_bytes a row for the sums of its cells outside the vectors.
+inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64_t edge_bytes, RowTiles &t) {
   const int inner = p.rank - 1;
   const int64_t window = p.in_extent[inner], w = p.out_extent[inner];
   if (!row_tiles_serve(p, elem_bytes, window)) return false;
@@ -73,7 +75,7 @@ inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTi
   // Rows of whole vectors from a 16-byte boundary start every tile on one;
   // otherwise a tile of e elements spans up to (e - 1) / v + 2 vectors.
   const bool aligned = (w * elem_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(p.out) % 16 == 0;
-  return fit_row_tiles(p, elem_bytes, 0, window, (aligned ? vectors * v : (vectors - 2) * v + 1) / w, t);
+  return fit_row_tiles(p, elem_bytes, 0, window, (aligned ? vectors * v : (vectors - 2) * v + 1) / w, t, edge_bytes);
 }
 
 }  // namespace baracuda::kernels

@@ -219,24 +219,24 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   // Its backward: as many dx rows of 512 as 256 threads' 4 vectors hold, dy rows of 514 staged; a
   // misaligned dx leaves room for a vector more at each end.
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
-  REQUIRE(pad_backward_takes_tiles(at(r4), 4, t));
+  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 0, t));
   CHECK(t.rows_per_block == 256 * 4 * 4 / 512);
   CHECK(t.window == 514);
   CHECK(t.slot_vectors == (514 * 4 + 15) / 16 + 1);
-  REQUIRE(pad_backward_takes_tiles(at(r4, 4), 4, t));
+  REQUIRE(pad_backward_takes_tiles(at(r4, 4), 4, 0, t));
   CHECK(t.rows_per_block == ((256 * 4 - 2) * 4 + 1) / 512);
   // bf16 rank 5: 62 forward rows of 132, 31 backward rows of 128 (2 vectors a thread).
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)),
                                   2, t));
   CHECK(t.rows_per_block == 16384 / 264);
   REQUIRE(pad_backward_takes_tiles(
-      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, t));
+      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, 0, t));
   CHECK(t.rows_per_block == 256 * 2 * 8 / 128);
   // Rows up to PadTilesTraits::kMaxRowBytes, output and staged window alike.
   CHECK(pad_forward_takes_tiles(at(pad_forward({4, 1022}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
   CHECK(t.rows_per_block == 4);
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, 1023}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
-  CHECK_FALSE(pad_backward_takes_tiles(at(pad_backward({4, 1022}, {0, 1}, {0, 2}, IndexMap::Replicate)), 4, t));
+  CHECK_FALSE(pad_backward_takes_tiles(at(pad_backward({4, 1022}, {0, 1}, {0, 2}, IndexMap::Replicate)), 4, 0, t));
   // Constant pads that crop stage only the columns the output keeps.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({4, 100}, {0, -10}, {0, -20}, IndexMap::Constant)), 2, t));
   CHECK(t.window_begin == 10);
@@ -246,9 +246,15 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.rows_per_block == kMaxTileRows);
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
   // Short dx rows of long dy rows: the tile is halved until its slots fit the shared memory.
-  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, t));
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 0, t));
   CHECK(t.rows_per_block == 408 / 32);
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  // The edge cells' sums take their share: 40 bytes a row of 10 f32 (dy rows of 28), and 15 for alignment.
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 9}, IndexMap::Reflect)), 4, 40, t));
+  CHECK(t.rows_per_block == ((256 * 4 - 2) * 4 + 1) / 10 / 2);
+  CHECK(t.smem_bytes == t.rows_per_block * (8 * 16 + 12 + 40) + 15);
+  CHECK(edge_zone(10, 0, 0, 4) == 10);
+  CHECK(edge_zone(132, 2, 130, 8) == 2 + 2 + 14);
   // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
   RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
   gapped.out_stride[0] += 4;
