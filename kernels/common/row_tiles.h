@@ -15,6 +15,17 @@
 
 namespace baracuda::kernels {
 
+// The output has no gaps: unit-stride rows, each axis's stride the size of
+// the axes inside it (a tile's rows are then one contiguous run).
+inline bool dense_output(const RowsProblem &p) {
+  int64_t size = 1;
+  for (int d = p.rank - 1; d >= 0; --d) {
+    if (p.out_extent[d] != 1 && p.out_stride[d] != size) return false;
+    size *= p.out_extent[d];
+  }
+  return true;
+}
+
 struct RowTiles {
   int64_t rows;             // output rows: the product of the outer extents
   int32_t rows_per_block;   // of a tile

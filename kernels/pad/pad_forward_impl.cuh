@@ -4,8 +4,6 @@
 #pragma once
 
 #include "common/gather_rows.cuh"
-#include "pad/pad_flat_heuristics.h"
-#include "pad/pad_forward_flat.cuh"
 #include "pad/pad_forward_tiles.cuh"
 #include "pad/pad_kernels.h"
 #include "pad/pad_tiles_heuristics.h"
@@ -16,7 +14,6 @@ template <int Bytes, IndexMap M>
 int launch_pad_forward(const RowsProblem &p, cudaStream_t stream) {
   RowTiles tiles;
   if (pad_forward_takes_tiles(p, Bytes, tiles)) return launch_pad_forward_tiles<Bytes, M>(p, tiles, stream);
-  if (pad_forward_takes_flat_walk(p, Bytes)) return launch_pad_forward_flat<Bytes, M>(p, stream);
   return launch_gather_rows<Bytes, M>(p, stream);
 }
 

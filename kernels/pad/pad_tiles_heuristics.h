@@ -4,7 +4,6 @@
 
 #include <cstdint>
 
-#include "common/flat_rows.h"
 #include "common/row_tiles.h"
 #include "common/rows_problem.h"
 #include "pad/pad_tiles_traits.h"

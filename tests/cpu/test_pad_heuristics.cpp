@@ -1,14 +1,12 @@
 // The row kernels' run-time choices: which pad forwards take the mirror walk
 // (kernels/common/gather_rows_heuristics.h), pad backward's pass structure
-// (kernels/pad/pad_backward_heuristics.h), which pads take the flat
-// walks (kernels/pad/pad_flat_heuristics.h), and which run in row tiles
+// (kernels/pad/pad_backward_heuristics.h), and which pads run in row tiles
 // (kernels/pad/pad_tiles_heuristics.h). No GPU.
 #include <catch2/catch.hpp>
 #include <vector>
 
 #include "common/gather_rows_heuristics.h"
 #include "pad/pad_backward_heuristics.h"
-#include "pad/pad_flat_heuristics.h"
 #include "pad/pad_tiles_heuristics.h"
 
 using baracuda::kernels::IndexMap;
@@ -135,67 +133,6 @@ TEST_CASE("pad backward heuristics: one launch up to kOneLaunchBytes of dx and d
                                       4));
   // A dx with no cells: nothing to launch for, one pass at most.
   CHECK(pad_backward_one_launch(pad_backward({0, 5}, {0, 2}, {0, 2}, IndexMap::Reflect), 4));
-}
-
-TEST_CASE("flat walk heuristics: short rows whose every vector is a copy", "[heuristics][pad]") {
-  using namespace baracuda::kernels;
-  alignas(16) static unsigned char out[64], in[64];
-  auto at = [&](RowsProblem p, size_t out_offset = 0, size_t in_offset = 0) {
-    p.out = out + out_offset;
-    p.in = in + in_offset;
-    return p;
-  };
-  // Constant's backward as the plan runs it: a forward from dy with the pads
-  // negated. dx [8, 64, 512, 512], dy [8, 64, 544, 544]: rows of 1 and 2 KiB.
-  RowsProblem slice = pad_forward({8, 64, 544, 544}, {0, 0, -16, -16}, {0, 0, -16, -16}, IndexMap::Constant);
-  CHECK(pad_forward_takes_flat_walk(at(slice), 2));
-  CHECK(pad_forward_takes_flat_walk(at(slice), 4));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(slice), 8));  // rows of 4 KiB: the row kernel
-  // Outer pads alone, rows of whole vectors.
-  CHECK(pad_forward_takes_flat_walk(at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect)), 4));
-  // A pad column, a row across a vector, a misaligned output, a row of fill values.
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(pad_forward({6, 30}, {0, 1}, {0, 1}, IndexMap::Reflect)), 4));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(pad_forward({6, 31}, {1, 0}, {1, 0}, IndexMap::Replicate)), 4));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(slice, 2), 2));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(pad_forward({6, 32}, {1, 0}, {0, 0}, IndexMap::Constant)), 4));
-  // Input rows of several 16-byte phases: dy [4, 32, 68, 68, 132] bf16 cut by 2 on the inner three axes.
-  const RowsProblem phases =
-      pad_forward({4, 32, 68, 68, 132}, {0, 0, -2, -2, -2}, {0, 0, -2, -2, -2}, IndexMap::Constant);
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(phases), 2));
-  CHECK(pad_forward_takes_flat_walk(at(phases), 4));  // f32: rows of 528 bytes, one phase
-  // 32 of 34 f32 from column 1 of rows 16-byte aligned: the last vector's
-  // second aligned load would pass the input row's end, unless the row is longer.
-  RowsProblem tight = pad_forward({4, 34}, {0, -1}, {0, -1}, IndexMap::Constant);
-  tight.in_stride[0] = 36;
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(tight), 4));
-  tight.in_extent[1] = 36;
-  CHECK(pad_forward_takes_flat_walk(at(tight), 4));
-  // Strided: a gap between output rows, input rows of stride 2.
-  RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
-  gapped.out_stride[0] += 4;
-  CHECK_FALSE(pad_forward_takes_flat_walk(gapped, 4));
-  RowsProblem strided_in = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
-  strided_in.in_stride[2] = 2;
-  CHECK_FALSE(pad_forward_takes_flat_walk(strided_in, 4));
-}
-
-TEST_CASE("flat walk layout: the head before the first 16-byte boundary, then whole vectors", "[heuristics][pad]") {
-  using namespace baracuda::kernels;
-  alignas(16) static unsigned char buffer[64];
-  RowsProblem p = pad_forward({3, 10}, {0, 1}, {0, 2}, IndexMap::Constant);  // 39 elements
-  p.out = buffer + 6;
-  FlatRows f = make_flat_rows(p, 2);  // 5 elements up to the boundary, then 34 in 5 vectors of 8
-  CHECK(f.elements == 39);
-  CHECK(f.head == 5);
-  CHECK(f.vectors == 6);
-  CHECK(f.narrow);
-  CHECK(fast_divide(38, f.extent[1]) == 2);
-  p.out = buffer;
-  f = make_flat_rows(p, 2);
-  CHECK(f.head == 0);
-  CHECK(f.vectors == 1 + 5);
-  p = pad_forward({int64_t{1} << 16, int64_t{1} << 15}, {0, 0}, {0, 0}, IndexMap::Constant);  // 2^31 elements
-  CHECK_FALSE(make_flat_rows(p, 1).narrow);
 }
 
 TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile", "[heuristics][pad]") {

@@ -142,9 +142,9 @@ TEST_CASE("pad backward sums short rows and wide inner pads of strided and offse
 }
 
 TEST_CASE("pad backward of constant mode slices short rows of whole vectors", "[gpu][pad_backward]") {
-  // Rows of 64 elements cut from rows of 72: every vector a copy, the case
-  // that takes the flat walk (kernels/pad/pad_flat_heuristics.h); dy offset
-  // by an element shifts every load.
+  // Rows of 64 elements cut from rows of 72: every vector a copy of a
+  // staged row (kernels/pad/pad_forward_tiles.cuh); dy offset by an element
+  // shifts every one.
   uint64_t seed = 1000;
   for (baracuda_dtype_t dtype : kDtypes)
     for (Layout dy : {Layout::Contiguous, Layout::Offset})

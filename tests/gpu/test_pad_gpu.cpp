@@ -111,8 +111,7 @@ TEST_CASE("pad forward of short rows: wide pads at every row phase, and rows tha
           "[gpu][pad]") {
   // Rows of 154 elements (a 16-byte vector of most widths spans two rows)
   // with pads wider than a vector; and rows of 64 elements padded on outer
-  // axes only, every vector a copy (the flat walk where rows are aligned,
-  // kernels/pad/pad_flat_heuristics.h). Gapped and offset inputs, offset outputs.
+  // axes only, every vector a copy. Gapped and offset inputs, offset outputs.
   const Shape shapes[] = {
       {{4, 6, 9, 77}, {1, 0, 2, 40}, {0, 2, 1, 37}},
       {{5, 7, 64}, {1, 2, 0}, {2, 1, 0}},
@@ -129,7 +128,7 @@ TEST_CASE("pad forward of short rows: wide pads at every row phase, and rows tha
                        run_pad);
 }
 
-TEST_CASE("pad forward of 400 random problems at the row kernels' and flat walk's boundaries", "[gpu][pad][random]") {
+TEST_CASE("pad forward of 400 random problems at the row kernels' and row tiles' boundaries", "[gpu][pad][random]") {
   // random_pad_case says which boundaries the draws aim at; every dtype, mode and layout.
   const std::vector<baracuda_dtype_t> dtypes = pad_dtypes();
   Draws d(0x7061640001);
