@@ -44,16 +44,18 @@ __device__ __forceinline__ void set_tile_row(const TileSlots &s, int32_t r, cons
 }
 
 // Stages the windows of the tile's first nrows rows (as set_tile_row set
-// them) into their slots: whole 16-byte vectors inside a window as
-// asynchronous copies, all in flight together; the few elements of the
-// vectors a window only partly covers one by one, so that no read leaves
-// the window. Returns once this thread's copies have landed; the caller
-// syncs the block before reading the slots.
+// them) into their slots: each 16-byte vector a window touches as an
+// asynchronous copy, all in flight together, where the vector lies inside
+// the input's span (its bytes beyond the window land in the slot unread);
+// the elements of the few others (at the input's two ends) one by one, so
+// that no read leaves the input. Returns once this thread's copies have
+// landed; the caller syncs the block before reading the slots.
 template <int Bytes>
 __device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &t, int32_t nrows,
                                                 const TileSlots &s) {
   using E = typename Word<Bytes>::type;
   const int32_t total = nrows * t.slot_vectors;
+  const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
   for (int32_t f = threadIdx.x; f < total; f += blockDim.x) {
     const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(f), t.slot_div));
     const int32_t k = f - r * t.slot_vectors;
@@ -63,7 +65,8 @@ __device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &
     const uintptr_t end = first + static_cast<uintptr_t>(t.window) * Bytes;
     const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(k);
     uint4 *to = s.slot + static_cast<int64_t>(r) * t.slot_vectors + k;
-    if (chunk >= first && chunk + 16 <= end) {
+    if (chunk >= end) continue;
+    if (chunk >= in_begin && chunk + 16 <= in_end) {
       async_copy16(to, reinterpret_cast<const void *>(chunk));
       continue;
     }

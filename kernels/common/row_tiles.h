@@ -34,6 +34,7 @@ struct RowTiles {
   int64_t window_begin;     // first source column staged per row
   int32_t window;           // source columns staged per row
   int32_t slot_vectors;     // 16-byte vectors of a row's slot: the window at any 16-byte phase
+  int64_t source_span;      // elements from the input's first that its last lies within
   FastDivisor width_div;    // of width
   FastDivisor slot_div;     // of slot_vectors
   uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and phase, extra bytes
@@ -68,6 +69,8 @@ inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t win
   t.window_begin = window_begin;
   t.window = static_cast<int32_t>(window);
   t.slot_vectors = window > 0 ? static_cast<int32_t>((window * elem_bytes + 15) / 16 + 1) : 0;
+  t.source_span = 1;
+  for (int d = 0; d < p.rank; ++d) t.source_span += (p.in_extent[d] > 0 ? p.in_extent[d] - 1 : 0) * p.in_stride[d];
   t.width_div = fast_divisor(t.width);
   t.slot_div = fast_divisor(t.slot_vectors > 0 ? t.slot_vectors : 1);
   t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors, extra);

@@ -11,9 +11,11 @@
 namespace baracuda::kernels {
 
 // At most this many rows a tile (one preamble row per thread, twice over),
-// and this much shared memory a block (the default limit, no opt-in).
+// and this much dynamic shared memory a block: the default limit (48 KiB, no
+// opt-in) less what the kernels declare statically (the backward's row
+// counts, 2 KiB).
 constexpr int32_t kMaxTileRows = 2 * PadTilesTraits::kThreads;
-constexpr uint32_t kMaxTileSmemBytes = 48 * 1024;
+constexpr uint32_t kMaxTileSmemBytes = 48 * 1024 - 4 * kMaxTileRows - 64;
 
 // The source columns a pad forward's rows read: all of each input row, but
 // the columns a constant pad crops away.
@@ -25,16 +27,15 @@ inline void pad_forward_window(const RowsProblem &p, int64_t &begin, int64_t &co
   count = end > begin ? end - begin : 0;
 }
 
-// Tiles serve short rows (output and staged window at most
-// PadTilesTraits::kMaxRowBytes; longer ones run at 88-97% of copy on the row
-// kernel) of a dense output aligned to its elements, read from unit-stride
-// input rows aligned to their elements.
-inline bool row_tiles_serve(const RowsProblem &p, int elem_bytes, int64_t window) {
+// Tiles serve short rows (output and staged window at most max_row_bytes)
+// of a dense output aligned to its elements, read from unit-stride input
+// rows aligned to their elements.
+inline bool row_tiles_serve(const RowsProblem &p, int elem_bytes, int64_t window, int64_t max_row_bytes) {
   const int inner = p.rank - 1;
   const int64_t w = p.out_extent[inner];
   const uintptr_t align = static_cast<uintptr_t>(elem_bytes < 16 ? elem_bytes : 16);
-  return dense_output(p) && p.in_stride[inner] == 1 && w >= 1 && w * elem_bytes <= PadTilesTraits::kMaxRowBytes &&
-         window * elem_bytes <= PadTilesTraits::kMaxRowBytes && reinterpret_cast<uintptr_t>(p.out) % align == 0 &&
+  return dense_output(p) && p.in_stride[inner] == 1 && w >= 1 && w * elem_bytes <= max_row_bytes &&
+         window * elem_bytes <= max_row_bytes && reinterpret_cast<uintptr_t>(p.out) % align == 0 &&
          reinterpret_cast<uintptr_t>(p.in) % align == 0;
 }
 
@@ -56,7 +57,7 @@ inline bool fit_row_tiles(const RowsProblem &p, int elem_bytes, int64_t window_b
 inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTiles &t) {
   int64_t begin, window;
   pad_forward_window(p, begin, window);
-  if (!row_tiles_serve(p, elem_bytes, window)) return false;
+  if (!row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxRowBytes)) return false;
   const int64_t rows = PadTilesTraits::kTileBytes / (p.out_extent[p.rank - 1] * elem_bytes);
   return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, t);
 }
@@ -68,7 +69,7 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
 inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64_t edge_bytes, RowTiles &t) {
   const int inner = p.rank - 1;
   const int64_t window = p.in_extent[inner], w = p.out_extent[inner];
-  if (!row_tiles_serve(p, elem_bytes, window)) return false;
+  if (!row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxSumRowBytes)) return false;
   const int64_t v = 16 / elem_bytes;
   const int64_t vectors = int64_t{PadTilesTraits::kThreads} * (PadTilesTraits::kSumElements / v);
   // Rows of whole vectors from a 16-byte boundary start every tile on one;

@@ -22,9 +22,12 @@ struct PadTilesTraits {
   // Blocks per SM the backward's registers are cut for (64 each): with
   // fewer, too few tiles' loads are in flight while the others sum.
   static constexpr int kSumMinBlocks = 4;
-  // The longest rows the tiles take, output and staged source alike: longer
-  // rows reach 88-97% of copy on the row kernel already (bench/NOTES.md).
+  // The longest rows the forward's tiles take, output and staged source
+  // alike: longer rows reach 88-97% of copy on the row kernel already
+  // (bench/NOTES.md).
   static constexpr int64_t kMaxRowBytes = 4096;
+  // The longest dx and dy rows the backward's tiles take.
+  static constexpr int64_t kMaxSumRowBytes = 4096;
 };
 
 }  // namespace baracuda::kernels

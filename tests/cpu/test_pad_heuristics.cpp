@@ -153,6 +153,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.window == 512);
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
   CHECK(t.smem_bytes == 7 * (129 * 16 + 12));
+  CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
   // Its backward: as many dx rows of 512 as 256 threads' 4 vectors hold, dy rows of 514 staged; a
   // misaligned dx leaves room for a vector more at each end.
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
@@ -184,8 +185,9 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
   // Short dx rows of long dy rows: the tile is halved until its slots fit the shared memory.
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 0, t));
-  CHECK(t.rows_per_block == 408 / 32);
+  CHECK(t.rows_per_block == 408 / 64);
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 0) > kMaxTileSmemBytes);
   // The edge cells' sums take their share: 40 bytes a row of 10 f32 (dy rows of 28), and 15 for alignment.
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 9}, IndexMap::Reflect)), 4, 40, t));
   CHECK(t.rows_per_block == ((256 * 4 - 2) * 4 + 1) / 10 / 2);

@@ -166,11 +166,11 @@ TEST_CASE("pad backward of short rows in row tiles: layers of outer sources, row
           "[gpu][pad_backward]") {
   // kernels/pad/pad_tiles_heuristics.h: dx rows fed by up to 25 dy rows (a
   // tile's layers), short dx rows of long dy rows (tiles cut to fit the
-  // shared memory), and dy rows of exactly PadTilesTraits::kMaxRowBytes and
+  // shared memory), and dy rows of exactly PadTilesTraits::kMaxSumRowBytes and
   // one element more (the passes).
   uint64_t seed = 1200;
   for (baracuda_dtype_t dtype : kDtypes) {
-    const int64_t row = baracuda::kernels::PadTilesTraits::kMaxRowBytes / (baracuda_dtype_bits(dtype) / 8);
+    const int64_t row = baracuda::kernels::PadTilesTraits::kMaxSumRowBytes / (baracuda_dtype_bits(dtype) / 8);
     for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR}) {
       const int64_t wide = mode == BARACUDA_PAD_REPLICATE ? row - 19 : 9;
       const Shape shapes[] = {
