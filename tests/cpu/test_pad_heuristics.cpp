@@ -2,6 +2,7 @@
 // (kernels/common/gather_rows_heuristics.h), pad backward's pass structure
 // (kernels/pad/pad_backward_heuristics.h), and which pads run in row tiles
 // (kernels/pad/pad_tiles_heuristics.h). No GPU.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -144,54 +145,62 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
     return p;
   };
   RowTiles t;
-  // The grid's rank-4 forward as the plan simplifies it, f32 rows of 514: 7 rows of 512 staged a tile.
+  constexpr int64_t kTile = PadTilesTraits::kTileBytes;
+  constexpr int64_t kSums = int64_t{PadTilesTraits::kThreads} * PadTilesTraits::kSumElements;  // elements a tile
+  // The grid's rank-4 forward as the plan simplifies it, f32 rows of 514 from rows of 512.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect)), 4, t));
+  const int64_t r4_rows = kTile / (514 * 4);
   CHECK(t.rows == 512 * 514);
-  CHECK(t.rows_per_block == 16384 / (514 * 4));
-  CHECK(t.blocks == (t.rows + 6) / 7);
+  CHECK(t.rows_per_block == r4_rows);
+  CHECK(t.blocks == (t.rows + r4_rows - 1) / r4_rows);
   CHECK(t.window_begin == 0);
   CHECK(t.window == 512);
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
-  CHECK(t.smem_bytes == 7 * (129 * 16 + 12));
+  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
   CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
-  // Its backward: as many dx rows of 512 as 256 threads' 4 vectors hold, dy rows of 514 staged; a
+  // Its backward: as many dx rows of 512 as the tile's sums hold, dy rows of 514 staged; a
   // misaligned dx leaves room for a vector more at each end.
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
   REQUIRE(pad_backward_takes_tiles(at(r4), 4, 0, t));
-  CHECK(t.rows_per_block == 256 * 4 * 4 / 512);
+  CHECK(t.rows_per_block == kSums / 512);
   CHECK(t.window == 514);
   CHECK(t.slot_vectors == (514 * 4 + 15) / 16 + 1);
   REQUIRE(pad_backward_takes_tiles(at(r4, 4), 4, 0, t));
-  CHECK(t.rows_per_block == ((256 * 4 - 2) * 4 + 1) / 512);
-  // bf16 rank 5: 62 forward rows of 132, 31 backward rows of 128 (2 vectors a thread).
+  CHECK(t.rows_per_block == ((kSums / 4 - 2) * 4 + 1) / 512);
+  // bf16 rank 5: forward rows of 132, backward rows of 128.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)),
                                   2, t));
-  CHECK(t.rows_per_block == 16384 / 264);
+  CHECK(t.rows_per_block == kTile / 264);
   REQUIRE(pad_backward_takes_tiles(
       at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, 0, t));
-  CHECK(t.rows_per_block == 256 * 2 * 8 / 128);
-  // Rows up to PadTilesTraits::kMaxRowBytes, output and staged window alike.
-  CHECK(pad_forward_takes_tiles(at(pad_forward({4, 1022}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
-  CHECK(t.rows_per_block == 4);
-  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, 1023}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
-  CHECK_FALSE(pad_backward_takes_tiles(at(pad_backward({4, 1022}, {0, 1}, {0, 2}, IndexMap::Replicate)), 4, 0, t));
+  CHECK(t.rows_per_block == kSums / 128);
+  // Rows up to PadTilesTraits::kMaxRowBytes (forward) and kMaxSumRowBytes (backward), output and staged rows alike.
+  const int64_t row = PadTilesTraits::kMaxRowBytes / 4, sum_row = PadTilesTraits::kMaxSumRowBytes / 4;
+  CHECK(pad_forward_takes_tiles(at(pad_forward({4, row - 2}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
+  CHECK(t.rows_per_block == std::max<int64_t>(1, kTile / PadTilesTraits::kMaxRowBytes));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, row - 1}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
+  CHECK(pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 101}, IndexMap::Replicate)), 4, 0,
+                                 t));
+  CHECK_FALSE(
+      pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 100}, IndexMap::Replicate)), 4, 0, t));
   // Constant pads that crop stage only the columns the output keeps.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({4, 100}, {0, -10}, {0, -20}, IndexMap::Constant)), 2, t));
   CHECK(t.window_begin == 10);
   CHECK(t.window == 70);
   // Rows of 2 elements: the rows-per-tile cap.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Constant)), 2, t));
-  CHECK(t.rows_per_block == kMaxTileRows);
+  CHECK(t.rows_per_block == std::min<int64_t>(kMaxTileRows, kTile / 4));
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
   // Short dx rows of long dy rows: the tile is halved until its slots fit the shared memory.
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 0, t));
-  CHECK(t.rows_per_block == 408 / 64);
+  CHECK(t.rows_per_block < ((kSums / 4 - 2) * 4 + 1) / 10);
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
   CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 0) > kMaxTileSmemBytes);
   // The edge cells' sums take their share: 40 bytes a row of 10 f32 (dy rows of 28), and 15 for alignment.
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 9}, IndexMap::Reflect)), 4, 40, t));
-  CHECK(t.rows_per_block == ((256 * 4 - 2) * 4 + 1) / 10 / 2);
   CHECK(t.smem_bytes == t.rows_per_block * (8 * 16 + 12 + 40) + 15);
+  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 40) > kMaxTileSmemBytes);
   CHECK(edge_zone(10, 0, 0, 4) == 10);
   CHECK(edge_zone(132, 2, 130, 8) == 2 + 2 + 14);
   // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
