@@ -36,6 +36,17 @@ __device__ __forceinline__ void dx_row_coords(const RowsProblem &p, int64_t g, i
     if (d < inner) coord[d] = rc.next(p.out_extent[d]);
 }
 
+// Whether tile vector v is one a thread sums in registers: inside columns
+// [a, b) of its row r (column c), from tile element l0.
+template <int V>
+__device__ __forceinline__ bool summed_vector(const RowTiles &t, const TileVectors &tv, int32_t v, int32_t a,
+                                              int32_t b, int32_t &l0, int32_t &r, int32_t &c) {
+  l0 = tv.first + v * V;
+  if (v >= tv.count || l0 < 0) return false;
+  tile_row_column(t, l0, r, c);
+  return c >= a && c + V <= b;
+}
+
 // [a, b): dx columns with one inner source each (column c reads dy column
 // c + pad_low); zone: edge_zone(width, a, b, V), the edge cells' sums a row
 // in shared memory after the tile's slots.
@@ -107,12 +118,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int32_t v = threadIdx.x + k * kBackwardTileThreads;
-      const int32_t l0 = tv.first + v * V;
-      if (v >= tv.count || l0 < 0) continue;
-      int32_t r, c;
-      tile_row_column(t, l0, r, c);
-      if (c < a || c + V > b || s.source[r] < 0) continue;
+      int32_t l0, r, c;
+      if (!summed_vector<V>(t, tv, threadIdx.x + k * kBackwardTileThreads, a, b, l0, r, c) || s.source[r] < 0) continue;
       P x;
       x.vector = slot_vector<Bytes>(s.slot + static_cast<int64_t>(r) * t.slot_vectors,
                                     s.phase[r] + static_cast<int32_t>(c + lo));
@@ -136,12 +143,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
 
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const int32_t v = threadIdx.x + k * kBackwardTileThreads;
-    const int32_t l0 = tv.first + v * V;
-    if (v >= tv.count || l0 < 0) continue;
-    int32_t r, c;
-    tile_row_column(t, l0, r, c);
-    if (c < a || c + V > b) continue;
+    int32_t l0, r, c;
+    if (!summed_vector<V>(t, tv, threadIdx.x + k * kBackwardTileThreads, a, b, l0, r, c)) continue;
     P x;
 #pragma unroll
     for (int e = 0; e < V; ++e) x.elem[e] = Accum<T>::store(acc[k][e]);

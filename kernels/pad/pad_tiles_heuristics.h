@@ -53,13 +53,16 @@ inline bool fit_row_tiles(const RowsProblem &p, int elem_bytes, int64_t window_b
 }
 
 // A pad forward (or constant mode's backward, a slice) in tiles of about
-// PadTilesTraits::kTileBytes of output: true and its tiles, or false.
+// PadTilesTraits::kTileBytes of output (kLongTileBytes for rows over
+// kLongRowBytes): true and its tiles, or false.
 inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTiles &t) {
   int64_t begin, window;
   pad_forward_window(p, begin, window);
   if (!row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxRowBytes)) return false;
-  const int64_t rows = PadTilesTraits::kTileBytes / (p.out_extent[p.rank - 1] * elem_bytes);
-  return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, t);
+  const int64_t row_bytes = p.out_extent[p.rank - 1] * elem_bytes;
+  const int64_t tile = row_bytes > PadTilesTraits::kLongRowBytes ? PadTilesTraits::kLongTileBytes
+                                                                   : PadTilesTraits::kTileBytes;
+  return fit_row_tiles(p, elem_bytes, begin, window, tile / row_bytes > 1 ? tile / row_bytes : 1, t);
 }
 
 // A pad backward (reflect, replicate, circular; out = dx, in = dy) in tiles

@@ -177,7 +177,13 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   // Rows up to PadTilesTraits::kMaxRowBytes (forward) and kMaxSumRowBytes (backward), output and staged rows alike.
   const int64_t row = PadTilesTraits::kMaxRowBytes / 4, sum_row = PadTilesTraits::kMaxSumRowBytes / 4;
   CHECK(pad_forward_takes_tiles(at(pad_forward({4, row - 2}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
-  CHECK(t.rows_per_block == std::max<int64_t>(1, kTile / PadTilesTraits::kMaxRowBytes));
+  CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / PadTilesTraits::kMaxRowBytes));
+  // Rows up to kLongRowBytes in tiles of kTileBytes, longer ones in tiles of kLongTileBytes.
+  const int64_t short_row = PadTilesTraits::kLongRowBytes / 2;
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({64, short_row - 4}, {0, 2}, {0, 2}, IndexMap::Reflect)), 2, t));
+  CHECK(t.rows_per_block == std::max<int64_t>(1, kTile / PadTilesTraits::kLongRowBytes));
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({64, short_row - 3}, {0, 2}, {0, 2}, IndexMap::Reflect)), 2, t));
+  CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / (PadTilesTraits::kLongRowBytes + 2)));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, row - 1}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
   CHECK(pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 101}, IndexMap::Replicate)), 4, 0,
                                  t));
@@ -198,7 +204,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 0) > kMaxTileSmemBytes);
   // The edge cells' sums take their share: 40 bytes a row of 10 f32 (dy rows of 28), and 15 for alignment.
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 9}, IndexMap::Reflect)), 4, 40, t));
-  CHECK(t.smem_bytes == t.rows_per_block * (8 * 16 + 12 + 40) + 15);
+  CHECK(t.smem_bytes == static_cast<uint32_t>(t.rows_per_block * (8 * 16 + 12 + 40) + 15));
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
   CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 40) > kMaxTileSmemBytes);
   CHECK(edge_zone(10, 0, 0, 4) == 10);

@@ -139,13 +139,18 @@ TEST_CASE("pad forward of short rows in row tiles: the rows-a-tile cap, rows at 
           "[gpu][pad]") {
   // kernels/pad/pad_tiles_heuristics.h: rows of 6 elements (a tile capped at
   // kMaxTileRows rows, the last one partial), rows of exactly
-  // PadTilesTraits::kMaxRowBytes and one element more (the row kernel), and
-  // constant pads that crop (a window inside each input row).
+  // PadTilesTraits::kLongRowBytes and one element more (short and long
+  // rows' tiles), of exactly kMaxRowBytes and one element more (the row
+  // kernel), and constant pads that crop (a window inside each input row).
+  using baracuda::kernels::PadTilesTraits;
   uint64_t seed = 1100;
   for (baracuda_dtype_t dtype : pad_dtypes()) {
-    const int64_t row = baracuda::kernels::PadTilesTraits::kMaxRowBytes / (baracuda_dtype_bits(dtype) / 8);
+    const int64_t bytes = baracuda_dtype_bits(dtype) / 8;
+    const int64_t row = PadTilesTraits::kMaxRowBytes / bytes, long_row = PadTilesTraits::kLongRowBytes / bytes;
     const Shape shapes[] = {
         {{1500, 3}, {0, 1}, {0, 2}},
+        {{9, long_row - 2}, {1, 1}, {0, 1}},
+        {{9, long_row - 1}, {1, 1}, {0, 1}},
         {{9, row - 2}, {1, 1}, {0, 1}},
         {{9, row - 1}, {1, 1}, {0, 1}},
     };
