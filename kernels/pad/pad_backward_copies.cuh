@@ -12,10 +12,36 @@
 
 namespace baracuda::kernels {
 
-// n: input extent, m = lo + n + hi: output extent. Every mode but Constant
-// (whose inverse is a shift, no ranges needed).
+// The output indices that copy input index i, in ascending order: a run
+// [begin, end) with at most one single index before it and one after it
+// (-1: none). n: input extent, m = lo + n + hi: output extent. Scalars, so
+// that a caller indexing them stays in registers.
+struct CopyRun {
+  int64_t before, begin, end, after;
+};
+
+template <IndexMap M>
+__host__ __device__ __forceinline__ CopyRun copy_run(int64_t i, int64_t lo, int64_t n, int64_t m) {
+  const int64_t j = i + lo;  // where the forward put x[i] itself
+  CopyRun r{-1, j, j + 1, -1};
+  if constexpr (M == IndexMap::Reflect) {
+    if (i >= 1 && i <= lo) r.before = lo - i;
+    const int64_t mirror = lo + 2 * (n - 1) - i;
+    if (mirror >= lo + n && mirror < m) r.after = mirror;
+  } else if constexpr (M == IndexMap::Replicate) {
+    if (i == 0) r.begin = 0;
+    if (i == n - 1) r.end = m;
+  } else if constexpr (M == IndexMap::Circular) {
+    if (j - n >= 0) r.before = j - n;
+    if (j + n < m) r.after = j + n;
+  }
+  return r;
+}
+
+// The same indices as up to three ascending ranges.
 template <IndexMap M>
 __host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo, int64_t n, int64_t m) {
+  const CopyRun r = copy_run<M>(i, lo, n, m);
   IndexRanges s;
   s.count = 0;
   auto add = [&s](int64_t b, int64_t e) {
@@ -23,21 +49,9 @@ __host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo,
     s.end[s.count] = e;
     ++s.count;
   };
-  const int64_t j = i + lo;  // where the forward put x[i] itself
-  if constexpr (M == IndexMap::Reflect) {
-    if (i >= 1 && i <= lo) add(lo - i, lo - i + 1);
-    add(j, j + 1);
-    const int64_t mirror = lo + 2 * (n - 1) - i;
-    if (mirror >= lo + n && mirror < m) add(mirror, mirror + 1);
-  } else if constexpr (M == IndexMap::Replicate) {
-    add(i == 0 ? 0 : j, i == n - 1 ? m : j + 1);
-  } else if constexpr (M == IndexMap::Circular) {
-    if (j - n >= 0) add(j - n, j - n + 1);
-    add(j, j + 1);
-    if (j + n < m) add(j + n, j + n + 1);
-  } else {
-    add(j, j + 1);
-  }
+  if (r.before >= 0) add(r.before, r.before + 1);
+  add(r.begin, r.end);
+  if (r.after >= 0) add(r.after, r.after + 1);
   return s;
 }
 
@@ -52,6 +66,11 @@ struct CopyAxes {
   int axes;
 };
 
+// A pad backward's dy rows that hold copies of a dx row (out = dx, in = dy).
+__device__ __forceinline__ CopyAxes dx_to_dy(const RowsProblem &p) {
+  return CopyAxes{p.pad_low, p.out_extent, p.in_extent, p.in_stride, p.rank - 1};
+}
+
 // How many rows the copies of the row at outer coordinates coord make.
 template <IndexMap M>
 __device__ __forceinline__ int64_t copy_row_count(const int64_t *coord, const CopyAxes &a) {
@@ -62,30 +81,34 @@ __device__ __forceinline__ int64_t copy_row_count(const int64_t *coord, const Co
   return count;
 }
 
-// fn(offset) for each of those rows, in ascending order (last axis fastest).
-// The axes' loops are unrolled so that a caller's coord array stays in
-// registers.
+// The offset of the k-th (0-based) of those rows, in ascending order (last
+// axis fastest). The axes' loop is unrolled so that a caller's coord array
+// stays in registers.
+template <IndexMap M>
+__device__ __forceinline__ int64_t nth_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, int64_t k) {
+  int64_t rest = k, off = 0;
+#pragma unroll
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= a.axes) continue;
+    const IndexRanges r = copies_of<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
+    const int64_t size = r.size();
+    int64_t pick;
+    if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
+      pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
+      rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
+    } else {
+      pick = rest % size;
+      rest /= size;
+    }
+    off += nth_index(r, pick) * a.stride[d];
+  }
+  return off;
+}
+
+// fn(offset) for each of those rows, in ascending order.
 template <IndexMap M, class Fn>
 __device__ __forceinline__ void for_each_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, Fn &&fn) {
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t rest = k, off = 0;
-#pragma unroll
-    for (int d = kMaxRank - 2; d >= 0; --d) {
-      if (d >= a.axes) continue;
-      const IndexRanges r = copies_of<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
-      const int64_t size = r.size();
-      int64_t pick;
-      if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
-        pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
-        rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
-      } else {
-        pick = rest % size;
-        rest /= size;
-      }
-      off += nth_index(r, pick) * a.stride[d];
-    }
-    fn(off);
-  }
+  for (int64_t k = 0; k < count; ++k) fn(nth_copy_row<M>(coord, a, count, k));
 }
 
 // The offsets of those rows into rows[0 .. cap); how many, or -1 when more than cap.

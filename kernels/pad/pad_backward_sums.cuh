@@ -30,10 +30,6 @@ struct SumRow {
   int32_t count;
 };
 
-__device__ __forceinline__ CopyAxes dx_to_dy(const RowsProblem &p) {
-  return CopyAxes{p.pad_low, p.out_extent, p.in_extent, p.in_stride, p.rank - 1};
-}
-
 // dx cell (row, column c): the sum over every outer source row, in ascending
 // dy order, of the column's inner sources.
 template <class T, IndexMap M>

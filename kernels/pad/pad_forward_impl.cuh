@@ -1,18 +1,19 @@
 // One pad forward entry point per element width, dispatching on the mode:
-// short rows that are all copies (pad_flat_heuristics.h) take the flat walk,
-// the rest the row kernel.
+// short rows of a dense output (pad_tiles_heuristics.h) run in row tiles,
+// the rest on the row kernel.
 #pragma once
 
 #include "common/gather_rows.cuh"
-#include "pad/pad_flat_heuristics.h"
-#include "pad/pad_forward_flat.cuh"
+#include "pad/pad_forward_tiles.cuh"
 #include "pad/pad_kernels.h"
+#include "pad/pad_tiles_heuristics.h"
 
 namespace baracuda::kernels {
 
 template <int Bytes, IndexMap M>
 int launch_pad_forward(const RowsProblem &p, cudaStream_t stream) {
-  if (pad_forward_takes_flat_walk(p, Bytes)) return launch_pad_forward_flat<Bytes, M>(p, stream);
+  RowTiles tiles;
+  if (pad_forward_takes_tiles(p, Bytes, tiles)) return launch_pad_forward_tiles<Bytes, M>(p, tiles, stream);
   return launch_gather_rows<Bytes, M>(p, stream);
 }
 

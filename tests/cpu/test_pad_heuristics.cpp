@@ -1,13 +1,14 @@
 // The row kernels' run-time choices: which pad forwards take the mirror walk
 // (kernels/common/gather_rows_heuristics.h), pad backward's pass structure
-// (kernels/pad/pad_backward_heuristics.h), and which pads take the flat
-// walks (kernels/pad/pad_flat_heuristics.h). No GPU.
+// (kernels/pad/pad_backward_heuristics.h), and which pads run in row tiles
+// (kernels/pad/pad_tiles_heuristics.h). No GPU.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <vector>
 
 #include "common/gather_rows_heuristics.h"
 #include "pad/pad_backward_heuristics.h"
-#include "pad/pad_flat_heuristics.h"
+#include "pad/pad_tiles_heuristics.h"
 
 using baracuda::kernels::IndexMap;
 using baracuda::kernels::RowsProblem;
@@ -135,7 +136,7 @@ TEST_CASE("pad backward heuristics: one launch up to kOneLaunchBytes of dx and d
   CHECK(pad_backward_one_launch(pad_backward({0, 5}, {0, 2}, {0, 2}, IndexMap::Reflect), 4));
 }
 
-TEST_CASE("flat walk heuristics: short rows whose every vector is a copy", "[heuristics][pad]") {
+TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile", "[heuristics][pad]") {
   using namespace baracuda::kernels;
   alignas(16) static unsigned char out[64], in[64];
   auto at = [&](RowsProblem p, size_t out_offset = 0, size_t in_offset = 0) {
@@ -143,55 +144,79 @@ TEST_CASE("flat walk heuristics: short rows whose every vector is a copy", "[heu
     p.in = in + in_offset;
     return p;
   };
-  // Constant's backward as the plan runs it: a forward from dy with the pads
-  // negated. dx [8, 64, 512, 512], dy [8, 64, 544, 544]: rows of 1 and 2 KiB.
-  RowsProblem slice = pad_forward({8, 64, 544, 544}, {0, 0, -16, -16}, {0, 0, -16, -16}, IndexMap::Constant);
-  CHECK(pad_forward_takes_flat_walk(at(slice), 2));
-  CHECK(pad_forward_takes_flat_walk(at(slice), 4));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(slice), 8));  // rows of 4 KiB: the row kernel
-  // Outer pads alone, rows of whole vectors.
-  CHECK(pad_forward_takes_flat_walk(at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect)), 4));
-  // A pad column, a row across a vector, a misaligned output, a row of fill values.
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(pad_forward({6, 30}, {0, 1}, {0, 1}, IndexMap::Reflect)), 4));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(pad_forward({6, 31}, {1, 0}, {1, 0}, IndexMap::Replicate)), 4));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(slice, 2), 2));
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(pad_forward({6, 32}, {1, 0}, {0, 0}, IndexMap::Constant)), 4));
-  // Input rows of several 16-byte phases: dy [4, 32, 68, 68, 132] bf16 cut by 2 on the inner three axes.
-  const RowsProblem phases =
-      pad_forward({4, 32, 68, 68, 132}, {0, 0, -2, -2, -2}, {0, 0, -2, -2, -2}, IndexMap::Constant);
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(phases), 2));
-  CHECK(pad_forward_takes_flat_walk(at(phases), 4));  // f32: rows of 528 bytes, one phase
-  // 32 of 34 f32 from column 1 of rows 16-byte aligned: the last vector's
-  // second aligned load would pass the input row's end, unless the row is longer.
-  RowsProblem tight = pad_forward({4, 34}, {0, -1}, {0, -1}, IndexMap::Constant);
-  tight.in_stride[0] = 36;
-  CHECK_FALSE(pad_forward_takes_flat_walk(at(tight), 4));
-  tight.in_extent[1] = 36;
-  CHECK(pad_forward_takes_flat_walk(at(tight), 4));
-  // Strided: a gap between output rows, input rows of stride 2.
+  RowTiles t;
+  constexpr int64_t kTile = PadTilesTraits::kTileBytes;
+  constexpr int64_t kSums = int64_t{PadTilesTraits::kThreads} * PadTilesTraits::kSumElements;  // elements a tile
+  // The grid's rank-4 forward as the plan simplifies it, f32 rows of 514 from rows of 512.
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect)), 4, t));
+  const int64_t r4_rows = kTile / (514 * 4);
+  CHECK(t.rows == 512 * 514);
+  CHECK(t.rows_per_block == r4_rows);
+  CHECK(t.blocks == (t.rows + r4_rows - 1) / r4_rows);
+  CHECK(t.window_begin == 0);
+  CHECK(t.window == 512);
+  CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
+  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
+  CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
+  // Its backward: as many dx rows of 512 as the tile's sums hold, dy rows of 514 staged; a
+  // misaligned dx leaves room for a vector more at each end.
+  const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
+  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 0, t));
+  CHECK(t.rows_per_block == kSums / 512);
+  CHECK(t.window == 514);
+  CHECK(t.slot_vectors == (514 * 4 + 15) / 16 + 1);
+  REQUIRE(pad_backward_takes_tiles(at(r4, 4), 4, 0, t));
+  CHECK(t.rows_per_block == ((kSums / 4 - 2) * 4 + 1) / 512);
+  // bf16 rank 5: forward rows of 132, backward rows of 128.
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)),
+                                  2, t));
+  CHECK(t.rows_per_block == kTile / 264);
+  REQUIRE(pad_backward_takes_tiles(
+      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, 0, t));
+  CHECK(t.rows_per_block == kSums / 128);
+  // Rows up to PadTilesTraits::kMaxRowBytes (forward) and kMaxSumRowBytes (backward), output and staged rows alike.
+  const int64_t row = PadTilesTraits::kMaxRowBytes / 4, sum_row = PadTilesTraits::kMaxSumRowBytes / 4;
+  CHECK(pad_forward_takes_tiles(at(pad_forward({4, row - 2}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
+  CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / PadTilesTraits::kMaxRowBytes));
+  // Rows up to kLongRowBytes in tiles of kTileBytes, longer ones in tiles of kLongTileBytes.
+  const int64_t short_row = PadTilesTraits::kLongRowBytes / 2;
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({64, short_row - 4}, {0, 2}, {0, 2}, IndexMap::Reflect)), 2, t));
+  CHECK(t.rows_per_block == std::max<int64_t>(1, kTile / PadTilesTraits::kLongRowBytes));
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({64, short_row - 3}, {0, 2}, {0, 2}, IndexMap::Reflect)), 2, t));
+  CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / (PadTilesTraits::kLongRowBytes + 2)));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, row - 1}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
+  CHECK(pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 101}, IndexMap::Replicate)), 4, 0,
+                                 t));
+  CHECK_FALSE(
+      pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 100}, IndexMap::Replicate)), 4, 0, t));
+  // Constant pads that crop stage only the columns the output keeps.
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({4, 100}, {0, -10}, {0, -20}, IndexMap::Constant)), 2, t));
+  CHECK(t.window_begin == 10);
+  CHECK(t.window == 70);
+  // Rows of 2 elements: the rows-per-tile cap.
+  REQUIRE(pad_forward_takes_tiles(at(pad_forward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Constant)), 2, t));
+  CHECK(t.rows_per_block == std::min<int64_t>(kMaxTileRows, kTile / 4));
+  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  // Short dx rows of long dy rows: the tile is halved until its slots fit the shared memory.
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 0, t));
+  CHECK(t.rows_per_block < ((kSums / 4 - 2) * 4 + 1) / 10);
+  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 0) > kMaxTileSmemBytes);
+  // The edge cells' sums take their share: 40 bytes a row of 10 f32 (dy rows of 28), and 15 for alignment.
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 9}, IndexMap::Reflect)), 4, 40, t));
+  CHECK(t.smem_bytes == static_cast<uint32_t>(t.rows_per_block * (8 * 16 + 12 + 40) + 15));
+  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
+  CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 40) > kMaxTileSmemBytes);
+  CHECK(edge_zone(10, 0, 0, 4) == 10);
+  CHECK(edge_zone(132, 2, 130, 8) == 2 + 2 + 14);
+  // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
   RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
   gapped.out_stride[0] += 4;
-  CHECK_FALSE(pad_forward_takes_flat_walk(gapped, 4));
+  CHECK_FALSE(pad_forward_takes_tiles(gapped, 4, t));
   RowsProblem strided_in = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
   strided_in.in_stride[2] = 2;
-  CHECK_FALSE(pad_forward_takes_flat_walk(strided_in, 4));
-}
-
-TEST_CASE("flat walk layout: the head before the first 16-byte boundary, then whole vectors", "[heuristics][pad]") {
-  using namespace baracuda::kernels;
-  alignas(16) static unsigned char buffer[64];
-  RowsProblem p = pad_forward({3, 10}, {0, 1}, {0, 2}, IndexMap::Constant);  // 39 elements
-  p.out = buffer + 6;
-  FlatRows f = make_flat_rows(p, 2);  // 5 elements up to the boundary, then 34 in 5 vectors of 8
-  CHECK(f.elements == 39);
-  CHECK(f.head == 5);
-  CHECK(f.vectors == 6);
-  CHECK(f.narrow);
-  CHECK(fast_divide(38, f.extent[1]) == 2);
-  p.out = buffer;
-  f = make_flat_rows(p, 2);
-  CHECK(f.head == 0);
-  CHECK(f.vectors == 1 + 5);
-  p = pad_forward({int64_t{1} << 16, int64_t{1} << 15}, {0, 0}, {0, 0}, IndexMap::Constant);  // 2^31 elements
-  CHECK_FALSE(make_flat_rows(p, 1).narrow);
+  CHECK_FALSE(pad_forward_takes_tiles(strided_in, 4, t));
+  CHECK(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 2, 6), 2, t));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 1), 2, t));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 0, 3), 4, t));
 }

@@ -24,9 +24,8 @@ inline int64_t random_pad(Draws &d, int32_t mode, int64_t n, int64_t v) {
 
 // A pad (op BARACUDA_OP_PAD) or pad backward case of dtype, every mode:
 // rank 1 to 5, now and then 8. The inner axis tiny, or about a vector, a
-// row of 126 to 128 vectors (a row a block from there; the flat walk's and
-// pad backward's 2 KiB row bound), a chunk of 1024 vectors (long rows cut in
-// chunks) or twice that; outer axes of 1 to 9 rows, one in four about 128
+// row of 126 to 128 vectors (a row a block from there; pad backward's 2 KiB
+// row bound), of 255 or 256 vectors (the row tiles' 4 KiB bound), a chunk of 1024 vectors (long rows cut in chunks) or twice that; outer axes of 1 to 9 rows, one in four about 128
 // (the rows-per-block cap), about half of them padded (one padded axis: the
 // mirror and pair walks); either tensor at most 2^18 elements (pad
 // backward's one-launch bound, 256 KiB of both, lies inside); every layout
@@ -47,7 +46,7 @@ inline PadCase random_pad_case(Draws &d, int32_t op, baracuda_dtype_t dtype) {
     in_elements = out_elements = 1;
     for (size_t a = 0; a < rank; ++a) {
       const bool inner = a + 1 == rank;
-      in[a] = inner         ? d.size({1, 2, 3, v, 2 * v, 126 * v, 127 * v, 128 * v, 1024 * v, 2048 * v}, 1, 2100 * v)
+      in[a] = inner         ? d.size({1, 2, 3, v, 2 * v, 126 * v, 127 * v, 128 * v, 255 * v, 256 * v, 1024 * v, 2048 * v}, 1, 2100 * v)
               : d.percent(25) ? d.size({128}, 1, 130)
                               : d.between(1, 9);
       if (inner || d.percent(50)) {

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "pad/pad_backward_traits.h"
+#include "pad/pad_tiles_traits.h"
 #include "gpu_helpers.hpp"
 #include "random_pad_cases.hpp"
 
@@ -141,9 +142,9 @@ TEST_CASE("pad backward sums short rows and wide inner pads of strided and offse
 }
 
 TEST_CASE("pad backward of constant mode slices short rows of whole vectors", "[gpu][pad_backward]") {
-  // Rows of 64 elements cut from rows of 72: every vector a copy, the case
-  // that takes the flat walk (kernels/pad/pad_flat_heuristics.h); dy offset
-  // by an element shifts every load.
+  // Rows of 64 elements cut from rows of 72: every vector a copy of a
+  // staged row (kernels/pad/pad_forward_tiles.cuh); dy offset by an element
+  // shifts every one.
   uint64_t seed = 1000;
   for (baracuda_dtype_t dtype : kDtypes)
     for (Layout dy : {Layout::Contiguous, Layout::Offset})
@@ -159,4 +160,30 @@ TEST_CASE("pad backward of random problems at the passes' and row kernels' bound
   // and layout.
   Draws d(0x7061640002);
   for (int i = 0; i < 400; ++i) CHECK_CASE(random_pad_case(d, BARACUDA_OP_PAD_BACKWARD, d.pick(kDtypes)), run_pad);
+}
+
+TEST_CASE("pad backward of short rows in row tiles: layers of outer sources, rows at the 4 KiB bound",
+          "[gpu][pad_backward]") {
+  // kernels/pad/pad_tiles_heuristics.h: dx rows fed by up to 25 dy rows (a
+  // tile's layers), short dx rows of long dy rows (tiles cut to fit the
+  // shared memory), and dy rows of exactly PadTilesTraits::kMaxSumRowBytes and
+  // one element more (the passes).
+  uint64_t seed = 1200;
+  for (baracuda_dtype_t dtype : kDtypes) {
+    const int64_t row = baracuda::kernels::PadTilesTraits::kMaxSumRowBytes / (baracuda_dtype_bits(dtype) / 8);
+    for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR}) {
+      const int64_t wide = mode == BARACUDA_PAD_REPLICATE ? row - 19 : 9;
+      const Shape shapes[] = {
+          {{40, 6, 5, 33}, {0, 3, 4, 5}, {0, 4, 3, 6}},
+          {{64, 10}, {0, 9}, {0, wide}},
+          {{9, row - 3}, {1, 1}, {0, 2}},
+          {{9, row - 2}, {1, 1}, {0, 2}},
+      };
+      for (const Shape &s : shapes)
+        for (Layout dy : {Layout::Contiguous, Layout::Gapped, Layout::Offset})
+          for (Layout dx : {Layout::Contiguous, Layout::Offset})
+            CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD_BACKWARD, dtype, mode, s.in, s.low, s.high), dy, dx, seed++}),
+                       run_pad);
+    }
+  }
 }

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "gpu_helpers.hpp"
+#include "pad/pad_tiles_traits.h"
 #include "random_pad_cases.hpp"
 
 using namespace baracuda::check;
@@ -110,8 +111,7 @@ TEST_CASE("pad forward of short rows: wide pads at every row phase, and rows tha
           "[gpu][pad]") {
   // Rows of 154 elements (a 16-byte vector of most widths spans two rows)
   // with pads wider than a vector; and rows of 64 elements padded on outer
-  // axes only, every vector a copy (the flat walk where rows are aligned,
-  // kernels/pad/pad_flat_heuristics.h). Gapped and offset inputs, offset outputs.
+  // axes only, every vector a copy. Gapped and offset inputs, offset outputs.
   const Shape shapes[] = {
       {{4, 6, 9, 77}, {1, 0, 2, 40}, {0, 2, 1, 37}},
       {{5, 7, 64}, {1, 2, 0}, {2, 1, 0}},
@@ -128,9 +128,43 @@ TEST_CASE("pad forward of short rows: wide pads at every row phase, and rows tha
                        run_pad);
 }
 
-TEST_CASE("pad forward of 400 random problems at the row kernels' and flat walk's boundaries", "[gpu][pad][random]") {
+TEST_CASE("pad forward of 400 random problems at the row kernels' and row tiles' boundaries", "[gpu][pad][random]") {
   // random_pad_case says which boundaries the draws aim at; every dtype, mode and layout.
   const std::vector<baracuda_dtype_t> dtypes = pad_dtypes();
   Draws d(0x7061640001);
   for (int i = 0; i < 400; ++i) CHECK_CASE(random_pad_case(d, BARACUDA_OP_PAD, d.pick(dtypes)), run_pad);
+}
+
+TEST_CASE("pad forward of short rows in row tiles: the rows-a-tile cap, rows at the 4 KiB bound, crops",
+          "[gpu][pad]") {
+  // kernels/pad/pad_tiles_heuristics.h: rows of 6 elements (a tile capped at
+  // kMaxTileRows rows, the last one partial), rows of exactly
+  // PadTilesTraits::kLongRowBytes and one element more (short and long
+  // rows' tiles), of exactly kMaxRowBytes and one element more (the row
+  // kernel), and constant pads that crop (a window inside each input row).
+  using baracuda::kernels::PadTilesTraits;
+  uint64_t seed = 1100;
+  for (baracuda_dtype_t dtype : pad_dtypes()) {
+    const int64_t bytes = baracuda_dtype_bits(dtype) / 8;
+    const int64_t row = PadTilesTraits::kMaxRowBytes / bytes, long_row = PadTilesTraits::kLongRowBytes / bytes;
+    const Shape shapes[] = {
+        {{1500, 3}, {0, 1}, {0, 2}},
+        {{9, long_row - 2}, {1, 1}, {0, 1}},
+        {{9, long_row - 1}, {1, 1}, {0, 1}},
+        {{9, row - 2}, {1, 1}, {0, 1}},
+        {{9, row - 1}, {1, 1}, {0, 1}},
+    };
+    for (const Shape &s : shapes)
+      for (int32_t mode : kModes)
+        for (Layout in : {Layout::Contiguous, Layout::Gapped, Layout::Offset})
+          for (Layout out : {Layout::Contiguous, Layout::Offset})
+            CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, s.in, s.low, s.high, fill_for(dtype)), in, out,
+                                seed++}),
+                       run_pad);
+    for (Layout in : {Layout::Contiguous, Layout::Offset})
+      CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, BARACUDA_PAD_CONSTANT, {7, 50, 90}, {0, -3, -20}, {0, 2, -15},
+                                   fill_for(dtype)),
+                          in, Layout::Offset, seed++}),
+                 run_pad);
+  }
 }

@@ -1,0 +1,80 @@
+// A rows problem with a dense output cut into tiles of whole output rows,
+// each tile's source rows staged through shared memory: where rows are
+// short, a block loads every source row of its tile with aligned 16-byte
+// copies (the rows of consecutive output rows lie mostly one after another),
+// and writes its output as one contiguous run of 16-byte vector stores,
+// each element picked from shared memory by its row and column. Host-only,
+// no CUDA; the device side is row_tiles.cuh.
+#pragma once
+
+#include <cstdint>
+
+#include "common/fast_divisor.h"
+#include "common/host_device.h"
+#include "common/rows_problem.h"
+
+namespace baracuda::kernels {
+
+// The output has no gaps: unit-stride rows, each axis's stride the size of
+// the axes inside it (a tile's rows are then one contiguous run).
+inline bool dense_output(const RowsProblem &p) {
+  int64_t size = 1;
+  for (int d = p.rank - 1; d >= 0; --d) {
+    if (p.out_extent[d] != 1 && p.out_stride[d] != size) return false;
+    size *= p.out_extent[d];
+  }
+  return true;
+}
+
+struct RowTiles {
+  int64_t rows;             // output rows: the product of the outer extents
+  int32_t rows_per_block;   // of a tile
+  int64_t blocks;
+  int32_t width;            // output row width
+  int64_t window_begin;     // first source column staged per row
+  int32_t window;           // source columns staged per row
+  int32_t slot_vectors;     // 16-byte vectors of a row's slot: the window at any 16-byte phase
+  int64_t source_span;      // elements from the input's first that its last lies within
+  FastDivisor width_div;    // of width
+  FastDivisor slot_div;     // of slot_vectors
+  uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and phase, extra bytes
+};
+
+// The shared memory a tile of `rows` rows of `slot_vectors` vectors and
+// `extra` more bytes a row takes (those from a 16-byte boundary).
+inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t extra) {
+  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + extra) + (extra > 0 ? 15 : 0));
+}
+
+// The most columns of a row of `width` left outside the 16-byte vectors that
+// lie inside its columns [a, b), v elements a vector: those before a and from
+// b on, and up to v - 1 more each side where the vectors' boundaries fall.
+BARACUDA_HOST_DEVICE_INLINE int32_t edge_zone(int32_t width, int32_t a, int32_t b, int32_t v) {
+  const int32_t most = a + (width - b) + 2 * (v - 1);
+  return most < width ? most : width;
+}
+
+// Tiles of rows_per_block rows of p's output, staging source columns
+// [window_begin, window_begin + window) of each row, with `extra` bytes of
+// shared memory a row.
+inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t window_begin, int64_t window,
+                               int32_t rows_per_block, int64_t extra = 0) {
+  RowTiles t{};
+  const int inner = p.rank - 1;
+  t.rows = 1;
+  for (int d = 0; d < inner; ++d) t.rows *= p.out_extent[d];
+  t.rows_per_block = rows_per_block;
+  t.blocks = (t.rows + rows_per_block - 1) / rows_per_block;
+  t.width = static_cast<int32_t>(p.out_extent[inner]);
+  t.window_begin = window_begin;
+  t.window = static_cast<int32_t>(window);
+  t.slot_vectors = window > 0 ? static_cast<int32_t>((window * elem_bytes + 15) / 16 + 1) : 0;
+  t.source_span = 1;
+  for (int d = 0; d < p.rank; ++d) t.source_span += (p.in_extent[d] > 0 ? p.in_extent[d] - 1 : 0) * p.in_stride[d];
+  t.width_div = fast_divisor(t.width);
+  t.slot_div = fast_divisor(t.slot_vectors > 0 ? t.slot_vectors : 1);
+  t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors, extra);
+  return t;
+}
+
+}  // namespace baracuda::kernels

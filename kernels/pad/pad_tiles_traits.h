@@ -1,0 +1,40 @@
+// The row tiles' tuning knobs (pad_forward_tiles.cuh, pad_backward_tiles.cuh),
+// all in one place. Plain constants, host-includable. scripts/variants.sh
+// builds a scratch copy with members of this struct patched
+// ("PadTilesTraits.kTileBytes=8192") to time other values.
+#pragma once
+
+#include <cstdint>
+
+namespace baracuda::kernels {
+
+struct PadTilesTraits {
+  // Threads per block: a block stages a tile of rows through shared memory,
+  // so it needs enough threads to keep a tile's loads in flight at once.
+  static constexpr int kThreads = 256;
+  // Output bytes a forward block writes (whole rows, at least one): the
+  // tile's source rows then fill about as many bytes of shared memory.
+  // Rows of up to kLongRowBytes in tiles of kTileBytes, longer ones in
+  // tiles of kLongTileBytes (H200, bench/NOTES.md session 16: with 16 KiB
+  // tiles 13 of the probe's 32 short forward rows reached 88% of copy, with
+  // 32 KiB 8; rows of 8-32 KiB ran at 89-98% in 32 KiB tiles).
+  static constexpr int64_t kTileBytes = 16384;
+  static constexpr int64_t kLongRowBytes = 4096;
+  static constexpr int64_t kLongTileBytes = 32768;
+  // The longest rows the forward's tiles take, output and staged source
+  // alike (what fits the shared memory beside the tile's bookkeeping).
+  static constexpr int64_t kMaxRowBytes = 36864;
+  // Accumulators (elements) per thread of the backward: a block's tile is
+  // kThreads * kSumElements dx elements, each thread's kept in registers
+  // while the tile's dy rows are staged layer by layer (32 ran 5-18 points
+  // ahead of 16 on the short rows, at 3 blocks an SM; 32 at 2 blocks an SM
+  // lost to both).
+  static constexpr int kSumElements = 32;
+  // Blocks per SM the backward's registers are cut for (80 each).
+  static constexpr int kSumMinBlocks = 3;
+  // The longest dx and dy rows the backward's tiles take: rows of 8 to 32
+  // KiB ran at 54-85% of copy in tiles against 74-93% on the passes.
+  static constexpr int64_t kMaxSumRowBytes = 4096;
+};
+
+}  // namespace baracuda::kernels
