@@ -23,6 +23,10 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
       : "memory");
 }
 
+// Orders this thread's ordinary shared-memory stores before what the async
+// proxy (wgmma, TMA) reads there after the next barrier.
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
 // Named barrier `id` (1 to 15; 0 is __syncthreads') of `threads` threads:
 // sync waits for all of them, arrive counts the caller in and goes on.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {

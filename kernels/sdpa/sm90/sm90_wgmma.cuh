@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "sdpa/sdpa_tc_primitives.cuh"
+
 namespace baracuda::kernels::sm90 {
 
 // The descriptor of an operand tile laid out as TMA's 128-byte swizzle
@@ -50,6 +52,30 @@ __device__ __forceinline__ void fence_registers(uint32_t (&a)[Blocks][4]) {
   for (int i = 0; i < Blocks; ++i)
 #pragma unroll
     for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(a[i][e])::"memory");
+}
+
+// Four 8x8 16-bit matrices from registers into shared memory, each
+// transposed: r[m] holds matrix m in mma.sync's accumulator layout (lane l:
+// row l / 4, columns 2 (l % 4) and + 1, the first in the low half), and lane
+// l gives the address of stored row l % 8 of matrix l / 8, which receives
+// the matrix's column l % 8 (16 contiguous bytes).
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t address, const uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "r"(r[0]),
+               "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
+// An accumulator d (8-column blocks) as RS wgmma A fragments rounded to T:
+// fragment kk holds columns 16 kk to 16 kk + 15 (blocks 2 kk and 2 kk + 1).
+template <class T, int Blocks>
+__device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks / 2][4], const float (&d)[Blocks][4]) {
+#pragma unroll
+  for (int kk = 0; kk < Blocks / 2; ++kk) {
+    a[kk][0] = sdpa_tc::pack2<T>(d[2 * kk][0], d[2 * kk][1]);
+    a[kk][1] = sdpa_tc::pack2<T>(d[2 * kk][2], d[2 * kk][3]);
+    a[kk][2] = sdpa_tc::pack2<T>(d[2 * kk + 1][0], d[2 * kk + 1][1]);
+    a[kk][3] = sdpa_tc::pack2<T>(d[2 * kk + 1][2], d[2 * kk + 1][3]);
+  }
 }
 
 #define BARACUDA_WGMMA_D32 "{" \
