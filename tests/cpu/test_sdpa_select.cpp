@@ -241,3 +241,28 @@ TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced"
   CHECK(f32.status == BARACUDA_STATUS_UNSUPPORTED);
   CHECK(f32_message.find("sdpa_fwd_sm90_wgmma: dtype f32 is not served (f16, bf16)") != std::string::npos);
 }
+
+TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 when forced, up to 128 columns, not deterministic",
+          "[sdpa][select]") {
+  if (!build_serves(90)) return;
+  const char *forced = "sdpa_bwd_sm90_wgmma";
+  baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
+  d.head_dim = 96;  // served in the 128 tile
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_bf16_d96");
+  setenv("BARACUDA_FORCE_CANDIDATE", forced, 1);
+  const Selected on_90 = select_for(d, 90);
+  const Selected deterministic = select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC);
+  const std::string deterministic_message = baracuda_last_error_message();
+  d.head_dim = 192;
+  const Selected wide = select_for(d, 90);
+  const std::string wide_message = baracuda_last_error_message();
+  unsetenv("BARACUDA_FORCE_CANDIDATE");
+  REQUIRE(on_90.status == BARACUDA_STATUS_SUCCESS);
+  CHECK(std::string(on_90.info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d96");
+  CHECK(on_90.info.deterministic == 0);
+  CHECK(on_90.workspace > 0);
+  CHECK(deterministic.status == BARACUDA_STATUS_UNSUPPORTED);
+  CHECK(deterministic_message.find("sdpa_bwd_sm90_wgmma: not deterministic") != std::string::npos);
+  CHECK(wide.status == BARACUDA_STATUS_UNSUPPORTED);
+  CHECK(wide_message.find("sdpa_bwd_sm90_wgmma: its blocks need") != std::string::npos);
+}

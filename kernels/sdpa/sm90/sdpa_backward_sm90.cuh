@@ -33,8 +33,11 @@
 
 namespace baracuda::kernels::sm90 {
 
-template <int HeadTile>
+// DqBulk: each consumer stages its dQ part in shared memory and adds it by
+// one TMA reduction a 32-column slab; else by red.global.add from registers.
+template <int HeadTile, bool DqBulk>
 struct BackwardTiles {
+  static constexpr bool kDqBulk = DqBulk;
   static constexpr SdpaSm90BackwardShape kShape = sdpa_sm90_backward_shape(HeadTile);
   static constexpr int kHeadTile = HeadTile;
   static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
@@ -43,11 +46,12 @@ struct BackwardTiles {
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
   static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
   static constexpr bool kDqByKeys = kShape.dq_split_by_keys();
-  static constexpr int kDqColumns = kDqByKeys ? HeadTile : HeadTile / kConsumers;  // of one consumer
+  static constexpr int kDqColumns = kShape.dq_columns();  // of one consumer
   static constexpr int kDqKeySteps = (kDqByKeys ? kConsumerKeys : kBlockN) / 16;
   static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kQBytes = kQSlabBytes * kSlabs;
   static constexpr uint32_t kDsSlabBytes = kBlockM * 128, kDsBytes = kDsSlabBytes * (kBlockN / 64);
+  static constexpr uint32_t kDqSlabBytes = kBlockM * 128, kDqBytes = kDqSlabBytes * (kDqColumns / 32);
   static constexpr uint32_t kRowBytes = 2 * 4 * kBlockM;  // a slot's lse and delta
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
   static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 16 == 0,
@@ -64,8 +68,10 @@ struct BackwardSmem {
   __device__ uint32_t v() const { return base + Ti::kKvBytes; }
   __device__ uint32_t q(int stage) const { return base + 2 * Ti::kKvBytes + 2 * Ti::kQBytes * stage; }
   __device__ uint32_t dout(int stage) const { return q(stage) + Ti::kQBytes; }
-  __device__ uint32_t ds() const { return q(Ti::kStages); }
-  __device__ uint32_t rows(int stage) const { return ds() + Ti::kDsBytes + Ti::kRowBytes * stage; }
+  // dS of even and odd steps: a consumer overwrites one while the other's dQ products may still read the other.
+  __device__ uint32_t ds(int buffer) const { return q(Ti::kStages) + Ti::kDsBytes * buffer; }
+  __device__ uint32_t dq(int group) const { return ds(2) + Ti::kDqBytes * group; }
+  __device__ uint32_t rows(int stage) const { return dq(Ti::kConsumers) + Ti::kRowBytes * stage; }
   __device__ float *lse(int stage) const { return reinterpret_cast<float *>(data + (rows(stage) - base)); }
   __device__ float *delta(int stage) const { return lse(stage) + Ti::kBlockM; }
   __device__ uint32_t bars() const { return rows(Ti::kStages); }
@@ -73,6 +79,10 @@ struct BackwardSmem {
   __device__ uint32_t q_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t q_empty(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
 };
+
+__device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
 
 // The block's key tile and the (query head, query tile) steps it walks:
 // every query tile that meets its keys, for each query head of its kv head.
@@ -206,9 +216,9 @@ struct BackwardConsumer {
   // dS (queries by keys, K-major) into shared memory from this group's dS^T
   // fragments: matrix m of fragment kk is query block 2 kk + m / 2 by key
   // block 2 warp + m % 2 of the group's slab.
-  __device__ void store_ds(const uint32_t (&da)[Ti::kBlockM / 16][4]) const {
+  __device__ void store_ds(const uint32_t (&da)[Ti::kBlockM / 16][4], int buffer) const {
     const int m = lane() / 8;
-    const uint32_t slab = sm.ds() + static_cast<uint32_t>(group) * Ti::kDsSlabBytes;
+    const uint32_t slab = sm.ds(buffer) + static_cast<uint32_t>(group) * Ti::kDsSlabBytes;
 #pragma unroll
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) {
       const int query = 16 * kk + 8 * (m / 2) + lane() % 8;
@@ -219,19 +229,19 @@ struct BackwardConsumer {
 
   // dq = dS K over this group's share: its head-size columns of every key,
   // or every column of its own keys.
-  __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4]) const {
+  __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
     const int first_step = Ti::kDqByKeys ? group * (Ti::kConsumerKeys / 16) : 0;
     const uint32_t columns = sm.k() + (Ti::kDqByKeys ? 0u : group * (Ti::kDqColumns / 64) * Ti::kKvSlabBytes);
 #pragma unroll
     for (int kk = 0; kk < Ti::kDqKeySteps; ++kk) {
       const int step = first_step + kk;
-      const uint64_t a = sw128_descriptor(sm.ds() + (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32, 16, Ti::kAtomBytes);
+      const uint64_t a = sw128_descriptor(sm.ds(buffer) + (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32, 16, Ti::kAtomBytes);
       const uint64_t b = sw128_descriptor(columns + step * 16 * 128, Ti::kKvSlabBytes, Ti::kAtomBytes);
       wgmma_ss<T, Ti::kDqColumns, 1>(dq, a, b, kk > 0);
     }
   }
 
-  // dq (scaled) into the f32 accumulator rows of step t.
+  // dq (scaled) into the f32 accumulator rows of a step, element pairs by red.global.add.
   __device__ void add_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
                                      float scale) const {
     const int col0 = Ti::kDqByKeys ? 0 : group * Ti::kDqColumns;
@@ -247,6 +257,37 @@ struct BackwardConsumer {
           sdpa_tc::red_add_f32x2(rows + static_cast<int64_t>(row) * p.head_dim + col, scale * dq[db][2 * hr],
                                  scale * dq[db][2 * hr + 1]);
       }
+    }
+  }
+
+  // The same through shared memory: dq (scaled) into the group's staging
+  // slabs (32 columns of 128-byte rows, swizzled as the TMA reads them), then
+  // one TMA reduction a slab, issued by the group's first thread.
+  __device__ void reduce_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
+                                        float scale) const {
+    const bool issuer = threadIdx.x % 128 == 0;
+    const uint32_t staging = sm.dq(group);
+    if (issuer) bulk_wait_read();  // the last step's reductions have read the slabs
+    named_barrier_sync(3 + group, 128);
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int row = 16 * warp() + lane() / 4 + 8 * hr;
+#pragma unroll
+      for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
+        const int col = 8 * db + 2 * (lane() % 4), chunk = (col % 32) / 4;
+        store_shared_f32x2(staging + (col / 32) * Ti::kDqSlabBytes + row * 128 + ((chunk ^ (row % 8)) * 16) + (col % 4) * 4,
+                           scale * dq[db][2 * hr], scale * dq[db][2 * hr + 1]);
+      }
+    }
+    fence_async_shared();
+    named_barrier_sync(3 + group, 128);
+    if (issuer) {
+      const int col0 = Ti::kDqByKeys ? 0 : group * Ti::kDqColumns;
+#pragma unroll 1
+      for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
+        tma_reduce_add_4d(&bp.dq_map, staging + slab * Ti::kDqSlabBytes, col0 + 32 * slab, static_cast<int32_t>(q0),
+                          static_cast<int32_t>(h), static_cast<int32_t>(w.b));
+      bulk_commit();
     }
   }
 
@@ -297,13 +338,15 @@ struct BackwardConsumer {
       issue_key_gradient(dk, da, sm.q(stage));
       wgmma_commit();
 
-      named_barrier_sync(1, 128 * Ti::kConsumers);  // the last step's dQ products are done with dS
-      store_ds(da);
+      // Both groups' dQ products of step t - 2, the last to read this buffer,
+      // are done: each waited for its own before the last barrier below.
+      const int buffer = static_cast<int>(t & 1);
+      store_ds(da, buffer);
       fence_async_shared();
-      named_barrier_sync(2, 128 * Ti::kConsumers);
+      named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
       float dq[Ti::kDqColumns / 8][4];
       wgmma_fence();
-      issue_query_gradient(dq);
+      issue_query_gradient(dq, buffer);
       wgmma_commit();
       wgmma_wait<0>();
       fence_registers(dq);
@@ -312,8 +355,10 @@ struct BackwardConsumer {
       fence_registers(pa);
       fence_registers(da);
       mbarrier_arrive(sm.q_empty(stage));
-      add_query_gradient(dq, h, q0, scale);
+      if constexpr (Ti::kDqBulk) reduce_query_gradient(dq, h, q0, scale);
+      else add_query_gradient(dq, h, q0, scale);
     }
+    if (Ti::kDqBulk && threadIdx.x % 128 == 0) bulk_wait();  // the staging stays valid until read
     store_key_gradients(dk, dv, scale);
   }
 
@@ -373,9 +418,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 
 namespace baracuda::kernels {
 
-template <class T, int HeadDimTile>
+template <class T, int HeadDimTile, bool DqBulk>
 int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream) {
-  using Ti = sm90::BackwardTiles<HeadDimTile>;
+  using Ti = sm90::BackwardTiles<HeadDimTile, DqBulk>;
   const auto kernel = sm90::backward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_backward_smem_bytes(Ti::kShape);
   const cudaError_t err =
@@ -389,7 +434,7 @@ int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &
 
 }  // namespace baracuda::kernels
 
-// One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128).
-#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE)                                        \
-  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE>(               \
+// One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128, true).
+#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE, DQ_BULK)                               \
+  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE, DQ_BULK>(      \
       const baracuda::kernels::SdpaProblem &, const baracuda::kernels::sm90::BackwardParams &, cudaStream_t)

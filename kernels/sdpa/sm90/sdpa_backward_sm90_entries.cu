@@ -1,51 +1,16 @@
-// The Hopper backward's entry points: the compiled head-size tile that holds
-// D and Dv, the tensor maps, and the passes around the main kernel (delta,
-// the f32 dQ accumulator and its conversion: sdpa_backward_entry.cuh's).
-// Views that TMA cannot read (rows off 16 bytes) go to the sm_80 backward,
-// which serves any layout: the plan chosen at select runs whatever views it
-// is given.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include <type_traits>
-
-#include "sdpa/sdpa_backward_entry.cuh"
+// The Hopper backward's entry points (sdpa_backward_sm90_entry.cuh), dQ
+// added by TMA reductions.
 #include "sdpa/sdpa_kernels.h"
-#include "sdpa/sm90/sdpa_backward_sm90_launch.h"
-#include "sdpa/sm90/sdpa_backward_sm90_params.cuh"
+#include "sdpa/sm90/sdpa_backward_sm90_entry.cuh"
 
 namespace baracuda::kernels {
-namespace {
-
-template <class T>
-int backward_sm90(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
-  if (p.batch == 0 || p.heads_q == 0) return 0;
-  const int tile = sdpa_backward_head_tile(p.head_dim, p.head_dim_v);
-  const int64_t key_tiles = (p.keys + sdpa_sm90_backward_shape(tile).block_n - 1) / sdpa_sm90_backward_shape(tile).block_n;
-  if (tile > kSdpaSm90BackwardMaxHeadTile || p.deterministic || key_tiles > INT32_MAX || p.heads_kv > 65535 ||
-      p.batch > 65535)
-    return 3;  // UNSUPPORTED: the plan layer refuses these at select
-  sm90::BackwardParams bp;
-  if (!sm90::backward_params(bp, p, kBf16, tile))
-    return kBf16 ? sdpa_backward_sm80_bf16(p, workspace, workspace_bytes, stream)
-                 : sdpa_backward_sm80_f16(p, workspace, workspace_bytes, stream);
-  return sdpa::sdpa_backward_passes<T>(p, workspace, workspace_bytes, stream,
-                                       [&](const float *delta, float *dq, int *) {
-    bp.delta = delta;
-    bp.dq = dq;
-    return tile == 64 ? sdpa_backward_sm90_launch<T, 64>(p, bp, stream) : sdpa_backward_sm90_launch<T, 128>(p, bp, stream);
-  });
-}
-
-}  // namespace
 
 bool sdpa_backward_sm90_built() { return true; }
 int sdpa_backward_sm90_f16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-  return backward_sm90<__half>(p, workspace, workspace_bytes, stream);
+  return sdpa_backward_sm90_run<__half, true>(p, workspace, workspace_bytes, stream);
 }
 int sdpa_backward_sm90_bf16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-  return backward_sm90<__nv_bfloat16>(p, workspace, workspace_bytes, stream);
+  return sdpa_backward_sm90_run<__nv_bfloat16, true>(p, workspace, workspace_bytes, stream);
 }
 
 }  // namespace baracuda::kernels

@@ -12,7 +12,8 @@ namespace sm90 {
 struct BackwardParams;
 }
 
-template <class T, int HeadDimTile>
+// DqBulk: dQ added by TMA reductions from shared memory, else by red.global.add.
+template <class T, int HeadDimTile, bool DqBulk>
 int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream);
 
 }  // namespace baracuda::kernels

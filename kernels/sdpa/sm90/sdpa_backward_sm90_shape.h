@@ -19,6 +19,8 @@ struct SdpaSm90BackwardShape {
   // dQ = dS K splits between the consumers by head-size columns when each
   // gets whole 64-column slabs, else by keys (each adds its own keys' part).
   constexpr bool dq_split_by_keys() const { return slabs < consumers(); }
+  // The dQ columns one consumer stages in shared memory for its reduction.
+  constexpr int dq_columns() const { return dq_split_by_keys() ? 64 * slabs : 64 * slabs / consumers(); }
 };
 
 // The largest head-size tile compiled: at 256 columns K, V and a two-slot
@@ -39,13 +41,15 @@ constexpr int sdpa_sm90_backward_consumer_registers(const SdpaSm90BackwardShape 
 }
 static_assert(sdpa_sm90_backward_consumer_registers(sdpa_sm90_backward_shape(128)) == 240);
 
-// K and V, per stage a Q and a dO tile, dS (block_m x block_n), per stage
-// the rows' lse and delta, the mbarriers (K/V full; per stage Q full and
-// empty), and the slack that aligns the tiles to a 1024-byte swizzle atom.
+// K and V, per stage a Q and a dO tile, two dS buffers (block_m x block_n),
+// each consumer's f32 dQ staging, per stage the rows' lse and delta, the
+// mbarriers (K/V full; per stage Q full and empty), and the slack that
+// aligns the tiles to a 1024-byte swizzle atom.
 constexpr size_t sdpa_sm90_backward_smem_bytes(const SdpaSm90BackwardShape &s) {
-  const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
-  return 2 * s.block_n * row_bytes + 2 * s.stages * s.block_m * row_bytes + static_cast<size_t>(s.block_m) * s.block_n * 2 +
-         2 * s.stages * s.block_m * 4 + 8 * (1 + 2 * s.stages) + 1024;
+  const size_t row_bytes = static_cast<size_t>(s.slabs) * 128, m = static_cast<size_t>(s.block_m);
+  return 2 * s.block_n * row_bytes + 2 * s.stages * m * row_bytes + 2 * m * s.block_n * 2 +
+         static_cast<size_t>(s.consumers()) * s.dq_columns() * m * 4 + 2 * s.stages * m * 4 + 8 * (1 + 2 * s.stages) +
+         1024;
 }
 
 }  // namespace baracuda::kernels
