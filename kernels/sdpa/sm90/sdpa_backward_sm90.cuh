@@ -192,13 +192,14 @@ struct BackwardConsumer {
   // acc = A B^T over 16 kSteps columns, A this group's 64 rows of a key
   // tile (K or V), B a query tile (Q or dO) of the same columns.
   __device__ void issue_transposed_scores(float (&acc)[Ti::kQueryBlocks][4], uint32_t keys, uint32_t queries) const {
+    const uint64_t a0 = opaque(sw128_descriptor(keys, 16, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(sw128_descriptor(queries, 16, Ti::kAtomBytes));
 #pragma unroll
     for (int kk = 0; kk < Ti::kHeadTile / 16; ++kk) {
       // 16 columns are 32 bytes of a slab's 128-byte rows.
       const uint32_t slab = kk / 4, within = (kk % 4) * 32;
-      const uint64_t a = sw128_descriptor(keys + slab * Ti::kKvSlabBytes + within, 16, Ti::kAtomBytes);
-      const uint64_t b = sw128_descriptor(queries + slab * Ti::kQSlabBytes + within, 16, Ti::kAtomBytes);
-      wgmma_ss<T, Ti::kBlockM, 0>(acc, a, b, kk > 0);
+      wgmma_ss<T, Ti::kBlockM, 0>(acc, sw128_advance(a0, slab * Ti::kKvSlabBytes + within),
+                                  sw128_advance(b0, slab * Ti::kQSlabBytes + within), kk > 0);
     }
   }
 
@@ -206,11 +207,10 @@ struct BackwardConsumer {
   // N-major: 16 queries are 16 rows of every slab.
   __device__ void issue_key_gradient(float (&acc)[Ti::kHeadBlocks][4], const uint32_t (&a)[Ti::kBlockM / 16][4],
                                      uint32_t queries) const {
+    const uint64_t b0 = opaque(sw128_descriptor(queries, Ti::kQSlabBytes, Ti::kAtomBytes));
 #pragma unroll
-    for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) {
-      const uint64_t b = sw128_descriptor(queries + kk * 16 * 128, Ti::kQSlabBytes, Ti::kAtomBytes);
-      wgmma_rs<T, Ti::kHeadTile, 1>(acc, a[kk], b, 1);
-    }
+    for (int kk = 0; kk < Ti::kBlockM / 16; ++kk)
+      wgmma_rs<T, Ti::kHeadTile, 1>(acc, a[kk], sw128_advance(b0, kk * 16 * 128), 1);
   }
 
   // dS (queries by keys, K-major) into shared memory from this group's dS^T
@@ -218,13 +218,12 @@ struct BackwardConsumer {
   // block 2 warp + m % 2 of the group's slab.
   __device__ void store_ds(const uint32_t (&da)[Ti::kBlockM / 16][4], int buffer) const {
     const int m = lane() / 8;
-    const uint32_t slab = sm.ds(buffer) + static_cast<uint32_t>(group) * Ti::kDsSlabBytes;
+    // Every fragment's query % 8 is the lane's: one swizzled row offset serves them all.
+    const uint32_t row = opaque(static_cast<uint32_t>(8 * (m / 2) + lane() % 8));
+    const uint32_t start = sm.ds(buffer) + static_cast<uint32_t>(group) * Ti::kDsSlabBytes + row * 128 +
+                           (((2 * warp() + m % 2) ^ (row % 8)) * 16);
 #pragma unroll
-    for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) {
-      const int query = 16 * kk + 8 * (m / 2) + lane() % 8;
-      const int chunk = (2 * warp() + m % 2) ^ (query % 8);
-      stmatrix_x4_trans(slab + query * 128 + chunk * 16, da[kk]);
-    }
+    for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
   // dq = dS K over this group's share: its head-size columns of every key,
@@ -232,12 +231,13 @@ struct BackwardConsumer {
   __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
     const int first_step = Ti::kDqByKeys ? group * (Ti::kConsumerKeys / 16) : 0;
     const uint32_t columns = sm.k() + (Ti::kDqByKeys ? 0u : group * (Ti::kDqColumns / 64) * Ti::kKvSlabBytes);
+    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer), 16, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int kk = 0; kk < Ti::kDqKeySteps; ++kk) {
       const int step = first_step + kk;
-      const uint64_t a = sw128_descriptor(sm.ds(buffer) + (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32, 16, Ti::kAtomBytes);
-      const uint64_t b = sw128_descriptor(columns + step * 16 * 128, Ti::kKvSlabBytes, Ti::kAtomBytes);
-      wgmma_ss<T, Ti::kDqColumns, 1>(dq, a, b, kk > 0);
+      wgmma_ss<T, Ti::kDqColumns, 1>(dq, sw128_advance(a0, (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32),
+                                     sw128_advance(b0, step * 16 * 128), kk > 0);
     }
   }
 
@@ -269,15 +269,17 @@ struct BackwardConsumer {
     const uint32_t staging = sm.dq(group);
     if (issuer) bulk_wait_read();  // the last step's reductions have read the slabs
     named_barrier_sync(3 + group, 128);
+    // Rows r and r + 8 share r % 8, so their swizzle; the 16-byte chunk of
+    // column block db is 2 (db % 4) + lane % 4 / 2, swizzled by XOR with r % 8.
+    const uint32_t row = opaque(static_cast<uint32_t>(16 * warp() + lane() / 4));
+    const uint32_t start = staging + row * 128 + (lane() % 2) * 8;
 #pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      const int row = 16 * warp() + lane() / 4 + 8 * hr;
+    for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
+      const uint32_t chunk = (2 * (db % 4) + (lane() % 4) / 2) ^ (row % 8);
 #pragma unroll
-      for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
-        const int col = 8 * db + 2 * (lane() % 4), chunk = (col % 32) / 4;
-        store_shared_f32x2(staging + (col / 32) * Ti::kDqSlabBytes + row * 128 + ((chunk ^ (row % 8)) * 16) + (col % 4) * 4,
-                           scale * dq[db][2 * hr], scale * dq[db][2 * hr + 1]);
-      }
+      for (int hr = 0; hr < 2; ++hr)
+        store_shared_f32x2(start + (db / 4) * Ti::kDqSlabBytes + hr * 8 * 128 + chunk * 16, scale * dq[db][2 * hr],
+                           scale * dq[db][2 * hr + 1]);
     }
     fence_async_shared();
     named_barrier_sync(3 + group, 128);

@@ -28,6 +28,24 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t address, uint32_t 
          static_cast<uint64_t>(stride_bytes >> 4) << 32 | uint64_t{1} << 62;
 }
 
+// A descriptor moved `bytes` further into shared memory (the start field
+// holds the address / 16 and the window is 256 KiB: no carry out of it).
+__device__ __forceinline__ uint64_t sw128_advance(uint64_t descriptor, uint32_t bytes) {
+  return descriptor + (bytes >> 4);
+}
+
+// The same value, opaque to the compiler: addresses and descriptors derived
+// from it inside a loop are computed where they are used instead of hoisted
+// out of it, where dozens of them would crowd the registers (and spill).
+__device__ __forceinline__ uint64_t opaque(uint64_t x) {
+  asm volatile("" : "+l"(x));
+  return x;
+}
+__device__ __forceinline__ uint32_t opaque(uint32_t x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+
 // Orders this thread's register writes before the wgmmas issued next.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
