@@ -245,24 +245,30 @@ TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced"
 TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 when forced, up to 128 columns, not deterministic",
           "[sdpa][select]") {
   if (!build_serves(90)) return;
-  const char *forced = "sdpa_bwd_sm90_wgmma";
   baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
   d.head_dim = 96;  // served in the 128 tile
   CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_bf16_d96");
-  setenv("BARACUDA_FORCE_CANDIDATE", forced, 1);
-  const Selected on_90 = select_for(d, 90);
-  const Selected deterministic = select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC);
-  const std::string deterministic_message = baracuda_last_error_message();
-  d.head_dim = 192;
-  const Selected wide = select_for(d, 90);
-  const std::string wide_message = baracuda_last_error_message();
-  unsetenv("BARACUDA_FORCE_CANDIDATE");
-  REQUIRE(on_90.status == BARACUDA_STATUS_SUCCESS);
-  CHECK(std::string(on_90.info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d96");
-  CHECK(on_90.info.deterministic == 0);
-  CHECK(on_90.workspace > 0);
-  CHECK(deterministic.status == BARACUDA_STATUS_UNSUPPORTED);
-  CHECK(deterministic_message.find("sdpa_bwd_sm90_wgmma: not deterministic") != std::string::npos);
-  CHECK(wide.status == BARACUDA_STATUS_UNSUPPORTED);
-  CHECK(wide_message.find("sdpa_bwd_sm90_wgmma: its blocks need") != std::string::npos);
+  struct Row {
+    int32_t head_dim;
+    uint32_t flags;
+    const char *refusal;  // null: served
+  };
+  for (const Row &r : {Row{96, 0, nullptr}, Row{96, BARACUDA_SELECT_DETERMINISTIC, "not deterministic"},
+                       Row{192, 0, "its blocks need"}}) {
+    d.head_dim = r.head_dim;
+    setenv("BARACUDA_FORCE_CANDIDATE", "sdpa_bwd_sm90_wgmma", 1);
+    const Selected s = select_for(d, 90, r.flags);
+    const std::string message = baracuda_last_error_message();
+    unsetenv("BARACUDA_FORCE_CANDIDATE");
+    INFO("D " << r.head_dim << " flags " << r.flags << ": " << message);
+    if (r.refusal == nullptr) {
+      REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
+      CHECK(std::string(s.info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d96");
+      CHECK(s.info.deterministic == 0);
+      CHECK(s.workspace > 0);
+    } else {
+      CHECK(s.status == BARACUDA_STATUS_UNSUPPORTED);
+      CHECK(message.find(std::string("sdpa_bwd_sm90_wgmma: ") + r.refusal) != std::string::npos);
+    }
+  }
 }
