@@ -84,6 +84,49 @@ __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, fl
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
 }
 
+// S^T (rows: keys from key0 + lane / 4, columns: queries from q0, a warp's
+// accumulator) into P^T in place on the plain path (no softcap, no ALiBi:
+// P = 2^(scale log2(e) s - log2(e) lse)); with Masked, pairs outside the
+// band or past Q or K get 0. lse: the query tile's.
+template <bool Masked, int Blocks>
+__device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], const float *lse, const SdpaProblem &p,
+                                                         const sdpa::Band &band, int64_t key0, int64_t q0, int lane) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  const float scale_log2 = static_cast<float>(p.scale) * kLog2e;
+  const int64_t row_key = key0 + lane / 4;  // the key of the thread's first row
+#pragma unroll
+  for (int n = 0; n < Blocks; ++n)
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int col = 8 * n + 2 * (lane % 4) + c;
+      const float lse_log2 = lse[col] * kLog2e;
+      // The keys query q0 + col sees, less row_key: rows 0 and 8 test against them.
+      int lo = 0, hi = 8;
+      if constexpr (Masked) {
+        const int64_t i = q0 + col, last = i + band.shift + band.upper;
+        const int64_t first = band.left < 0 ? 0 : i + band.shift - band.left;
+        const int64_t top = i >= p.queries ? -1 : last < p.keys - 1 ? last : p.keys - 1;
+        lo = static_cast<int>(max(int64_t{-1}, min(first - row_key, int64_t{16})));
+        hi = static_cast<int>(max(int64_t{-1}, min(top - row_key, int64_t{16})));
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float prob = sdpa_tc::exp2_approx(fmaf(s[n][2 * r + c], scale_log2, -lse_log2));
+        s[n][2 * r + c] = !Masked || (8 * r >= lo && 8 * r <= hi) ? prob : 0.f;
+      }
+    }
+}
+
+// dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and dQ).
+template <int Blocks>
+__device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const float (&prob)[Blocks][4],
+                                                           const float *delta, int lane) {
+#pragma unroll
+  for (int n = 0; n < Blocks; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) dp[n][e] = prob[n][e] * (dp[n][e] - delta[8 * n + 2 * (lane % 4) + (e & 1)]);
+}
+
 // The block's key tile and the (query head, query tile) steps it walks:
 // every query tile that meets its keys, for each query head of its kv head.
 struct KeyTileWork {
@@ -308,29 +351,41 @@ struct BackwardConsumer {
       float s[Ti::kQueryBlocks][4], dp[Ti::kQueryBlocks][4];
       wgmma_fence();
       issue_transposed_scores(s, k_rows, sm.q(stage));
+      wgmma_commit();
       issue_transposed_scores(dp, v_rows, sm.dout(stage));
       wgmma_commit();
-      wgmma_wait<0>();
-      fence_registers(s);
-      fence_registers(dp);
-
-      sdpa::HeadContext hc;
-      hc.scale = scale;
-      hc.softcap = static_cast<float>(p.softcap);
-      hc.slope = p.alibi != 0
-                     ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
-                     : 0.f;
       const float *lse = sm.lse(stage), *delta = sm.delta(stage);
-      if (full)
-        sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
-      else if (sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys))
-        sdpa::scores_to_gradients<sdpa::ScoreKind::kPlain>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
-      else
-        sdpa::scores_to_gradients<sdpa::ScoreKind::kMasked>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
       uint32_t pa[Ti::kBlockM / 16][4], da[Ti::kBlockM / 16][4];
-      accumulator_to_a_fragments<T>(pa, s);
-      accumulator_to_a_fragments<T>(da, dp);
-
+      if (full) {
+        // Softcap's slope and ALiBi: sdpa_backward_kernel.cuh's full pipeline, S^T and dP^T at once.
+        wgmma_wait<0>();
+        fence_registers(s);
+        fence_registers(dp);
+        sdpa::HeadContext hc;
+        hc.scale = scale;
+        hc.softcap = static_cast<float>(p.softcap);
+        hc.slope = p.alibi != 0
+                       ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
+                       : 0.f;
+        sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
+        accumulator_to_a_fragments<T>(pa, s);
+        accumulator_to_a_fragments<T>(da, dp);
+      } else {
+        // P^T while dP^T's products run. (dS^T under dV's products would keep
+        // P^T, dP^T and dV's registers pinned at once: too many, and ptxas
+        // then serializes every wgmma.)
+        wgmma_wait<1>();
+        fence_registers(s);
+        if (sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys))
+          transposed_probabilities<false>(s, lse, p, band, warp_key0, q0, lane());
+        else
+          transposed_probabilities<true>(s, lse, p, band, warp_key0, q0, lane());
+        accumulator_to_a_fragments<T>(pa, s);
+        wgmma_wait<0>();
+        fence_registers(dp);
+        transposed_score_gradients(dp, s, delta, lane());
+        accumulator_to_a_fragments<T>(da, dp);
+      }
       fence_registers(dv);
       fence_registers(dk);
       fence_registers(pa);
