@@ -8,5 +8,7 @@
 #include <cstddef>
 int base_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
 int base_backward_f16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
-// The staged Hopper backward with dQ added by red.global.add (sm90_red_dq.cu).
+// The staged Hopper backward with dQ added by red.global.add (sm90_variants.cu).
 int sm90_red_dq_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
+// The staged Hopper backward with the 64 tile at 128 query rows a step (sm90_variants.cu).
+int sm90_m128_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);

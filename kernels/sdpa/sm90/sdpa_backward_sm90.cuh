@@ -33,25 +33,26 @@
 
 namespace baracuda::kernels::sm90 {
 
-// DqBulk: each consumer stages its dQ part in shared memory and adds it by
-// one TMA reduction a 32-column slab; else by red.global.add from registers.
-template <int HeadTile, bool DqBulk>
+// BlockM: query rows a step. DqBulk: each consumer stages its dQ part in
+// shared memory and adds it by one TMA reduction a 32-column slab; else by
+// red.global.add from registers.
+template <int HeadTile, int BlockM, bool DqBulk>
 struct BackwardTiles {
   static constexpr bool kDqBulk = DqBulk;
-  static constexpr SdpaSm90BackwardShape kShape = sdpa_sm90_backward_shape(HeadTile);
+  static constexpr SdpaSm90BackwardShape kShape = sdpa_sm90_backward_shape(HeadTile, BlockM);
   static constexpr int kHeadTile = HeadTile;
   static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs, kConsumers = kShape.consumers(), kThreads = kShape.threads();
   static constexpr int kConsumerKeys = 64;           // wgmma's M
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
   static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
-  static constexpr bool kDqByKeys = kShape.dq_split_by_keys();
-  static constexpr int kDqColumns = kShape.dq_columns();  // of one consumer
-  static constexpr int kDqKeySteps = (kDqByKeys ? kConsumerKeys : kBlockN) / 16;
+  static constexpr int kDqColumnGroups = kShape.dq_column_groups(), kDqKeyGroups = kShape.dq_key_groups();
+  static constexpr int kDqColumns = kShape.dq_columns();             // of one consumer
+  static constexpr int kDqKeySteps = kBlockN / kDqKeyGroups / 16;  // 16-key steps of one consumer
   static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kQBytes = kQSlabBytes * kSlabs;
   static constexpr uint32_t kDsSlabBytes = kBlockM * 128, kDsBytes = kDsSlabBytes * (kBlockN / 64);
-  static constexpr uint32_t kDqSlabBytes = kBlockM * 128, kDqBytes = kDqSlabBytes * (kDqColumns / 32);
+  static constexpr uint32_t kDqSlabBytes = 64 * 128, kDqBytes = kDqSlabBytes * (kDqColumns / 32);
   static constexpr uint32_t kRowBytes = 2 * 4 * kBlockM;  // a slot's lse and delta
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
   static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 16 == 0,
@@ -269,12 +270,17 @@ struct BackwardConsumer {
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
-  // dq = dS K over this group's share: its head-size columns of every key,
-  // or every column of its own keys.
+  // This group's share of dQ (shape.h): its first query row and column,
+  // and its part of the keys.
+  __device__ int dq_key_group() const { return group % Ti::kDqKeyGroups; }
+  __device__ int dq_col0() const { return group / Ti::kDqKeyGroups % Ti::kDqColumnGroups * Ti::kDqColumns; }
+  __device__ int dq_row0() const { return group / (Ti::kDqKeyGroups * Ti::kDqColumnGroups) * 64; }
+
+  // dq = dS K over this group's share.
   __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
-    const int first_step = Ti::kDqByKeys ? group * (Ti::kConsumerKeys / 16) : 0;
-    const uint32_t columns = sm.k() + (Ti::kDqByKeys ? 0u : group * (Ti::kDqColumns / 64) * Ti::kKvSlabBytes);
-    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer), 16, Ti::kAtomBytes));
+    const int first_step = dq_key_group() * Ti::kDqKeySteps;
+    const uint32_t columns = sm.k() + dq_col0() / 64 * Ti::kKvSlabBytes;
+    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer) + dq_row0() * 128, 16, Ti::kAtomBytes));
     const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int kk = 0; kk < Ti::kDqKeySteps; ++kk) {
@@ -287,11 +293,11 @@ struct BackwardConsumer {
   // dq (scaled) into the f32 accumulator rows of a step, element pairs by red.global.add.
   __device__ void add_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
                                      float scale) const {
-    const int col0 = Ti::kDqByKeys ? 0 : group * Ti::kDqColumns;
+    const int col0 = dq_col0();
     float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0) * p.head_dim;
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      const int row = 16 * warp() + lane() / 4 + 8 * hr;
+      const int row = dq_row0() + 16 * warp() + lane() / 4 + 8 * hr;
       if (q0 + row >= p.queries) continue;
 #pragma unroll
       for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
@@ -326,12 +332,12 @@ struct BackwardConsumer {
     }
     fence_async_shared();
     named_barrier_sync(3 + group, 128);
-    if (issuer) {
-      const int col0 = Ti::kDqByKeys ? 0 : group * Ti::kDqColumns;
+    if (issuer && q0 + dq_row0() < p.queries) {
+      const int col0 = dq_col0();
 #pragma unroll 1
       for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
-        tma_reduce_add_4d(&bp.dq_map, staging + slab * Ti::kDqSlabBytes, col0 + 32 * slab, static_cast<int32_t>(q0),
-                          static_cast<int32_t>(h), static_cast<int32_t>(w.b));
+        tma_reduce_add_4d(&bp.dq_map, staging + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
+                          static_cast<int32_t>(q0 + dq_row0()), static_cast<int32_t>(h), static_cast<int32_t>(w.b));
       bulk_commit();
     }
   }
@@ -475,9 +481,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 
 namespace baracuda::kernels {
 
-template <class T, int HeadDimTile, bool DqBulk>
+template <class T, int HeadDimTile, int BlockM, bool DqBulk>
 int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream) {
-  using Ti = sm90::BackwardTiles<HeadDimTile, DqBulk>;
+  using Ti = sm90::BackwardTiles<HeadDimTile, BlockM, DqBulk>;
   const auto kernel = sm90::backward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_backward_smem_bytes(Ti::kShape);
   const cudaError_t err =
@@ -491,7 +497,7 @@ int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &
 
 }  // namespace baracuda::kernels
 
-// One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128, true).
-#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE, DQ_BULK)                               \
-  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE, DQ_BULK>(      \
+// One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128, 64, true).
+#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE, BLOCK_M, DQ_BULK)                      \
+  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE, BLOCK_M, DQ_BULK>( \
       const baracuda::kernels::SdpaProblem &, const baracuda::kernels::sm90::BackwardParams &, cudaStream_t)

@@ -7,10 +7,10 @@ namespace baracuda::kernels {
 
 bool sdpa_backward_sm90_built() { return true; }
 int sdpa_backward_sm90_f16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-  return sdpa_backward_sm90_run<__half, true>(p, workspace, workspace_bytes, stream);
+  return sdpa_backward_sm90_run<__half>(p, workspace, workspace_bytes, stream);
 }
 int sdpa_backward_sm90_bf16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-  return sdpa_backward_sm90_run<__nv_bfloat16, true>(p, workspace, workspace_bytes, stream);
+  return sdpa_backward_sm90_run<__nv_bfloat16>(p, workspace, workspace_bytes, stream);
 }
 
 }  // namespace baracuda::kernels

@@ -19,13 +19,15 @@
 
 namespace baracuda::kernels {
 
-template <class T, bool DqBulk>
+// DqBulk, BlockM64: the main kernel's dQ path and the 64 tile's query rows
+// a step (sdpa_backward_sm90_launch.h); the library runs the defaults.
+template <class T, bool DqBulk = true, int BlockM64 = sdpa_sm90_backward_shape(64).block_m>
 int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if (p.batch == 0 || p.heads_q == 0) return 0;
   const int tile = sdpa_backward_head_tile(p.head_dim, p.head_dim_v);
-  const SdpaSm90BackwardShape shape = sdpa_sm90_backward_shape(tile);
-  if (tile > kSdpaSm90BackwardMaxHeadTile || p.deterministic || (p.keys + shape.block_n - 1) / shape.block_n > INT32_MAX ||
+  const int block_n = sdpa_sm90_backward_shape(tile).block_n;
+  if (tile > kSdpaSm90BackwardMaxHeadTile || p.deterministic || (p.keys + block_n - 1) / block_n > INT32_MAX ||
       p.heads_kv > 65535 || p.batch > 65535)
     return 3;  // UNSUPPORTED: the plan layer refuses these at select
   sm90::BackwardParams bp;
@@ -36,9 +38,9 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
                                        [&](const float *delta, float *dq, int *) {
     bp.delta = delta;
     bp.dq = dq;
-    if (DqBulk && !sm90::encode_dq_accumulator(bp, p, dq, shape.block_m)) return 3;  // UNSUPPORTED
-    return tile == 64 ? sdpa_backward_sm90_launch<T, 64, DqBulk>(p, bp, stream)
-                      : sdpa_backward_sm90_launch<T, 128, DqBulk>(p, bp, stream);
+    if (DqBulk && !sm90::encode_dq_accumulator(bp, p, dq)) return 3;  // UNSUPPORTED
+    return tile == 64 ? sdpa_backward_sm90_launch<T, 64, BlockM64, DqBulk>(p, bp, stream)
+                      : sdpa_backward_sm90_launch<T, 128, sdpa_sm90_backward_shape(128).block_m, DqBulk>(p, bp, stream);
   });
 }
 

@@ -12,8 +12,9 @@ namespace sm90 {
 struct BackwardParams;
 }
 
-// DqBulk: dQ added by TMA reductions from shared memory, else by red.global.add.
-template <class T, int HeadDimTile, bool DqBulk>
+// BlockM: query rows a step. DqBulk: dQ added by TMA reductions from shared
+// memory, else by red.global.add.
+template <class T, int HeadDimTile, int BlockM, bool DqBulk>
 int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream);
 
 }  // namespace baracuda::kernels

@@ -15,7 +15,7 @@ namespace baracuda::kernels::sm90 {
 
 struct BackwardParams {
   CUtensorMap q, k, v, dout;  // [B, H, S, D] views: boxes of 64 columns by the tile's rows, 128-byte swizzle
-  CUtensorMap dq_map;         // the dQ accumulator [B, Hq, Q, D]: boxes of 32 columns by a query tile's rows
+  CUtensorMap dq_map;         // the dQ accumulator [B, Hq, Q, D]: boxes of 32 columns by 64 rows (a consumer's)
   AxisSteps q_steps, k_steps, v_steps, dout_steps;
   const float *delta;  // rowsum(dout * out) per (b, query head, row), dense
   float *dq;           // the f32 dQ accumulator [B, Hq, Q, D], dense, zeroed
@@ -38,14 +38,14 @@ inline bool backward_params(BackwardParams &bp, const SdpaProblem &p, bool bf16,
 
 // bp.dq_map for the dense f32 accumulator at dq (16-byte aligned: D is a
 // multiple of 8); false where the encoder refuses it.
-inline bool encode_dq_accumulator(BackwardParams &bp, const SdpaProblem &p, float *dq, int block_m) {
+inline bool encode_dq_accumulator(BackwardParams &bp, const SdpaProblem &p, float *dq) {
   const TensorMapEncoder encode = tensor_map_encoder();
   if (encode == nullptr) return false;
   // No query: an extent of 1 that the kernel never writes, as the encoder takes no 0.
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(p.head_dim), static_cast<cuuint64_t>(p.queries > 0 ? p.queries : 1),
                               static_cast<cuuint64_t>(p.heads_q), static_cast<cuuint64_t>(p.batch)};
   const cuuint64_t strides[3] = {dims[0] * 4, dims[0] * dims[1] * 4, dims[0] * dims[1] * dims[2] * 4};
-  const cuuint32_t box[4] = {32, static_cast<cuuint32_t>(block_m), 1, 1}, element_strides[4] = {1, 1, 1, 1};
+  const cuuint32_t box[4] = {32, 64, 1, 1}, element_strides[4] = {1, 1, 1, 1};
   return encode(&bp.dq_map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, dq, dims, strides, box, element_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;

@@ -16,19 +16,24 @@ struct SdpaSm90BackwardShape {
   int block_n, block_m, stages, slabs;
   constexpr int consumers() const { return block_n / 64; }
   constexpr int threads() const { return 128 * (consumers() + 1); }
-  // dQ = dS K splits between the consumers by head-size columns when each
-  // gets whole 64-column slabs, else by keys (each adds its own keys' part).
-  constexpr bool dq_split_by_keys() const { return slabs < consumers(); }
-  // The dQ columns one consumer stages in shared memory for its reduction.
-  constexpr int dq_columns() const { return dq_split_by_keys() ? 64 * slabs : 64 * slabs / consumers(); }
+  // dQ = dS K (block_m x 64 slabs over block_n keys) splits between the
+  // consumers into 64-row groups (wgmma's M) first, then whole 64-column
+  // slabs, then keys (each such consumer adds its own keys' part).
+  constexpr int dq_row_groups() const { return block_m / 64; }
+  constexpr int dq_column_groups() const {
+    return slabs < consumers() / dq_row_groups() ? slabs : consumers() / dq_row_groups();
+  }
+  constexpr int dq_key_groups() const { return consumers() / (dq_row_groups() * dq_column_groups()); }
+  constexpr int dq_columns() const { return 64 * slabs / dq_column_groups(); }  // of one consumer
 };
 
 // The largest head-size tile compiled: at 256 columns K, V and a two-slot
 // Q/dO ring pass the shared memory of a block.
 constexpr int kSdpaSm90BackwardMaxHeadTile = 128;
 
-constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile) {
-  return {128, 64, 2, head_dim_tile / 64};
+// block_m: the query rows of a step (64 or 128).
+constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile, int block_m = 64) {
+  return {128, block_m, 2, head_dim_tile / 64};
 }
 
 constexpr int kSdpaSm90BackwardProducerRegisters = 24;
@@ -48,7 +53,7 @@ static_assert(sdpa_sm90_backward_consumer_registers(sdpa_sm90_backward_shape(128
 constexpr size_t sdpa_sm90_backward_smem_bytes(const SdpaSm90BackwardShape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128, m = static_cast<size_t>(s.block_m);
   return 2 * s.block_n * row_bytes + 2 * s.stages * m * row_bytes + 2 * m * s.block_n * 2 +
-         static_cast<size_t>(s.consumers()) * s.dq_columns() * m * 4 + 2 * s.stages * m * 4 + 8 * (1 + 2 * s.stages) +
+         static_cast<size_t>(s.consumers()) * s.dq_columns() * 64 * 4 + 2 * s.stages * m * 4 + 8 * (1 + 2 * s.stages) +
          1024;
 }
 
