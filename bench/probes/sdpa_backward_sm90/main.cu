@@ -1,9 +1,9 @@
-// Probe for the Hopper attention backward (session 16): on small shapes
+// Probe for the Hopper attention backward (session 16). `probe check`: on small shapes
 // covering the features, the max error of dQ, dK and dV of the staged sm_90
 // backward and of the baseline tree's sm_80 backward against float64
 // reference gradients (the suite's rule: the Hopper kernel's error at most
 // twice the sm_80 kernel's), and the staged sm_80 backward's bits against
-// the baseline's; then both backwards timed on the README's bf16 rows
+// the baseline's. `probe time`: both backwards timed on the README's bf16 rows
 // (median of 10 event-timed runs after 2 warm-ups, the whole op: memset,
 // delta, main kernel, dq conversion), with the largest difference between
 // their gradients.
@@ -175,29 +175,29 @@ static void reference(const Run &r, std::vector<uint16_t> *o, std::vector<float>
     }
 }
 
-// exact: normal draws and the reference forward's o and lse; else (the
-// timing rows) a cheap hash, uniform with variance 1, and lse ~ ln(visible
-// keys) + 1/2 as for scores ~ N(0, 1).
+// x[i] uniform on [-1.7, 1.7) (variance 1) by a hash of (seed, i), rounded to bf16.
+__global__ void fill_uniform_bf16(uint16_t *x, int64_t n, uint64_t seed) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
+    uint64_t h = (seed ^ static_cast<uint64_t>(i)) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    const __nv_bfloat16 b = __float2bfloat16(float(int32_t(h)) * (1.7f / 2147483648.f));
+    x[i] = *reinterpret_cast<const uint16_t *>(&b);
+  }
+}
+// lse ~ ln(visible keys) + 1/2, as for scores ~ N(0, 1) (top-left causal or none).
+__global__ void fill_lse(float *lse, int64_t rows, int64_t queries, int64_t keys, bool causal) {
+  for (int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; r < rows; r += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t i = r % queries, n = causal ? (i + 1 < keys ? i + 1 : keys) : keys;
+    lse[r] = logf(float(n)) + 0.5f;
+  }
+}
+
+// exact: normal draws on the host and the reference forward's o and lse;
+// else (the timing rows, bf16 and Q = K only) the inputs drawn on the GPU.
 static void setup(Run &r, const Case &c, bool exact) {
   r.c = c;
-  std::mt19937 rng(1234);
-  std::normal_distribution<float> nd(0.f, 1.f);
-  uint64_t state = 0x9e3779b97f4a7c15ull;
-  auto fill = [&](std::vector<uint16_t> &v, int64_t n) {
-    v.resize(n);
-    for (auto &x : v) {
-      if (exact) {
-        x = from_f(nd(rng), c.dtype);
-        continue;
-      }
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      x = from_f(float(int32_t(state >> 32)) * (1.7f / 2147483648.f), c.dtype);
-    }
-  };
-  fill(r.q, r.n_q());
-  fill(r.k, r.n_k());
-  fill(r.v, r.n_v());
-  fill(r.dout, r.n_o());
   SdpaProblem &p = r.p;
   p.batch = c.B;
   p.heads_q = c.Hq;
@@ -215,29 +215,44 @@ static void setup(Run &r, const Case &c, bool exact) {
   p.alibi = c.alibi;
   r.slopes.resize(c.Hq);
   for (int64_t h = 0; h < c.Hq; ++h) r.slopes[h] = std::pow(2.0, -8.0 * (h + 1) / c.Hq);
-  r.lse.resize(c.B * c.Hq * c.Q);
-  r.o.resize(r.n_o());
-  if (exact) {
-    reference(r, &r.o, &r.lse, nullptr, nullptr, nullptr);
-  } else {
-    fill(r.o, r.n_o());
-    for (int64_t row = 0; row < c.B * c.Hq * c.Q; ++row) {
-      const int64_t i = row % c.Q;
-      const int64_t n = c.causal ? std::min<int64_t>(c.K, i + 1 + (c.bottom_right ? c.K - c.Q : 0)) : c.K;
-      r.lse[row] = float(std::log(double(std::max<int64_t>(n, 1))) + 0.5);
-    }
-  }
   const size_t e = 2;
+  const int64_t rows = c.B * c.Hq * c.Q;
   auto upload = [](void **d, const void *h, size_t bytes) {
     CK(cudaMalloc(d, bytes));
     CK(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
   };
-  upload(&r.d_q, r.q.data(), r.n_q() * e);
-  upload(&r.d_k, r.k.data(), r.n_k() * e);
-  upload(&r.d_v, r.v.data(), r.n_v() * e);
-  upload(&r.d_o, r.o.data(), r.n_o() * e);
-  upload(&r.d_do, r.dout.data(), r.n_o() * e);
-  upload(&r.d_lse, r.lse.data(), r.lse.size() * 4);
+  if (exact) {
+    std::mt19937 rng(1234);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    auto fill = [&](std::vector<uint16_t> &v, int64_t n) {
+      v.resize(n);
+      for (auto &x : v) x = from_f(nd(rng), c.dtype);
+    };
+    fill(r.q, r.n_q());
+    fill(r.k, r.n_k());
+    fill(r.v, r.n_v());
+    fill(r.dout, r.n_o());
+    r.lse.resize(rows);
+    r.o.resize(r.n_o());
+    reference(r, &r.o, &r.lse, nullptr, nullptr, nullptr);
+    upload(&r.d_q, r.q.data(), r.n_q() * e);
+    upload(&r.d_k, r.k.data(), r.n_k() * e);
+    upload(&r.d_v, r.v.data(), r.n_v() * e);
+    upload(&r.d_o, r.o.data(), r.n_o() * e);
+    upload(&r.d_do, r.dout.data(), r.n_o() * e);
+    upload(&r.d_lse, r.lse.data(), r.lse.size() * 4);
+  } else {
+    void **bufs[5] = {&r.d_q, &r.d_k, &r.d_v, &r.d_o, &r.d_do};
+    const int64_t sizes[5] = {r.n_q(), r.n_k(), r.n_v(), r.n_o(), r.n_o()};
+    for (int t = 0; t < 5; ++t) {
+      CK(cudaMalloc(bufs[t], sizes[t] * e));
+      fill_uniform_bf16<<<1024, 256>>>(static_cast<uint16_t *>(*bufs[t]), sizes[t], 1000 + t);
+      CK(cudaGetLastError());
+    }
+    CK(cudaMalloc(&r.d_lse, rows * 4));
+    fill_lse<<<1024, 256>>>(static_cast<float *>(r.d_lse), rows, c.Q, c.K, c.causal);
+    CK(cudaGetLastError());
+  }
   std::vector<float> sl(r.slopes.begin(), r.slopes.end());
   upload(&r.d_sl, sl.data(), sl.size() * 4);
   CK(cudaMalloc(&r.d_dq, r.n_q() * e));
@@ -269,14 +284,15 @@ static void release(Run &r) {
 struct Grads {
   std::vector<uint16_t> dq, dk, dv;
 };
-static Grads fetch(const Run &r) {
+// The gradients, or their first `most` elements each.
+static Grads fetch(const Run &r, int64_t most = INT64_MAX) {
   Grads g;
-  g.dq.resize(r.n_q());
-  g.dk.resize(r.n_k());
-  g.dv.resize(r.n_v());
-  CK(cudaMemcpy(g.dq.data(), r.d_dq, r.n_q() * 2, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(g.dk.data(), r.d_dk, r.n_k() * 2, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(g.dv.data(), r.d_dv, r.n_v() * 2, cudaMemcpyDeviceToHost));
+  g.dq.resize(std::min(most, r.n_q()));
+  g.dk.resize(std::min(most, r.n_k()));
+  g.dv.resize(std::min(most, r.n_v()));
+  CK(cudaMemcpy(g.dq.data(), r.d_dq, g.dq.size() * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(g.dk.data(), r.d_dk, g.dk.size() * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(g.dv.data(), r.d_dv, g.dv.size() * 2, cudaMemcpyDeviceToHost));
   return g;
 }
 static int64_t mismatches(const std::vector<uint16_t> &a, const std::vector<uint16_t> &b) {
@@ -293,7 +309,7 @@ static int run_sm80(Run &r) {
   return r.c.dtype == 0 ? baracuda::kernels::sdpa_backward_sm80_bf16(r.p, r.ws, r.ws_bytes, 0)
                         : baracuda::kernels::sdpa_backward_sm80_f16(r.p, r.ws, r.ws_bytes, 0);
 }
-static int run_sm90_red_dq(Run &r) { return sm90_red_dq_backward_bf16(&r.p, r.ws, r.ws_bytes, 0); }
+static int run_sm90_in_step(Run &r) { return sm90_in_step_backward_bf16(&r.p, r.ws, r.ws_bytes, 0); }
 static int run_sm90_m128(Run &r) { return sm90_m128_backward_bf16(&r.p, r.ws, r.ws_bytes, 0); }
 static int run_sm90(Run &r) {
   return r.c.dtype == 0 ? baracuda::kernels::sdpa_backward_sm90_bf16(r.p, r.ws, r.ws_bytes, 0)
@@ -367,11 +383,8 @@ static void errors(const Grads &g, const std::vector<double> *ref[3], int dt, do
   }
 }
 
-int main() {
-  setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+// The correctness cases.
+static int check() {
   const Case small[] = {
       {"bf16 D128 GQA2 causal Q=K=200", 0, 2, 4, 2, 200, 200, 128, 128, true, false, -1, -1, 0, 0},
       {"bf16 D128 Q130 K77", 0, 1, 2, 2, 130, 77, 128, 128, false, false, -1, -1, 0, 0},
@@ -397,24 +410,30 @@ int main() {
     const std::vector<double> *ref[3] = {&rdq, &rdk, &rdv};
     const Grads gb = gradients(r, run_base, "base sm80");
     const Grads gs = gradients(r, run_sm80, "staged sm80");
-    const Grads gh = gradients(r, run_sm90, "sm90");
-    // The bf16 variants: dQ by red.global.add; at D <= 64, 128 query rows a step.
+    // The bf16 variants: the consumers in step (first: round 1's scheme); at
+    // D <= 64, 128 query rows a step.
     double eb[3], eh[3], er[3] = {0, 0, 0}, em[3] = {0, 0, 0};
+    if (c.dtype == 0) errors(gradients(r, run_sm90_in_step, "sm90 in step"), ref, c.dtype, er);
+    const Grads gh = gradients(r, run_sm90, "sm90");
     errors(gb, ref, c.dtype, eb);
     errors(gh, ref, c.dtype, eh);
-    if (c.dtype == 0) errors(gradients(r, run_sm90_red_dq, "sm90 red dq"), ref, c.dtype, er);
     if (c.dtype == 0 && std::max(c.D, c.Dv) <= 64) errors(gradients(r, run_sm90_m128, "sm90 m128"), ref, c.dtype, em);
     bool pass = true;
     for (int t = 0; t < 3; ++t) pass = pass && eh[t] <= 2 * eb[t] && er[t] <= 2 * eb[t] && em[t] <= 2 * eb[t];
     failures += !pass;
-    printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e | red-dq dq %.2e | m128 %.2e %.2e %.2e %s | "
+    printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e | in-step dq %.2e | m128 %.2e %.2e %.2e %s | "
            "staged sm80 bits differ %lld\n",
            eb[0], eb[1], eb[2], eh[0], eh[1], eh[2], er[0], em[0], em[1], em[2], pass ? "PASS" : "FAIL",
            (long long)(mismatches(gb.dq, gs.dq) + mismatches(gb.dk, gs.dk) + mismatches(gb.dv, gs.dv)));
     release(r);
   }
   printf("correctness: %d case(s) failed\n", failures);
+  return failures;
+}
 
+// The timing rows; in_step_only: the library's variant and the 128-row 64
+// tile (both decoupled) left out, after a hang of theirs.
+static void time_rows(bool in_step_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op ==\n");
   struct Row {
     int64_t B, H, S;
@@ -428,12 +447,13 @@ int main() {
     Run r;
     setup(r, c, false);
     const double flops = 2.5 * 4.0 * w.B * w.H * double(w.S) * w.S * w.D / (w.causal ? 2 : 1);
+    const int64_t kMost = int64_t{1} << 22;  // elements compared
     const double tb = time_ms(r, run_base);
-    const Grads gb = fetch(r);
-    const double tr = time_ms(r, run_sm90_red_dq);
-    const double tm = w.D == 64 ? time_ms(r, run_sm90_m128) : 0;
-    const double th = time_ms(r, run_sm90);
-    const Grads gh = fetch(r);
+    const Grads gb = fetch(r, kMost);
+    const double tr = time_ms(r, run_sm90_in_step);
+    const double tm = w.D == 64 && !in_step_only ? time_ms(r, run_sm90_m128) : 0;
+    const double th = in_step_only ? tr : time_ms(r, run_sm90);
+    const Grads gh = fetch(r, kMost);
     // The largest difference between the two, relative to the sm_80 result's largest value.
     double diff[3];
     const std::vector<uint16_t> *a[3] = {&gb.dq, &gb.dk, &gb.dv}, *b[3] = {&gh.dq, &gh.dk, &gh.dv};
@@ -446,12 +466,27 @@ int main() {
       }
       diff[t] = d / (m > 0 ? m : 1);
     }
-    printf("B%lld H%lld S%lld D%d %-6s sm80 %7.3f ms %6.1f | sm90 %7.3f ms %6.1f (%.3fx) | red-dq %7.3f ms %6.1f | "
+    printf("B%lld H%lld S%lld D%d %-6s sm80 %7.3f ms %6.1f | sm90 %7.3f ms %6.1f (%.3fx) | in-step %7.3f ms %6.1f | "
            "m128 %7.3f ms %6.1f | diff dq %.1e dk %.1e dv %.1e\n",
            (long long)w.B, (long long)w.H, (long long)w.S, w.D, w.causal ? "causal" : "full", tb, flops / tb / 1e9, th,
            flops / th / 1e9, tb / th, tr, flops / tr / 1e9, tm, tm > 0 ? flops / tm / 1e9 : 0., diff[0], diff[1],
            diff[2]);
     release(r);
   }
-  return 0;
+}
+
+// probe check | probe time [--in-step-only]
+int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "check") return check() == 0 ? 0 : 1;
+  if (mode == "time") {
+    time_rows(argc > 2 && std::string(argv[2]) == "--in-step-only");
+    return 0;
+  }
+  printf("usage: probe check | probe time [--in-step-only]\n");
+  return 2;
 }

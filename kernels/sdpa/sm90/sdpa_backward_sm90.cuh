@@ -33,12 +33,12 @@
 
 namespace baracuda::kernels::sm90 {
 
-// BlockM: query rows a step. DqBulk: each consumer stages its dQ part in
-// shared memory and adds it by one TMA reduction a 32-column slab; else by
-// red.global.add from registers.
-template <int HeadTile, int BlockM, bool DqBulk>
+// BlockM: query rows a step. Decoupled: each consumer computes the dQ part
+// of a step one step later, so that the two consumers need not run in step
+// (the_loop's comments); else both meet at every step's dS.
+template <int HeadTile, int BlockM, bool Decoupled>
 struct BackwardTiles {
-  static constexpr bool kDqBulk = DqBulk;
+  static constexpr bool kDecoupled = Decoupled;
   static constexpr SdpaSm90BackwardShape kShape = sdpa_sm90_backward_shape(HeadTile, BlockM);
   static constexpr int kHeadTile = HeadTile;
   static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
@@ -57,6 +57,7 @@ struct BackwardTiles {
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
   static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 16 == 0,
                 "whole wgmma tiles for every consumer");
+  static_assert(!Decoupled || kConsumers == 2, "the decoupled dS hand-off pairs two consumers");
 };
 
 // Where the block's tiles and barriers lie in shared memory: base, their
@@ -290,28 +291,10 @@ struct BackwardConsumer {
     }
   }
 
-  // dq (scaled) into the f32 accumulator rows of a step, element pairs by red.global.add.
-  __device__ void add_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
-                                     float scale) const {
-    const int col0 = dq_col0();
-    float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0) * p.head_dim;
-#pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      const int row = dq_row0() + 16 * warp() + lane() / 4 + 8 * hr;
-      if (q0 + row >= p.queries) continue;
-#pragma unroll
-      for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
-        const int col = col0 + 8 * db + 2 * (lane() % 4);
-        if (col < p.head_dim)
-          sdpa_tc::red_add_f32x2(rows + static_cast<int64_t>(row) * p.head_dim + col, scale * dq[db][2 * hr],
-                                 scale * dq[db][2 * hr + 1]);
-      }
-    }
-  }
-
-  // The same through shared memory: dq (scaled) into the group's staging
-  // slabs (32 columns of 128-byte rows, swizzled as the TMA reads them), then
-  // one TMA reduction a slab, issued by the group's first thread.
+  // dq (scaled) into the f32 accumulator through shared memory: into the
+  // group's staging slabs (32 columns of 128-byte rows, swizzled as the TMA
+  // reads them), then one TMA reduction a slab, issued by the group's first
+  // thread.
   __device__ void reduce_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
                                         float scale) const {
     const bool issuer = threadIdx.x % 128 == 0;
@@ -349,6 +332,7 @@ struct BackwardConsumer {
     const int64_t warp_key0 = w.key0 + group * Ti::kConsumerKeys + 16 * warp();
     const float scale = static_cast<float>(p.scale);
     const bool full = p.softcap > 0 || p.alibi != 0;
+    int64_t last_h = 0, last_q0 = 0;  // the decoupled groups' step whose dQ is pending
     mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
     for (int64_t t = 0; t < w.steps; ++t) {
       const int stage = slot_of<Ti>(t);
@@ -401,28 +385,83 @@ struct BackwardConsumer {
       issue_key_gradient(dk, da, sm.q(stage));
       wgmma_commit();
 
-      // Both groups' dQ products of step t - 2, the last to read this buffer,
-      // are done: each waited for its own before the last barrier below.
       const int buffer = static_cast<int>(t & 1);
-      store_ds(da, buffer);
-      fence_async_shared();
-      named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
+      if constexpr (!Ti::kDecoupled) {
+        // Both groups' dQ products of step t - 2, the last to read this
+        // buffer, are done: each waited for its own before the last barrier below.
+        store_ds(da, buffer);
+        fence_async_shared();
+        named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
+        query_gradient(buffer, stage, h, q0, scale, dv, dk, pa, da);
+      } else {
+        // dS of step t into its buffer once the other group's dQ products of
+        // step t - 2 are done with it; then dQ of step t - 1 once the other
+        // group has written its half of that step's dS.
+        if (t >= 2) named_barrier_sync(ds_free_barrier(group, buffer), 256);
+        store_ds(da, buffer);
+        fence_async_shared();
+        named_barrier_arrive(ds_full_barrier(group, buffer), 256);
+        if (t >= 1) {
+          named_barrier_sync(ds_full_barrier(other(), buffer ^ 1), 256);
+          // The other group writes this buffer again at step t + 1 if there is one.
+          const bool freed = t + 1 < w.steps;
+          query_gradient(buffer ^ 1, stage, last_h, last_q0, scale, dv, dk, pa, da, freed);
+        } else {
+          wgmma_wait<0>();
+          fence_registers(dv);
+          fence_registers(dk);
+          fence_registers(pa);
+          fence_registers(da);
+          mbarrier_arrive(sm.q_empty(stage));
+        }
+        last_h = h;
+        last_q0 = q0;
+      }
+    }
+    if (Ti::kDecoupled && w.steps > 0) {
+      named_barrier_sync(ds_full_barrier(other(), static_cast<int>((w.steps - 1) & 1)), 256);
       float dq[Ti::kDqColumns / 8][4];
       wgmma_fence();
-      issue_query_gradient(dq, buffer);
+      issue_query_gradient(dq, static_cast<int>((w.steps - 1) & 1));
       wgmma_commit();
       wgmma_wait<0>();
       fence_registers(dq);
-      fence_registers(dv);
-      fence_registers(dk);
-      fence_registers(pa);
-      fence_registers(da);
-      mbarrier_arrive(sm.q_empty(stage));
-      if constexpr (Ti::kDqBulk) reduce_query_gradient(dq, h, q0, scale);
-      else add_query_gradient(dq, h, q0, scale);
+      reduce_query_gradient(dq, last_h, last_q0, scale);
     }
-    if (Ti::kDqBulk && threadIdx.x % 128 == 0) bulk_wait();  // the staging stays valid until read
+    if (threadIdx.x % 128 == 0) bulk_wait();  // the staging stays valid until read
     store_key_gradients(dk, dv, scale);
+  }
+
+  // The decoupled groups' named barriers (2 groups): ds_full(g, buffer), g has
+  // written its half of the buffer's dS (g arrives, the other syncs);
+  // ds_free(g, buffer), g may write the buffer again (the other arrives once
+  // its dQ products have read it, g syncs). One of each per buffer parity, so
+  // that a group a step ahead cannot arrive twice on one barrier.
+  __device__ int other() const { return 1 - group; }
+  __device__ static int ds_full_barrier(int g, int buffer) { return 5 + 2 * g + buffer; }
+  __device__ static int ds_free_barrier(int g, int buffer) { return 9 + 2 * g + buffer; }
+
+  // dQ of a step (its dS in buffer, both halves written) into the
+  // accumulator; the wait for it also ends step `stage`'s dV and dK, whose Q
+  // and dO slot goes back to the producer. freed: the decoupled groups' hand
+  // back of the buffer to the other group.
+  __device__ void query_gradient(int buffer, int stage, int64_t h, int64_t q0, float scale,
+                                 float (&dv)[Ti::kHeadBlocks][4], float (&dk)[Ti::kHeadBlocks][4],
+                                 uint32_t (&pa)[Ti::kBlockM / 16][4], uint32_t (&da)[Ti::kBlockM / 16][4],
+                                 bool freed = false) const {
+    float dq[Ti::kDqColumns / 8][4];
+    wgmma_fence();
+    issue_query_gradient(dq, buffer);
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_registers(dq);
+    fence_registers(dv);
+    fence_registers(dk);
+    fence_registers(pa);
+    fence_registers(da);
+    mbarrier_arrive(sm.q_empty(stage));
+    if (freed) named_barrier_arrive(ds_free_barrier(other(), buffer), 256);
+    reduce_query_gradient(dq, h, q0, scale);
   }
 
   // dK (scaled) and dV of the group's keys; keys no query sees get zeros.
@@ -481,9 +520,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 
 namespace baracuda::kernels {
 
-template <class T, int HeadDimTile, int BlockM, bool DqBulk>
+template <class T, int HeadDimTile, int BlockM, bool Decoupled>
 int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream) {
-  using Ti = sm90::BackwardTiles<HeadDimTile, BlockM, DqBulk>;
+  using Ti = sm90::BackwardTiles<HeadDimTile, BlockM, Decoupled>;
   const auto kernel = sm90::backward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_backward_smem_bytes(Ti::kShape);
   const cudaError_t err =
@@ -498,6 +537,6 @@ int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &
 }  // namespace baracuda::kernels
 
 // One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128, 64, true).
-#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE, BLOCK_M, DQ_BULK)                      \
-  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE, BLOCK_M, DQ_BULK>( \
+#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE, BLOCK_M, DECOUPLED)                      \
+  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE, BLOCK_M, DECOUPLED>( \
       const baracuda::kernels::SdpaProblem &, const baracuda::kernels::sm90::BackwardParams &, cudaStream_t)

@@ -1,3 +1,4 @@
 #include "sdpa/sm90/sdpa_backward_sm90.cuh"
 
-BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 64, baracuda::kernels::sdpa_sm90_backward_shape(64).block_m, true);
+BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 64, baracuda::kernels::sdpa_sm90_backward_shape(64).block_m,
+                            baracuda::kernels::kSdpaSm90BackwardDecoupled);

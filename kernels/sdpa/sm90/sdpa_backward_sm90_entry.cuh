@@ -19,9 +19,10 @@
 
 namespace baracuda::kernels {
 
-// DqBulk, BlockM64: the main kernel's dQ path and the 64 tile's query rows
-// a step (sdpa_backward_sm90_launch.h); the library runs the defaults.
-template <class T, bool DqBulk = true, int BlockM64 = sdpa_sm90_backward_shape(64).block_m>
+// Decoupled, BlockM64: the main kernel's consumers' coupling and the 64
+// tile's query rows a step (sdpa_backward_sm90_launch.h); the library runs
+// the defaults.
+template <class T, bool Decoupled = kSdpaSm90BackwardDecoupled, int BlockM64 = sdpa_sm90_backward_shape(64).block_m>
 int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if (p.batch == 0 || p.heads_q == 0) return 0;
@@ -38,9 +39,9 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
                                        [&](const float *delta, float *dq, int *) {
     bp.delta = delta;
     bp.dq = dq;
-    if (DqBulk && !sm90::encode_dq_accumulator(bp, p, dq)) return 3;  // UNSUPPORTED
-    return tile == 64 ? sdpa_backward_sm90_launch<T, 64, BlockM64, DqBulk>(p, bp, stream)
-                      : sdpa_backward_sm90_launch<T, 128, sdpa_sm90_backward_shape(128).block_m, DqBulk>(p, bp, stream);
+    if (!sm90::encode_dq_accumulator(bp, p, dq)) return 3;  // UNSUPPORTED
+    return tile == 64 ? sdpa_backward_sm90_launch<T, 64, BlockM64, Decoupled>(p, bp, stream)
+                      : sdpa_backward_sm90_launch<T, 128, sdpa_sm90_backward_shape(128).block_m, Decoupled>(p, bp, stream);
   });
 }
 

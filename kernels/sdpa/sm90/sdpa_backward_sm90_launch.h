@@ -12,9 +12,9 @@ namespace sm90 {
 struct BackwardParams;
 }
 
-// BlockM: query rows a step. DqBulk: dQ added by TMA reductions from shared
-// memory, else by red.global.add.
-template <class T, int HeadDimTile, int BlockM, bool DqBulk>
+// BlockM: query rows a step. Decoupled: each consumer warpgroup computes a
+// step's dQ one step later, so the two need not run in step.
+template <class T, int HeadDimTile, int BlockM, bool Decoupled>
 int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream);
 
 }  // namespace baracuda::kernels

@@ -36,6 +36,10 @@ constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile, int 
   return {128, block_m, 2, head_dim_tile / 64};
 }
 
+// Whether the consumers compute each step's dQ one step later (decoupled),
+// else all meet at every step's dS.
+constexpr bool kSdpaSm90BackwardDecoupled = true;
+
 constexpr int kSdpaSm90BackwardProducerRegisters = 24;
 
 // A consumer thread's registers once the producer warpgroup has given back
