@@ -11,7 +11,6 @@ K=$S/kernels/sdpa/sm90
   echo "base_f16 $A80 $C -I$B -Dbaracuda=baracuda_base -c $H/base_f16.cu"
   echo "s80_bf16 $A80 $C -I$S/kernels -c $H/staged_sm80_bf16.cu"
   echo "s80_f16 $A80 $C -I$S/kernels -c $H/staged_sm80_f16.cu"
-  echo "s90_variants $A90 $C -I$S/kernels -Xptxas -v -c $H/sm90_variants.cu"
   for f in bf16_d128 bf16_d64 f16_d128 f16_d64; do
     echo "s90_$f $A90 $C -I$S/kernels -Xptxas -v -c $K/sdpa_backward_sm90_$f.cu"
   done

@@ -8,7 +8,3 @@
 #include <cstddef>
 int base_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
 int base_backward_f16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
-// The staged Hopper backward with its consumers in step (sm90_variants.cu).
-int sm90_in_step_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
-// The staged Hopper backward with the 64 tile at 128 query rows a step (sm90_variants.cu).
-int sm90_m128_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);

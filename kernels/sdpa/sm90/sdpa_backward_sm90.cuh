@@ -8,12 +8,17 @@
 // and goes back through its "empty" one. With keys as wgmma's M, a consumer
 // warpgroup computes
 //   S^T = K Q^T and dP^T = V dO^T   (SS, both operands K-major),
-//   P^T and dS^T in registers        (sdpa_backward_kernel.cuh's score code),
+//   P^T and dS^T in registers        (P^T under dP^T's products where the
+//                                     tile needs no mask; masks, softcap
+//                                     and ALiBi: sdpa_backward_kernel.cuh's
+//                                     score code),
 //   dV += P^T dO and dK += dS^T Q   (RS, dO and Q N-major),
-//   dQ = dS K                        (SS, dS^T stored transposed by stmatrix)
-// and adds dQ into the f32 accumulator of the workspace, which a later pass
-// converts. Instantiated per dtype and head-size tile by
-// sdpa_backward_sm90_<dtype>_d<tile>.cu.
+//   dQ = dS K                        (SS, dS^T stored transposed by stmatrix
+//                                     into one of two buffers, both groups'
+//                                     halves met at a named barrier)
+// and adds dQ into the f32 accumulator of the workspace by TMA reductions
+// from a shared staging tile; a later pass converts it. Instantiated per
+// dtype and head-size tile by sdpa_backward_sm90_<dtype>_d<tile>.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -25,7 +30,6 @@
 #include "sdpa/sdpa_backward_band.h"
 #include "sdpa/sdpa_backward_kernel.cuh"
 #include "sdpa/sdpa_problem.h"
-#include "sdpa/sm90/sdpa_backward_sm90_launch.h"
 #include "sdpa/sm90/sdpa_backward_sm90_params.cuh"
 #include "sdpa/sm90/sdpa_backward_sm90_shape.h"
 #include "sdpa/sm90/sm90_async_copy.cuh"
@@ -33,20 +37,16 @@
 
 namespace baracuda::kernels::sm90 {
 
-// BlockM: query rows a step. Decoupled: each consumer computes the dQ part
-// of a step one step later, so that the two consumers need not run in step
-// (the_loop's comments); else both meet at every step's dS.
-template <int HeadTile, int BlockM, bool Decoupled>
+template <int HeadTile>
 struct BackwardTiles {
-  static constexpr bool kDecoupled = Decoupled;
-  static constexpr SdpaSm90BackwardShape kShape = sdpa_sm90_backward_shape(HeadTile, BlockM);
+  static constexpr SdpaSm90BackwardShape kShape = sdpa_sm90_backward_shape(HeadTile);
   static constexpr int kHeadTile = HeadTile;
   static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs, kConsumers = kShape.consumers(), kThreads = kShape.threads();
   static constexpr int kConsumerKeys = 64;           // wgmma's M
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
   static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
-  static constexpr int kDqColumnGroups = kShape.dq_column_groups(), kDqKeyGroups = kShape.dq_key_groups();
+  static constexpr int kDqKeyGroups = kShape.dq_key_groups();
   static constexpr int kDqColumns = kShape.dq_columns();             // of one consumer
   static constexpr int kDqKeySteps = kBlockN / kDqKeyGroups / 16;  // 16-key steps of one consumer
   static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
@@ -57,7 +57,6 @@ struct BackwardTiles {
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
   static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 16 == 0,
                 "whole wgmma tiles for every consumer");
-  static_assert(!Decoupled || kConsumers == 2, "the decoupled dS hand-off pairs two consumers");
 };
 
 // Where the block's tiles and barriers lie in shared memory: base, their
@@ -86,37 +85,19 @@ __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, fl
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
 }
 
-// S^T (rows: keys from key0 + lane / 4, columns: queries from q0, a warp's
-// accumulator) into P^T in place on the plain path (no softcap, no ALiBi:
-// P = 2^(scale log2(e) s - log2(e) lse)); with Masked, pairs outside the
-// band or past Q or K get 0. lse: the query tile's.
-template <bool Masked, int Blocks>
-__device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], const float *lse, const SdpaProblem &p,
-                                                         const sdpa::Band &band, int64_t key0, int64_t q0, int lane) {
+// S^T (a warp's accumulator: rows keys, columns the query tile's queries)
+// into P^T in place, on the plain path: every pair visible, no softcap, no
+// ALiBi, so P = 2^(scale log2(e) s - log2(e) lse). lse: the query tile's.
+template <int Blocks>
+__device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], const float *lse, float scale,
+                                                         int lane) {
   constexpr float kLog2e = 1.4426950408889634f;
-  const float scale_log2 = static_cast<float>(p.scale) * kLog2e;
-  const int64_t row_key = key0 + lane / 4;  // the key of the thread's first row
+  const float scale_log2 = scale * kLog2e;
 #pragma unroll
   for (int n = 0; n < Blocks; ++n)
 #pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      const int col = 8 * n + 2 * (lane % 4) + c;
-      const float lse_log2 = lse[col] * kLog2e;
-      // The keys query q0 + col sees, less row_key: rows 0 and 8 test against them.
-      int lo = 0, hi = 8;
-      if constexpr (Masked) {
-        const int64_t i = q0 + col, last = i + band.shift + band.upper;
-        const int64_t first = band.left < 0 ? 0 : i + band.shift - band.left;
-        const int64_t top = i >= p.queries ? -1 : last < p.keys - 1 ? last : p.keys - 1;
-        lo = static_cast<int>(max(int64_t{-1}, min(first - row_key, int64_t{16})));
-        hi = static_cast<int>(max(int64_t{-1}, min(top - row_key, int64_t{16})));
-      }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const float prob = sdpa_tc::exp2_approx(fmaf(s[n][2 * r + c], scale_log2, -lse_log2));
-        s[n][2 * r + c] = !Masked || (8 * r >= lo && 8 * r <= hi) ? prob : 0.f;
-      }
-    }
+    for (int e = 0; e < 4; ++e)
+      s[n][e] = sdpa_tc::exp2_approx(fmaf(s[n][e], scale_log2, -lse[8 * n + 2 * (lane % 4) + (e & 1)] * kLog2e));
 }
 
 // dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and dQ).
@@ -271,17 +252,15 @@ struct BackwardConsumer {
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
-  // This group's share of dQ (shape.h): its first query row and column,
-  // and its part of the keys.
+  // This group's share of dQ (shape.h): its first column and its part of the keys.
   __device__ int dq_key_group() const { return group % Ti::kDqKeyGroups; }
-  __device__ int dq_col0() const { return group / Ti::kDqKeyGroups % Ti::kDqColumnGroups * Ti::kDqColumns; }
-  __device__ int dq_row0() const { return group / (Ti::kDqKeyGroups * Ti::kDqColumnGroups) * 64; }
+  __device__ int dq_col0() const { return group / Ti::kDqKeyGroups * Ti::kDqColumns; }
 
   // dq = dS K over this group's share.
   __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
     const int first_step = dq_key_group() * Ti::kDqKeySteps;
     const uint32_t columns = sm.k() + dq_col0() / 64 * Ti::kKvSlabBytes;
-    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer) + dq_row0() * 128, 16, Ti::kAtomBytes));
+    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer), 16, Ti::kAtomBytes));
     const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int kk = 0; kk < Ti::kDqKeySteps; ++kk) {
@@ -315,12 +294,12 @@ struct BackwardConsumer {
     }
     fence_async_shared();
     named_barrier_sync(3 + group, 128);
-    if (issuer && q0 + dq_row0() < p.queries) {
+    if (issuer) {
       const int col0 = dq_col0();
 #pragma unroll 1
       for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
         tma_reduce_add_4d(&bp.dq_map, staging + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
-                          static_cast<int32_t>(q0 + dq_row0()), static_cast<int32_t>(h), static_cast<int32_t>(w.b));
+                          static_cast<int32_t>(q0), static_cast<int32_t>(h), static_cast<int32_t>(w.b));
       bulk_commit();
     }
   }
@@ -332,7 +311,6 @@ struct BackwardConsumer {
     const int64_t warp_key0 = w.key0 + group * Ti::kConsumerKeys + 16 * warp();
     const float scale = static_cast<float>(p.scale);
     const bool full = p.softcap > 0 || p.alibi != 0;
-    int64_t last_h = 0, last_q0 = 0;  // the decoupled groups' step whose dQ is pending
     mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
     for (int64_t t = 0; t < w.steps; ++t) {
       const int stage = slot_of<Ti>(t);
@@ -346,8 +324,9 @@ struct BackwardConsumer {
       wgmma_commit();
       const float *lse = sm.lse(stage), *delta = sm.delta(stage);
       uint32_t pa[Ti::kBlockM / 16][4], da[Ti::kBlockM / 16][4];
-      if (full) {
-        // Softcap's slope and ALiBi: sdpa_backward_kernel.cuh's full pipeline, S^T and dP^T at once.
+      if (full || !sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys)) {
+        // Masks, softcap's slope, ALiBi: sdpa_backward_kernel.cuh's pipeline,
+        // S^T and dP^T at once.
         wgmma_wait<0>();
         fence_registers(s);
         fence_registers(dp);
@@ -357,19 +336,19 @@ struct BackwardConsumer {
         hc.slope = p.alibi != 0
                        ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
                        : 0.f;
-        sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
+        if (full)
+          sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
+        else
+          sdpa::scores_to_gradients<sdpa::ScoreKind::kMasked>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
         accumulator_to_a_fragments<T>(pa, s);
         accumulator_to_a_fragments<T>(da, dp);
       } else {
-        // P^T while dP^T's products run. (dS^T under dV's products would keep
-        // P^T, dP^T and dV's registers pinned at once: too many, and ptxas
-        // then serializes every wgmma.)
+        // The plain path: P^T while dP^T's products run. (dS^T under dV's
+        // products would keep P^T, dP^T and dV's registers pinned at once:
+        // too many, and ptxas then serializes every wgmma.)
         wgmma_wait<1>();
         fence_registers(s);
-        if (sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys))
-          transposed_probabilities<false>(s, lse, p, band, warp_key0, q0, lane());
-        else
-          transposed_probabilities<true>(s, lse, p, band, warp_key0, q0, lane());
+        transposed_probabilities(s, lse, scale, lane());
         accumulator_to_a_fragments<T>(pa, s);
         wgmma_wait<0>();
         fence_registers(dp);
@@ -385,83 +364,27 @@ struct BackwardConsumer {
       issue_key_gradient(dk, da, sm.q(stage));
       wgmma_commit();
 
+      // Both groups' dQ products of step t - 2, the last to read this buffer,
+      // are done: each waited for its own before the last barrier below.
       const int buffer = static_cast<int>(t & 1);
-      if constexpr (!Ti::kDecoupled) {
-        // Both groups' dQ products of step t - 2, the last to read this
-        // buffer, are done: each waited for its own before the last barrier below.
-        store_ds(da, buffer);
-        fence_async_shared();
-        named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
-        query_gradient(buffer, stage, h, q0, scale, dv, dk, pa, da);
-      } else {
-        // dS of step t into its buffer once the other group's dQ products of
-        // step t - 2 are done with it; then dQ of step t - 1 once the other
-        // group has written its half of that step's dS.
-        if (t >= 2) named_barrier_sync(ds_free_barrier(group, buffer), 256);
-        store_ds(da, buffer);
-        fence_async_shared();
-        named_barrier_arrive(ds_full_barrier(group, buffer), 256);
-        if (t >= 1) {
-          named_barrier_sync(ds_full_barrier(other(), buffer ^ 1), 256);
-          // The other group writes this buffer again at step t + 1 if there is one.
-          const bool freed = t + 1 < w.steps;
-          query_gradient(buffer ^ 1, stage, last_h, last_q0, scale, dv, dk, pa, da, freed);
-        } else {
-          wgmma_wait<0>();
-          fence_registers(dv);
-          fence_registers(dk);
-          fence_registers(pa);
-          fence_registers(da);
-          mbarrier_arrive(sm.q_empty(stage));
-        }
-        last_h = h;
-        last_q0 = q0;
-      }
-    }
-    if (Ti::kDecoupled && w.steps > 0) {
-      named_barrier_sync(ds_full_barrier(other(), static_cast<int>((w.steps - 1) & 1)), 256);
+      store_ds(da, buffer);
+      fence_async_shared();
+      named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
       float dq[Ti::kDqColumns / 8][4];
       wgmma_fence();
-      issue_query_gradient(dq, static_cast<int>((w.steps - 1) & 1));
+      issue_query_gradient(dq, buffer);
       wgmma_commit();
       wgmma_wait<0>();
       fence_registers(dq);
-      reduce_query_gradient(dq, last_h, last_q0, scale);
+      fence_registers(dv);
+      fence_registers(dk);
+      fence_registers(pa);
+      fence_registers(da);
+      mbarrier_arrive(sm.q_empty(stage));
+      reduce_query_gradient(dq, h, q0, scale);
     }
     if (threadIdx.x % 128 == 0) bulk_wait();  // the staging stays valid until read
     store_key_gradients(dk, dv, scale);
-  }
-
-  // The decoupled groups' named barriers (2 groups): ds_full(g, buffer), g has
-  // written its half of the buffer's dS (g arrives, the other syncs);
-  // ds_free(g, buffer), g may write the buffer again (the other arrives once
-  // its dQ products have read it, g syncs). One of each per buffer parity, so
-  // that a group a step ahead cannot arrive twice on one barrier.
-  __device__ int other() const { return 1 - group; }
-  __device__ static int ds_full_barrier(int g, int buffer) { return 5 + 2 * g + buffer; }
-  __device__ static int ds_free_barrier(int g, int buffer) { return 9 + 2 * g + buffer; }
-
-  // dQ of a step (its dS in buffer, both halves written) into the
-  // accumulator; the wait for it also ends step `stage`'s dV and dK, whose Q
-  // and dO slot goes back to the producer. freed: the decoupled groups' hand
-  // back of the buffer to the other group.
-  __device__ void query_gradient(int buffer, int stage, int64_t h, int64_t q0, float scale,
-                                 float (&dv)[Ti::kHeadBlocks][4], float (&dk)[Ti::kHeadBlocks][4],
-                                 uint32_t (&pa)[Ti::kBlockM / 16][4], uint32_t (&da)[Ti::kBlockM / 16][4],
-                                 bool freed = false) const {
-    float dq[Ti::kDqColumns / 8][4];
-    wgmma_fence();
-    issue_query_gradient(dq, buffer);
-    wgmma_commit();
-    wgmma_wait<0>();
-    fence_registers(dq);
-    fence_registers(dv);
-    fence_registers(dk);
-    fence_registers(pa);
-    fence_registers(da);
-    mbarrier_arrive(sm.q_empty(stage));
-    if (freed) named_barrier_arrive(ds_free_barrier(other(), buffer), 256);
-    reduce_query_gradient(dq, h, q0, scale);
   }
 
   // dK (scaled) and dV of the group's keys; keys no query sees get zeros.
@@ -520,9 +443,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 
 namespace baracuda::kernels {
 
-template <class T, int HeadDimTile, int BlockM, bool Decoupled>
+template <class T, int HeadDimTile>
 int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream) {
-  using Ti = sm90::BackwardTiles<HeadDimTile, BlockM, Decoupled>;
+  using Ti = sm90::BackwardTiles<HeadDimTile>;
   const auto kernel = sm90::backward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_backward_smem_bytes(Ti::kShape);
   const cudaError_t err =
@@ -536,7 +459,7 @@ int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &
 
 }  // namespace baracuda::kernels
 
-// One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128, 64, true).
-#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE, BLOCK_M, DECOUPLED)                      \
-  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE, BLOCK_M, DECOUPLED>( \
+// One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128).
+#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE)                                        \
+  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE>(               \
       const baracuda::kernels::SdpaProblem &, const baracuda::kernels::sm90::BackwardParams &, cudaStream_t)

@@ -14,15 +14,17 @@
 
 #include "sdpa/sdpa_backward_entry.cuh"
 #include "sdpa/sdpa_kernels.h"
-#include "sdpa/sm90/sdpa_backward_sm90_launch.h"
 #include "sdpa/sm90/sdpa_backward_sm90_params.cuh"
 
 namespace baracuda::kernels {
 
-// Decoupled, BlockM64: the main kernel's consumers' coupling and the 64
-// tile's query rows a step (sdpa_backward_sm90_launch.h); the library runs
-// the defaults.
-template <class T, bool Decoupled = kSdpaSm90BackwardDecoupled, int BlockM64 = sdpa_sm90_backward_shape(64).block_m>
+// The main kernel for one dtype and head-size tile (sdpa_backward_sm90.cuh),
+// instantiated each in its own .cu file (sdpa_backward_sm90_<dtype>_d<tile>.cu)
+// so the build compiles them in parallel. Returns 0 or a negated CUDA error.
+template <class T, int HeadDimTile>
+int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream);
+
+template <class T>
 int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if (p.batch == 0 || p.heads_q == 0) return 0;
@@ -40,8 +42,7 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
     bp.delta = delta;
     bp.dq = dq;
     if (!sm90::encode_dq_accumulator(bp, p, dq)) return 3;  // UNSUPPORTED
-    return tile == 64 ? sdpa_backward_sm90_launch<T, 64, BlockM64, Decoupled>(p, bp, stream)
-                      : sdpa_backward_sm90_launch<T, 128, sdpa_sm90_backward_shape(128).block_m, Decoupled>(p, bp, stream);
+    return tile == 64 ? sdpa_backward_sm90_launch<T, 64>(p, bp, stream) : sdpa_backward_sm90_launch<T, 128>(p, bp, stream);
   });
 }
 

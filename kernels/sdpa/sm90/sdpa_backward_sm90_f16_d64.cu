@@ -1,4 +1,3 @@
 #include "sdpa/sm90/sdpa_backward_sm90.cuh"
 
-BARACUDA_SDPA_SM90_BACKWARD(__half, 64, baracuda::kernels::sdpa_sm90_backward_shape(64).block_m,
-                            baracuda::kernels::kSdpaSm90BackwardDecoupled);
+BARACUDA_SDPA_SM90_BACKWARD(__half, 64);

@@ -16,14 +16,11 @@ struct SdpaSm90BackwardShape {
   int block_n, block_m, stages, slabs;
   constexpr int consumers() const { return block_n / 64; }
   constexpr int threads() const { return 128 * (consumers() + 1); }
-  // dQ = dS K (block_m x 64 slabs over block_n keys) splits between the
-  // consumers into 64-row groups (wgmma's M) first, then whole 64-column
-  // slabs, then keys (each such consumer adds its own keys' part).
-  constexpr int dq_row_groups() const { return block_m / 64; }
-  constexpr int dq_column_groups() const {
-    return slabs < consumers() / dq_row_groups() ? slabs : consumers() / dq_row_groups();
-  }
-  constexpr int dq_key_groups() const { return consumers() / (dq_row_groups() * dq_column_groups()); }
+  // dQ = dS K (block_m = 64 rows, wgmma's M, by 64 slabs over block_n keys)
+  // splits between the consumers by whole 64-column slabs, then by keys (each
+  // such consumer adds its own keys' part).
+  constexpr int dq_column_groups() const { return slabs < consumers() ? slabs : consumers(); }
+  constexpr int dq_key_groups() const { return consumers() / dq_column_groups(); }
   constexpr int dq_columns() const { return 64 * slabs / dq_column_groups(); }  // of one consumer
 };
 
@@ -31,14 +28,9 @@ struct SdpaSm90BackwardShape {
 // Q/dO ring pass the shared memory of a block.
 constexpr int kSdpaSm90BackwardMaxHeadTile = 128;
 
-// block_m: the query rows of a step (64 or 128).
-constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile, int block_m = 64) {
-  return {128, block_m, 2, head_dim_tile / 64};
+constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile) {
+  return {128, 64, 2, head_dim_tile / 64};
 }
-
-// Whether the consumers compute each step's dQ one step later (decoupled),
-// else all meet at every step's dS.
-constexpr bool kSdpaSm90BackwardDecoupled = true;
 
 constexpr int kSdpaSm90BackwardProducerRegisters = 24;
 
