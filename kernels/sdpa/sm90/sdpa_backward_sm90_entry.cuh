@@ -2,14 +2,15 @@
 // that holds D and Dv, the tensor maps, and the passes around the main
 // kernel (delta, the f32 dQ accumulator and its conversion:
 // sdpa_backward_entry.cuh's). Views that TMA cannot read (rows off 16 bytes)
-// go to the sm_80 backward, which serves any layout: the plan chosen at
-// select runs whatever views it is given. The main kernels come from the
-// per-tile files.
+// and a workspace off 16 bytes go to the sm_80 backward, which serves any
+// layout: the plan chosen at select runs whatever views it is given. The
+// main kernels come from the per-tile files.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "sdpa/sdpa_backward_entry.cuh"
@@ -34,7 +35,8 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
       p.heads_kv > 65535 || p.batch > 65535)
     return 3;  // UNSUPPORTED: the plan layer refuses these at select
   sm90::BackwardParams bp;
-  if (!sm90::backward_params(bp, p, kBf16, tile))
+  // The dQ accumulator's tensor map needs it on 16 bytes (its offset in the workspace is a multiple of 256).
+  if (!sm90::backward_params(bp, p, kBf16, tile) || reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
     return kBf16 ? sdpa_backward_sm80_bf16(p, workspace, workspace_bytes, stream)
                  : sdpa_backward_sm80_f16(p, workspace, workspace_bytes, stream);
   return sdpa::sdpa_backward_passes<T>(p, workspace, workspace_bytes, stream,
