@@ -350,7 +350,7 @@ void bench_sdpa_grid(double seconds_left) {
   const Point points[] = {{4, 16, 512, 512},   {32, 16, 512, 512},  {1, 16, 2048, 2048}, {8, 16, 2048, 2048},
                           {2, 16, 4096, 4096}, {8, 16, 4096, 4096}, {16, 16, 1, 4096},   {2, 16, 256, 8192}};
   const std::vector<const char *> forward{"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"},
-      backward{"sdpa_bwd_cudnn", "sdpa_bwd_sm80"};
+      backward{"sdpa_bwd_cudnn", "sdpa_bwd_sm90_wgmma", "sdpa_bwd_sm80"};
   for (baracuda_dtype_t dt : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F16})
     for (int32_t D : {128, 64, 256})
       for (bool causal : {false, true})
@@ -392,8 +392,8 @@ void sdpa_host_cost(const char *candidate) {
   std::printf("{\"op\": \"sdpa_host_cost\", \"candidate\": \"%s\", \"run_us\": %.2f}\n", candidate, us);
 }
 
-// The attention table's forward rows (bf16, both causal modes) with each
-// f16 / bf16 forward candidate forced, one after another on the same shapes.
+// The attention table's rows (bf16, both causal modes) with each f16 / bf16
+// forward and backward candidate forced, one after another on the same shapes.
 void bench_sdpa_candidates() {
   if (std::string(g_filter).find("sdpa_candidates") == std::string::npos) return;
   struct Shape {
@@ -403,7 +403,8 @@ void bench_sdpa_candidates() {
   for (const Shape &s : {Shape{4, 32, 4096, 128}, Shape{2, 32, 8192, 128}, Shape{16, 16, 1024, 64},
                          Shape{8, 16, 2048, 256}})
     for (bool causal : {false, true})
-      for (const char *candidate : {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"})
+      for (const char *candidate : {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80", "sdpa_bwd_cudnn",
+                                    "sdpa_bwd_sm90_wgmma", "sdpa_bwd_sm80"})
         sdpa_grid_row(candidate, BARACUDA_DTYPE_BF16, s.B, s.H, s.S, s.S, s.D, causal);
   for (const char *candidate : {"sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"}) sdpa_host_cost(candidate);
 }

@@ -25,6 +25,38 @@ inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3
   return true;
 }
 
+// The passes around a main kernel: the workspace's dq accumulator (and the
+// deterministic mode's counters) zeroed, delta, main(delta, dq, turns) (its
+// status), dq converted to its dtype. turns: the counters, null unless
+// p.deterministic.
+template <class T, class Main>
+int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream,
+                         const Main &main) {
+  const SdpaBackwardWorkspaceLayout w = sdpa_backward_workspace_layout(p);
+  if (workspace_bytes < w.bytes) return 4;  // WORKSPACE_TOO_SMALL
+  char *ws = static_cast<char *>(workspace);
+  float *delta = reinterpret_cast<float *>(ws + w.delta);
+  float *dq = reinterpret_cast<float *>(ws + w.dq);
+  int *turns = p.deterministic ? reinterpret_cast<int *>(ws + w.counters) : nullptr;
+
+  cudaError_t err;
+  const int64_t rows = p.batch * p.heads_q * p.queries;
+  if (rows > 0) {
+    if ((err = cudaMemsetAsync(ws + w.dq, 0, w.bytes - w.dq, stream)) != cudaSuccess) return -static_cast<int>(err);
+    sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(p, delta);
+    if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
+  }
+  if (p.keys > 0) {
+    const int status = main(delta, dq, turns);
+    if (status != 0) return status;
+  }
+  if (rows > 0) {
+    sdpa_backward_dq_kernel<T><<<row_grid(rows * p.head_dim, kRowThreads), kRowThreads, 0, stream>>>(p, dq);
+    if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
+  }
+  return 0;
+}
+
 template <class T>
 int sdpa_backward_run(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
   if (p.batch == 0 || p.heads_q == 0) return 0;
@@ -37,37 +69,18 @@ int sdpa_backward_run(const SdpaProblem &p, void *workspace, size_t workspace_by
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (err != cudaSuccess) return -static_cast<int>(err);
   if (smem_optin < sdpa_backward_tile_facts(head_tile).smem_bytes) return 3;  // UNSUPPORTED
-  const SdpaBackwardWorkspaceLayout w = sdpa_backward_workspace_layout(p);
-  if (workspace_bytes < w.bytes) return 4;  // WORKSPACE_TOO_SMALL
-  char *ws = static_cast<char *>(workspace);
-  float *delta = reinterpret_cast<float *>(ws + w.delta);
-  float *dq = reinterpret_cast<float *>(ws + w.dq);
-  int *turns = p.deterministic ? reinterpret_cast<int *>(ws + w.counters) : nullptr;
-
-  const int64_t rows = p.batch * p.heads_q * p.queries;
-  if (rows > 0) {
-    if ((err = cudaMemsetAsync(ws + w.dq, 0, w.bytes - w.dq, stream)) != cudaSuccess) return -static_cast<int>(err);
-    sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(p, delta);
-    if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
-  }
-  if (p.keys > 0) {
+  return sdpa_backward_passes<T>(p, workspace, workspace_bytes, stream,
+                                 [&](const float *delta, float *dq, int *turns) {
     const int64_t e = sizeof(T);
     const bool aligned =
         rows_are_16_byte_aligned(p.q.data, p.q.stride, e) && rows_are_16_byte_aligned(p.k.data, p.k.stride, e) &&
         rows_are_16_byte_aligned(p.v.data, p.v.stride, e) && rows_are_16_byte_aligned(p.dout.data, p.dout.stride, e);
-    int status;
     switch (head_tile) {
-      case 64: status = sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, aligned, smem_optin, stream); break;
-      case 128: status = sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, aligned, smem_optin, stream); break;
-      default: status = sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, aligned, smem_optin, stream); break;
+      case 64: return sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, aligned, smem_optin, stream);
+      case 128: return sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, aligned, smem_optin, stream);
+      default: return sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, aligned, smem_optin, stream);
     }
-    if (status != 0) return status;
-  }
-  if (rows > 0) {
-    sdpa_backward_dq_kernel<T><<<row_grid(rows * p.head_dim, kRowThreads), kRowThreads, 0, stream>>>(p, dq);
-    if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
-  }
-  return 0;
+  });
 }
 
 }  // namespace baracuda::kernels::sdpa

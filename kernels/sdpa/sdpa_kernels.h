@@ -36,6 +36,12 @@ int sdpa_forward_tf32x3_f32(const SdpaProblem &p, cudaStream_t stream);
 size_t sdpa_backward_workspace_sm80(const SdpaProblem &p);
 int sdpa_backward_sm80_f16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
 int sdpa_backward_sm80_bf16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+// The Hopper backward (sm_90a only; sm90/sdpa_backward_sm90.cuh), built with
+// the forward: head sizes up to 128, atomic dQ (no deterministic mode), the
+// sm_80 backward's workspace. Views TMA cannot read go to the sm_80 kernel.
+bool sdpa_backward_sm90_built();
+int sdpa_backward_sm90_f16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+int sdpa_backward_sm90_bf16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
 
 // CUDA cores (f32, f64), accumulating in their own precision.
 int sdpa_forward_simt_f32(const SdpaProblem &p, cudaStream_t stream);

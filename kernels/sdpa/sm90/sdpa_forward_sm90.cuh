@@ -209,17 +209,6 @@ struct Consumer {
     sdpa_tc::softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
   }
 
-  // P as wgmma's A fragments: 16 keys (two 8-key blocks) a fragment, rounded to T.
-  __device__ static void to_fragments(uint32_t (&pa)[Ti::kKeyBlocks / 2][4], const float (&s)[1][Ti::kKeyBlocks][4]) {
-#pragma unroll
-    for (int kk = 0; kk < Ti::kKeyBlocks / 2; ++kk) {
-      pa[kk][0] = sdpa_tc::pack2<T>(s[0][2 * kk][0], s[0][2 * kk][1]);
-      pa[kk][1] = sdpa_tc::pack2<T>(s[0][2 * kk][2], s[0][2 * kk][3]);
-      pa[kk][2] = sdpa_tc::pack2<T>(s[0][2 * kk + 1][0], s[0][2 * kk + 1][1]);
-      pa[kk][3] = sdpa_tc::pack2<T>(s[0][2 * kk + 1][2], s[0][2 * kk + 1][3]);
-    }
-  }
-
   // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
   __device__ void release_keys(int64_t t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
   __device__ void release_values(int64_t t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
@@ -251,7 +240,7 @@ struct Consumer {
       fence_registers(s[0]);
       release_keys(0);
       probabilities(s, 0, row_max, row_sum, correction);
-      to_fragments(pa, s);
+      accumulator_to_a_fragments<T>(pa, s[0]);
       for (int64_t t = 1; t < n_tiles; ++t) {
         wait_turn();
         issue_scores(s, t);
@@ -266,7 +255,7 @@ struct Consumer {
         fence_registers(o[0]);
         fence_registers(pa);
         release_values(t - 1);
-        to_fragments(pa, s);
+        accumulator_to_a_fragments<T>(pa, s[0]);
       }
       release_query();  // every S of this query tile is done
       wait_turn();

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "sdpa/sdpa_tc_primitives.cuh"
+
 namespace baracuda::kernels::sm90 {
 
 // The descriptor of an operand tile laid out as TMA's 128-byte swizzle
@@ -24,6 +26,24 @@ __device__ __forceinline__ uint64_t sw128_descriptor(uint32_t address, uint32_t 
                                                      uint32_t stride_bytes) {
   return static_cast<uint64_t>((address & 0x3FFFFu) >> 4) | static_cast<uint64_t>(leading_bytes >> 4) << 16 |
          static_cast<uint64_t>(stride_bytes >> 4) << 32 | uint64_t{1} << 62;
+}
+
+// A descriptor moved `bytes` further into shared memory (the start field
+// holds the address / 16 and the window is 256 KiB: no carry out of it).
+__device__ __forceinline__ uint64_t sw128_advance(uint64_t descriptor, uint32_t bytes) {
+  return descriptor + (bytes >> 4);
+}
+
+// The same value, opaque to the compiler: addresses and descriptors derived
+// from it inside a loop are computed where they are used instead of hoisted
+// out of it, where dozens of them would crowd the registers (and spill).
+__device__ __forceinline__ uint64_t opaque(uint64_t x) {
+  asm volatile("" : "+l"(x));
+  return x;
+}
+__device__ __forceinline__ uint32_t opaque(uint32_t x) {
+  asm volatile("" : "+r"(x));
+  return x;
 }
 
 // Orders this thread's register writes before the wgmmas issued next.
@@ -50,6 +70,30 @@ __device__ __forceinline__ void fence_registers(uint32_t (&a)[Blocks][4]) {
   for (int i = 0; i < Blocks; ++i)
 #pragma unroll
     for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(a[i][e])::"memory");
+}
+
+// Four 8x8 16-bit matrices from registers into shared memory, each
+// transposed: r[m] holds matrix m in mma.sync's accumulator layout (lane l:
+// row l / 4, columns 2 (l % 4) and + 1, the first in the low half), and lane
+// l gives the address of stored row l % 8 of matrix l / 8, which receives
+// the matrix's column l % 8 (16 contiguous bytes).
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t address, const uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "r"(r[0]),
+               "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
+// An accumulator d (8-column blocks) as RS wgmma A fragments rounded to T:
+// fragment kk holds columns 16 kk to 16 kk + 15 (blocks 2 kk and 2 kk + 1).
+template <class T, int Blocks>
+__device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks / 2][4], const float (&d)[Blocks][4]) {
+#pragma unroll
+  for (int kk = 0; kk < Blocks / 2; ++kk) {
+    a[kk][0] = sdpa_tc::pack2<T>(d[2 * kk][0], d[2 * kk][1]);
+    a[kk][1] = sdpa_tc::pack2<T>(d[2 * kk][2], d[2 * kk][3]);
+    a[kk][2] = sdpa_tc::pack2<T>(d[2 * kk + 1][0], d[2 * kk + 1][1]);
+    a[kk][3] = sdpa_tc::pack2<T>(d[2 * kk + 1][2], d[2 * kk + 1][3]);
+  }
 }
 
 #define BARACUDA_WGMMA_D32 "{" \

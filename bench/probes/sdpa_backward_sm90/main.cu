@@ -1,0 +1,480 @@
+// Probe for the Hopper attention backward (session 16). `probe check`: on small shapes
+// covering the features, the max error of dQ, dK and dV of the staged sm_90
+// backward and of the baseline tree's sm_80 backward against float64
+// reference gradients (the suite's rule: the Hopper kernel's error at most
+// twice the sm_80 kernel's), and the staged sm_80 backward's bits against
+// the baseline's. `probe time`: both backwards timed on the README's bf16 rows
+// (median of 10 event-timed runs after 2 warm-ups, the whole op: memset,
+// delta, main kernel, dq conversion), with the largest difference between
+// their gradients.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "probe_api.h"
+#include "sdpa/sdpa_kernels.h"
+#include "sdpa/sdpa_problem.h"
+
+using baracuda::kernels::SdpaProblem;
+
+#define CK(x)                                                                                         \
+  do {                                                                                                \
+    cudaError_t e_ = (x);                                                                             \
+    if (e_ != cudaSuccess) {                                                                          \
+      printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);                 \
+      exit(1);                                                                                        \
+    }                                                                                                 \
+  } while (0)
+
+struct Case {
+  const char *name;
+  int dtype;  // 0 bf16, 1 f16
+  int64_t B, Hq, Hkv, Q, K;
+  int D, Dv;
+  bool causal, bottom_right;
+  int64_t wl, wr;
+  int alibi;
+  double softcap;
+};
+
+static float to_f(uint16_t x, int dt) {
+  if (dt == 0) {
+    uint32_t u = uint32_t(x) << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  __half h;
+  memcpy(&h, &x, 2);
+  return __half2float(h);
+}
+static uint16_t from_f(float f, int dt) {
+  uint16_t u;
+  if (dt == 0) {
+    __nv_bfloat16 b = __float2bfloat16(f);
+    memcpy(&u, &b, 2);
+  } else {
+    __half h = __float2half(f);
+    memcpy(&u, &h, 2);
+  }
+  return u;
+}
+
+// A problem's dense [B, H, S, D] host tensors and their device copies.
+struct Run {
+  Case c;
+  SdpaProblem p{};
+  std::vector<uint16_t> q, k, v, o, dout;
+  std::vector<float> lse;
+  std::vector<double> slopes;
+  void *d_q, *d_k, *d_v, *d_o, *d_do, *d_lse, *d_dq, *d_dk, *d_dv, *d_sl, *ws;
+  size_t ws_bytes;
+  int64_t n_q() const { return c.B * c.Hq * c.Q * c.D; }
+  int64_t n_k() const { return c.B * c.Hkv * c.K * c.D; }
+  int64_t n_v() const { return c.B * c.Hkv * c.K * c.Dv; }
+  int64_t n_o() const { return c.B * c.Hq * c.Q * c.Dv; }
+};
+
+static bool visible(const Case &c, int64_t i, int64_t j) {
+  const int64_t ip = i + (c.bottom_right ? c.K - c.Q : 0);
+  if (c.causal && j > ip) return false;
+  if (c.wr >= 0 && j > ip + c.wr) return false;
+  if (c.wl >= 0 && j < ip - c.wl) return false;
+  return true;
+}
+static double final_score(const Case &c, double raw, double scale, double slope, int64_t i, int64_t j,
+                          double *cap_slope) {
+  double x = raw * scale;
+  *cap_slope = 1;
+  if (c.softcap > 0) {
+    const double t = std::tanh(x / c.softcap);
+    x = c.softcap * t;
+    *cap_slope = 1 - t * t;
+  }
+  const double d = double(j - (i + (c.bottom_right ? c.K - c.Q : 0)));
+  if (c.alibi == 1) x += slope * d;
+  if (c.alibi == 2) x -= slope * std::fabs(d);
+  return x;
+}
+
+// The float64 forward (o rounded to the dtype, lse) or, with dq, the
+// gradients (delta from the rounded o the kernels see).
+static void reference(const Run &r, std::vector<uint16_t> *o, std::vector<float> *lse, std::vector<double> *dq,
+                      std::vector<double> *dk, std::vector<double> *dv) {
+  const Case &c = r.c;
+  const double scale = r.p.scale;
+  const int64_t g = c.Hq / c.Hkv;
+  if (dq) {
+    dq->assign(r.n_q(), 0);
+    dk->assign(r.n_k(), 0);
+    dv->assign(r.n_v(), 0);
+  }
+  std::vector<double> P(c.K), capd(c.K);
+  for (int64_t b = 0; b < c.B; ++b)
+    for (int64_t h = 0; h < c.Hq; ++h) {
+      const int64_t hk = h / g;
+      const uint16_t *Q = &r.q[((b * c.Hq + h) * c.Q) * c.D], *K = &r.k[((b * c.Hkv + hk) * c.K) * c.D];
+      const uint16_t *V = &r.v[((b * c.Hkv + hk) * c.K) * c.Dv], *dO = &r.dout[((b * c.Hq + h) * c.Q) * c.Dv];
+      const double slope = c.alibi ? r.slopes[h] : 0;
+      for (int64_t i = 0; i < c.Q; ++i) {
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < c.K; ++j) {
+          if (!visible(c, i, j)) {
+            P[j] = -INFINITY;
+            continue;
+          }
+          double s = 0;
+          for (int d = 0; d < c.D; ++d) s += double(to_f(Q[i * c.D + d], c.dtype)) * to_f(K[j * c.D + d], c.dtype);
+          P[j] = final_score(c, s, scale, slope, i, j, &capd[j]);
+          mx = std::max(mx, P[j]);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < c.K; ++j) {
+          P[j] = P[j] == -INFINITY ? 0 : std::exp(P[j] - mx);
+          sum += P[j];
+        }
+        const int64_t row = (b * c.Hq + h) * c.Q + i;
+        if (lse) (*lse)[row] = sum > 0 ? float(mx + std::log(sum)) : -INFINITY;
+        for (int64_t j = 0; j < c.K; ++j) P[j] = sum > 0 ? P[j] / sum : 0;
+        if (o) {
+          std::vector<double> orow(c.Dv, 0);
+          for (int64_t j = 0; j < c.K; ++j)
+            if (P[j] != 0)
+              for (int d = 0; d < c.Dv; ++d) orow[d] += P[j] * to_f(V[j * c.Dv + d], c.dtype);
+          for (int d = 0; d < c.Dv; ++d) (*o)[row * c.Dv + d] = from_f(float(orow[d]), c.dtype);
+        }
+        if (!dq) continue;
+        double delta = 0;
+        for (int d = 0; d < c.Dv; ++d)
+          delta += double(to_f(dO[i * c.Dv + d], c.dtype)) * to_f(r.o[row * c.Dv + d], c.dtype);
+        for (int64_t j = 0; j < c.K; ++j) {
+          if (P[j] == 0) continue;
+          double acc = 0;
+          for (int d = 0; d < c.Dv; ++d) acc += double(to_f(dO[i * c.Dv + d], c.dtype)) * to_f(V[j * c.Dv + d], c.dtype);
+          const double ds = P[j] * (acc - delta) * capd[j] * scale;
+          for (int d = 0; d < c.D; ++d) {
+            (*dq)[row * c.D + d] += ds * to_f(K[j * c.D + d], c.dtype);
+            (*dk)[((b * c.Hkv + hk) * c.K + j) * c.D + d] += ds * to_f(Q[i * c.D + d], c.dtype);
+          }
+          for (int d = 0; d < c.Dv; ++d)
+            (*dv)[((b * c.Hkv + hk) * c.K + j) * c.Dv + d] += P[j] * to_f(dO[i * c.Dv + d], c.dtype);
+        }
+      }
+    }
+}
+
+// x[i] uniform on [-1.7, 1.7) (variance 1) by a hash of (seed, i), rounded to bf16.
+__global__ void fill_uniform_bf16(uint16_t *x, int64_t n, uint64_t seed) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
+    uint64_t h = (seed ^ static_cast<uint64_t>(i)) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    const __nv_bfloat16 b = __float2bfloat16(float(int32_t(h)) * (1.7f / 2147483648.f));
+    x[i] = *reinterpret_cast<const uint16_t *>(&b);
+  }
+}
+// lse ~ ln(visible keys) + 1/2, as for scores ~ N(0, 1) (top-left causal or none).
+__global__ void fill_lse(float *lse, int64_t rows, int64_t queries, int64_t keys, bool causal) {
+  for (int64_t r = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; r < rows; r += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t i = r % queries, n = causal ? (i + 1 < keys ? i + 1 : keys) : keys;
+    lse[r] = logf(float(n)) + 0.5f;
+  }
+}
+
+// exact: normal draws on the host and the reference forward's o and lse;
+// else (the timing rows, bf16 and Q = K only) the inputs drawn on the GPU.
+static void setup(Run &r, const Case &c, bool exact) {
+  r.c = c;
+  SdpaProblem &p = r.p;
+  p.batch = c.B;
+  p.heads_q = c.Hq;
+  p.heads_kv = c.Hkv;
+  p.queries = c.Q;
+  p.keys = c.K;
+  p.head_dim = c.D;
+  p.head_dim_v = c.Dv;
+  p.scale = 1.0 / std::sqrt(double(c.D));
+  p.softcap = c.softcap;
+  p.causal = c.causal;
+  p.bottom_right = c.bottom_right;
+  p.window_left = c.wl;
+  p.window_right = c.wr;
+  p.alibi = c.alibi;
+  r.slopes.resize(c.Hq);
+  for (int64_t h = 0; h < c.Hq; ++h) r.slopes[h] = std::pow(2.0, -8.0 * (h + 1) / c.Hq);
+  const size_t e = 2;
+  const int64_t rows = c.B * c.Hq * c.Q;
+  auto upload = [](void **d, const void *h, size_t bytes) {
+    CK(cudaMalloc(d, bytes));
+    CK(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
+  };
+  if (exact) {
+    std::mt19937 rng(1234);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    auto fill = [&](std::vector<uint16_t> &v, int64_t n) {
+      v.resize(n);
+      for (auto &x : v) x = from_f(nd(rng), c.dtype);
+    };
+    fill(r.q, r.n_q());
+    fill(r.k, r.n_k());
+    fill(r.v, r.n_v());
+    fill(r.dout, r.n_o());
+    r.lse.resize(rows);
+    r.o.resize(r.n_o());
+    reference(r, &r.o, &r.lse, nullptr, nullptr, nullptr);
+    upload(&r.d_q, r.q.data(), r.n_q() * e);
+    upload(&r.d_k, r.k.data(), r.n_k() * e);
+    upload(&r.d_v, r.v.data(), r.n_v() * e);
+    upload(&r.d_o, r.o.data(), r.n_o() * e);
+    upload(&r.d_do, r.dout.data(), r.n_o() * e);
+    upload(&r.d_lse, r.lse.data(), r.lse.size() * 4);
+  } else {
+    void **bufs[5] = {&r.d_q, &r.d_k, &r.d_v, &r.d_o, &r.d_do};
+    const int64_t sizes[5] = {r.n_q(), r.n_k(), r.n_v(), r.n_o(), r.n_o()};
+    for (int t = 0; t < 5; ++t) {
+      CK(cudaMalloc(bufs[t], sizes[t] * e));
+      fill_uniform_bf16<<<1024, 256>>>(static_cast<uint16_t *>(*bufs[t]), sizes[t], 1000 + t);
+      CK(cudaGetLastError());
+    }
+    CK(cudaMalloc(&r.d_lse, rows * 4));
+    fill_lse<<<1024, 256>>>(static_cast<float *>(r.d_lse), rows, c.Q, c.K, c.causal);
+    CK(cudaGetLastError());
+  }
+  std::vector<float> sl(r.slopes.begin(), r.slopes.end());
+  upload(&r.d_sl, sl.data(), sl.size() * 4);
+  CK(cudaMalloc(&r.d_dq, r.n_q() * e));
+  CK(cudaMalloc(&r.d_dk, r.n_k() * e));
+  CK(cudaMalloc(&r.d_dv, r.n_v() * e));
+  p.q = {r.d_q, {c.Hq * c.Q * c.D, c.Q * c.D, c.D}};
+  p.k = {r.d_k, {c.Hkv * c.K * c.D, c.K * c.D, c.D}};
+  p.v = {r.d_v, {c.Hkv * c.K * c.Dv, c.K * c.Dv, c.Dv}};
+  p.out = {r.d_o, {c.Hq * c.Q * c.Dv, c.Q * c.Dv, c.Dv}};
+  p.dout = {r.d_do, {c.Hq * c.Q * c.Dv, c.Q * c.Dv, c.Dv}};
+  p.lse = r.d_lse;
+  p.lse_stride[0] = c.Hq * c.Q;
+  p.lse_stride[1] = c.Q;
+  p.lse_stride[2] = 1;
+  p.slopes = r.d_sl;
+  p.slope_stride[0] = 0;
+  p.slope_stride[1] = 1;
+  p.dq = {r.d_dq, {c.Hq * c.Q * c.D, c.Q * c.D, c.D}};
+  p.dk = {r.d_dk, {c.Hkv * c.K * c.D, c.K * c.D, c.D}};
+  p.dv = {r.d_dv, {c.Hkv * c.K * c.Dv, c.K * c.Dv, c.Dv}};
+  p.deterministic = false;
+  r.ws_bytes = baracuda::kernels::sdpa_backward_workspace_sm80(p);
+  CK(cudaMalloc(&r.ws, r.ws_bytes));
+}
+static void release(Run &r) {
+  for (void *x : {r.d_q, r.d_k, r.d_v, r.d_o, r.d_do, r.d_lse, r.d_dq, r.d_dk, r.d_dv, r.d_sl, r.ws}) CK(cudaFree(x));
+}
+
+struct Grads {
+  std::vector<uint16_t> dq, dk, dv;
+};
+// The gradients, or their first `most` elements each.
+static Grads fetch(const Run &r, int64_t most = INT64_MAX) {
+  Grads g;
+  g.dq.resize(std::min(most, r.n_q()));
+  g.dk.resize(std::min(most, r.n_k()));
+  g.dv.resize(std::min(most, r.n_v()));
+  CK(cudaMemcpy(g.dq.data(), r.d_dq, g.dq.size() * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(g.dk.data(), r.d_dk, g.dk.size() * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(g.dv.data(), r.d_dv, g.dv.size() * 2, cudaMemcpyDeviceToHost));
+  return g;
+}
+static int64_t mismatches(const std::vector<uint16_t> &a, const std::vector<uint16_t> &b) {
+  int64_t n = 0;
+  for (size_t i = 0; i < a.size(); ++i) n += a[i] != b[i];
+  return n;
+}
+
+using RunFn = int (*)(Run &);
+static int run_base(Run &r) {
+  return r.c.dtype == 0 ? base_backward_bf16(&r.p, r.ws, r.ws_bytes, 0) : base_backward_f16(&r.p, r.ws, r.ws_bytes, 0);
+}
+static int run_sm80(Run &r) {
+  return r.c.dtype == 0 ? baracuda::kernels::sdpa_backward_sm80_bf16(r.p, r.ws, r.ws_bytes, 0)
+                        : baracuda::kernels::sdpa_backward_sm80_f16(r.p, r.ws, r.ws_bytes, 0);
+}
+static int run_sm90(Run &r) {
+  return r.c.dtype == 0 ? baracuda::kernels::sdpa_backward_sm90_bf16(r.p, r.ws, r.ws_bytes, 0)
+                        : baracuda::kernels::sdpa_backward_sm90_f16(r.p, r.ws, r.ws_bytes, 0);
+}
+
+// Waits for the stream's work, or ends the process (a kernel that hangs
+// would hold the GPU past the run's time).
+static cudaError_t finish(const char *what) {
+  const auto start = std::chrono::steady_clock::now();
+  cudaError_t err;
+  while ((err = cudaStreamQuery(0)) == cudaErrorNotReady) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) {
+      printf("HANG: %s still running after 3 s\n", what);
+      fflush(stdout);
+      _exit(3);
+    }
+  }
+  return err;
+}
+
+// Gradients of one run, the outputs first poisoned with NaN bits.
+static Grads gradients(Run &r, RunFn f, const char *what) {
+  CK(cudaMemset(r.d_dq, 0xff, r.n_q() * 2));
+  CK(cudaMemset(r.d_dk, 0xff, r.n_k() * 2));
+  CK(cudaMemset(r.d_dv, 0xff, r.n_v() * 2));
+  const int rc = f(r);
+  const cudaError_t err = finish(what);
+  if (rc != 0 || err != cudaSuccess) {
+    printf("%s failed: status %d, %s\n", what, rc, cudaGetErrorString(err));
+    exit(1);
+  }
+  return fetch(r);
+}
+
+static double time_ms(Run &r, RunFn f) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> ms;
+  for (int it = 0; it < 12; ++it) {
+    CK(cudaEventRecord(a));
+    const int rc = f(r);
+    CK(cudaEventRecord(b));
+    CK(finish("a timed run"));
+    if (rc != 0) {
+      printf("status %d\n", rc);
+      exit(1);
+    }
+    float t;
+    CK(cudaEventElapsedTime(&t, a, b));
+    if (it >= 2) ms.push_back(t);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  std::sort(ms.begin(), ms.end());
+  return 0.5 * (ms[4] + ms[5]);
+}
+
+// max |got - ref| / max |ref| of each gradient (inf where got is not finite).
+static void errors(const Grads &g, const std::vector<double> *ref[3], int dt, double (&e)[3]) {
+  const std::vector<uint16_t> *got[3] = {&g.dq, &g.dk, &g.dv};
+  for (int t = 0; t < 3; ++t) {
+    double err = 0, mag = 0;
+    for (size_t i = 0; i < ref[t]->size(); ++i) {
+      const double x = to_f((*got[t])[i], dt);
+      mag = std::max(mag, std::fabs((*ref[t])[i]));
+      err = std::max(err, std::isfinite(x) ? std::fabs(x - (*ref[t])[i]) : INFINITY);
+    }
+    e[t] = err / (mag > 0 ? mag : 1);
+  }
+}
+
+// The correctness cases.
+static int check() {
+  const Case small[] = {
+      {"bf16 D128 GQA2 causal Q=K=200", 0, 2, 4, 2, 200, 200, 128, 128, true, false, -1, -1, 0, 0},
+      {"bf16 D128 Q130 K77", 0, 1, 2, 2, 130, 77, 128, 128, false, false, -1, -1, 0, 0},
+      {"bf16 D128 Q77 K130 br-causal", 0, 1, 2, 2, 77, 130, 128, 128, true, true, -1, -1, 0, 0},
+      {"bf16 D128 Q130 K77 tl-causal", 0, 1, 2, 1, 130, 77, 128, 128, true, false, -1, -1, 0, 0},
+      {"f16 D128 causal Q=K=160", 1, 2, 2, 2, 160, 160, 128, 128, true, false, -1, -1, 0, 0},
+      {"bf16 D64 Q=K=256", 0, 1, 2, 2, 256, 256, 64, 64, false, false, -1, -1, 0, 0},
+      {"f16 D64 Q130 K300 br-causal left50 alibi", 1, 1, 2, 1, 130, 300, 64, 64, true, true, 50, -1, 1, 0},
+      {"bf16 D64 Q257 K129 softcap30 right7", 0, 2, 2, 2, 257, 129, 64, 64, false, false, -1, 7, 0, 30},
+      {"bf16 D80/Dv48 Q100 K190 alibi-sym GQA4", 0, 1, 4, 1, 100, 190, 80, 48, false, false, -1, -1, 2, 0},
+      {"f16 D128 Q90 K77 br-causal left3 (masked rows)", 1, 1, 2, 1, 90, 77, 128, 128, true, true, 3, -1, 0, 0},
+      {"bf16 D32 K1 Q40", 0, 1, 2, 2, 40, 1, 32, 32, false, false, -1, -1, 0, 0},
+      {"bf16 D128 Q=K=700 causal window 100", 0, 1, 2, 2, 700, 700, 128, 128, true, false, 100, -1, 0, 0},
+  };
+  printf("\n== correctness: max |err| / max |ref| against float64 (sm90 passes at <= 2x sm80's) ==\n");
+  int failures = 0;
+  for (const Case &c : small) {
+    printf("%-46s ", c.name);  // first, so that a hang names its case
+    Run r;
+    setup(r, c, true);
+    std::vector<double> rdq, rdk, rdv;
+    reference(r, nullptr, nullptr, &rdq, &rdk, &rdv);
+    const std::vector<double> *ref[3] = {&rdq, &rdk, &rdv};
+    const Grads gb = gradients(r, run_base, "base sm80");
+    const Grads gs = gradients(r, run_sm80, "staged sm80");
+    const Grads gh = gradients(r, run_sm90, "sm90");
+    double eb[3], eh[3];
+    errors(gb, ref, c.dtype, eb);
+    errors(gh, ref, c.dtype, eh);
+    bool pass = true;
+    for (int t = 0; t < 3; ++t) pass = pass && eh[t] <= 2 * eb[t];
+    failures += !pass;
+    printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e %s | staged sm80 bits differ %lld\n", eb[0],
+           eb[1], eb[2], eh[0], eh[1], eh[2], pass ? "PASS" : "FAIL",
+           (long long)(mismatches(gb.dq, gs.dq) + mismatches(gb.dk, gs.dk) + mismatches(gb.dv, gs.dv)));
+    release(r);
+  }
+  printf("correctness: %d case(s) failed\n", failures);
+  return failures;
+}
+
+// The timing rows.
+static void time_rows() {
+  printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op ==\n");
+  struct Row {
+    int64_t B, H, S;
+    int D;
+    bool causal;
+  };
+  const Row rows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {2, 32, 8192, 128, false},
+                      {2, 32, 8192, 128, true},  {16, 16, 1024, 64, false}, {16, 16, 1024, 64, true}};
+  for (const Row &w : rows) {
+    const Case c{"row", 0, w.B, w.H, w.H, w.S, w.S, w.D, w.D, w.causal, false, -1, -1, 0, 0};
+    Run r;
+    setup(r, c, false);
+    const double flops = 2.5 * 4.0 * w.B * w.H * double(w.S) * w.S * w.D / (w.causal ? 2 : 1);
+    const int64_t kMost = int64_t{1} << 22;  // elements compared
+    const double tb = time_ms(r, run_base);
+    const Grads gb = fetch(r, kMost);
+    const double th = time_ms(r, run_sm90);
+    const Grads gh = fetch(r, kMost);
+    // The largest difference between the two, relative to the sm_80 result's largest value.
+    double diff[3];
+    const std::vector<uint16_t> *a[3] = {&gb.dq, &gb.dk, &gb.dv}, *b[3] = {&gh.dq, &gh.dk, &gh.dv};
+    for (int t = 0; t < 3; ++t) {
+      double d = 0, m = 0;
+      for (size_t i = 0; i < a[t]->size(); ++i) {
+        const double x = to_f((*a[t])[i], 0), y = to_f((*b[t])[i], 0);
+        m = std::max(m, std::fabs(x));
+        d = std::max(d, std::isfinite(y) ? std::fabs(x - y) : INFINITY);
+      }
+      diff[t] = d / (m > 0 ? m : 1);
+    }
+    printf("B%lld H%lld S%lld D%d %-6s sm80 %7.3f ms %6.1f | sm90 %7.3f ms %6.1f (%.3fx) | diff dq %.1e dk %.1e dv %.1e\n",
+           (long long)w.B, (long long)w.H, (long long)w.S, w.D, w.causal ? "causal" : "full", tb, flops / tb / 1e9, th,
+           flops / th / 1e9, tb / th, diff[0], diff[1], diff[2]);
+    release(r);
+  }
+}
+
+// probe check | probe time
+int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "check") return check() == 0 ? 0 : 1;
+  if (mode == "time") {
+    time_rows();
+    return 0;
+  }
+  printf("usage: probe check | probe time\n");
+  return 2;
+}

@@ -1,0 +1,465 @@
+// The Hopper attention backward for f16 / bf16 (sm_90a): FlashAttention-2's
+// backward on warpgroup MMAs. A block owns one key tile (block_n keys, 64
+// per consumer warpgroup) of one (b, kv head), K and V resident in shared
+// memory, dK and dV accumulated in the consumers' registers, and walks the
+// query tiles of every query head that sees those keys. One producer thread
+// brings each step's Q and dO tiles by TMA into a ring of slots, a producer
+// warp the rows' lse and delta; each slot completes on its "full" mbarrier
+// and goes back through its "empty" one. With keys as wgmma's M, a consumer
+// warpgroup computes
+//   S^T = K Q^T and dP^T = V dO^T   (SS, both operands K-major),
+//   P^T and dS^T in registers        (P^T under dP^T's products where the
+//                                     tile needs no mask; masks, softcap
+//                                     and ALiBi: sdpa_backward_kernel.cuh's
+//                                     score code),
+//   dV += P^T dO and dK += dS^T Q   (RS, dO and Q N-major),
+//   dQ = dS K                        (SS, dS^T stored transposed by stmatrix
+//                                     into one of two buffers, both groups'
+//                                     halves met at a named barrier)
+// and adds dQ into the f32 accumulator of the workspace by TMA reductions
+// from a shared staging tile; a later pass converts it. Instantiated per
+// dtype and head-size tile by sdpa_backward_sm90_<dtype>_d<tile>.cu.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sdpa/sdpa_backward_band.h"
+#include "sdpa/sdpa_backward_kernel.cuh"
+#include "sdpa/sdpa_problem.h"
+#include "sdpa/sm90/sdpa_backward_sm90_params.cuh"
+#include "sdpa/sm90/sdpa_backward_sm90_shape.h"
+#include "sdpa/sm90/sm90_async_copy.cuh"
+#include "sdpa/sm90/sm90_wgmma.cuh"
+
+namespace baracuda::kernels::sm90 {
+
+template <int HeadTile>
+struct BackwardTiles {
+  static constexpr SdpaSm90BackwardShape kShape = sdpa_sm90_backward_shape(HeadTile);
+  static constexpr int kHeadTile = HeadTile;
+  static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
+  static constexpr int kSlabs = kShape.slabs, kConsumers = kShape.consumers(), kThreads = kShape.threads();
+  static constexpr int kConsumerKeys = 64;           // wgmma's M
+  static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
+  static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
+  static constexpr int kDqKeyGroups = kShape.dq_key_groups();
+  static constexpr int kDqColumns = kShape.dq_columns();             // of one consumer
+  static constexpr int kDqKeySteps = kBlockN / kDqKeyGroups / 16;  // 16-key steps of one consumer
+  static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
+  static constexpr uint32_t kQSlabBytes = kBlockM * 128, kQBytes = kQSlabBytes * kSlabs;
+  static constexpr uint32_t kDsSlabBytes = kBlockM * 128, kDsBytes = kDsSlabBytes * (kBlockN / 64);
+  static constexpr uint32_t kDqSlabBytes = 64 * 128, kDqBytes = kDqSlabBytes * (kDqColumns / 32);
+  static constexpr uint32_t kRowBytes = 2 * 4 * kBlockM;  // a slot's lse and delta
+  static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
+  static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 16 == 0,
+                "whole wgmma tiles for every consumer");
+};
+
+// Where the block's tiles and barriers lie in shared memory: base, their
+// 1024-aligned shared-window address; data, the same place as a pointer.
+template <class Ti>
+struct BackwardSmem {
+  uint32_t base;
+  unsigned char *data;
+  __device__ uint32_t k() const { return base; }
+  __device__ uint32_t v() const { return base + Ti::kKvBytes; }
+  __device__ uint32_t q(int stage) const { return base + 2 * Ti::kKvBytes + 2 * Ti::kQBytes * stage; }
+  __device__ uint32_t dout(int stage) const { return q(stage) + Ti::kQBytes; }
+  // dS of even and odd steps: a consumer overwrites one while the other's dQ products may still read the other.
+  __device__ uint32_t ds(int buffer) const { return q(Ti::kStages) + Ti::kDsBytes * buffer; }
+  __device__ uint32_t dq(int group) const { return ds(2) + Ti::kDqBytes * group; }
+  __device__ uint32_t rows(int stage) const { return dq(Ti::kConsumers) + Ti::kRowBytes * stage; }
+  __device__ float *lse(int stage) const { return reinterpret_cast<float *>(data + (rows(stage) - base)); }
+  __device__ float *delta(int stage) const { return lse(stage) + Ti::kBlockM; }
+  __device__ uint32_t bars() const { return rows(Ti::kStages); }
+  __device__ uint32_t kv_full() const { return bars(); }
+  __device__ uint32_t q_full(int stage) const { return bars() + 8 * (1 + stage); }
+  __device__ uint32_t q_empty(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
+};
+
+__device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
+
+// S^T (a warp's accumulator: rows keys, columns the query tile's queries)
+// into P^T in place, on the plain path: every pair visible, no softcap, no
+// ALiBi, so P = 2^(scale log2(e) s - log2(e) lse). lse: the query tile's.
+template <int Blocks>
+__device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], const float *lse, float scale,
+                                                         int lane) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  const float scale_log2 = scale * kLog2e;
+#pragma unroll
+  for (int n = 0; n < Blocks; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      s[n][e] = sdpa_tc::exp2_approx(fmaf(s[n][e], scale_log2, -lse[8 * n + 2 * (lane % 4) + (e & 1)] * kLog2e));
+}
+
+// dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and dQ).
+template <int Blocks>
+__device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const float (&prob)[Blocks][4],
+                                                           const float *delta, int lane) {
+#pragma unroll
+  for (int n = 0; n < Blocks; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) dp[n][e] = prob[n][e] * (dp[n][e] - delta[8 * n + 2 * (lane % 4) + (e & 1)]);
+}
+
+// The block's key tile and the (query head, query tile) steps it walks:
+// every query tile that meets its keys, for each query head of its kv head.
+struct KeyTileWork {
+  int64_t b, hk, key0;
+  int64_t first_tile, per_head, steps;
+  int64_t group;
+  int block_m;
+  __device__ int64_t head(int64_t t) const { return hk * group + t / per_head; }
+  __device__ int64_t q0(int64_t t) const { return (first_tile + t % per_head) * block_m; }
+};
+
+template <class Ti>
+__device__ __forceinline__ KeyTileWork key_tile_work(const SdpaProblem &p, const BackwardParams &bp,
+                                                     const sdpa::Band &band) {
+  KeyTileWork w;
+  w.b = blockIdx.z;
+  w.hk = blockIdx.y;
+  w.key0 = static_cast<int64_t>(blockIdx.x) * Ti::kBlockN;
+  const sdpa::TileRange range = sdpa::query_tiles_of_key_tile(band, w.key0, Ti::kBlockN, Ti::kBlockM, p.queries);
+  w.first_tile = range.first;
+  w.per_head = range.last - range.first + 1;
+  w.group = bp.group;
+  w.steps = w.per_head > 0 ? w.per_head * bp.group : 0;
+  w.block_m = Ti::kBlockM;
+  return w;
+}
+
+// The ring's slot of step t and the phase its barriers complete.
+template <class Ti>
+__device__ __forceinline__ int slot_of(int64_t t) {
+  return static_cast<int>(t % Ti::kStages);
+}
+template <class Ti>
+__device__ __forceinline__ uint32_t phase_of(int64_t t) {
+  return static_cast<uint32_t>(t / Ti::kStages) & 1;
+}
+
+// The producer's first thread: K and V once, then every step's Q and dO,
+// each slot refilled once both consumers have handed it back.
+template <class Ti>
+__device__ __forceinline__ void produce_tiles(const BackwardParams &bp, const BackwardSmem<Ti> &sm,
+                                              const KeyTileWork &w) {
+  const auto head_coord = [](const AxisSteps &s, int64_t h) { return static_cast<int32_t>(h * s.head); };
+  const auto batch_coord = [](const AxisSteps &s, int64_t b) { return static_cast<int32_t>(b * s.batch); };
+  const int32_t key0 = static_cast<int32_t>(w.key0);
+  mbarrier_arrive_expect_bytes(sm.kv_full(), 2 * Ti::kKvBytes);
+#pragma unroll 1  // the producer runs on 24 registers
+  for (int j = 0; j < Ti::kSlabs; ++j) {
+    tma_load_4d(sm.k() + j * Ti::kKvSlabBytes, &bp.k, sm.kv_full(), 64 * j, key0, head_coord(bp.k_steps, w.hk),
+                batch_coord(bp.k_steps, w.b));
+    tma_load_4d(sm.v() + j * Ti::kKvSlabBytes, &bp.v, sm.kv_full(), 64 * j, key0, head_coord(bp.v_steps, w.hk),
+                batch_coord(bp.v_steps, w.b));
+  }
+  for (int64_t t = 0; t < w.steps; ++t) {
+    const int stage = slot_of<Ti>(t);
+    if (t >= Ti::kStages) mbarrier_wait(sm.q_empty(stage), phase_of<Ti>(t) ^ 1);
+    mbarrier_arrive_expect_bytes(sm.q_full(stage), 2 * Ti::kQBytes);
+    const int64_t h = w.head(t);
+    const int32_t q0 = static_cast<int32_t>(w.q0(t));
+#pragma unroll 1
+    for (int j = 0; j < Ti::kSlabs; ++j) {
+      tma_load_4d(sm.q(stage) + j * Ti::kQSlabBytes, &bp.q, sm.q_full(stage), 64 * j, q0,
+                  head_coord(bp.q_steps, h), batch_coord(bp.q_steps, w.b));
+      tma_load_4d(sm.dout(stage) + j * Ti::kQSlabBytes, &bp.dout, sm.q_full(stage), 64 * j, q0,
+                  head_coord(bp.dout_steps, h), batch_coord(bp.dout_steps, w.b));
+    }
+  }
+}
+
+// The producer's second warp: every step's lse and delta rows (0 past the
+// problem's queries), each lane arriving on the slot's full barrier.
+template <class Ti>
+__device__ __forceinline__ void produce_rows(const SdpaProblem &p, const BackwardParams &bp,
+                                             const BackwardSmem<Ti> &sm, const KeyTileWork &w, int lane) {
+  for (int64_t t = 0; t < w.steps; ++t) {
+    const int stage = slot_of<Ti>(t);
+    if (t >= Ti::kStages) mbarrier_wait(sm.q_empty(stage), phase_of<Ti>(t) ^ 1);
+    const int64_t h = w.head(t), q0 = w.q0(t);
+    const float *lse = static_cast<const float *>(p.lse) + w.b * p.lse_stride[0] + h * p.lse_stride[1];
+    const float *delta = bp.delta + (w.b * p.heads_q + h) * p.queries;
+#pragma unroll 1
+    for (int r = lane; r < Ti::kBlockM; r += 32) {
+      const int64_t i = q0 + r;
+      const bool in = i < p.queries;
+      sm.lse(stage)[r] = in ? lse[i * p.lse_stride[2]] : 0.f;
+      sm.delta(stage)[r] = in ? delta[i] : 0.f;
+    }
+    mbarrier_arrive(sm.q_full(stage));
+  }
+}
+
+// A consumer warpgroup: its 64 keys' dK and dV over every step, and each
+// step's dQ part.
+template <class T, class Ti>
+struct BackwardConsumer {
+  const SdpaProblem &p;
+  const BackwardParams &bp;
+  const BackwardSmem<Ti> &sm;
+  const KeyTileWork &w;
+  const sdpa::Band &band;
+  int group;  // which consumer warpgroup, 0 to kConsumers - 1
+
+  __device__ int warp() const { return static_cast<int>(threadIdx.x) / 32 % 4; }
+  __device__ int lane() const { return static_cast<int>(threadIdx.x) % 32; }
+
+  // acc = A B^T over 16 kSteps columns, A this group's 64 rows of a key
+  // tile (K or V), B a query tile (Q or dO) of the same columns.
+  __device__ void issue_transposed_scores(float (&acc)[Ti::kQueryBlocks][4], uint32_t keys, uint32_t queries) const {
+    const uint64_t a0 = opaque(sw128_descriptor(keys, 16, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(sw128_descriptor(queries, 16, Ti::kAtomBytes));
+#pragma unroll
+    for (int kk = 0; kk < Ti::kHeadTile / 16; ++kk) {
+      // 16 columns are 32 bytes of a slab's 128-byte rows.
+      const uint32_t slab = kk / 4, within = (kk % 4) * 32;
+      wgmma_ss<T, Ti::kBlockM, 0>(acc, sw128_advance(a0, slab * Ti::kKvSlabBytes + within),
+                                  sw128_advance(b0, slab * Ti::kQSlabBytes + within), kk > 0);
+    }
+  }
+
+  // acc += A B, A from registers (64 keys by the query tile), B a query tile
+  // N-major: 16 queries are 16 rows of every slab.
+  __device__ void issue_key_gradient(float (&acc)[Ti::kHeadBlocks][4], const uint32_t (&a)[Ti::kBlockM / 16][4],
+                                     uint32_t queries) const {
+    const uint64_t b0 = opaque(sw128_descriptor(queries, Ti::kQSlabBytes, Ti::kAtomBytes));
+#pragma unroll
+    for (int kk = 0; kk < Ti::kBlockM / 16; ++kk)
+      wgmma_rs<T, Ti::kHeadTile, 1>(acc, a[kk], sw128_advance(b0, kk * 16 * 128), 1);
+  }
+
+  // dS (queries by keys, K-major) into shared memory from this group's dS^T
+  // fragments: matrix m of fragment kk is query block 2 kk + m / 2 by key
+  // block 2 warp + m % 2 of the group's slab.
+  __device__ void store_ds(const uint32_t (&da)[Ti::kBlockM / 16][4], int buffer) const {
+    const int m = lane() / 8;
+    // Every fragment's query % 8 is the lane's: one swizzled row offset serves them all.
+    const uint32_t row = opaque(static_cast<uint32_t>(8 * (m / 2) + lane() % 8));
+    const uint32_t start = sm.ds(buffer) + static_cast<uint32_t>(group) * Ti::kDsSlabBytes + row * 128 +
+                           (((2 * warp() + m % 2) ^ (row % 8)) * 16);
+#pragma unroll
+    for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
+  }
+
+  // This group's share of dQ (shape.h): its first column and its part of the keys.
+  __device__ int dq_key_group() const { return group % Ti::kDqKeyGroups; }
+  __device__ int dq_col0() const { return group / Ti::kDqKeyGroups * Ti::kDqColumns; }
+
+  // dq = dS K over this group's share.
+  __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
+    const int first_step = dq_key_group() * Ti::kDqKeySteps;
+    const uint32_t columns = sm.k() + dq_col0() / 64 * Ti::kKvSlabBytes;
+    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer), 16, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
+#pragma unroll
+    for (int kk = 0; kk < Ti::kDqKeySteps; ++kk) {
+      const int step = first_step + kk;
+      wgmma_ss<T, Ti::kDqColumns, 1>(dq, sw128_advance(a0, (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32),
+                                     sw128_advance(b0, step * 16 * 128), kk > 0);
+    }
+  }
+
+  // dq (scaled) into the f32 accumulator through shared memory: into the
+  // group's staging slabs (32 columns of 128-byte rows, swizzled as the TMA
+  // reads them), then one TMA reduction a slab, issued by the group's first
+  // thread.
+  __device__ void reduce_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
+                                        float scale) const {
+    const bool issuer = threadIdx.x % 128 == 0;
+    const uint32_t staging = sm.dq(group);
+    if (issuer) bulk_wait_read();  // the last step's reductions have read the slabs
+    named_barrier_sync(3 + group, 128);
+    // Rows r and r + 8 share r % 8, so their swizzle; the 16-byte chunk of
+    // column block db is 2 (db % 4) + lane % 4 / 2, swizzled by XOR with r % 8.
+    const uint32_t row = opaque(static_cast<uint32_t>(16 * warp() + lane() / 4));
+    const uint32_t start = staging + row * 128 + (lane() % 2) * 8;
+#pragma unroll
+    for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
+      const uint32_t chunk = (2 * (db % 4) + (lane() % 4) / 2) ^ (row % 8);
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr)
+        store_shared_f32x2(start + (db / 4) * Ti::kDqSlabBytes + hr * 8 * 128 + chunk * 16, scale * dq[db][2 * hr],
+                           scale * dq[db][2 * hr + 1]);
+    }
+    fence_async_shared();
+    named_barrier_sync(3 + group, 128);
+    if (issuer) {
+      const int col0 = dq_col0();
+#pragma unroll 1
+      for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
+        tma_reduce_add_4d(&bp.dq_map, staging + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
+                          static_cast<int32_t>(q0), static_cast<int32_t>(h), static_cast<int32_t>(w.b));
+      bulk_commit();
+    }
+  }
+
+  __device__ void run() const {
+    float dk[Ti::kHeadBlocks][4] = {}, dv[Ti::kHeadBlocks][4] = {};
+    const uint32_t k_rows = sm.k() + static_cast<uint32_t>(group) * Ti::kConsumerKeys * 128;
+    const uint32_t v_rows = sm.v() + static_cast<uint32_t>(group) * Ti::kConsumerKeys * 128;
+    const int64_t warp_key0 = w.key0 + group * Ti::kConsumerKeys + 16 * warp();
+    const float scale = static_cast<float>(p.scale);
+    const bool full = p.softcap > 0 || p.alibi != 0;
+    mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
+    for (int64_t t = 0; t < w.steps; ++t) {
+      const int stage = slot_of<Ti>(t);
+      const int64_t h = w.head(t), q0 = w.q0(t);
+      mbarrier_wait(sm.q_full(stage), phase_of<Ti>(t));
+      float s[Ti::kQueryBlocks][4], dp[Ti::kQueryBlocks][4];
+      wgmma_fence();
+      issue_transposed_scores(s, k_rows, sm.q(stage));
+      wgmma_commit();
+      issue_transposed_scores(dp, v_rows, sm.dout(stage));
+      wgmma_commit();
+      const float *lse = sm.lse(stage), *delta = sm.delta(stage);
+      uint32_t pa[Ti::kBlockM / 16][4], da[Ti::kBlockM / 16][4];
+      if (full || !sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys)) {
+        // Masks, softcap's slope, ALiBi: sdpa_backward_kernel.cuh's pipeline,
+        // S^T and dP^T at once.
+        wgmma_wait<0>();
+        fence_registers(s);
+        fence_registers(dp);
+        sdpa::HeadContext hc;
+        hc.scale = scale;
+        hc.softcap = static_cast<float>(p.softcap);
+        hc.slope = p.alibi != 0
+                       ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
+                       : 0.f;
+        if (full)
+          sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
+        else
+          sdpa::scores_to_gradients<sdpa::ScoreKind::kMasked>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
+        accumulator_to_a_fragments<T>(pa, s);
+        accumulator_to_a_fragments<T>(da, dp);
+      } else {
+        // The plain path: P^T while dP^T's products run. (dS^T under dV's
+        // products would keep P^T, dP^T and dV's registers pinned at once:
+        // too many, and ptxas then serializes every wgmma.)
+        wgmma_wait<1>();
+        fence_registers(s);
+        transposed_probabilities(s, lse, scale, lane());
+        accumulator_to_a_fragments<T>(pa, s);
+        wgmma_wait<0>();
+        fence_registers(dp);
+        transposed_score_gradients(dp, s, delta, lane());
+        accumulator_to_a_fragments<T>(da, dp);
+      }
+      fence_registers(dv);
+      fence_registers(dk);
+      fence_registers(pa);
+      fence_registers(da);
+      wgmma_fence();
+      issue_key_gradient(dv, pa, sm.dout(stage));
+      issue_key_gradient(dk, da, sm.q(stage));
+      wgmma_commit();
+
+      // Both groups' dQ products of step t - 2, the last to read this buffer,
+      // are done: each waited for its own before the last barrier below.
+      const int buffer = static_cast<int>(t & 1);
+      store_ds(da, buffer);
+      fence_async_shared();
+      named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
+      float dq[Ti::kDqColumns / 8][4];
+      wgmma_fence();
+      issue_query_gradient(dq, buffer);
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_registers(dq);
+      fence_registers(dv);
+      fence_registers(dk);
+      fence_registers(pa);
+      fence_registers(da);
+      mbarrier_arrive(sm.q_empty(stage));
+      reduce_query_gradient(dq, h, q0, scale);
+    }
+    if (threadIdx.x % 128 == 0) bulk_wait();  // the staging stays valid until read
+    store_key_gradients(dk, dv, scale);
+  }
+
+  // dK (scaled) and dV of the group's keys; keys no query sees get zeros.
+  __device__ void store_key_gradients(const float (&dk)[Ti::kHeadBlocks][4], const float (&dv)[Ti::kHeadBlocks][4],
+                                      float scale) const {
+    T *dk_out = static_cast<T *>(p.dk.data) + w.b * p.dk.stride[0] + w.hk * p.dk.stride[1];
+    T *dv_out = static_cast<T *>(p.dv.data) + w.b * p.dv.stride[0] + w.hk * p.dv.stride[1];
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int64_t j = w.key0 + group * Ti::kConsumerKeys + 16 * warp() + lane() / 4 + 8 * hr;
+      if (j >= p.keys) continue;
+#pragma unroll
+      for (int db = 0; db < Ti::kHeadBlocks; ++db) {
+        const int col = 8 * db + 2 * (lane() % 4);
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          if (col + e < p.head_dim) dk_out[j * p.dk.stride[2] + col + e] = static_cast<T>(scale * dk[db][2 * hr + e]);
+          if (col + e < p.head_dim_v) dv_out[j * p.dv.stride[2] + col + e] = static_cast<T>(dv[db][2 * hr + e]);
+        }
+      }
+    }
+  }
+};
+
+template <class T, class Ti>
+__global__ void __launch_bounds__(Ti::kThreads, 1)
+    backward_kernel(const SdpaProblem p, const __grid_constant__ BackwardParams bp) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const uint32_t raw = shared_address(smem), base = (raw + 1023u) & ~1023u;
+  const BackwardSmem<Ti> sm{base, smem + (base - raw)};
+  const sdpa::Band band = sdpa::band_of(p);
+  const KeyTileWork w = key_tile_work<Ti>(p, bp, band);
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  if (threadIdx.x == 0) {
+    mbarrier_init(sm.kv_full(), 1);
+    for (int stage = 0; stage < Ti::kStages; ++stage) {
+      mbarrier_init(sm.q_full(stage), 1 + 32);  // the tiles' thread with their bytes, the rows' warp
+      mbarrier_init(sm.q_empty(stage), Ti::kConsumers * 128);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (warp >= 4 * Ti::kConsumers) {
+    release_registers_to<kSdpaSm90BackwardProducerRegisters>();
+    const int producer_warp = warp - 4 * Ti::kConsumers, lane = static_cast<int>(threadIdx.x) % 32;
+    if (producer_warp == 0 && lane == 0) produce_tiles<Ti>(bp, sm, w);
+    if (producer_warp == 1) produce_rows<Ti>(p, bp, sm, w, lane);
+  } else {
+    claim_registers_to<sdpa_sm90_backward_consumer_registers(Ti::kShape)>();
+    const BackwardConsumer<T, Ti> consumer{p, bp, sm, w, band, warp / 4};
+    consumer.run();
+  }
+}
+
+}  // namespace baracuda::kernels::sm90
+
+namespace baracuda::kernels {
+
+template <class T, int HeadDimTile>
+int sdpa_backward_sm90_launch(const SdpaProblem &p, const sm90::BackwardParams &bp, cudaStream_t stream) {
+  using Ti = sm90::BackwardTiles<HeadDimTile>;
+  const auto kernel = sm90::backward_kernel<T, Ti>;
+  const size_t smem = sdpa_sm90_backward_smem_bytes(Ti::kShape);
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (err != cudaSuccess) return -static_cast<int>(err);
+  const int64_t key_tiles = (p.keys + Ti::kBlockN - 1) / Ti::kBlockN;
+  const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));
+  kernel<<<grid, Ti::kThreads, smem, stream>>>(p, bp);
+  return -static_cast<int>(cudaGetLastError());
+}
+
+}  // namespace baracuda::kernels
+
+// One file's instantiation: BARACUDA_SDPA_SM90_BACKWARD(__nv_bfloat16, 128).
+#define BARACUDA_SDPA_SM90_BACKWARD(T, TILE)                                        \
+  template int baracuda::kernels::sdpa_backward_sm90_launch<T, TILE>(               \
+      const baracuda::kernels::SdpaProblem &, const baracuda::kernels::sm90::BackwardParams &, cudaStream_t)

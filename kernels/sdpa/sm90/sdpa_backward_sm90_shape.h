@@ -1,0 +1,56 @@
+// How the Hopper attention backward (sdpa_backward_sm90.cuh) cuts its work,
+// per compiled head-size tile (64 or 128, the smallest holding D and Dv): a
+// block owns block_n keys of one (b, kv head), 64 per consumer warpgroup
+// (wgmma's M), and walks the query tiles of block_m rows that see them, Q and
+// dO brought into a ring of `stages` slots. Every tile lies in 64-column
+// slabs of 128-byte rows, as the 128-byte TMA swizzle writes them.
+// Host-includable, no CUDA: the plan layer asks it what a block needs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace baracuda::kernels {
+
+struct SdpaSm90BackwardShape {
+  int block_n, block_m, stages, slabs;
+  constexpr int consumers() const { return block_n / 64; }
+  constexpr int threads() const { return 128 * (consumers() + 1); }
+  // dQ = dS K (block_m = 64 rows, wgmma's M, by 64 slabs over block_n keys)
+  // splits between the consumers by whole 64-column slabs, then by keys (each
+  // such consumer adds its own keys' part).
+  constexpr int dq_column_groups() const { return slabs < consumers() ? slabs : consumers(); }
+  constexpr int dq_key_groups() const { return consumers() / dq_column_groups(); }
+  constexpr int dq_columns() const { return 64 * slabs / dq_column_groups(); }  // of one consumer
+};
+
+// The largest head-size tile compiled: at 256 columns K, V and a two-slot
+// Q/dO ring pass the shared memory of a block.
+constexpr int kSdpaSm90BackwardMaxHeadTile = 128;
+
+constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile) {
+  return {128, 64, 2, head_dim_tile / 64};
+}
+
+constexpr int kSdpaSm90BackwardProducerRegisters = 24;
+
+// A consumer thread's registers once the producer warpgroup has given back
+// all but kSdpaSm90BackwardProducerRegisters of its own.
+constexpr int sdpa_sm90_backward_consumer_registers(const SdpaSm90BackwardShape &s) {
+  const int launch = 65536 / s.threads() / 8 * 8;
+  return (launch * s.threads() - 128 * kSdpaSm90BackwardProducerRegisters) / (128 * s.consumers()) / 8 * 8;
+}
+static_assert(sdpa_sm90_backward_consumer_registers(sdpa_sm90_backward_shape(128)) == 240);
+
+// K and V, per stage a Q and a dO tile, two dS buffers (block_m x block_n),
+// each consumer's f32 dQ staging, per stage the rows' lse and delta, the
+// mbarriers (K/V full; per stage Q full and empty), and the slack that
+// aligns the tiles to a 1024-byte swizzle atom.
+constexpr size_t sdpa_sm90_backward_smem_bytes(const SdpaSm90BackwardShape &s) {
+  const size_t row_bytes = static_cast<size_t>(s.slabs) * 128, m = static_cast<size_t>(s.block_m);
+  return 2 * s.block_n * row_bytes + 2 * s.stages * m * row_bytes + 2 * m * s.block_n * 2 +
+         static_cast<size_t>(s.consumers()) * s.dq_columns() * 64 * 4 + 2 * s.stages * m * 4 + 8 * (1 + 2 * s.stages) +
+         1024;
+}
+
+}  // namespace baracuda::kernels
