@@ -100,3 +100,12 @@ TEST_CASE("sdpa cuDNN: the mask and the window as cuDNN's diagonal band", "[sdpa
   s.window_left = 0;  // the diagonal alone
   CHECK(cudnn_graph_key(s, false, false, 0).left_bound == 1);
 }
+
+TEST_CASE("sdpa cuDNN: a square problem's bottom-right band is asked for as top-left, the same band", "[sdpa]") {
+  Spec s = spec(128, 128);
+  s.causal = true;
+  s.bottom_right = true;
+  CHECK_FALSE(cudnn_graph_key(s, true, false, 0).bottom_right);
+  s.keys = 129;  // one key more: the bands differ
+  CHECK(cudnn_graph_key(s, true, false, 0).bottom_right);
+}
