@@ -16,7 +16,7 @@
 // conv1d_time_tiles.cuh and conv1d_channel_tiles.cuh.
 #pragma once
 
-#include "causal_conv1d/async_copy.cuh"
+#include "common/async_copy.cuh"
 #include "causal_conv1d/conv1d_math.cuh"
 
 namespace baracuda::kernels::conv1d {

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "causal_conv1d/async_copy.cuh"
+#include "common/async_copy.cuh"
 #include "common/element_words.cuh"
 #include "common/row_tiles.h"
 #include "common/shifted_load.cuh"

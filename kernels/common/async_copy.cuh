@@ -4,11 +4,13 @@
 // heavy per-element body lack.
 #pragma once
 
+#include "common/shared_address.cuh"
+
 namespace baracuda::kernels {
 
 // 16 bytes, both addresses 16-byte aligned; cached in L2 only (streamed data).
 __device__ __forceinline__ void async_copy16(void *shared, const void *global) {
-  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  const unsigned to = shared_address(shared);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(global) : "memory");
 }
 
