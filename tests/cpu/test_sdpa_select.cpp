@@ -97,8 +97,8 @@ TEST_CASE("sdpa: f32's tensor-core forward serves every head size on sm 80 and 9
   }
 }
 
-TEST_CASE("sdpa: the backward is sm80's (atomics; the Hopper kernel's on sm 90) for f16/bf16, the sm80 "
-          "deterministic sibling on request, simt for f32/f64",
+TEST_CASE("sdpa: the backward is sm80's (atomics; the Hopper kernel's on sm 90) for f16/bf16, their "
+          "deterministic siblings on request, simt for f32/f64",
           "[sdpa][select]") {
   for (int32_t sm : {80, 89, 90}) {
     if (!build_serves(sm)) continue;
@@ -110,7 +110,7 @@ TEST_CASE("sdpa: the backward is sm80's (atomics; the Hopper kernel's on sm 90) 
         REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
         const bool atomics = tensor_cores(dtype) && flags != BARACUDA_SELECT_DETERMINISTIC;
         const std::string variant = !tensor_cores(dtype) ? "simt"
-                                    : !atomics           ? "sm80_deterministic"
+                                    : !atomics           ? (sm == 90 ? "sm90_deterministic" : "sm80_deterministic")
                                     : sm == 90           ? "sm90_wgmma"
                                                          : "sm80";
         CHECK(std::string(s.info.kernel_name) == "sdpa_bwd_" + variant + "_" + name_of(dtype) + "_d64");
@@ -246,39 +246,48 @@ TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced"
   CHECK(f32_message.find("sdpa_fwd_sm90_wgmma: dtype f32 is not served (f16, bf16)") != std::string::npos);
 }
 
-TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128 columns, not deterministic",
+TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128 columns, and its deterministic "
+          "sibling on request",
           "[sdpa][select]") {
   if (!build_serves(90)) return;
   baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
   d.head_dim = 96;  // served in the 128 tile
   CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d96");
-  // Past 128 columns and in deterministic mode the sm_80 kernel serves.
+  CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
+        "sdpa_bwd_sm90_deterministic_bf16_d96");
+  // Past 128 columns the sm_80 kernels serve.
   d.head_dim = 192;
   CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_bf16_d192");
-  d.head_dim = 96;
   CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
-        "sdpa_bwd_sm80_deterministic_bf16_d96");
+        "sdpa_bwd_sm80_deterministic_bf16_d192");
   struct Row {
+    const char *candidate;
     int32_t head_dim;
     uint32_t flags;
     const char *refusal;  // null: served
   };
-  for (const Row &r : {Row{96, 0, nullptr}, Row{96, BARACUDA_SELECT_DETERMINISTIC, "not deterministic"},
-                       Row{192, 0, "its blocks need"}}) {
+  for (const Row &r : {Row{"sdpa_bwd_sm90_wgmma", 96, 0, nullptr},
+                       Row{"sdpa_bwd_sm90_wgmma", 96, BARACUDA_SELECT_DETERMINISTIC, "not deterministic"},
+                       Row{"sdpa_bwd_sm90_wgmma", 192, 0, "its blocks need"},
+                       Row{"sdpa_bwd_sm90_deterministic", 96, 0, nullptr},
+                       Row{"sdpa_bwd_sm90_deterministic", 96, BARACUDA_SELECT_DETERMINISTIC, nullptr},
+                       Row{"sdpa_bwd_sm90_deterministic", 192, BARACUDA_SELECT_DETERMINISTIC, "its blocks need"}}) {
     d.head_dim = r.head_dim;
-    setenv("BARACUDA_FORCE_CANDIDATE", "sdpa_bwd_sm90_wgmma", 1);
+    setenv("BARACUDA_FORCE_CANDIDATE", r.candidate, 1);
     const Selected s = select_for(d, 90, r.flags);
     const std::string message = baracuda_last_error_message();
     unsetenv("BARACUDA_FORCE_CANDIDATE");
-    INFO("D " << r.head_dim << " flags " << r.flags << ": " << message);
+    INFO(r.candidate << " D " << r.head_dim << " flags " << r.flags << ": " << message);
     if (r.refusal == nullptr) {
       REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
-      CHECK(std::string(s.info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d96");
-      CHECK(s.info.deterministic == 0);
+      CHECK(std::string(s.info.kernel_name) == std::string(r.candidate) + "_bf16_d96");
+      const bool deterministic = std::string(r.candidate) == "sdpa_bwd_sm90_deterministic";
+      CHECK(s.info.deterministic == deterministic);
+      CHECK(s.info.bit_stable == deterministic);
       CHECK(s.workspace > 0);
     } else {
       CHECK(s.status == BARACUDA_STATUS_UNSUPPORTED);
-      CHECK(message.find(std::string("sdpa_bwd_sm90_wgmma: ") + r.refusal) != std::string::npos);
+      CHECK(message.find(std::string(r.candidate) + ": " + r.refusal) != std::string::npos);
     }
   }
 }

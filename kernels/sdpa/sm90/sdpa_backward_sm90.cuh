@@ -46,7 +46,7 @@ struct BackwardTiles {
   static constexpr int kConsumerKeys = 64;           // wgmma's M
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
   static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
-  static constexpr int kDqKeyGroups = kShape.dq_key_groups();
+  static constexpr int kDqKeyGroups = kShape.dq_key_groups(), kDqColumnGroups = kShape.dq_column_groups();
   static constexpr int kDqColumns = kShape.dq_columns();             // of one consumer
   static constexpr int kDqKeySteps = kBlockN / kDqKeyGroups / 16;  // 16-key steps of one consumer
   static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
@@ -55,7 +55,7 @@ struct BackwardTiles {
   static constexpr uint32_t kDqSlabBytes = 64 * 128, kDqBytes = kDqSlabBytes * (kDqColumns / 32);
   static constexpr uint32_t kRowBytes = 2 * 4 * kBlockM;  // a slot's lse and delta
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
-  static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 16 == 0,
+  static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 64 == 0,
                 "whole wgmma tiles for every consumer");
 };
 
@@ -113,7 +113,7 @@ __device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4
 // The block's key tile and the (query head, query tile) steps it walks:
 // every query tile that meets its keys, for each query head of its kv head.
 struct KeyTileWork {
-  int64_t b, hk, key0;
+  int64_t b, hk, key_tile, key0;
   int64_t first_tile, per_head, steps;
   int64_t group;
   int block_m;
@@ -127,7 +127,11 @@ __device__ __forceinline__ KeyTileWork key_tile_work(const SdpaProblem &p, const
   KeyTileWork w;
   w.b = blockIdx.z;
   w.hk = blockIdx.y;
-  w.key0 = static_cast<int64_t>(blockIdx.x) * Ti::kBlockN;
+  // The deterministic mode walks key tiles from the last: a key tile waits
+  // only for the tiles above it (sdpa::last_key_tile_of_query_tile), and
+  // blocks start in index order, so the ones it waits for have started.
+  w.key_tile = bp.turns != nullptr ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  w.key0 = w.key_tile * Ti::kBlockN;
   const sdpa::TileRange range = sdpa::query_tiles_of_key_tile(band, w.key0, Ti::kBlockN, Ti::kBlockM, p.queries);
   w.first_tile = range.first;
   w.per_head = range.last - range.first + 1;
@@ -252,15 +256,16 @@ struct BackwardConsumer {
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
-  // This group's share of dQ (shape.h): its first column and its part of the keys.
+  // This group's share of dQ (shape.h): its first row and column and its part of the keys.
   __device__ int dq_key_group() const { return group % Ti::kDqKeyGroups; }
-  __device__ int dq_col0() const { return group / Ti::kDqKeyGroups * Ti::kDqColumns; }
+  __device__ int dq_col0() const { return group / Ti::kDqKeyGroups % Ti::kDqColumnGroups * Ti::kDqColumns; }
+  __device__ int dq_row0() const { return group / (Ti::kDqKeyGroups * Ti::kDqColumnGroups) * 64; }
 
   // dq = dS K over this group's share.
   __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
     const int first_step = dq_key_group() * Ti::kDqKeySteps;
     const uint32_t columns = sm.k() + dq_col0() / 64 * Ti::kKvSlabBytes;
-    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer), 16, Ti::kAtomBytes));
+    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer) + dq_row0() * 128, 16, Ti::kAtomBytes));
     const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int kk = 0; kk < Ti::kDqKeySteps; ++kk) {
@@ -295,13 +300,40 @@ struct BackwardConsumer {
     fence_async_shared();
     named_barrier_sync(3 + group, 128);
     if (issuer) {
+      int *turn = bp.turns != nullptr ? wait_for_turn(h, q0) : nullptr;
       const int col0 = dq_col0();
 #pragma unroll 1
       for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
         tma_reduce_add_4d(&bp.dq_map, staging + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
-                          static_cast<int32_t>(q0), static_cast<int32_t>(h), static_cast<int32_t>(w.b));
+                          static_cast<int32_t>(q0 + dq_row0()), static_cast<int32_t>(h), static_cast<int32_t>(w.b));
       bulk_commit();
+      if (turn != nullptr) pass_turn(turn);
     }
+  }
+
+  // The deterministic mode's order: the key tiles of a query tile add their
+  // dQ parts one after the other, in descending key-tile order, each
+  // block's groups in one turn (they add to different elements) or, where
+  // they split keys, one turn each. The turn counter of (b, h, query tile)
+  // counts the groups done; returns it once this group's turn has come.
+  __device__ int *wait_for_turn(int64_t h, int64_t q0) const {
+    const int64_t q_tile = q0 / Ti::kBlockM, q_tiles = (p.queries + Ti::kBlockM - 1) / Ti::kBlockM;
+    int *turn = bp.turns + (w.b * p.heads_q + h) * q_tiles + q_tile;
+    const int64_t rank =
+        sdpa::last_key_tile_of_query_tile(band, q_tile, Ti::kBlockN, Ti::kBlockM, p.queries, p.keys) - w.key_tile;
+    const int64_t first = rank * Ti::kConsumers + dq_key_group() * (Ti::kConsumers / Ti::kDqKeyGroups);
+    while (sdpa::load_acquire(turn) < first) __nanosleep(32);
+    fence_async_global();  // the earlier turns' additions come before this group's
+    return turn;
+  }
+
+  // The strong wait: this group's additions have completed (not only read
+  // their staging) before the next turn's may start.
+  __device__ void pass_turn(int *turn) const {
+    bulk_wait();
+    fence_async_global();
+    __threadfence();
+    atomicAdd(turn, 1);
   }
 
   __device__ void run() const {

@@ -19,6 +19,7 @@ struct BackwardParams {
   AxisSteps q_steps, k_steps, v_steps, dout_steps;
   const float *delta;  // rowsum(dout * out) per (b, query head, row), dense
   float *dq;           // the f32 dQ accumulator [B, Hq, Q, D], dense, zeroed
+  int *turns;          // the deterministic mode's counters per (b, query head, query tile), zeroed; else null
   int64_t group;       // query heads per kv head
 };
 

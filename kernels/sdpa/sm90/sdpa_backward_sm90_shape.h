@@ -16,11 +16,16 @@ struct SdpaSm90BackwardShape {
   int block_n, block_m, stages, slabs;
   constexpr int consumers() const { return block_n / 64; }
   constexpr int threads() const { return 128 * (consumers() + 1); }
-  // dQ = dS K (block_m = 64 rows, wgmma's M, by 64 slabs over block_n keys)
-  // splits between the consumers by whole 64-column slabs, then by keys (each
-  // such consumer adds its own keys' part).
-  constexpr int dq_column_groups() const { return slabs < consumers() ? slabs : consumers(); }
-  constexpr int dq_key_groups() const { return consumers() / dq_column_groups(); }
+  // dQ = dS K (block_m rows by 64-column slabs over block_n keys) splits
+  // between the consumers by 64-row groups (wgmma's M), then by whole slabs,
+  // then by keys (each such consumer adds its own keys' part, so only there
+  // do two consumers add to the same elements).
+  constexpr int dq_row_groups() const { return block_m / 64; }
+  constexpr int dq_column_groups() const {
+    const int per_rows = consumers() / dq_row_groups();
+    return slabs < per_rows ? slabs : per_rows;
+  }
+  constexpr int dq_key_groups() const { return consumers() / dq_row_groups() / dq_column_groups(); }
   constexpr int dq_columns() const { return 64 * slabs / dq_column_groups(); }  // of one consumer
 };
 
@@ -28,8 +33,10 @@ struct SdpaSm90BackwardShape {
 // Q/dO ring pass the shared memory of a block.
 constexpr int kSdpaSm90BackwardMaxHeadTile = 128;
 
+// At the 64 tile a step takes 128 query rows: twice the products between
+// the consumers' meetings, and dQ split by rows instead of keys.
 constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile) {
-  return {128, 64, 2, head_dim_tile / 64};
+  return {128, head_dim_tile == 64 ? 128 : 64, 2, head_dim_tile / 64};
 }
 
 constexpr int kSdpaSm90BackwardProducerRegisters = 24;

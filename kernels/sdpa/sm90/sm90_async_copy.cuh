@@ -44,6 +44,10 @@ __device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_g
 // proxy (wgmma, TMA) reads there after the next barrier.
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// Orders this thread's global-memory accesses of the generic proxy against
+// those of the async proxy (bulk copies and reductions), either way.
+__device__ __forceinline__ void fence_async_global() { asm volatile("fence.proxy.async.global;\n" ::: "memory"); }
+
 // Named barrier `id` (1 to 15; 0 is __syncthreads') of `threads` threads:
 // sync waits for all of them, arrive counts the caller in and goes on.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {

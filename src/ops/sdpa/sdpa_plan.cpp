@@ -118,7 +118,13 @@ constexpr Variant<BackwardFn> kBackwardSm90{
     {"sdpa_bwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, false, false}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built};
-// The same entry told p.deterministic: dq summed in a fixed order.
+// The same entries told p.deterministic: dq summed in a fixed order (the key
+// tiles of a query tile one after the other, each waiting for the last's
+// reductions to complete).
+constexpr Variant<BackwardFn> kBackwardSm90Deterministic{
+    {"sdpa_bwd_sm90_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
+    {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
+    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built};
 constexpr Variant<BackwardFn> kBackwardSm80Deterministic{
     {"sdpa_bwd_sm80_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
@@ -356,6 +362,7 @@ const Candidate<Spec> kBackwardCandidates[] = {
     cudnn_candidate<kCudnnBackwardDeterministic>(),
     candidate<BackwardFn, kBackwardSm90>(),
     candidate<BackwardFn, kBackwardSm80>(),
+    candidate<BackwardFn, kBackwardSm90Deterministic>(),
     candidate<BackwardFn, kBackwardSm80Deterministic>(),
     candidate<BackwardFn, kBackwardSimt>(),
 };
