@@ -102,25 +102,30 @@ void check_cudnn(SdpaCase c) {
   }
 }
 
-int g_sm90_checked[2] = {0, 0};  // forward, backward
+int g_sm90_checked[3] = {0, 0, 0};  // forward, backward, deterministic backward
 
-// c through the Hopper kernel of its pass, forced: the forward serves every
-// f16 / bf16 problem on sm 90, the same checks; the backward those whose D
-// and Dv fit its 128-column tile, and refuses the others at select (its
-// blocks would need more shared memory than a block gets).
+// c through the Hopper kernels of its pass, forced: the forward serves every
+// f16 / bf16 problem on sm 90, the same checks; the backward and its
+// deterministic mode (a second run bitwise equal: run_sdpa checks it where
+// the plan says deterministic) those whose D and Dv fit the 128-column tile,
+// and refuse the others at select (their blocks would need more shared
+// memory than a block gets).
 void check_sm90(SdpaCase c) {
   if (!tensor_cores(c.dtype) || !sm90_present()) return;
   c.target_sm = 0;
-  c.flags = 0;
-  c.force = c.backward ? "sdpa_bwd_sm90_wgmma" : "sdpa_fwd_sm90_wgmma";
-  if (c.backward && std::max(c.head_dim, c.head_dim_v) > 128) {
-    const Result r = run_sdpa(c);
-    INFO(describe(c) << ": " << r.detail);
-    CHECK((!r.ok && r.detail.rfind(kRefused, 0) == 0 && r.detail.find("KiB of shared memory") != std::string::npos));
-    return;
+  for (bool deterministic : {false, true}) {
+    if (deterministic && !c.backward) continue;
+    c.flags = deterministic ? BARACUDA_SELECT_DETERMINISTIC : 0;
+    c.force = !c.backward ? "sdpa_fwd_sm90_wgmma" : deterministic ? "sdpa_bwd_sm90_deterministic" : "sdpa_bwd_sm90_wgmma";
+    if (c.backward && std::max(c.head_dim, c.head_dim_v) > 128) {
+      const Result r = run_sdpa(c);
+      INFO(describe(c) << ": " << r.detail);
+      CHECK((!r.ok && r.detail.rfind(kRefused, 0) == 0 && r.detail.find("KiB of shared memory") != std::string::npos));
+      continue;
+    }
+    ++g_sm90_checked[c.backward + deterministic];
+    CHECK_CASE(c, run_sdpa);
   }
-  ++g_sm90_checked[c.backward];
-  CHECK_CASE(c, run_sdpa);
 }
 
 // c through every variant that serves its dtype: for f16 / bf16 the
@@ -488,8 +493,9 @@ TEST_CASE("sdpa: the forced cuDNN cases ran, not only refusals", "[sdpa]") {
 // Declared last, so it runs after every case above.
 TEST_CASE("sdpa: the forced Hopper forward and backward cases ran", "[sdpa]") {
   if (!sm90_present()) return;
-  WARN("Hopper kernels, forced: " << g_sm90_checked[0] << " forward and " << g_sm90_checked[1]
-                                  << " backward cases checked");
+  WARN("Hopper kernels, forced: " << g_sm90_checked[0] << " forward, " << g_sm90_checked[1] << " backward and "
+                                  << g_sm90_checked[2] << " deterministic backward cases checked");
   CHECK(g_sm90_checked[0] > 0);
   CHECK(g_sm90_checked[1] > 0);
+  CHECK(g_sm90_checked[2] == g_sm90_checked[1]);
 }

@@ -1,12 +1,15 @@
-// Probe for the Hopper attention backward (session 16). `probe check`: on small shapes
-// covering the features, the max error of dQ, dK and dV of the staged sm_90
-// backward and of the baseline tree's sm_80 backward against float64
-// reference gradients (the suite's rule: the Hopper kernel's error at most
-// twice the sm_80 kernel's), and the staged sm_80 backward's bits against
-// the baseline's. `probe time`: both backwards timed on the README's bf16 rows
-// (median of 10 event-timed runs after 2 warm-ups, the whole op: memset,
-// delta, main kernel, dq conversion), with the largest difference between
-// their gradients.
+// Probe for the Hopper attention backward (session 17). `probe check`: on
+// small shapes covering the features, the max error of dQ, dK and dV of the
+// staged sm_90 backward (atomic and deterministic modes) and of the baseline
+// tree's sm_80 backward against float64 reference gradients (the suite's
+// rule: the Hopper kernel's error at most twice the sm_80 kernel's), the
+// deterministic mode's bits over two runs, and its dK / dV bits against the
+// atomic mode's (the same products). `probe time`: the baseline tree's Hopper
+// backward, the staged one and its deterministic mode timed on the README's
+// bf16 rows (median of 10 event-timed runs after 2 warm-ups, the whole op:
+// memset, delta, main kernel, dq conversion), with the largest difference
+// between their gradients and the deterministic mode's repeat. Built with
+// PROBE_HAS_VARIANT, a variant tree's Hopper backward (bf16) beside them.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -273,8 +276,9 @@ static void setup(Run &r, const Case &c, bool exact) {
   p.dq = {r.d_dq, {c.Hq * c.Q * c.D, c.Q * c.D, c.D}};
   p.dk = {r.d_dk, {c.Hkv * c.K * c.D, c.K * c.D, c.D}};
   p.dv = {r.d_dv, {c.Hkv * c.K * c.Dv, c.K * c.Dv, c.Dv}};
-  p.deterministic = false;
+  p.deterministic = true;  // the larger workspace: counters too
   r.ws_bytes = baracuda::kernels::sdpa_backward_workspace_sm80(p);
+  p.deterministic = false;
   CK(cudaMalloc(&r.ws, r.ws_bytes));
 }
 static void release(Run &r) {
@@ -305,13 +309,21 @@ using RunFn = int (*)(Run &);
 static int run_base(Run &r) {
   return r.c.dtype == 0 ? base_backward_bf16(&r.p, r.ws, r.ws_bytes, 0) : base_backward_f16(&r.p, r.ws, r.ws_bytes, 0);
 }
-static int run_sm80(Run &r) {
-  return r.c.dtype == 0 ? baracuda::kernels::sdpa_backward_sm80_bf16(r.p, r.ws, r.ws_bytes, 0)
-                        : baracuda::kernels::sdpa_backward_sm80_f16(r.p, r.ws, r.ws_bytes, 0);
-}
+static int run_base_sm90(Run &r) { return base_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
+#ifdef PROBE_HAS_VARIANT
+static int run_variant(Run &r) { return variant_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
+#endif
 static int run_sm90(Run &r) {
+  r.p.deterministic = false;
   return r.c.dtype == 0 ? baracuda::kernels::sdpa_backward_sm90_bf16(r.p, r.ws, r.ws_bytes, 0)
                         : baracuda::kernels::sdpa_backward_sm90_f16(r.p, r.ws, r.ws_bytes, 0);
+}
+static int run_sm90_det(Run &r) {
+  r.p.deterministic = true;
+  const int rc = r.c.dtype == 0 ? baracuda::kernels::sdpa_backward_sm90_bf16(r.p, r.ws, r.ws_bytes, 0)
+                                : baracuda::kernels::sdpa_backward_sm90_f16(r.p, r.ws, r.ws_bytes, 0);
+  r.p.deterministic = false;
+  return rc;
 }
 
 // Waits for the stream's work, or ends the process (a kernel that hangs
@@ -397,7 +409,8 @@ static int check() {
       {"bf16 D32 K1 Q40", 0, 1, 2, 2, 40, 1, 32, 32, false, false, -1, -1, 0, 0},
       {"bf16 D128 Q=K=700 causal window 100", 0, 1, 2, 2, 700, 700, 128, 128, true, false, 100, -1, 0, 0},
   };
-  printf("\n== correctness: max |err| / max |ref| against float64 (sm90 passes at <= 2x sm80's) ==\n");
+  printf("\n== correctness: max |err| / max |ref| against float64 (sm90 passes at <= 2x sm80's); det: the "
+         "deterministic mode (its error, bits differing over two runs, dK/dV bits differing from the atomic mode's) ==\n");
   int failures = 0;
   for (const Case &c : small) {
     printf("%-46s ", c.name);  // first, so that a hang names its case
@@ -407,58 +420,95 @@ static int check() {
     reference(r, nullptr, nullptr, &rdq, &rdk, &rdv);
     const std::vector<double> *ref[3] = {&rdq, &rdk, &rdv};
     const Grads gb = gradients(r, run_base, "base sm80");
-    const Grads gs = gradients(r, run_sm80, "staged sm80");
     const Grads gh = gradients(r, run_sm90, "sm90");
-    double eb[3], eh[3];
+    const Grads gd = gradients(r, run_sm90_det, "sm90 det");
+    const Grads gd2 = gradients(r, run_sm90_det, "sm90 det again");
+    double eb[3], eh[3], ed[3];
     errors(gb, ref, c.dtype, eb);
     errors(gh, ref, c.dtype, eh);
-    bool pass = true;
-    for (int t = 0; t < 3; ++t) pass = pass && eh[t] <= 2 * eb[t];
+    errors(gd, ref, c.dtype, ed);
+    const long long repeat = mismatches(gd.dq, gd2.dq) + mismatches(gd.dk, gd2.dk) + mismatches(gd.dv, gd2.dv);
+    const long long kv = mismatches(gd.dk, gh.dk) + mismatches(gd.dv, gh.dv);
+    bool pass = repeat == 0 && kv == 0;
+    for (int t = 0; t < 3; ++t) pass = pass && eh[t] <= 2 * eb[t] && ed[t] <= 2 * eb[t];
+    printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e | det dq %.2e repeat %lld dkdv %lld",
+           eb[0], eb[1], eb[2], eh[0], eh[1], eh[2], ed[0], repeat, kv);
+#ifdef PROBE_HAS_VARIANT
+    if (c.dtype == 0) {
+      const Grads gv = gradients(r, run_variant, "variant");
+      double ev[3];
+      errors(gv, ref, c.dtype, ev);
+      for (int t = 0; t < 3; ++t) pass = pass && ev[t] <= 2 * eb[t];
+      printf(" | variant dq %.2e dk %.2e dv %.2e", ev[0], ev[1], ev[2]);
+    }
+#endif
     failures += !pass;
-    printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e %s | staged sm80 bits differ %lld\n", eb[0],
-           eb[1], eb[2], eh[0], eh[1], eh[2], pass ? "PASS" : "FAIL",
-           (long long)(mismatches(gb.dq, gs.dq) + mismatches(gb.dk, gs.dk) + mismatches(gb.dv, gs.dv)));
+    printf(" %s\n", pass ? "PASS" : "FAIL");
     release(r);
   }
   printf("correctness: %d case(s) failed\n", failures);
   return failures;
 }
 
-// The timing rows.
+// The largest difference between two runs' gradients, relative to a's largest value.
+static void differences(const Grads &a, const Grads &b, double (&diff)[3]) {
+  const std::vector<uint16_t> *x[3] = {&a.dq, &a.dk, &a.dv}, *y[3] = {&b.dq, &b.dk, &b.dv};
+  for (int t = 0; t < 3; ++t) {
+    double d = 0, m = 0;
+    for (size_t i = 0; i < x[t]->size(); ++i) {
+      const double u = to_f((*x[t])[i], 0), v = to_f((*y[t])[i], 0);
+      m = std::max(m, std::fabs(u));
+      d = std::max(d, std::isfinite(v) ? std::fabs(u - v) : INFINITY);
+    }
+    diff[t] = d / (m > 0 ? m : 1);
+  }
+}
+
+// The timing rows: row | baseline | variant | ratio | check.
 static void time_rows() {
-  printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op ==\n");
+  printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
+         "base = /work/main's sm90 backward ==\n");
   struct Row {
     int64_t B, H, S;
     int D;
     bool causal;
   };
-  const Row rows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {2, 32, 8192, 128, false},
-                      {2, 32, 8192, 128, true},  {16, 16, 1024, 64, false}, {16, 16, 1024, 64, true}};
+  const Row rows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {16, 16, 1024, 64, false},
+                      {16, 16, 1024, 64, true},  {2, 32, 8192, 128, false}, {2, 32, 8192, 128, true}};
   for (const Row &w : rows) {
     const Case c{"row", 0, w.B, w.H, w.H, w.S, w.S, w.D, w.D, w.causal, false, -1, -1, 0, 0};
     Run r;
     setup(r, c, false);
     const double flops = 2.5 * 4.0 * w.B * w.H * double(w.S) * w.S * w.D / (w.causal ? 2 : 1);
     const int64_t kMost = int64_t{1} << 22;  // elements compared
-    const double tb = time_ms(r, run_base);
+    const double tb = time_ms(r, run_base_sm90);
     const Grads gb = fetch(r, kMost);
     const double th = time_ms(r, run_sm90);
     const Grads gh = fetch(r, kMost);
-    // The largest difference between the two, relative to the sm_80 result's largest value.
-    double diff[3];
-    const std::vector<uint16_t> *a[3] = {&gb.dq, &gb.dk, &gb.dv}, *b[3] = {&gh.dq, &gh.dk, &gh.dv};
-    for (int t = 0; t < 3; ++t) {
-      double d = 0, m = 0;
-      for (size_t i = 0; i < a[t]->size(); ++i) {
-        const double x = to_f((*a[t])[i], 0), y = to_f((*b[t])[i], 0);
-        m = std::max(m, std::fabs(x));
-        d = std::max(d, std::isfinite(y) ? std::fabs(x - y) : INFINITY);
-      }
-      diff[t] = d / (m > 0 ? m : 1);
-    }
-    printf("B%lld H%lld S%lld D%d %-6s sm80 %7.3f ms %6.1f | sm90 %7.3f ms %6.1f (%.3fx) | diff dq %.1e dk %.1e dv %.1e\n",
-           (long long)w.B, (long long)w.H, (long long)w.S, w.D, w.causal ? "causal" : "full", tb, flops / tb / 1e9, th,
-           flops / th / 1e9, tb / th, diff[0], diff[1], diff[2]);
+    const double td = time_ms(r, run_sm90_det);
+    const Grads gd = fetch(r, kMost);
+    CK(cudaMemset(r.d_dq, 0xff, r.n_q() * 2));
+    if (run_sm90_det(r) != 0) exit(1);
+    CK(finish("det repeat"));
+    const Grads gd2 = fetch(r, kMost);
+    const long long repeat = mismatches(gd.dq, gd2.dq) + mismatches(gd.dk, gd2.dk) + mismatches(gd.dv, gd2.dv);
+    double dh[3], dd[3];
+    differences(gb, gh, dh);
+    differences(gb, gd, dd);
+    char name[64];
+    snprintf(name, sizeof name, "B%lld H%lld S%lld D%d %s", (long long)w.B, (long long)w.H, (long long)w.S, w.D,
+             w.causal ? "causal" : "full");
+    printf("%-24s | base %7.3f ms %6.1f | sm90 %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e\n", name, tb,
+           flops / tb / 1e9, th, flops / th / 1e9, tb / th, dh[0], dh[1], dh[2]);
+    printf("%-24s | base %7.3f ms %6.1f | det  %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e repeat bits %lld\n",
+           name, tb, flops / tb / 1e9, td, flops / td / 1e9, tb / td, dd[0], dd[1], dd[2], repeat);
+#ifdef PROBE_HAS_VARIANT
+    const double tv = time_ms(r, run_variant);
+    double dv[3];
+    differences(gb, fetch(r, kMost), dv);
+    printf("%-24s | base %7.3f ms %6.1f | var  %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e\n", name, tb,
+           flops / tb / 1e9, tv, flops / tv / 1e9, tb / tv, dv[0], dv[1], dv[2]);
+#endif
     release(r);
   }
 }

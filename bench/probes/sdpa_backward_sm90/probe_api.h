@@ -1,10 +1,13 @@
 // The probe's seam between translation units: the baseline tree's sm_80
-// backward (compiled with -Dbaracuda=baracuda_base, so its symbols cannot
-// collide with the staged tree's) behind plain functions taking the staged
-// tree's SdpaProblem (same layout: one file, unchanged).
+// and sm_90 backwards (compiled with -Dbaracuda=baracuda_base, so their
+// symbols cannot collide with the staged tree's) behind plain functions
+// taking the staged tree's SdpaProblem (same layout: one file, unchanged).
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 int base_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
 int base_backward_f16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
+int base_backward_sm90_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
+// A variant tree's Hopper backward, bf16, where build.sh found one (PROBE_HAS_VARIANT).
+int variant_backward_sm90_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);

@@ -12,7 +12,8 @@
 //                                     tile needs no mask; masks, softcap
 //                                     and ALiBi: sdpa_backward_kernel.cuh's
 //                                     score code),
-//   dV += P^T dO and dK += dS^T Q   (RS, dO and Q N-major),
+//   dV += P^T dO and dK += dS^T Q   (RS, dO and Q N-major; dK issued after
+//                                     dQ, to run while dQ goes out),
 //   dQ = dS K                        (SS, dS^T stored transposed by stmatrix
 //                                     into one of two buffers, both groups'
 //                                     halves met at a named barrier)
@@ -388,12 +389,9 @@ struct BackwardConsumer {
         accumulator_to_a_fragments<T>(da, dp);
       }
       fence_registers(dv);
-      fence_registers(dk);
       fence_registers(pa);
-      fence_registers(da);
       wgmma_fence();
       issue_key_gradient(dv, pa, sm.dout(stage));
-      issue_key_gradient(dk, da, sm.q(stage));
       wgmma_commit();
 
       // Both groups' dQ products of step t - 2, the last to read this buffer,
@@ -402,18 +400,24 @@ struct BackwardConsumer {
       store_ds(da, buffer);
       fence_async_shared();
       named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
+      // dQ before dK, so that dK's products run while dQ goes out.
       float dq[Ti::kDqColumns / 8][4];
+      fence_registers(dk);
+      fence_registers(da);
       wgmma_fence();
       issue_query_gradient(dq, buffer);
       wgmma_commit();
-      wgmma_wait<0>();
+      issue_key_gradient(dk, da, sm.q(stage));
+      wgmma_commit();
+      wgmma_wait<1>();
       fence_registers(dq);
       fence_registers(dv);
-      fence_registers(dk);
       fence_registers(pa);
-      fence_registers(da);
-      mbarrier_arrive(sm.q_empty(stage));
       reduce_query_gradient(dq, h, q0, scale);
+      wgmma_wait<0>();
+      fence_registers(dk);
+      fence_registers(da);
+      mbarrier_arrive(sm.q_empty(stage));  // dK's products have read Q
     }
     if (threadIdx.x % 128 == 0) bulk_wait();  // the staging stays valid until read
     store_key_gradients(dk, dv, scale);
