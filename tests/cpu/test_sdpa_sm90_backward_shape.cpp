@@ -1,7 +1,6 @@
 // The Hopper attention backward's cuts (kernels/sdpa/sm90/sdpa_backward_sm90_shape.h):
-// how dQ splits between the consumers (disjoint elements wherever no key
-// split is needed, which the deterministic mode's one turn per block relies
-// on), shared memory within sm_90's per-block limit, and the query tiles
+// how dQ splits between the consumers (disjoint elements, which the
+// deterministic mode's one turn per block relies on), shared memory within sm_90's per-block limit, and the query tiles
 // against the workspace's turn counters. No GPU.
 #include <catch2/catch.hpp>
 
@@ -16,12 +15,10 @@ TEST_CASE("sdpa sm90 backward: D 64 takes 128 query rows a step, dQ split by row
   CHECK(d64.block_m == 128);
   CHECK(d64.dq_row_groups() == 2);
   CHECK(d64.dq_column_groups() == 1);
-  CHECK(d64.dq_key_groups() == 1);
   CHECK(d64.dq_columns() == 64);
   CHECK(d128.block_m == 64);
   CHECK(d128.dq_row_groups() == 1);
   CHECK(d128.dq_column_groups() == 2);
-  CHECK(d128.dq_key_groups() == 1);
   CHECK(d128.dq_columns() == 64);
 }
 
@@ -30,7 +27,7 @@ TEST_CASE("sdpa sm90 backward: every consumer has one share of dQ, every share o
   for (int tile : {64, 128}) {
     const SdpaSm90BackwardShape s = sdpa_sm90_backward_shape(tile);
     INFO("tile " << tile);
-    CHECK(s.dq_row_groups() * s.dq_column_groups() * s.dq_key_groups() == s.consumers());
+    CHECK(s.dq_row_groups() * s.dq_column_groups() == s.consumers());
     CHECK(s.dq_row_groups() * 64 == s.block_m);
     CHECK(s.dq_column_groups() * s.dq_columns() == 64 * s.slabs);
     // The 128-row shape's shared memory (K, V, a two-slot ring, two dS

@@ -17,8 +17,9 @@
 //   dQ = dS K                        (SS, dS^T stored transposed by stmatrix
 //                                     into one of two buffers, both groups'
 //                                     halves met at a named barrier)
-// and adds dQ into the f32 accumulator of the workspace by TMA reductions
-// from a shared staging tile; a later pass converts it. Instantiated per
+// and stages dQ in shared memory, which a producer warp adds into the f32
+// accumulator of the workspace by TMA reductions (in the deterministic mode
+// in a fixed order of key tiles); a later pass converts it. Instantiated per
 // dtype and head-size tile by sdpa_backward_sm90_<dtype>_d<tile>.cu.
 #pragma once
 
@@ -47,9 +48,8 @@ struct BackwardTiles {
   static constexpr int kConsumerKeys = 64;           // wgmma's M
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
   static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
-  static constexpr int kDqKeyGroups = kShape.dq_key_groups(), kDqColumnGroups = kShape.dq_column_groups();
-  static constexpr int kDqColumns = kShape.dq_columns();             // of one consumer
-  static constexpr int kDqKeySteps = kBlockN / kDqKeyGroups / 16;  // 16-key steps of one consumer
+  static constexpr int kDqColumnGroups = kShape.dq_column_groups();
+  static constexpr int kDqColumns = kShape.dq_columns();  // of one consumer
   static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kQBytes = kQSlabBytes * kSlabs;
   static constexpr uint32_t kDsSlabBytes = kBlockM * 128, kDsBytes = kDsSlabBytes * (kBlockN / 64);
@@ -58,6 +58,7 @@ struct BackwardTiles {
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
   static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 64 == 0,
                 "whole wgmma tiles for every consumer");
+  static_assert(kShape.dq_row_groups() * kDqColumnGroups == kConsumers, "one share of dQ per consumer");
 };
 
 // Where the block's tiles and barriers lie in shared memory: base, their
@@ -80,6 +81,9 @@ struct BackwardSmem {
   __device__ uint32_t kv_full() const { return bars(); }
   __device__ uint32_t q_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t q_empty(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
+  // A consumer's dQ staging written (its 128 threads) and read (the writer).
+  __device__ uint32_t dq_full(int group) const { return q_empty(Ti::kStages) + 8 * group; }
+  __device__ uint32_t dq_empty(int group) const { return dq_full(Ti::kConsumers) + 8 * group; }
 };
 
 __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
@@ -206,6 +210,69 @@ __device__ __forceinline__ void produce_rows(const SdpaProblem &p, const Backwar
   }
 }
 
+// Consumer `group`'s share of dQ (shape.h): its first row and column.
+template <class Ti>
+__device__ __forceinline__ int dq_col0(int group) {
+  return group % Ti::kDqColumnGroups * Ti::kDqColumns;
+}
+template <class Ti>
+__device__ __forceinline__ int dq_row0(int group) {
+  return group / Ti::kDqColumnGroups * 64;
+}
+
+// The deterministic mode's order: the key tiles of a query tile add their
+// dQ parts one after the other, in descending key-tile order (the turn
+// counter of (b, h, query tile) counts the key tiles done). Returns the
+// counter once this block's turn has come.
+template <class Ti>
+__device__ __forceinline__ int *wait_for_turn(const SdpaProblem &p, const BackwardParams &bp, const sdpa::Band &band,
+                                              const KeyTileWork &w, int64_t h, int64_t q0) {
+  const int64_t q_tile = q0 / Ti::kBlockM, q_tiles = (p.queries + Ti::kBlockM - 1) / Ti::kBlockM;
+  int *turn = bp.turns + (w.b * p.heads_q + h) * q_tiles + q_tile;
+  const int64_t rank =
+      sdpa::last_key_tile_of_query_tile(band, q_tile, Ti::kBlockN, Ti::kBlockM, p.queries, p.keys) - w.key_tile;
+  while (sdpa::load_acquire(turn) < rank) __nanosleep(32);
+  fence_async_global();  // the earlier turns' additions come before this block's
+  return turn;
+}
+
+// The producer's third warp: every step's dQ parts into the f32 accumulator,
+// one TMA reduction per 32-column slab of each consumer's staging, once the
+// consumer has written it; the staging goes back once read or, in the
+// deterministic mode, once the additions have completed (the strong wait),
+// after which the turn passes on.
+template <class Ti>
+__device__ __forceinline__ void produce_dq_additions(const SdpaProblem &p, const BackwardParams &bp,
+                                                     const BackwardSmem<Ti> &sm, const KeyTileWork &w,
+                                                     const sdpa::Band &band) {
+  for (int64_t t = 0; t < w.steps; ++t) {
+    const int64_t h = w.head(t), q0 = w.q0(t);
+    int *turn = bp.turns != nullptr ? wait_for_turn<Ti>(p, bp, band, w, h, q0) : nullptr;
+#pragma unroll 1
+    for (int group = 0; group < Ti::kConsumers; ++group) {
+      mbarrier_wait(sm.dq_full(group), static_cast<uint32_t>(t) & 1);
+      const int col0 = dq_col0<Ti>(group);
+#pragma unroll 1
+      for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
+        tma_reduce_add_4d(&bp.dq_map, sm.dq(group) + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
+                          static_cast<int32_t>(q0 + dq_row0<Ti>(group)), static_cast<int32_t>(h),
+                          static_cast<int32_t>(w.b));
+    }
+    bulk_commit();
+    if (turn != nullptr) {
+      bulk_wait();
+      fence_async_global();
+      __threadfence();
+      atomicAdd(turn, 1);
+    } else {
+      bulk_wait_read();
+    }
+#pragma unroll 1
+    for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_arrive(sm.dq_empty(group));
+  }
+  bulk_wait();  // the accumulator's additions complete before the block ends
+}
+
 // A consumer warpgroup: its 64 keys' dK and dV over every step, and each
 // step's dQ part.
 template <class T, class Ti>
@@ -257,39 +324,26 @@ struct BackwardConsumer {
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
-  // This group's share of dQ (shape.h): its first row and column and its part of the keys.
-  __device__ int dq_key_group() const { return group % Ti::kDqKeyGroups; }
-  __device__ int dq_col0() const { return group / Ti::kDqKeyGroups % Ti::kDqColumnGroups * Ti::kDqColumns; }
-  __device__ int dq_row0() const { return group / (Ti::kDqKeyGroups * Ti::kDqColumnGroups) * 64; }
-
-  // dq = dS K over this group's share.
+  // dq = dS K over this group's share: its rows and columns, every key.
   __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
-    const int first_step = dq_key_group() * Ti::kDqKeySteps;
-    const uint32_t columns = sm.k() + dq_col0() / 64 * Ti::kKvSlabBytes;
-    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer) + dq_row0() * 128, 16, Ti::kAtomBytes));
+    const uint32_t columns = sm.k() + dq_col0<Ti>(group) / 64 * Ti::kKvSlabBytes;
+    const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer) + dq_row0<Ti>(group) * 128, 16, Ti::kAtomBytes));
     const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
 #pragma unroll
-    for (int kk = 0; kk < Ti::kDqKeySteps; ++kk) {
-      const int step = first_step + kk;
+    for (int step = 0; step < Ti::kBlockN / 16; ++step)
       wgmma_ss<T, Ti::kDqColumns, 1>(dq, sw128_advance(a0, (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32),
-                                     sw128_advance(b0, step * 16 * 128), kk > 0);
-    }
+                                     sw128_advance(b0, step * 16 * 128), step > 0);
   }
 
-  // dq (scaled) into the f32 accumulator through shared memory: into the
-  // group's staging slabs (32 columns of 128-byte rows, swizzled as the TMA
-  // reads them), then one TMA reduction a slab, issued by the group's first
-  // thread.
-  __device__ void reduce_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
-                                        float scale) const {
-    const bool issuer = threadIdx.x % 128 == 0;
-    const uint32_t staging = sm.dq(group);
-    if (issuer) bulk_wait_read();  // the last step's reductions have read the slabs
-    named_barrier_sync(3 + group, 128);
+  // dq (scaled) into the group's staging slabs (32 columns of 128-byte
+  // rows, swizzled as the TMA reads them) once the writer has read the last
+  // step's, then handed to the writer (produce_dq_additions).
+  __device__ void stage_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t t, float scale) const {
+    if (t > 0) mbarrier_wait(sm.dq_empty(group), static_cast<uint32_t>(t - 1) & 1);
     // Rows r and r + 8 share r % 8, so their swizzle; the 16-byte chunk of
     // column block db is 2 (db % 4) + lane % 4 / 2, swizzled by XOR with r % 8.
     const uint32_t row = opaque(static_cast<uint32_t>(16 * warp() + lane() / 4));
-    const uint32_t start = staging + row * 128 + (lane() % 2) * 8;
+    const uint32_t start = sm.dq(group) + row * 128 + (lane() % 2) * 8;
 #pragma unroll
     for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
       const uint32_t chunk = (2 * (db % 4) + (lane() % 4) / 2) ^ (row % 8);
@@ -299,42 +353,7 @@ struct BackwardConsumer {
                            scale * dq[db][2 * hr + 1]);
     }
     fence_async_shared();
-    named_barrier_sync(3 + group, 128);
-    if (issuer) {
-      int *turn = bp.turns != nullptr ? wait_for_turn(h, q0) : nullptr;
-      const int col0 = dq_col0();
-#pragma unroll 1
-      for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
-        tma_reduce_add_4d(&bp.dq_map, staging + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
-                          static_cast<int32_t>(q0 + dq_row0()), static_cast<int32_t>(h), static_cast<int32_t>(w.b));
-      bulk_commit();
-      if (turn != nullptr) pass_turn(turn);
-    }
-  }
-
-  // The deterministic mode's order: the key tiles of a query tile add their
-  // dQ parts one after the other, in descending key-tile order, each
-  // block's groups in one turn (they add to different elements) or, where
-  // they split keys, one turn each. The turn counter of (b, h, query tile)
-  // counts the groups done; returns it once this group's turn has come.
-  __device__ int *wait_for_turn(int64_t h, int64_t q0) const {
-    const int64_t q_tile = q0 / Ti::kBlockM, q_tiles = (p.queries + Ti::kBlockM - 1) / Ti::kBlockM;
-    int *turn = bp.turns + (w.b * p.heads_q + h) * q_tiles + q_tile;
-    const int64_t rank =
-        sdpa::last_key_tile_of_query_tile(band, q_tile, Ti::kBlockN, Ti::kBlockM, p.queries, p.keys) - w.key_tile;
-    const int64_t first = rank * Ti::kConsumers + dq_key_group() * (Ti::kConsumers / Ti::kDqKeyGroups);
-    while (sdpa::load_acquire(turn) < first) __nanosleep(32);
-    fence_async_global();  // the earlier turns' additions come before this group's
-    return turn;
-  }
-
-  // The strong wait: this group's additions have completed (not only read
-  // their staging) before the next turn's may start.
-  __device__ void pass_turn(int *turn) const {
-    bulk_wait();
-    fence_async_global();
-    __threadfence();
-    atomicAdd(turn, 1);
+    mbarrier_arrive(sm.dq_full(group));
   }
 
   __device__ void run() const {
@@ -413,13 +432,12 @@ struct BackwardConsumer {
       fence_registers(dq);
       fence_registers(dv);
       fence_registers(pa);
-      reduce_query_gradient(dq, h, q0, scale);
+      stage_query_gradient(dq, t, scale);
       wgmma_wait<0>();
       fence_registers(dk);
       fence_registers(da);
       mbarrier_arrive(sm.q_empty(stage));  // dK's products have read Q
     }
-    if (threadIdx.x % 128 == 0) bulk_wait();  // the staging stays valid until read
     store_key_gradients(dk, dv, scale);
   }
 
@@ -460,6 +478,10 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.q_full(stage), 1 + 32);  // the tiles' thread with their bytes, the rows' warp
       mbarrier_init(sm.q_empty(stage), Ti::kConsumers * 128);
     }
+    for (int group = 0; group < Ti::kConsumers; ++group) {
+      mbarrier_init(sm.dq_full(group), 128);
+      mbarrier_init(sm.dq_empty(group), 1);
+    }
     mbarrier_init_fence();
   }
   __syncthreads();
@@ -468,6 +490,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const int producer_warp = warp - 4 * Ti::kConsumers, lane = static_cast<int>(threadIdx.x) % 32;
     if (producer_warp == 0 && lane == 0) produce_tiles<Ti>(bp, sm, w);
     if (producer_warp == 1) produce_rows<Ti>(p, bp, sm, w, lane);
+    if (producer_warp == 2 && lane == 0) produce_dq_additions<Ti>(p, bp, sm, w, band);
   } else {
     claim_registers_to<sdpa_sm90_backward_consumer_registers(Ti::kShape)>();
     const BackwardConsumer<T, Ti> consumer{p, bp, sm, w, band, warp / 4};

@@ -17,15 +17,10 @@ struct SdpaSm90BackwardShape {
   constexpr int consumers() const { return block_n / 64; }
   constexpr int threads() const { return 128 * (consumers() + 1); }
   // dQ = dS K (block_m rows by 64-column slabs over block_n keys) splits
-  // between the consumers by 64-row groups (wgmma's M), then by whole slabs,
-  // then by keys (each such consumer adds its own keys' part, so only there
-  // do two consumers add to the same elements).
+  // between the consumers by 64-row groups (wgmma's M), then by whole slabs:
+  // no two consumers add to the same elements.
   constexpr int dq_row_groups() const { return block_m / 64; }
-  constexpr int dq_column_groups() const {
-    const int per_rows = consumers() / dq_row_groups();
-    return slabs < per_rows ? slabs : per_rows;
-  }
-  constexpr int dq_key_groups() const { return consumers() / dq_row_groups() / dq_column_groups(); }
+  constexpr int dq_column_groups() const { return consumers() / dq_row_groups(); }
   constexpr int dq_columns() const { return 64 * slabs / dq_column_groups(); }  // of one consumer
 };
 
@@ -51,12 +46,14 @@ static_assert(sdpa_sm90_backward_consumer_registers(sdpa_sm90_backward_shape(128
 
 // K and V, per stage a Q and a dO tile, two dS buffers (block_m x block_n),
 // each consumer's f32 dQ staging, per stage the rows' lse and delta, the
-// mbarriers (K/V full; per stage Q full and empty), and the slack that
-// aligns the tiles to a 1024-byte swizzle atom.
+// mbarriers (K/V full; per stage Q full and empty; per consumer its staging
+// full and empty), and the slack that aligns the tiles to a 1024-byte
+// swizzle atom.
 constexpr size_t sdpa_sm90_backward_smem_bytes(const SdpaSm90BackwardShape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128, m = static_cast<size_t>(s.block_m);
   return 2 * s.block_n * row_bytes + 2 * s.stages * m * row_bytes + 2 * m * s.block_n * 2 +
-         static_cast<size_t>(s.consumers()) * s.dq_columns() * 64 * 4 + 2 * s.stages * m * 4 + 8 * (1 + 2 * s.stages) +
+         static_cast<size_t>(s.consumers()) * s.dq_columns() * 64 * 4 + 2 * s.stages * m * 4 +
+         8 * (1 + 2 * s.stages + 2 * s.consumers()) +
          1024;
 }
 
