@@ -393,7 +393,8 @@ void sdpa_host_cost(const char *candidate) {
 }
 
 // The attention table's rows (bf16, both causal modes) with each f16 / bf16
-// forward and backward candidate forced, one after another on the same shapes.
+// forward and backward candidate forced (the deterministic backwards too),
+// one after another on the same shapes.
 void bench_sdpa_candidates() {
   if (std::string(g_filter).find("sdpa_candidates") == std::string::npos) return;
   struct Shape {
@@ -403,8 +404,9 @@ void bench_sdpa_candidates() {
   for (const Shape &s : {Shape{4, 32, 4096, 128}, Shape{2, 32, 8192, 128}, Shape{16, 16, 1024, 64},
                          Shape{8, 16, 2048, 256}})
     for (bool causal : {false, true})
-      for (const char *candidate : {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80", "sdpa_bwd_cudnn",
-                                    "sdpa_bwd_sm90_wgmma", "sdpa_bwd_sm80"})
+      for (const char *candidate :
+           {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80", "sdpa_bwd_cudnn", "sdpa_bwd_sm90_wgmma",
+            "sdpa_bwd_sm80", "sdpa_bwd_cudnn_deterministic", "sdpa_bwd_sm90_deterministic"})
         sdpa_grid_row(candidate, BARACUDA_DTYPE_BF16, s.B, s.H, s.S, s.S, s.D, causal);
   for (const char *candidate : {"sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"}) sdpa_host_cost(candidate);
 }
