@@ -464,8 +464,16 @@ static void differences(const Grads &a, const Grads &b, double (&diff)[3]) {
   }
 }
 
-// The timing rows: row | baseline | variant | ratio | check.
-static void time_rows() {
+// One timing line: row | baseline | variant | ratio | check.
+static void time_line(const char *name, const char *what, double flops, double tb, double tv, const double (&d)[3],
+                      const char *more) {
+  printf("%-24s | base %7.3f ms %6.1f | %-4s %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e%s\n", name, tb,
+         flops / tb / 1e9, what, tv, flops / tv / 1e9, tb / tv, d[0], d[1], d[2], more);
+}
+
+// The timing rows, the variant tree's first (where built), then the staged
+// tree's both modes unless variant_only (a rerun after a hang).
+static void time_rows(bool variant_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
          "base = /work/main's sm90 backward ==\n");
   struct Row {
@@ -481,39 +489,38 @@ static void time_rows() {
     setup(r, c, false);
     const double flops = 2.5 * 4.0 * w.B * w.H * double(w.S) * w.S * w.D / (w.causal ? 2 : 1);
     const int64_t kMost = int64_t{1} << 22;  // elements compared
-    const double tb = time_ms(r, run_base_sm90);
-    const Grads gb = fetch(r, kMost);
-    const double th = time_ms(r, run_sm90);
-    const Grads gh = fetch(r, kMost);
-    const double td = time_ms(r, run_sm90_det);
-    const Grads gd = fetch(r, kMost);
-    CK(cudaMemset(r.d_dq, 0xff, r.n_q() * 2));
-    if (run_sm90_det(r) != 0) exit(1);
-    CK(finish("det repeat"));
-    const Grads gd2 = fetch(r, kMost);
-    const long long repeat = mismatches(gd.dq, gd2.dq) + mismatches(gd.dk, gd2.dk) + mismatches(gd.dv, gd2.dv);
-    double dh[3], dd[3];
-    differences(gb, gh, dh);
-    differences(gb, gd, dd);
     char name[64];
     snprintf(name, sizeof name, "B%lld H%lld S%lld D%d %s", (long long)w.B, (long long)w.H, (long long)w.S, w.D,
              w.causal ? "causal" : "full");
-    printf("%-24s | base %7.3f ms %6.1f | sm90 %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e\n", name, tb,
-           flops / tb / 1e9, th, flops / th / 1e9, tb / th, dh[0], dh[1], dh[2]);
-    printf("%-24s | base %7.3f ms %6.1f | det  %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e repeat bits %lld\n",
-           name, tb, flops / tb / 1e9, td, flops / td / 1e9, tb / td, dd[0], dd[1], dd[2], repeat);
+    const double tb = time_ms(r, run_base_sm90);
+    const Grads gb = fetch(r, kMost);
+    double d[3];
 #ifdef PROBE_HAS_VARIANT
     const double tv = time_ms(r, run_variant);
-    double dv[3];
-    differences(gb, fetch(r, kMost), dv);
-    printf("%-24s | base %7.3f ms %6.1f | var  %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e\n", name, tb,
-           flops / tb / 1e9, tv, flops / tv / 1e9, tb / tv, dv[0], dv[1], dv[2]);
+    differences(gb, fetch(r, kMost), d);
+    time_line(name, "var", flops, tb, tv, d, "");
 #endif
+    if (!variant_only) {
+      const double th = time_ms(r, run_sm90);
+      differences(gb, fetch(r, kMost), d);
+      time_line(name, "sm90", flops, tb, th, d, "");
+      const double td = time_ms(r, run_sm90_det);
+      const Grads gd = fetch(r, kMost);
+      CK(cudaMemset(r.d_dq, 0xff, r.n_q() * 2));
+      if (run_sm90_det(r) != 0) exit(1);
+      CK(finish("det repeat"));
+      const Grads gd2 = fetch(r, kMost);
+      const long long repeat = mismatches(gd.dq, gd2.dq) + mismatches(gd.dk, gd2.dk) + mismatches(gd.dv, gd2.dv);
+      char more[64];
+      snprintf(more, sizeof more, " repeat bits %lld", repeat);
+      differences(gb, gd, d);
+      time_line(name, "det", flops, tb, td, d, more);
+    }
     release(r);
   }
 }
 
-// probe check | probe time
+// probe check | probe time [variant-only]
 int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout
   cudaDeviceProp prop;
@@ -522,9 +529,9 @@ int main(int argc, char **argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "check") return check() == 0 ? 0 : 1;
   if (mode == "time") {
-    time_rows();
+    time_rows(argc > 2 && std::string(argv[2]) == "variant-only");
     return 0;
   }
-  printf("usage: probe check | probe time\n");
+  printf("usage: probe check | probe time [variant-only]\n");
   return 2;
 }
