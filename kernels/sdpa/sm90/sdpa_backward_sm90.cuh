@@ -105,20 +105,6 @@ __device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], 
       s[n][e] = sdpa_tc::exp2_approx(fmaf(s[n][e], scale_log2, -lse[8 * n + 2 * (lane % 4) + (e & 1)] * kLog2e));
 }
 
-// Keeps the arithmetic that made a's fragments ahead of the next wgmma wait:
-// ptxas would hoist the wait above independent arithmetic (P^T's exp2 after
-// the wait for dP^T's products, which then run alone), but keeps a shared
-// store there, so a store of a value that depends on every fragment pins
-// them. never: a predicate the compiler cannot see through, false at run
-// time (the store is never made).
-template <int Blocks>
-__device__ __forceinline__ void pin_before_next_wait(const uint32_t (&a)[Blocks][4], uint32_t address, bool never) {
-  uint32_t x = 0;
-#pragma unroll
-  for (int kk = 0; kk < Blocks; ++kk) x ^= a[kk][0] ^ a[kk][1] ^ a[kk][2] ^ a[kk][3];
-  if (never) store_shared_f32x2(address, __uint_as_float(x), 0.f);
-}
-
 // dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and dQ).
 template <int Blocks>
 __device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const float (&prob)[Blocks][4],
@@ -416,9 +402,6 @@ struct BackwardConsumer {
         fence_registers(s);
         transposed_probabilities(s, lse, scale, lane());
         accumulator_to_a_fragments<T>(pa, s);
-        // At 128 query rows P^T pinned beside dP^T's accumulators passes the
-        // registers (ptxas then serializes every wgmma): there the wait may rise.
-        if constexpr (Ti::kBlockM == 64) pin_before_next_wait(pa, sm.rows(stage), p.batch < 0);
         wgmma_wait<0>();
         fence_registers(dp);
         transposed_score_gradients(dp, s, delta, lane());
