@@ -45,7 +45,6 @@ struct BackwardTiles {
   static constexpr int kHeadTile = HeadTile;
   static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs, kConsumers = kShape.consumers(), kThreads = kShape.threads();
-  static constexpr int kDqStages = kShape.dq_stages;
   static constexpr int kConsumerKeys = 64;           // wgmma's M
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
   static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
@@ -74,21 +73,17 @@ struct BackwardSmem {
   __device__ uint32_t dout(int stage) const { return q(stage) + Ti::kQBytes; }
   // dS of even and odd steps: a consumer overwrites one while the other's dQ products may still read the other.
   __device__ uint32_t ds(int buffer) const { return q(Ti::kStages) + Ti::kDsBytes * buffer; }
-  __device__ uint32_t dq(int group, int buffer) const { return ds(2) + Ti::kDqBytes * (group * Ti::kDqStages + buffer); }
-  __device__ uint32_t rows(int stage) const { return dq(Ti::kConsumers, 0) + Ti::kRowBytes * stage; }
+  __device__ uint32_t dq(int group) const { return ds(2) + Ti::kDqBytes * group; }
+  __device__ uint32_t rows(int stage) const { return dq(Ti::kConsumers) + Ti::kRowBytes * stage; }
   __device__ float *lse(int stage) const { return reinterpret_cast<float *>(data + (rows(stage) - base)); }
   __device__ float *delta(int stage) const { return lse(stage) + Ti::kBlockM; }
   __device__ uint32_t bars() const { return rows(Ti::kStages); }
   __device__ uint32_t kv_full() const { return bars(); }
   __device__ uint32_t q_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t q_empty(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
-  // A consumer's dQ staging buffer written (its 128 threads) and read (the writer).
-  __device__ uint32_t dq_full(int group, int buffer) const {
-    return q_empty(Ti::kStages) + 8 * (group * Ti::kDqStages + buffer);
-  }
-  __device__ uint32_t dq_empty(int group, int buffer) const {
-    return dq_full(Ti::kConsumers, 0) + 8 * (group * Ti::kDqStages + buffer);
-  }
+  // A consumer's dQ staging written (its 128 threads) and read (the writer).
+  __device__ uint32_t dq_full(int group) const { return q_empty(Ti::kStages) + 8 * group; }
+  __device__ uint32_t dq_empty(int group) const { return dq_full(Ti::kConsumers) + 8 * group; }
 };
 
 __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
@@ -159,15 +154,6 @@ __device__ __forceinline__ int slot_of(int64_t t) {
 template <class Ti>
 __device__ __forceinline__ uint32_t phase_of(int64_t t) {
   return static_cast<uint32_t>(t / Ti::kStages) & 1;
-}
-// The same for the dQ staging buffers.
-template <class Ti>
-__device__ __forceinline__ int dq_buffer_of(int64_t t) {
-  return static_cast<int>(t % Ti::kDqStages);
-}
-template <class Ti>
-__device__ __forceinline__ uint32_t dq_phase_of(int64_t t) {
-  return static_cast<uint32_t>(t / Ti::kDqStages) & 1;
 }
 
 // The producer's first thread: K and V once, then every step's Q and dO,
@@ -262,14 +248,13 @@ __device__ __forceinline__ void produce_dq_additions(const SdpaProblem &p, const
   for (int64_t t = 0; t < w.steps; ++t) {
     const int64_t h = w.head(t), q0 = w.q0(t);
     int *turn = bp.turns != nullptr ? wait_for_turn<Ti>(p, bp, band, w, h, q0) : nullptr;
-    const int buffer = dq_buffer_of<Ti>(t);
 #pragma unroll 1
     for (int group = 0; group < Ti::kConsumers; ++group) {
-      mbarrier_wait(sm.dq_full(group, buffer), dq_phase_of<Ti>(t));
+      mbarrier_wait(sm.dq_full(group), static_cast<uint32_t>(t) & 1);
       const int col0 = dq_col0<Ti>(group);
 #pragma unroll 1
       for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
-        tma_reduce_add_4d(&bp.dq_map, sm.dq(group, buffer) + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
+        tma_reduce_add_4d(&bp.dq_map, sm.dq(group) + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
                           static_cast<int32_t>(q0 + dq_row0<Ti>(group)), static_cast<int32_t>(h),
                           static_cast<int32_t>(w.b));
     }
@@ -283,7 +268,7 @@ __device__ __forceinline__ void produce_dq_additions(const SdpaProblem &p, const
       bulk_wait_read();
     }
 #pragma unroll 1
-    for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_arrive(sm.dq_empty(group, buffer));
+    for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_arrive(sm.dq_empty(group));
   }
   bulk_wait();  // the accumulator's additions complete before the block ends
 }
@@ -350,17 +335,15 @@ struct BackwardConsumer {
                                      sw128_advance(b0, step * 16 * 128), step > 0);
   }
 
-  // dq (scaled) into the group's staging slabs of step t's buffer (32
-  // columns of 128-byte rows, swizzled as the TMA reads them) once the
-  // writer has read what it held, then handed to the writer
-  // (produce_dq_additions).
+  // dq (scaled) into the group's staging slabs (32 columns of 128-byte
+  // rows, swizzled as the TMA reads them) once the writer has read the last
+  // step's, then handed to the writer (produce_dq_additions).
   __device__ void stage_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t t, float scale) const {
-    const int buffer = dq_buffer_of<Ti>(t);
-    if (t >= Ti::kDqStages) mbarrier_wait(sm.dq_empty(group, buffer), dq_phase_of<Ti>(t) ^ 1);
+    if (t > 0) mbarrier_wait(sm.dq_empty(group), static_cast<uint32_t>(t - 1) & 1);
     // Rows r and r + 8 share r % 8, so their swizzle; the 16-byte chunk of
     // column block db is 2 (db % 4) + lane % 4 / 2, swizzled by XOR with r % 8.
     const uint32_t row = opaque(static_cast<uint32_t>(16 * warp() + lane() / 4));
-    const uint32_t start = sm.dq(group, buffer) + row * 128 + (lane() % 2) * 8;
+    const uint32_t start = sm.dq(group) + row * 128 + (lane() % 2) * 8;
 #pragma unroll
     for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
       const uint32_t chunk = (2 * (db % 4) + (lane() % 4) / 2) ^ (row % 8);
@@ -370,7 +353,7 @@ struct BackwardConsumer {
                            scale * dq[db][2 * hr + 1]);
     }
     fence_async_shared();
-    mbarrier_arrive(sm.dq_full(group, buffer));
+    mbarrier_arrive(sm.dq_full(group));
   }
 
   __device__ void run() const {
@@ -495,11 +478,10 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.q_full(stage), 1 + 32);  // the tiles' thread with their bytes, the rows' warp
       mbarrier_init(sm.q_empty(stage), Ti::kConsumers * 128);
     }
-    for (int group = 0; group < Ti::kConsumers; ++group)
-      for (int buffer = 0; buffer < Ti::kDqStages; ++buffer) {
-        mbarrier_init(sm.dq_full(group, buffer), 128);
-        mbarrier_init(sm.dq_empty(group, buffer), 1);
-      }
+    for (int group = 0; group < Ti::kConsumers; ++group) {
+      mbarrier_init(sm.dq_full(group), 128);
+      mbarrier_init(sm.dq_empty(group), 1);
+    }
     mbarrier_init_fence();
   }
   __syncthreads();

@@ -14,7 +14,6 @@ namespace baracuda::kernels {
 
 struct SdpaSm90BackwardShape {
   int block_n, block_m, stages, slabs;
-  int dq_stages;  // dQ staging buffers per consumer: with two, a consumer writes one while the other is added
   constexpr int consumers() const { return block_n / 64; }
   constexpr int threads() const { return 128 * (consumers() + 1); }
   // dQ = dS K (block_m rows by 64-column slabs over block_n keys) splits
@@ -30,10 +29,9 @@ struct SdpaSm90BackwardShape {
 constexpr int kSdpaSm90BackwardMaxHeadTile = 128;
 
 // At the 64 tile a step takes 128 query rows: twice the products between
-// the consumers' meetings, and dQ split by rows instead of keys; a second
-// dQ staging buffer passes the shared memory there, not at the 128 tile.
+// the consumers' meetings, and dQ split by rows instead of keys.
 constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile) {
-  return head_dim_tile == 64 ? SdpaSm90BackwardShape{128, 128, 2, 1, 1} : SdpaSm90BackwardShape{128, 64, 2, 2, 2};
+  return {128, head_dim_tile == 64 ? 128 : 64, 2, head_dim_tile / 64};
 }
 
 constexpr int kSdpaSm90BackwardProducerRegisters = 24;
@@ -47,15 +45,15 @@ constexpr int sdpa_sm90_backward_consumer_registers(const SdpaSm90BackwardShape 
 static_assert(sdpa_sm90_backward_consumer_registers(sdpa_sm90_backward_shape(128)) == 240);
 
 // K and V, per stage a Q and a dO tile, two dS buffers (block_m x block_n),
-// each consumer's f32 dQ staging buffers, per stage the rows' lse and delta,
-// the mbarriers (K/V full; per stage Q full and empty; per staging buffer
+// each consumer's f32 dQ staging, per stage the rows' lse and delta, the
+// mbarriers (K/V full; per stage Q full and empty; per consumer its staging
 // full and empty), and the slack that aligns the tiles to a 1024-byte
 // swizzle atom.
 constexpr size_t sdpa_sm90_backward_smem_bytes(const SdpaSm90BackwardShape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128, m = static_cast<size_t>(s.block_m);
   return 2 * s.block_n * row_bytes + 2 * s.stages * m * row_bytes + 2 * m * s.block_n * 2 +
-         static_cast<size_t>(s.consumers()) * s.dq_stages * s.dq_columns() * 64 * 4 + 2 * s.stages * m * 4 +
-         8 * (1 + 2 * s.stages + 2 * s.consumers() * s.dq_stages) +
+         static_cast<size_t>(s.consumers()) * s.dq_columns() * 64 * 4 + 2 * s.stages * m * 4 +
+         8 * (1 + 2 * s.stages + 2 * s.consumers()) +
          1024;
 }
 
