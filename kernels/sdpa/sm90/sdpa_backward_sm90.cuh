@@ -105,29 +105,6 @@ __device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], 
       s[n][e] = sdpa_tc::exp2_approx(fmaf(s[n][e], scale_log2, -lse[8 * n + 2 * (lane % 4) + (e & 1)] * kLog2e));
 }
 
-// S^T into P^T on a tile the mask crosses (no softcap, no ALiBi): the sm_80
-// kernel's masked arithmetic (sdpa_backward_kernel.cuh's scores_to_gradients,
-// so the same bits), 0 for a pair the band hides or past the problem's
-// queries and keys. Rows are keys key0 + ..., columns queries q0 + ....
-template <int Blocks>
-__device__ __forceinline__ void transposed_masked_probabilities(float (&s)[Blocks][4], const float *lse, float scale,
-                                                                const SdpaProblem &p, const sdpa::Band &band,
-                                                                int64_t key0, int64_t q0, int lane) {
-  constexpr float kLog2e = 1.4426950408889634f;
-  // j - i' of this lane's first element; the others add small constants.
-  const int64_t d0 = key0 + lane / 4 - (q0 + (lane % 4) * 2 + band.shift);
-#pragma unroll
-  for (int n = 0; n < Blocks; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int col = 8 * n + 2 * (lane % 4) + (e & 1);
-      const int64_t d = d0 + (e >> 1) * 8 - n * 8 - (e & 1), j = key0 + lane / 4 + (e >> 1) * 8;
-      const bool visible =
-          q0 + col < p.queries && j < p.keys && d <= band.upper && (band.left < 0 || d >= -band.left);
-      s[n][e] = visible ? sdpa_tc::exp2_approx(fmaf(s[n][e] * scale, kLog2e, -lse[col] * kLog2e)) : 0.f;
-    }
-}
-
 // dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and dQ).
 template <int Blocks>
 __device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const float (&prob)[Blocks][4],
@@ -399,9 +376,9 @@ struct BackwardConsumer {
       wgmma_commit();
       const float *lse = sm.lse(stage), *delta = sm.delta(stage);
       uint32_t pa[Ti::kBlockM / 16][4], da[Ti::kBlockM / 16][4];
-      if (full) {
-        // Softcap's slope, ALiBi (and the mask): sdpa_backward_kernel.cuh's
-        // pipeline, S^T and dP^T at once.
+      if (full || !sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys)) {
+        // Masks, softcap's slope, ALiBi: sdpa_backward_kernel.cuh's pipeline,
+        // S^T and dP^T at once.
         wgmma_wait<0>();
         fence_registers(s);
         fence_registers(dp);
@@ -411,19 +388,19 @@ struct BackwardConsumer {
         hc.slope = p.alibi != 0
                        ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
                        : 0.f;
-        sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
+        if (full)
+          sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
+        else
+          sdpa::scores_to_gradients<sdpa::ScoreKind::kMasked>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
         accumulator_to_a_fragments<T>(pa, s);
         accumulator_to_a_fragments<T>(da, dp);
       } else {
-        // P^T while dP^T's products run, masked where the tile needs it.
-        // (dS^T under dV's products would keep P^T, dP^T and dV's registers
-        // pinned at once: too many, and ptxas then serializes every wgmma.)
+        // The plain path: P^T while dP^T's products run. (dS^T under dV's
+        // products would keep P^T, dP^T and dV's registers pinned at once:
+        // too many, and ptxas then serializes every wgmma.)
         wgmma_wait<1>();
         fence_registers(s);
-        if (sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys))
-          transposed_probabilities(s, lse, scale, lane());
-        else
-          transposed_masked_probabilities(s, lse, scale, p, band, warp_key0, q0, lane());
+        transposed_probabilities(s, lse, scale, lane());
         accumulator_to_a_fragments<T>(pa, s);
         wgmma_wait<0>();
         fence_registers(dp);
