@@ -8,10 +8,10 @@
 // and goes back through its "empty" one. With keys as wgmma's M, a consumer
 // warpgroup computes
 //   S^T = K Q^T and dP^T = V dO^T   (SS, both operands K-major),
-//   P^T and dS^T in registers        (P^T under dP^T's products, masked
-//                                     where the tile needs it; softcap and
-//                                     ALiBi: sdpa_backward_kernel.cuh's
-//                                     score code after both products),
+//   P^T and dS^T in registers        (P^T under dP^T's products where the
+//                                     tile needs no mask; masks, softcap
+//                                     and ALiBi: sdpa_backward_kernel.cuh's
+//                                     score code),
 //   dV += P^T dO and dK += dS^T Q   (RS, dO and Q N-major; dK issued after
 //                                     dQ, to run while dQ goes out),
 //   dQ = dS K                        (SS, dS^T stored transposed by stmatrix
