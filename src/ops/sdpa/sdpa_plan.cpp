@@ -111,9 +111,9 @@ constexpr Variant<BackwardFn> kBackwardSm80{
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm80};
 // The Hopper backward (sm_90a, sm 90 alone), dq summed by TMA reductions:
 // head sizes up to 128 (select refuses it past that). Measured on the H200
-// (bf16, session 17's probes) at 1.08x to 1.24x session 16's kernel, 0.87x
-// to 1.0x cuDNN at D 128 and 0.85x to 1.03x at D 64, so first among the
-// bespoke kernels there.
+// (bf16, session 17's last probe) at 1.08x to 1.25x session 16's kernel,
+// 0.84x to 0.93x cuDNN at D 128 and 0.79x to 0.81x at D 64, so first among
+// the bespoke kernels there.
 constexpr Variant<BackwardFn> kBackwardSm90{
     {"sdpa_bwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, false, false}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
