@@ -192,6 +192,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
   constexpr int kRows = W - 1 + Steps + W - 1, kChannelStages = Conv1dTraits::kBackwardChannelStages;
   __shared__ uint4 xstage[kChannelStages][kRows * Tiles::kPieces];               // row r: timestep box_t0 - (W-1) + r
   __shared__ uint4 dystage[kChannelStages][(kRows - (W - 1)) * Tiles::kPieces];  // row r: timestep box_t0 + r
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;

@@ -84,10 +84,11 @@ inline bool vector_layout(const Conv1dOperands &ops, int elem_bytes, int64_t vec
   return true;
 }
 
-// x blocks along L by the B*C rows: a partial-sum slot per (b, x block).
-inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x) {
-  const int64_t rows = p.batch * p.channels;
-  return {k, x, rows < kMaxGridY ? rows : kMaxGridY, p.batch * x};
+// x blocks along L by the B*C rows, rows_per_block of them a block row (at
+// most kMaxGridY block rows): a partial-sum slot per (b, x block).
+inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x, int64_t rows_per_block = 1) {
+  const int64_t y = ceil_div(p.batch * p.channels, rows_per_block);
+  return {k, x, y < kMaxGridY ? y : kMaxGridY, p.batch * x};
 }
 
 // Rows of `units` vectors staged whole, tile / units rows a tile (a power of
@@ -203,7 +204,8 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t tile =
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
-    return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), per_block));
+    return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), per_block),
+                     forward ? 1 : Conv1dTraits::kBackwardTimeRowsPerBlock);
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
     return channel_grid(

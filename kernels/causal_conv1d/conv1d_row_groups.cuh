@@ -181,6 +181,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
   __shared__ uint4 dystage[kStages][Groups::kVecs];
   __shared__ A segment_sums[2][kSegments][W + 1];  // [tile % 2][j / segment]: the sums of a segment's vectors
   __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (divided once, by the loading thread 0)
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Groups groups(p, V, Groups::flat_rows(p, p.x) && Groups::flat_rows(p, p.dy));
   const int segment_shift = groups.shift < 5 ? groups.shift : 5;
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;

@@ -82,6 +82,8 @@ struct Conv1dTraits {
   static constexpr int backward_time_stages(int elem_bytes) {
     return elem_bytes == 4 ? kBackwardTimeStagesF32 : kBackwardTimeStages;
   }
+  // Rows of B*C a block of the time tiles' backward walks through its ring.
+  static constexpr int kBackwardTimeRowsPerBlock = 1;
   static constexpr int backward_time_blocks(int elem_bytes) {
     if (elem_bytes > 4) return 1;
     return elem_bytes == 4 ? kBackwardTimeBlocksF32 : kBackwardTimeBlocks;
@@ -140,6 +142,9 @@ struct Conv1dTraits {
     return backward ? kMinChannelChunkBackward : kMinChannelChunk;
   }
   static constexpr int channel_blocks(bool backward) { return backward ? kChannelBlocksBackward : kChannelBlocks; }
+  // The backward's reduction of dw/db partial sums: loads of a thread's
+  // column in flight together (conv1d_side_kernels.cuh).
+  static constexpr int kReduceBatch = 16;
   // Bytes of channels per thread in a channel tile, per direction.
   static constexpr int kForwardChannelBytes = 4;
   static constexpr int kBackwardChannelBytes = 4;
