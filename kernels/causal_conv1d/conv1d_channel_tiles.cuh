@@ -116,9 +116,9 @@ struct ChannelTiles {
 };
 
 template <class T>
-constexpr int kForwardChannelVec = Conv1dTraits::kForwardChannelBytes / sizeof(T);
+constexpr int kForwardChannelVec = Conv1dTraits::channel_vec(false, sizeof(T));
 template <class T>
-constexpr int kBackwardChannelVec = Conv1dTraits::kBackwardChannelBytes / sizeof(T);
+constexpr int kBackwardChannelVec = Conv1dTraits::channel_vec(true, sizeof(T));
 template <class T, int Vc>
 constexpr int kBoxSteps = Conv1dTraits::kBoxBytes / (kThreads * Vc * static_cast<int>(sizeof(T)));
 

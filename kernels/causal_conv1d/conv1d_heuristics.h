@@ -84,11 +84,10 @@ inline bool vector_layout(const Conv1dOperands &ops, int elem_bytes, int64_t vec
   return true;
 }
 
-// x blocks along L by the B*C rows, rows_per_block of them a block row (at
-// most kMaxGridY block rows): a partial-sum slot per (b, x block).
-inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x, int64_t rows_per_block = 1) {
-  const int64_t y = ceil_div(p.batch * p.channels, rows_per_block);
-  return {k, x, y < kMaxGridY ? y : kMaxGridY, p.batch * x};
+// x blocks along L by the B*C rows: a partial-sum slot per (b, x block).
+inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x) {
+  const int64_t rows = p.batch * p.channels;
+  return {k, x, rows < kMaxGridY ? rows : kMaxGridY, p.batch * x};
 }
 
 // Rows of `units` vectors staged whole, tile / units rows a tile (a power of
@@ -154,7 +153,7 @@ inline int64_t conv1d_channel_chunk(Conv1dPass pass, int64_t batch, int64_t chan
   const int64_t blocks = Conv1dTraits::channel_blocks(backward);
   const int64_t per_b = ceil_div(channels, Conv1dTraits::kThreads);
   const int64_t shortest = Conv1dTraits::min_channel_chunk(backward);
-  int64_t chunk = Conv1dTraits::kChunk;
+  int64_t chunk = Conv1dTraits::max_channel_chunk(backward);
   while (chunk > shortest && chunk / 2 >= length) chunk /= 2;  // one chunk a row either way
   // Enough groups of channels alone (or nothing to do): the longest chunk.
   if (per_b == 0 || batch == 0 || per_b >= blocks || batch >= ceil_div(blocks, per_b)) return chunk;
@@ -204,13 +203,11 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t tile =
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
-    return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), per_block),
-                     forward ? 1 : Conv1dTraits::kBackwardTimeRowsPerBlock);
+    return rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), per_block));
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
     return channel_grid(
-        K::StagedChannelTiles, p,
-        (forward ? Conv1dTraits::kForwardChannelBytes : Conv1dTraits::kBackwardChannelBytes) / elem_bytes,
+        K::StagedChannelTiles, p, Conv1dTraits::channel_vec(!forward, elem_bytes),
         conv1d_channel_chunk(pass, p.batch, p.channels, p.length));
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
