@@ -110,11 +110,14 @@ struct Conv1dTraits {
   // buffers of segment sums (26.9-27.7 KB) fit 8 blocks and 64 registers
   // spill nothing; widths 6-8 (28.0-30.0 KB; 16-bit ones spilled at 64
   // registers) take 7. Before the warp runs it took 70 registers and 30 KB:
-  // 7 blocks. f64 is left uncapped.
+  // 7 blocks. f64 is left uncapped. Session 17: with a lane's run summed in
+  // registers, 16-bit W 7-8 spilled 24-52 bytes at 7 (72 registers): 6.
   static constexpr int kBackwardGroupBlocks = 8;
-  static constexpr int kBackwardGroupBlocksW8 = 7;  // W 6 .. 8
+  static constexpr int kBackwardGroupBlocksW6 = 7;  // W 6
+  static constexpr int kBackwardGroupBlocksW8 = 6;  // W 7, 8
   static constexpr int backward_group_blocks(int width, int elem_bytes) {
-    return elem_bytes > 4 ? 1 : width <= 5 ? kBackwardGroupBlocks : kBackwardGroupBlocksW8;
+    if (elem_bytes > 4) return 1;
+    return width <= 5 ? kBackwardGroupBlocks : width <= 6 ? kBackwardGroupBlocksW6 : kBackwardGroupBlocksW8;
   }
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
