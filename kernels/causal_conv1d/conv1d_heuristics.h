@@ -152,7 +152,7 @@ inline int64_t conv1d_channel_chunk(Conv1dPass pass, int64_t batch, int64_t chan
   const bool backward = pass == Conv1dPass::Backward;
   const int64_t blocks = Conv1dTraits::channel_blocks(backward);
   const int64_t per_b = ceil_div(channels, Conv1dTraits::kThreads);
-  const int64_t shortest = Conv1dTraits::min_channel_chunk(backward);
+  const int64_t shortest = Conv1dTraits::min_channel_chunk(backward, length);
   int64_t chunk = Conv1dTraits::max_channel_chunk(backward);
   while (chunk > shortest && chunk / 2 >= length) chunk /= 2;  // one chunk a row either way
   // Enough groups of channels alone (or nothing to do): the longest chunk.

@@ -142,13 +142,20 @@ struct Conv1dTraits {
   // grid of about 512 blocks (1024 before), with a channel a thread (below):
   // [8,2048,128] 12.8 -> 10.2 us (chunks of 32), [1,2048,1024] 12.7 -> 9.8
   // (32), [8,2048,512] 27.4 -> 25.8 (128), [1,2048,4096] 26.7 -> 25.5 (128).
+  // The forward's shortest chunk 16 on rows of at most 512 steps (32 above):
+  // [1,2048,128] 3.74 -> 3.12 us, [1,2048,512] 3.87 -> 3.56; at [1,2048,1024]
+  // 16 lost (5.44 -> 5.59, Tri Dao's 5.49), at [8,2048,128] it made no
+  // difference (5.55 / 5.60).
   static constexpr int kMinChannelChunk = 32;
+  static constexpr int kMinChannelChunkShortRow = 16;
+  static constexpr int64_t kShortChannelRow = 512;
   static constexpr int kMaxChannelChunkForward = 64;
   static constexpr int kChannelBlocks = 1024;
   static constexpr int kMinChannelChunkBackward = 16;
   static constexpr int kChannelBlocksBackward = 512;
-  static constexpr int min_channel_chunk(bool backward) {
-    return backward ? kMinChannelChunkBackward : kMinChannelChunk;
+  static constexpr int min_channel_chunk(bool backward, int64_t length) {
+    if (backward) return kMinChannelChunkBackward;
+    return length <= kShortChannelRow ? kMinChannelChunkShortRow : kMinChannelChunk;
   }
   static constexpr int max_channel_chunk(bool backward) { return backward ? kChunk : kMaxChannelChunkForward; }
   static constexpr int channel_blocks(bool backward) { return backward ? kChannelBlocksBackward : kChannelBlocks; }

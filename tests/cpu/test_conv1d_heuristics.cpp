@@ -227,7 +227,7 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(3, threads * 2 + 4, chunk + 1));
   CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
   CHECK(l.grid_x == 3);
-  CHECK(l.chunk == Conv1dTraits::kMinChannelChunk);  // 9 groups of channels: the shortest chunk
+  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // 9 groups of channels: the shortest chunk
   CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
   l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(64, 64 * threads, 4 * chunk));
   CHECK(l.chunk == chunk);  // 4096 groups by 4 chunks: enough blocks
@@ -335,8 +335,8 @@ TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid wou
   const int64_t threads = Conv1dTraits::kThreads;
   for (const Conv1dPass pass : kPasses) {
     const bool backward = pass == Conv1dPass::Backward;
-    const int64_t blocks = Conv1dTraits::channel_blocks(backward), shortest = Conv1dTraits::min_channel_chunk(backward);
-    const int64_t chunk = Conv1dTraits::max_channel_chunk(backward);
+    const int64_t blocks = Conv1dTraits::channel_blocks(backward), chunk = Conv1dTraits::max_channel_chunk(backward);
+    const int64_t shortest = Conv1dTraits::min_channel_chunk(backward, 1);  // of rows of 1 step (the shortest rows')
     CAPTURE(backward);
     CHECK(conv1d_channel_chunk(pass, 1, blocks * threads, chunk) == chunk);  // enough channel groups alone
     CHECK(conv1d_channel_chunk(pass, 1, threads, blocks * chunk) == chunk);  // enough chunks alone
@@ -363,6 +363,11 @@ TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid wou
   CHECK(conv1d_channel_chunk(Conv1dPass::Backward, 8, 2048, 512) == 128);
   CHECK(conv1d_channel_chunk(Conv1dPass::Backward, 1, 2048, 4096) == 128);
   CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 8, 2048, 4096) == 64);
+  // The forward's shortest chunk: 16 on rows of at most 512 steps, 32 on longer ones.
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 128) == 16);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 512) == 16);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 1024) == 32);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 513) == 32);
 }
 
 TEST_CASE("conv1d heuristics: the channel tiles' backward takes a channel a thread, the forward 4 bytes",
