@@ -13,6 +13,7 @@
 #include "causal_conv1d/conv1d_time_tiles.cuh"
 #include "causal_conv1d/conv1d_update.cuh"
 #include "causal_conv1d/conv1d_update_vectors.cuh"
+#include "common/overlap_launch.cuh"
 
 namespace baracuda::kernels::conv1d {
 
@@ -111,11 +112,9 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
     }
     if (const int rc = launch_error()) return rc;
   }
-  if ((p.dweight.data || p.dbias.data) && p.channels > 0 && !launch.sums_direct) {
-    reduce_partials_kernel<T, W, Wt>
-        <<<blocks_for(p.channels * (W + 1)), kThreads, 0, stream>>>(p, partials, launch.partial_slots);
-    return launch_error();
-  }
+  if ((p.dweight.data || p.dbias.data) && p.channels > 0 && !launch.sums_direct)
+    return launch_overlapping(reduce_partials_kernel<T, W, Wt>, blocks_for(p.channels * (W + 1)), kThreads, stream, p,
+                              static_cast<const Acc<T> *>(partials), launch.partial_slots);
   return 0;
 }
 

@@ -116,9 +116,9 @@ struct ChannelTiles {
 };
 
 template <class T>
-constexpr int kForwardChannelVec = Conv1dTraits::kForwardChannelBytes / sizeof(T);
+constexpr int kForwardChannelVec = Conv1dTraits::channel_vec(false, sizeof(T));
 template <class T>
-constexpr int kBackwardChannelVec = Conv1dTraits::kBackwardChannelBytes / sizeof(T);
+constexpr int kBackwardChannelVec = Conv1dTraits::channel_vec(true, sizeof(T));
 template <class T, int Vc>
 constexpr int kBoxSteps = Conv1dTraits::kBoxBytes / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
   using A = Acc<T>;
   constexpr int Vc = kForwardChannelVec<T>, Steps = kBoxSteps<T, Vc>;
   using Tiles = ChannelTiles<T, Vc, Steps>;
-  static_assert(Conv1dTraits::min_channel_chunk(false) % Steps == 0, "boxes tile every chunk");
+  static_assert(Conv1dTraits::min_channel_chunk(false, 1) % Steps == 0, "boxes tile every chunk (the shortest)");
   __shared__ uint4 stage[kStages][(W - 1 + Steps) * Tiles::kPieces];  // row r: timestep box_t0 - (W-1) + r
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
@@ -188,10 +188,11 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
   using A = Acc<T>;
   constexpr int Vc = kBackwardChannelVec<T>, Steps = kBoxSteps<T, Vc> / 2;  // two tensors staged
   using Tiles = ChannelTiles<T, Vc, Steps>;
-  static_assert(Conv1dTraits::min_channel_chunk(true) % Steps == 0, "boxes tile every chunk");
+  static_assert(Conv1dTraits::min_channel_chunk(true, 1) % Steps == 0, "boxes tile every chunk (the shortest)");
   constexpr int kRows = W - 1 + Steps + W - 1, kChannelStages = Conv1dTraits::kBackwardChannelStages;
   __shared__ uint4 xstage[kChannelStages][kRows * Tiles::kPieces];               // row r: timestep box_t0 - (W-1) + r
   __shared__ uint4 dystage[kChannelStages][(kRows - (W - 1)) * Tiles::kPieces];  // row r: timestep box_t0 + r
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;

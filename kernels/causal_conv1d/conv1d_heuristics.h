@@ -152,8 +152,8 @@ inline int64_t conv1d_channel_chunk(Conv1dPass pass, int64_t batch, int64_t chan
   const bool backward = pass == Conv1dPass::Backward;
   const int64_t blocks = Conv1dTraits::channel_blocks(backward);
   const int64_t per_b = ceil_div(channels, Conv1dTraits::kThreads);
-  const int64_t shortest = Conv1dTraits::min_channel_chunk(backward);
-  int64_t chunk = Conv1dTraits::kChunk;
+  const int64_t shortest = Conv1dTraits::min_channel_chunk(backward, length);
+  int64_t chunk = Conv1dTraits::max_channel_chunk(backward);
   while (chunk > shortest && chunk / 2 >= length) chunk /= 2;  // one chunk a row either way
   // Enough groups of channels alone (or nothing to do): the longest chunk.
   if (per_b == 0 || batch == 0 || per_b >= blocks || batch >= ceil_div(blocks, per_b)) return chunk;
@@ -207,8 +207,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
     return channel_grid(
-        K::StagedChannelTiles, p,
-        (forward ? Conv1dTraits::kForwardChannelBytes : Conv1dTraits::kBackwardChannelBytes) / elem_bytes,
+        K::StagedChannelTiles, p, Conv1dTraits::channel_vec(!forward, elem_bytes),
         conv1d_channel_chunk(pass, p.batch, p.channels, p.length));
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];

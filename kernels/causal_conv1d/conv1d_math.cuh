@@ -419,6 +419,17 @@ struct GradTaps {
       taps.bias *= kC;
     }
   }
+  // Tap k of channel c as these taps hold it (k == W: the bias), and the taps
+  // from W + 1 such values: for taps staged ahead through shared memory.
+  __device__ static Acc<T> tap(const Conv1dProblem &p, int64_t c, int k) {
+    const Acc<T> v = k < W ? get<Wt>(p.weight, c, k, 0) : p.bias.data ? get<Wt>(p.bias, c, 0, 0) : Acc<T>(0);
+    return kExponent ? v * kC : v;
+  }
+  __device__ explicit GradTaps(const Acc<T> *held) {
+#pragma unroll
+    for (int k = 0; k < W; ++k) taps.w[k] = held[k];
+    taps.bias = held[W];
+  }
   // g / kGradScale at a timestep from its W inputs xs[0 .. W) = x_pad[t - (W-1) .. t]:
   // with sum = c z, s = 1 / (1 + 2^sum), g / c = dy s (1 + z (1 - s)) / c
   // = dy s (-ln2 + sum ln2^2 (1 - s)).

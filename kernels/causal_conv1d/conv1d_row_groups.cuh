@@ -160,9 +160,13 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
 // row goes on past the run, lanes < W-1 first compute the W-1 g after it.
 // No g crosses a barrier (through shared memory, with the taps loaded once
 // for g and again for dx, the kernel took 70 registers and 7 blocks an SM).
-// A row's dw/db partial sums: each vector's, summed over segments of
-// min(units, 32) lanes by xor shuffles (segments never straddle rows), then
-// the row's segments in order (bit-stable), in the next tile's use (so no
+// A row's dw/db partial sums: where rows are at least a run long, each
+// lane's over its vectors, summed over the warp's run by xor shuffles once a
+// tile (one tree a step had been ~50 instructions of ~500: session 17, H200,
+// [64,2048,1024] 0.335 -> 0.300 ms, f32 [64,2048,512] 0.269 -> 0.237; dw and db
+// change bits, not errors); else each vector's, summed over segments of
+// min(units, 32) lanes (segments never straddle rows). Then the row's
+// segments in order (bit-stable), in the next tile's use (so no
 // second barrier: the segments alternate between two buffers by tile). They
 // go to slot b (the grid has one block column); with partials null (a batch
 // of one: Conv1dLaunch::sums_direct), to DW and DB, as the reduction of one
@@ -181,8 +185,14 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
   __shared__ uint4 dystage[kStages][Groups::kVecs];
   __shared__ A segment_sums[2][kSegments][W + 1];  // [tile % 2][j / segment]: the sums of a segment's vectors
   __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (divided once, by the loading thread 0)
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Groups groups(p, V, Groups::flat_rows(p, p.x) && Groups::flat_rows(p, p.dy));
-  const int segment_shift = groups.shift < 5 ? groups.shift : 5;
+  // A lane's vectors are of one row where rows are at least a run long: its
+  // vectors' sums add up in registers, and a warp's run is one segment.
+  const bool one_row = groups.units >= kRun;
+  static_assert(Steps == 1 || Steps == 2 || Steps == 4, "runs of 32, 64 or 128 vectors");
+  constexpr int kRunShift = Steps == 1 ? 5 : Steps == 2 ? 6 : 7;
+  const int segment_shift = groups.shift < 5 ? groups.shift : one_row ? kRunShift : 5;
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
   // Tile i's rows: their segments' sums, in order, to slot b (b * C + c = the row).
   auto sum_rows = [&](int64_t i) {
@@ -212,53 +222,76 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
         const auto t = tile_start[s];
         const int n = groups.vectors(t.first);
         if (run >= n) return;
-        // A lane's vectors are of one row where rows are at least a run long.
-        const bool one_row = groups.units >= kRun;
-        typename Groups::Place q = groups.place(p, t, min(run + (Steps - 1) * 32 + lane, n - 1));
-        Grad taps(p, q.c);
-        T *dxr = at<T>(p.dx, q.b, q.c, 0);  // the row's dx
-        A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
-        if ((run + kRun) & (groups.units - 1))  // the row goes on past the run (its stage slots from row q.r's)
-          upstream_after_run<T, W>(taps, xstage[s] + q.r * H, dystage[s], (run + kRun) * V, lane, later);
+        // Compiled for each case (a runtime one cost registers: spills at 64):
+        // where a lane's vectors share a row, no place or taps a step and one
+        // tree a tile.
+        auto use_tile = [&](auto one_row_case) {
+          constexpr bool kOneRow = decltype(one_row_case)::value;
+          typename Groups::Place q = groups.place(p, t, min(run + (Steps - 1) * 32 + lane, n - 1));
+          Grad taps(p, q.c);
+          T *dxr = at<T>(p.dx, q.b, q.c, 0);  // the row's dx
+          A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
+          A parts[W + 1] = {};  // kOneRow: the lane's vectors' sums; else the step's vector's
+          if ((run + kRun) & (groups.units - 1))  // the row goes on past the run (its stage slots from row q.r's)
+            upstream_after_run<T, W>(taps, xstage[s] + q.r * H, dystage[s], (run + kRun) * V, lane, later);
 #pragma unroll
-        for (int m = Steps - 1; m >= 0; --m) {
-          if (run + m * 32 >= n) continue;
-          const int j = run + m * 32 + lane;
-          // Lanes past the tile's last row take its last vector, for the shuffles alone.
-          const int jn = j < n ? j : n - 1;
-          if (m < Steps - 1) {
-            if (one_row) {
-              q.u = jn & (groups.units - 1);
-            } else {
-              q = groups.place(p, t, jn);
-              taps = Grad(p, q.c);
-              dxr = at<T>(p.dx, q.b, q.c, 0);
+          for (int m = Steps - 1; m >= 0; --m) {
+            if (run + m * 32 >= n) continue;
+            const int j = run + m * 32 + lane;
+            // Lanes past the tile's last row take its last vector, for the shuffles alone.
+            const int jn = j < n ? j : n - 1;
+            if (m < Steps - 1) {
+              if constexpr (kOneRow) {
+                q.u = jn & (groups.units - 1);
+              } else {
+                q = groups.place(p, t, jn);
+                taps = Grad(p, q.c);
+                dxr = at<T>(p.dx, q.b, q.c, 0);
+              }
             }
-          }
-          const TimeWindow<T, W> xw(xstage[s], jn + q.r * H);
-          A g[V], shifted[W - 1];  // shifted[a]: g at vector j + 1 + a / V, element a % V
-          lane_upstream<T, W>(taps, xw.win(), dystage[s][jn], lane, g, shifted);
-          A parts[W + 1] = {};
-          if (j < n) {
-            A next[W - 1];  // zeros past the row's end
-            const int after_in_row = groups.units - 1 - q.u;  // vectors after this one in its row
+            const TimeWindow<T, W> xw(xstage[s], jn + q.r * H);
+            A g[V], shifted[W - 1];  // shifted[a]: g at vector j + 1 + a / V, element a % V
+            lane_upstream<T, W>(taps, xw.win(), dystage[s][jn], lane, g, shifted);
+            if constexpr (!kOneRow)
 #pragma unroll
-            for (int a = 0; a < W - 1; ++a) {  // (as one nested select: a branch each, 24 more a tile)
-              const A v = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
-              next[a] = a / V < after_in_row ? v : A(0);
+              for (int k = 0; k <= W; ++k) parts[k] = A(0);
+            if (j < n) {
+              A next[W - 1];  // zeros past the row's end
+              const int after_in_row = groups.units - 1 - q.u;  // vectors after this one in its row
+#pragma unroll
+              for (int a = 0; a < W - 1; ++a) {  // (as one nested select: a branch each, 24 more a tile)
+                const A v = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
+                next[a] = a / V < after_in_row ? v : A(0);
+              }
+              vector_gradients<T, W>(taps.taps, xw.win(), g, next, parts, dxr + q.u * V);
             }
-            vector_gradients<T, W>(taps.taps, xw.win(), g, next, parts, dxr + q.u * V);
-          }
+            if constexpr (!kOneRow) {
 #pragma unroll
-          for (int level = 0; level < 5; ++level)  // (a loop of segment_shift levels a sum took 7 instructions a level)
-            if (level < kMinSegmentShift || level < segment_shift)
+              for (int level = 0; level < 5; ++level)  // (a loop of segment_shift levels a sum took 7 instructions a level)
+                if (level < kMinSegmentShift || level < segment_shift)
+#pragma unroll
+                  for (int k = 0; k <= W; ++k) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], 1 << level);
+              if (j < n && (j & ((1 << segment_shift) - 1)) == 0)
+#pragma unroll
+                for (int k = 0; k <= W; ++k) segment_sums[i % 2][j >> segment_shift][k] = parts[k];
+            }
+#pragma unroll
+            for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
+          }
+          if constexpr (kOneRow) {  // the run's sums: one tree a tile, not one a step
+#pragma unroll
+            for (int level = 0; level < 5; ++level)
 #pragma unroll
               for (int k = 0; k <= W; ++k) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], 1 << level);
-          if (j < n && (j & ((1 << segment_shift) - 1)) == 0)
+            if (lane == 0)
 #pragma unroll
-            for (int k = 0; k <= W; ++k) segment_sums[i % 2][j >> segment_shift][k] = parts[k];
-#pragma unroll
-          for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
+              for (int k = 0; k <= W; ++k) segment_sums[i % 2][run >> kRunShift][k] = parts[k];
+          }
+        };
+        if (one_row) {
+          use_tile(std::true_type{});
+        } else {
+          use_tile(std::false_type{});
         }
       });
   if (groups.items > 0) sum_rows(groups.items - 1);

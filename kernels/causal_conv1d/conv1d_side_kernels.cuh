@@ -5,19 +5,37 @@
 #pragma once
 
 #include "causal_conv1d/conv1d_math.cuh"
+#include "common/overlap_launch.cuh"
 
 namespace baracuda::kernels::conv1d {
 
-// dw[c, k] and db[c] (of the weights' type Wt): the slots' partial sums, in slot order.
+// dw[c, k] and db[c] (of the weights' type Wt): the slots' partial sums, in
+// slot order. A thread's loads go out kReduceBatch at a time ahead of its
+// adds (the same adds in the same order): the loop the compiler unrolled by 4
+// made a sum of S slots S / 4 round trips to L2, most of a short backward's
+// reduction (bench/NOTES.md, session 17). Launched overlapping the pass that
+// writes the slots (common/overlap_launch.cuh): its launch hides behind the
+// pass's last blocks, and it waits for the pass before its first read.
 template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads)
     reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials, int64_t slots) {
+  constexpr int kBatch = Conv1dTraits::kReduceBatch;
+  wait_for_previous_pass();  // every block, so that this kernel ends after the pass
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= p.channels * (W + 1)) return;
-  const int64_t c = i / (W + 1);
+  const int64_t c = i / (W + 1), stride = p.channels * (W + 1);
   const int k = static_cast<int>(i - c * (W + 1));
   Acc<T> sum = Acc<T>(0);
-  for (int64_t s = 0; s < slots; ++s) sum += partials[s * p.channels * (W + 1) + i];
+  const Acc<T> *slot = partials + i;
+  int64_t s = 0;
+  for (; s + kBatch <= slots; s += kBatch, slot += kBatch * stride) {
+    Acc<T> batch[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) batch[j] = slot[j * stride];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) sum += batch[j];
+  }
+  for (; s < slots; ++s, slot += stride) sum += *slot;
   if (k < W && p.dweight.data) *at<Wt>(p.dweight, c, k, 0) = Accum<Wt>::store(sum);
   if (k == W && p.dbias.data) *at<Wt>(p.dbias, c, 0, 0) = Accum<Wt>::store(sum);
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "common/async_copy.cuh"
+#include "common/overlap_launch.cuh"
 #include "causal_conv1d/conv1d_math.cuh"
 
 namespace baracuda::kernels::conv1d {

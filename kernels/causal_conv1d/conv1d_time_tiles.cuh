@@ -256,23 +256,41 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
   __shared__ uint4 xstage[Stages][H + Tiles::kVecs + H];  // [H + j]: x vector j of the tile
   __shared__ uint4 dystage[Stages][Tiles::kVecs + H];     // [j]: dy vector j
   __shared__ typename Tiles::Cursor tile_of[Stages];      // each stage's tile (not a second cursor's registers)
+  __shared__ A row_taps[Stages][W + 1];                   // a stage's taps where its tile starts a later row
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Tiles tiles(p, V);
   auto loading = tiles.start(p);
   using Grad = GradTaps<T, W, Silu, Wt>;
   Grad taps(p, loading.c);
   A parts[W + 1] = {};
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * (32 * Steps);
+  // A later row's taps go out with its tile's copies, thread k <= W tap k:
+  // written to the stage's slot at once in the ring's prologue, else at the
+  // end of the use they are in flight over (loaded at the row's first use,
+  // they had put a round trip to L2 before every row of a block's but the first).
+  A pending = A(0);
+  int pending_slot = -1;
   stream_stages<Stages>(
       tiles.items,
-      [&](int64_t, int s) {
+      [&](int64_t i, int s) {
         const auto &q = loading;
         stage_tile<T, W, H, H, Tiles::kVecs>(p, p.x, q.b, q.c, q.u0, q.n, tiles.units, xstage[s]);
         stage_tile<T, W, 0, H, Tiles::kVecs>(p, p.dy, q.b, q.c, q.u0, q.n, tiles.units, dystage[s]);
         if (threadIdx.x == 0) tile_of[s] = q;
+        if (i > 0 && q.k == 0 && threadIdx.x <= W) {
+          const A tap = Grad::tap(p, q.c, threadIdx.x);
+          if (i < Stages - 1) {
+            row_taps[s][threadIdx.x] = tap;
+          } else {
+            pending = tap;
+            pending_slot = s;
+          }
+        }
         tiles.advance(p, loading);
       },
       [&](int64_t i, int s) {
         const auto &q = tile_of[s];
+        if (i > 0 && q.k == 0) taps = Grad(row_taps[s]);
         T *dxr = at<T>(p.dx, q.b, q.c, (q.u0 + run + lane) * V);
         A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
         if (run + Steps * 32 < q.n + H)  // (vectors from n + H on are never read)
@@ -299,8 +317,10 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
           block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
 #pragma unroll
           for (int k = 0; k <= W; ++k) parts[k] = A(0);
-          // The next stage's tile was issued (and its place written) before this one's use.
-          if (i + 1 < tiles.items) taps = Grad(p, tile_of[s + 1 == Stages ? 0 : s + 1].c);
+        }
+        if (pending_slot >= 0) {  // (before the ring's barrier after this use)
+          row_taps[pending_slot][threadIdx.x] = pending;
+          pending_slot = -1;
         }
       });
 }

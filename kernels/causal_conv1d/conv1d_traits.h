@@ -110,11 +110,14 @@ struct Conv1dTraits {
   // buffers of segment sums (26.9-27.7 KB) fit 8 blocks and 64 registers
   // spill nothing; widths 6-8 (28.0-30.0 KB; 16-bit ones spilled at 64
   // registers) take 7. Before the warp runs it took 70 registers and 30 KB:
-  // 7 blocks. f64 is left uncapped.
+  // 7 blocks. f64 is left uncapped. Session 17: with a lane's run summed in
+  // registers, 16-bit W 7-8 spilled 24-52 bytes at 7 (72 registers): 6.
   static constexpr int kBackwardGroupBlocks = 8;
-  static constexpr int kBackwardGroupBlocksW8 = 7;  // W 6 .. 8
+  static constexpr int kBackwardGroupBlocksW6 = 7;  // W 6
+  static constexpr int kBackwardGroupBlocksW8 = 6;  // W 7, 8
   static constexpr int backward_group_blocks(int width, int elem_bytes) {
-    return elem_bytes > 4 ? 1 : width <= 5 ? kBackwardGroupBlocks : kBackwardGroupBlocksW8;
+    if (elem_bytes > 4) return 1;
+    return width <= 5 ? kBackwardGroupBlocks : width <= 6 ? kBackwardGroupBlocksW6 : kBackwardGroupBlocksW8;
   }
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
@@ -131,18 +134,43 @@ struct Conv1dTraits {
   // bytes a channel, grow against its work: chunks of 8 took [8,2048,512]
   // from 36.7 to 98 us). The forward's chunks of 16 gained at B 1 (3.6 ->
   // 3.0 us at L 128) but lost at [1,2048,1024] (5.3 -> 5.4, at Tri Dao's
-  // 5.4): kept at 32.
+  // 5.4): kept at 32. Session 17 (H200, bench/NOTES.md): the forward's
+  // longest chunk 64 instead of 256 (more blocks of the same bytes each):
+  // [8,2048,4096] 76.3 -> 70.6 us, [64,2048,512] 76.5 -> 70.7, [8,768,4096]
+  // 33.1 -> 29.9, [64,2048,4096] 561 -> 528, f32 [64,2048,512] 156 -> 134;
+  // [64,2048,128] and [8,2048,1024] (128 before) within 1%. The backward's
+  // grid of about 512 blocks (1024 before), with a channel a thread (below):
+  // [8,2048,128] 12.8 -> 10.2 us (chunks of 32), [1,2048,1024] 12.7 -> 9.8
+  // (32), [8,2048,512] 27.4 -> 25.8 (128), [1,2048,4096] 26.7 -> 25.5 (128).
+  // The forward's shortest chunk 16 on rows of at most 512 steps (32 above):
+  // [1,2048,128] 3.74 -> 3.12 us, [1,2048,512] 3.87 -> 3.56; at [1,2048,1024]
+  // 16 lost (5.44 -> 5.59, Tri Dao's 5.49), at [8,2048,128] it made no
+  // difference (5.55 / 5.60).
   static constexpr int kMinChannelChunk = 32;
+  static constexpr int kMinChannelChunkShortRow = 16;
+  static constexpr int64_t kShortChannelRow = 512;
+  static constexpr int kMaxChannelChunkForward = 64;
   static constexpr int kChannelBlocks = 1024;
   static constexpr int kMinChannelChunkBackward = 16;
-  static constexpr int kChannelBlocksBackward = 1024;
-  static constexpr int min_channel_chunk(bool backward) {
-    return backward ? kMinChannelChunkBackward : kMinChannelChunk;
+  static constexpr int kChannelBlocksBackward = 512;
+  static constexpr int min_channel_chunk(bool backward, int64_t length) {
+    if (backward) return kMinChannelChunkBackward;
+    return length <= kShortChannelRow ? kMinChannelChunkShortRow : kMinChannelChunk;
   }
+  static constexpr int max_channel_chunk(bool backward) { return backward ? kChunk : kMaxChannelChunkForward; }
   static constexpr int channel_blocks(bool backward) { return backward ? kChannelBlocksBackward : kChannelBlocks; }
-  // Bytes of channels per thread in a channel tile, per direction.
+  // The backward's reduction of dw/db partial sums: loads of a thread's
+  // column in flight together (conv1d_side_kernels.cuh).
+  static constexpr int kReduceBatch = 16;
+  // Channels per thread in a channel tile: the forward's 4 bytes of them;
+  // the backward's one (its per-step state is the largest: two 16-bit
+  // channels a thread ran 1.1-1.6x the time of one at every channels-last
+  // shape, session 17, H200: [8,2048,1024] 60.6 -> 45.9 us, [1,2048,128] 8.1
+  // -> 5.3, [64,2048,4096] 1280 -> 1127, bits unchanged).
   static constexpr int kForwardChannelBytes = 4;
-  static constexpr int kBackwardChannelBytes = 4;
+  static constexpr int channel_vec(bool backward, int elem_bytes) {
+    return backward ? 1 : kForwardChannelBytes / elem_bytes;
+  }
   // The channel-tile backward's stages and the blocks per SM it is compiled
   // for (which caps its registers): its per-step state is the largest, so it
   // trades a stage for occupancy. Its windows grow with the width: wider ones

@@ -227,7 +227,7 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(3, threads * 2 + 4, chunk + 1));
   CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
   CHECK(l.grid_x == 3);
-  CHECK(l.chunk == Conv1dTraits::kMinChannelChunk);  // 9 groups of channels: the shortest chunk
+  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // 9 groups of channels: the shortest chunk
   CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
   l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(64, 64 * threads, 4 * chunk));
   CHECK(l.chunk == chunk);  // 4096 groups by 4 chunks: enough blocks
@@ -332,28 +332,57 @@ TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace
 TEST_CASE("conv1d heuristics: the channel tiles' chunk halves while the grid would be under a wave",
           "[heuristics][causal_conv1d]") {
   using baracuda::kernels::conv1d_channel_chunk;
-  const int64_t chunk = Conv1dTraits::kChunk, threads = Conv1dTraits::kThreads;
+  const int64_t threads = Conv1dTraits::kThreads;
   for (const Conv1dPass pass : kPasses) {
     const bool backward = pass == Conv1dPass::Backward;
-    const int64_t blocks = Conv1dTraits::channel_blocks(backward), shortest = Conv1dTraits::min_channel_chunk(backward);
+    const int64_t blocks = Conv1dTraits::channel_blocks(backward), chunk = Conv1dTraits::max_channel_chunk(backward);
+    const int64_t shortest = Conv1dTraits::min_channel_chunk(backward, 1);  // of rows of 1 step (the shortest rows')
     CAPTURE(backward);
     CHECK(conv1d_channel_chunk(pass, 1, blocks * threads, chunk) == chunk);  // enough channel groups alone
     CHECK(conv1d_channel_chunk(pass, 1, threads, blocks * chunk) == chunk);  // enough chunks alone
     CHECK(conv1d_channel_chunk(pass, 1, threads, blocks * chunk / 2) == chunk / 2);
     CHECK(conv1d_channel_chunk(pass, 2, threads, blocks * chunk / 4) == chunk / 2);
-    // 16 groups of channels by L / chunk chunks of at least `blocks` (B1 C2048 L4096 at 1024: 64 of 64)
-    CHECK(conv1d_channel_chunk(pass, 1, 16 * threads, 4 * blocks) == std::max<int64_t>(chunk / 4, shortest));
+    // 16 groups of channels by L / chunk chunks of at least blocks / 16: chunks of at most 64
+    CHECK(conv1d_channel_chunk(pass, 1, 16 * threads, 4 * blocks) == std::min<int64_t>(chunk, 64));
     CHECK(conv1d_channel_chunk(pass, 1, threads, 1) == shortest);
     CHECK(conv1d_channel_chunk(pass, 1, 1, int64_t{1} << 40) == chunk);
     // Enough blocks, rows under half a chunk: the shortest power of two that holds a row (one chunk a row either way).
-    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 100) == std::max<int64_t>(128, shortest));
-    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 128) == std::max<int64_t>(128, shortest));
+    const int64_t holds_128 = std::min<int64_t>(chunk, std::max<int64_t>(128, shortest));
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 100) == holds_128);
+    CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 128) == holds_128);
     CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 129) == chunk);
     CHECK(conv1d_channel_chunk(pass, blocks, blocks * threads, 1) == shortest);
     // Empty problems and extents whose product would pass 2^63.
     CHECK(conv1d_channel_chunk(pass, 0, threads, 1000) == chunk);
     CHECK(conv1d_channel_chunk(pass, 2, 0, 1000) == chunk);
     CHECK(conv1d_channel_chunk(pass, int64_t{1} << 40, int64_t{1} << 40, chunk) == chunk);
+  }
+  // The grid's own rows (session 17's probe, bf16 C2048): the backward's chunk at B 1 and 8.
+  CHECK(conv1d_channel_chunk(Conv1dPass::Backward, 8, 2048, 128) == 32);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Backward, 1, 2048, 1024) == 32);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Backward, 8, 2048, 512) == 128);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Backward, 1, 2048, 4096) == 128);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 8, 2048, 4096) == 64);
+  // The forward's shortest chunk: 16 on rows of at most 512 steps, 32 on longer ones.
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 128) == 16);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 512) == 16);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 1024) == 32);
+  CHECK(conv1d_channel_chunk(Conv1dPass::Forward, 1, 2048, 513) == 32);
+}
+
+TEST_CASE("conv1d heuristics: the channel tiles' backward takes a channel a thread, the forward 4 bytes",
+          "[heuristics][causal_conv1d]") {
+  const int64_t threads = Conv1dTraits::kThreads, channels = 2048 + 8;
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const Conv1dProblem p = channels_last(2, channels, 512);
+    const Conv1dLaunch fwd = choose_conv1d_launch(Conv1dPass::Forward, bytes, p);
+    const Conv1dLaunch bwd = choose_conv1d_launch(Conv1dPass::Backward, bytes, p);
+    REQUIRE(fwd.kernel == Conv1dKernel::StagedChannelTiles);
+    REQUIRE(bwd.kernel == Conv1dKernel::StagedChannelTiles);
+    const int64_t forward_vec = 4 / bytes;
+    CHECK(fwd.grid_x == (channels / forward_vec + threads - 1) / threads);
+    CHECK(bwd.grid_x == (channels + threads - 1) / threads);
   }
 }
 
