@@ -66,10 +66,11 @@ __device__ __forceinline__ uint32_t row_offset(int row, int col) {
 // shared-window addresses. Every B fragment serves the M row tiles. The
 // loops hold no branch: one would split them into blocks the compiler
 // cannot interleave, leaving every ldmatrix's latency exposed to the mma
-// that waits for it.
-template <class T, int Cols, int M, int N>
-__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb,
-                                                 int lane) {
+// that waits for it. after_step(k) runs after step k's products are issued:
+// independent work placed there issues among the products.
+template <class T, int Cols, int M, int N, class AfterStep>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int lane,
+                                                 AfterStep &&after_step) {
   const uint32_t a_off = row_offset<Cols>(a_row + lane % 16, (lane / 16) * 8);
   const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 16) * 8, (lane / 8) % 2 * 8);
 #pragma unroll
@@ -87,7 +88,13 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t s
         mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
       }
     }
+    after_step(k);
   }
+}
+template <class T, int Cols, int M, int N>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb,
+                                                 int lane) {
+  mma_rows_by_rows<T, Cols>(c, sa, a_row, sb, lane, [](int) {});
 }
 
 // c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
@@ -196,6 +203,19 @@ __device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp
   }
 }
 
+// P^T alone in the 8-column tile n of s (kPlain or kMasked: no softcap
+// slope to keep for the gradients): scores_to_gradients on that tile, its
+// dS^T discarded, so that a caller can interleave the tiles with other work.
+template <ScoreKind Kind, int N>
+__device__ __forceinline__ void tile_probabilities(float (&s)[N][4], int n, const float *lse, const SdpaProblem &p,
+                                                   const Band &band, const HeadContext &h, int64_t key0, int64_t q0,
+                                                   int lane) {
+  static_assert(Kind != ScoreKind::kFull, "softcap's slope is needed by the gradients");
+  float discarded[1][4] = {};
+  scores_to_gradients<Kind>(*reinterpret_cast<float(*)[1][4]>(&s[n]), discarded, lse + 8 * n, lse + 8 * n, p, band, h,
+                            key0, q0 + 8 * n, lane);
+}
+
 __device__ __forceinline__ int load_acquire(const int *flag) {
   int v;
   asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
@@ -266,11 +286,15 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
   constexpr SdpaBackwardBarriers kBarriers = Tr::kBarriers;
-  static_assert(ST == 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  static_assert(ST >= 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  static_assert(ST == 2 || kPrefetch != SdpaBackwardPrefetch::kScores, "kScores loads one step ahead");
   static_assert(Tr::kHeadPerGroup % 64 == 0 || Tr::kHeadPerGroup <= 32,
                 "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
-  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores,
+  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch != SdpaBackwardPrefetch::kDq,
                 "loads among dQ's products need a barrier after dK's and dV's");
+  constexpr bool kScoresAhead = kPrefetch == SdpaBackwardPrefetch::kScoresAhead;
+  static_assert(!kScoresAhead || kBarriers == SdpaBackwardBarriers::kTwo,
+                "the next step's S^T is read only after the middle block barrier");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
@@ -339,7 +363,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
-  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq ? ST : 1;
+  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq ? ST : kScoresAhead ? ST - 1 : 1;
   StepCursor at{hkv * group, range.first};
   StepCursor next = at;
   int64_t loaded = 0;  // steps whose loads were issued
@@ -349,13 +373,32 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     next.advance(range);
     ++loaded;
   };
-  if (steps > 0)
+
+  // The warps of a key group split the query tile's columns of S^T and
+  // dP^T and trade their halves of P^T and dS^T through shared memory, so
+  // that no score is computed twice.
+  constexpr int kOwnQueries = BR / Tr::kColumnGroups, NS = kOwnQueries / 8;
+  const int own0 = column_group * kOwnQueries;
+  float s[KA][NS][4];  // S^T of the step at `at` (with kScoresAhead computed during the step before)
+  auto scores = [&](int stage) {
+    zero_accumulators(s);
+    mma_rows_by_rows<T, HT>(s, shared_address(sK), key_row, shared_address(sQ + stage * BR * HT) + own0 * HT * 2,
+                            lane);
+  };
+  int stage = 0;  // step t's
+  if (steps > 0) {
     for (int s = 0; s < kAhead; ++s) load_next(s);
+    if constexpr (kScoresAhead) {
+      cp_async_wait<kAhead - 1>();
+      __syncthreads();
+      scores(0);
+    }
+  }
   for (int64_t t = 0; t < steps; ++t) {
-    const int stage = ST == 2 ? static_cast<int>(t & 1) : 0;
-    // Step t's loads have landed (the kAhead - 1 after it may still fly),
+    // Step t's loads have landed (the kAhead - 1 after it may still fly;
+    // with kScoresAhead, waited for before the last step's middle barrier),
     // and every warp is done with step t - 1.
-    cp_async_wait<kAhead - 1>();
+    if constexpr (!kScoresAhead) cp_async_wait<kAhead - 1>();
     __syncthreads();
 
     const int64_t h = at.head, q_tile = at.q_tile;
@@ -365,35 +408,55 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     hc.softcap = static_cast<float>(p.softcap);
     hc.slope = p.alibi != 0 ? static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] : 0.f;
     const uint32_t q_s = shared_address(sQ + stage * BR * HT), do_s = shared_address(sdO + stage * BR * HT);
-
-    // The warps of a key group split the query tile's columns of S^T and
-    // dP^T and trade their halves of P^T and dS^T through shared memory, so
-    // that no score is computed twice.
-    constexpr int kOwnQueries = BR / Tr::kColumnGroups, NS = kOwnQueries / 8;
-    const int own0 = column_group * kOwnQueries;
+    const int next_stage = stage + 1 == ST ? 0 : stage + 1;
     {
-      float s[KA][NS][4] = {};
-      float dp[KA][NS][4] = {};
-      mma_rows_by_rows<T, HT>(s, shared_address(sK), key_row, q_s + own0 * HT * 2, lane);
-      mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane);
-      // The other stage's last readers passed the barrier above.
-      if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores) load_next(stage ^ 1);
+      if constexpr (!kScoresAhead) scores(stage);
+      // The loaded stage's last readers passed the barrier above.
+      if constexpr (kPrefetch != SdpaBackwardPrefetch::kDq) load_next((stage + kAhead) % ST);
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
-      const bool full = hc.softcap > 0.f || p.alibi != 0;
-      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
+      // One uniform branch a step, around dP^T's products as well: P^T comes
+      // before them, so that its exponentials and stores issue among them
+      // (with softcap's slopes live through the products there would be too
+      // many registers; that rare path computes P^T after).
+      auto probabilities_and_gradients = [&](auto kind) {
+        constexpr ScoreKind Kind = decltype(kind)::value;
+        float dp[KA][NS][4] = {};
+        if constexpr (Kind != ScoreKind::kFull) {
+          // The 8-column tiles of P^T one by one among dP^T's HT / 16
+          // steps (kPerStep after each), in the order S^T's products finish.
+          constexpr int kSteps = HT / 16, kPerStep = (KA * NS + kSteps - 1) / kSteps;
+          mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane, [&](int k) {
 #pragma unroll
-      for (int m = 0; m < KA; ++m) {
-        const int64_t atom_key0 = key0 + key_row + m * 16;
-        if (full)
-          scores_to_gradients<ScoreKind::kFull>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
-        else if (plain)
-          scores_to_gradients<ScoreKind::kPlain>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
-        else
-          scores_to_gradients<ScoreKind::kMasked>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
-        store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
-        store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
-      }
+            for (int x = k * kPerStep; x < (k + 1) * kPerStep && x < KA * NS; ++x)
+              tile_probabilities<Kind>(s[x / NS], x % NS, lse_s, p, band, hc, key0 + key_row + x / NS * 16, my_q0,
+                                       lane);
+          });
+#pragma unroll
+          for (int m = 0; m < KA; ++m)
+#pragma unroll
+            for (int n = 0; n < NS; ++n)
+#pragma unroll
+              for (int e = 0; e < 4; ++e)
+                dp[m][n][e] = s[m][n][e] * (dp[m][n][e] - delta_s[n * 8 + (lane % 4) * 2 + (e & 1)]);
+        } else {
+          mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane);
+#pragma unroll
+          for (int m = 0; m < KA; ++m)
+            scores_to_gradients<Kind>(s[m], dp[m], lse_s, delta_s, p, band, hc, key0 + key_row + m * 16, my_q0, lane);
+        }
+#pragma unroll
+        for (int m = 0; m < KA; ++m) {
+          store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
+          store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
+        }
+      };
+      if (hc.softcap > 0.f || p.alibi != 0)
+        probabilities_and_gradients(std::integral_constant<ScoreKind, ScoreKind::kFull>{});
+      else if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
+        probabilities_and_gradients(std::integral_constant<ScoreKind, ScoreKind::kPlain>{});
+      else
+        probabilities_and_gradients(std::integral_constant<ScoreKind, ScoreKind::kMasked>{});
     }
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
@@ -419,15 +482,20 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       }
     };
     if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
+      // With kScoresAhead the next step's tiles have landed too.
+      if constexpr (kScoresAhead) cp_async_wait<kAhead - 1>();
       __syncthreads();
       mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
-      // dQ's reductions go out before dK's products, among which they issue;
-      // the deterministic mode's turn is waited for last.
+      // dQ's reductions go out before dK's products, among which they issue
+      // (and the next step's S^T products); the deterministic mode's turn is
+      // waited for last.
       if (turns == nullptr) {
         add_dq();
         mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        if constexpr (kScoresAhead) scores(next_stage);
       } else {
         mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        if constexpr (kScoresAhead) scores(next_stage);
         add_dq();
       }
     } else {
@@ -440,6 +508,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       add_dq();
     }
     at.advance(range);
+    stage = next_stage;
   }
   cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step
 

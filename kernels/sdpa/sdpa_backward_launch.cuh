@@ -33,8 +33,9 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
                               int smem_optin, cudaStream_t stream) {
   using Narrow = SdpaBackwardTraits<HeadTile>;
   using Wide = typename SdpaBackwardWide<HeadTile>::Traits;
-  static_assert(Wide::kKeys == Narrow::kKeys && Wide::kQueries == Narrow::kQueries,
-                "the grid and the deterministic counters do not depend on the choice");
+  static_assert(Wide::kKeys == Narrow::kKeys && Wide::kQueries % Narrow::kQueries == 0,
+                "the grid does not depend on the choice, and the deterministic counters (one per query tile of "
+                "the narrow height) suffice for both");
   if constexpr (!std::is_same_v<Wide, Narrow>) {
     if (smem_optin >= Wide::kSmemBytes)
       return sdpa_backward_launch_tiles<T, Wide>(p, delta, dq, turns, aligned, stream);

@@ -17,8 +17,11 @@ namespace baracuda::kernels {
 // Where an iteration issues the loads of a later step's Q/dO tile: kScores,
 // the next step's among the S^T and dP^T products; kDq, the step Stages
 // ahead's into the stage just freed, among the dQ products (the only choice
-// with one stage).
-enum class SdpaBackwardPrefetch { kScores, kDq };
+// with one stage); kScoresAhead, the step Stages - 1 ahead's as the score
+// phase starts, and the next step's S^T products run at the end of this
+// one, among dK's, so that the score phase opens on S^T in registers (its
+// exponentials then issue among dP^T's products).
+enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
@@ -29,7 +32,7 @@ enum class SdpaBackwardPrefetch { kScores, kDq };
 enum class SdpaBackwardBarriers { kFour, kTwo };
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
-          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers>
+          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -39,7 +42,8 @@ struct SdpaBackwardShape {
   static constexpr int kColumnGroups = ColumnGroups;
   static constexpr int kKeyAtoms = KeyAtoms;                             // 16-key mma tiles of a warp
   static constexpr int kKeys = 16 * kKeyAtoms * kWarps / kColumnGroups;  // rows of the K/V tile
-  static constexpr int kQueries = 64;                                    // rows of a Q/dO tile
+  static constexpr int kQueries = Queries;  // rows of a Q/dO tile, a multiple of 64 (the deterministic counters'
+                                            // tile; sdpa_backward_heuristics.h)
   // Q/dO tiles in flight: 2, the next one loads while this one computes; 1,
   // it loads once dK and dV have read this one.
   static constexpr int kStages = Stages;
@@ -53,6 +57,7 @@ struct SdpaBackwardShape {
   static constexpr int kDqChunk = DqChunk;  // dQ columns accumulated at once
   static_assert(kQueries % (8 * kColumnGroups) == 0 && kDqColumns % kDqChunk == 0 && kDqChunk % 16 == 0,
                 "whole mma tiles for every warp");
+  static_assert(kQueries % 64 == 0 && kQueries <= kThreads, "a thread a row's lse and delta");
 
   static constexpr int kTileBytes = kHeadTile * 2;
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
