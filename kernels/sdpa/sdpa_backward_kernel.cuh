@@ -226,20 +226,25 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
 // the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns
 // columns from dq_col. dq_lane: the lane's first target (row dq_row + lane /
 // 4, column dq_col + 2 (lane % 4) of the tile's [BR][D] rows); rows_left:
-// the tile's rows that exist (at most BR).
-template <class T, class Tr>
+// the tile's rows that exist (at most BR). before_reductions() runs between
+// the first chunk's products and its reductions, in every thread.
+template <class T, class Tr, class BeforeReductions>
 __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D, float scale, uint32_t sdS,
-                                            uint32_t sK, int dq_row, int dq_col, int lane) {
+                                            uint32_t sK, int dq_row, int dq_col, int lane,
+                                            BeforeReductions &&before_reductions) {
   constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
-    if (col0 >= D) break;
+    // The first chunk's products run in every warp (past D on zeros), so
+    // that all reach before_reductions.
+    if (c0 > 0 && col0 >= D) break;
     float dq[QA][Tr::kDqChunk / 8][4] = {};
     // dS from dS^T, whose columns are this warp's queries.
     mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, sdS, dq_row, sK, col0, lane);
+    if (c0 == 0) before_reductions();
     // A whole tile's reductions need no bounds: the common case, without
     // the predicates that the compiler turns into a branch per reduction.
     // One row pointer per (m, half); the columns ride in the immediates.
@@ -461,18 +466,20 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
     auto add_dq = [&] {
-      int *turn = nullptr;
-      if (turns != nullptr) {
-        turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
+      int *turn = turns != nullptr ? turns + (b * p.heads_q + h) * q_tiles + q_tile : nullptr;
+      // The turn is waited for after the products, so that only the
+      // reductions hold up the key tiles after this one.
+      auto wait_turn = [&] {
+        if (turn == nullptr) return;
         const int rank =
             static_cast<int>(last_key_tile_of_query_tile(band, q_tile, BC, BR, p.queries, p.keys) - n_tile);
         if (threadIdx.x == 0)
           while (load_acquire(turn) != rank) __nanosleep(64);
         __syncthreads();
-      }
+      };
       const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
       add_dq_part<T, Tr>(dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset, rows_left, D,
-                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane);
+                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane, wait_turn);
       if (turn != nullptr) {
         __threadfence();
         __syncthreads();
