@@ -298,16 +298,22 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch != SdpaBackwardPrefetch::kDq,
                 "loads among dQ's products need a barrier after dK's and dV's");
   constexpr bool kScoresAhead = kPrefetch == SdpaBackwardPrefetch::kScoresAhead;
+  constexpr bool kOneBarrier = kBarriers == SdpaBackwardBarriers::kOne;
   static_assert(!kScoresAhead || kBarriers == SdpaBackwardBarriers::kTwo,
                 "the next step's S^T is read only after the middle block barrier");
+  static_assert(kPrefetch != SdpaBackwardPrefetch::kGradients || kBarriers != SdpaBackwardBarriers::kFour,
+                "loads after the middle barrier");
+  static_assert(!kOneBarrier || (kPrefetch == SdpaBackwardPrefetch::kGradients && ST >= 3),
+                "with no opening barrier a stage is loaded a step before the barrier that shows it");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
   T *sdO = sQ + ST * BR * HT;            // [stage][BR][HT]
-  T *sdS = sdO + ST * BR * HT;           // dS^T [BC][BR]
-  T *sP = sdS + BC * BR;                 // P^T [BC][BR]
-  float *sLse = reinterpret_cast<float *>(sP + BC * BR);  // [stage][BR]
+  constexpr int SB = Tr::kScoreBuffers;
+  T *sdS0 = sdO + ST * BR * HT;          // dS^T [buffer][BC][BR]
+  T *sP0 = sdS0 + SB * BC * BR;          // P^T [buffer][BC][BR]
+  float *sLse = reinterpret_cast<float *>(sP0 + SB * BC * BR);  // [stage][BR]
   float *sDelta = sLse + ST * BR;                         // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -368,7 +374,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
-  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq ? ST : kScoresAhead ? ST - 1 : 1;
+  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq                                 ? ST
+                         : kScoresAhead || kPrefetch == SdpaBackwardPrefetch::kGradients ? ST - 1
+                                                                                           : 1;
   StepCursor at{hkv * group, range.first};
   StepCursor next = at;
   int64_t loaded = 0;  // steps whose loads were issued
@@ -393,18 +401,22 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   int stage = 0;  // step t's
   if (steps > 0) {
     for (int s = 0; s < kAhead; ++s) load_next(s);
-    if constexpr (kScoresAhead) {
+    if constexpr (kScoresAhead || kOneBarrier) {
       cp_async_wait<kAhead - 1>();
       __syncthreads();
-      scores(0);
     }
+    if constexpr (kScoresAhead) scores(0);
   }
   for (int64_t t = 0; t < steps; ++t) {
     // Step t's loads have landed (the kAhead - 1 after it may still fly;
-    // with kScoresAhead, waited for before the last step's middle barrier),
-    // and every warp is done with step t - 1.
-    if constexpr (!kScoresAhead) cp_async_wait<kAhead - 1>();
-    __syncthreads();
+    // with kScoresAhead or kOneBarrier, waited for before the last step's
+    // middle barrier), and every warp is done with step t - 1.
+    if constexpr (!kOneBarrier) {
+      if constexpr (!kScoresAhead) cp_async_wait<kAhead - 1>();
+      __syncthreads();
+    }
+    T *sdS = sdS0 + (SB == 2 ? static_cast<int>(t & 1) : 0) * BC * BR;
+    T *sP = sP0 + (SB == 2 ? static_cast<int>(t & 1) : 0) * BC * BR;
 
     const int64_t h = at.head, q_tile = at.q_tile;
     const int64_t q0 = q_tile * BR;
@@ -417,7 +429,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     {
       if constexpr (!kScoresAhead) scores(stage);
       // The loaded stage's last readers passed the barrier above.
-      if constexpr (kPrefetch != SdpaBackwardPrefetch::kDq) load_next((stage + kAhead) % ST);
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores || kScoresAhead) load_next((stage + kAhead) % ST);
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
       // One uniform branch a step, around dP^T's products as well: P^T comes
@@ -488,10 +500,14 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         __syncthreads();
       }
     };
-    if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
-      // With kScoresAhead the next step's tiles have landed too.
+    if constexpr (kBarriers != SdpaBackwardBarriers::kFour) {
+      // With kScoresAhead or kOneBarrier the next step's tiles have landed
+      // too.
       if constexpr (kScoresAhead) cp_async_wait<kAhead - 1>();
+      if constexpr (kOneBarrier) cp_async_wait<kAhead - 2>();
       __syncthreads();
+      // The stage the step before last read.
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kGradients) load_next((stage + kAhead) % ST);
       mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
       // dQ's reductions go out before dK's products, among which they issue
       // (and the next step's S^T products); the deterministic mode's turn is

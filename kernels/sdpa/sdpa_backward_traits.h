@@ -20,8 +20,9 @@ namespace baracuda::kernels {
 // with one stage); kScoresAhead, the step Stages - 1 ahead's as the score
 // phase starts, and the next step's S^T products run at the end of this
 // one, among dK's, so that the score phase opens on S^T in registers (its
-// exponentials then issue among dP^T's products).
-enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead };
+// exponentials then issue among dP^T's products); kGradients, the step
+// Stages - 1 ahead's after the middle barrier (kTwo, kOne).
+enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead, kGradients };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
@@ -29,7 +30,12 @@ enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead };
 // so that dQ's reductions issue among dK's products; the opening barrier of
 // the next iteration orders dQ's reads of dS^T before its stores). The
 // deterministic mode's turn always closes with one.
-enum class SdpaBackwardBarriers { kFour, kTwo };
+// kOne: kTwo's middle barrier alone. Nothing holds a warp at the top of an
+// iteration, so the warps drift apart by up to a phase (one's exponentials
+// among another's products): P^T and dS^T alternate between two buffers,
+// and the loads (kGradients, three stages) go into the stage the step before
+// last read, landing before the next middle barrier.
+enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64>
@@ -49,6 +55,7 @@ struct SdpaBackwardShape {
   static constexpr int kStages = Stages;
   static constexpr SdpaBackwardPrefetch kPrefetch = Prefetch;
   static constexpr SdpaBackwardBarriers kBarriers = Barriers;
+  static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -62,7 +69,7 @@ struct SdpaBackwardShape {
   static constexpr int kTileBytes = kHeadTile * 2;
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
                                     + kStages * 2 * kQueries * kTileBytes  // Q, dO
-                                    + 2 * kKeys * kQueries * 2             // dS^T, P^T
+                                    + kScoreBuffers * 2 * kKeys * kQueries * 2  // dS^T, P^T
                                     + kStages * 2 * kQueries * 4;          // lse, delta
 };
 
