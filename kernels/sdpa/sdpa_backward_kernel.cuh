@@ -427,53 +427,77 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     const uint32_t q_s = shared_address(sQ + stage * BR * HT), do_s = shared_address(sdO + stage * BR * HT);
     const int next_stage = stage + 1 == ST ? 0 : stage + 1;
     {
+      constexpr bool kAmong = Tr::kProbabilities == SdpaBackwardProbabilities::kAmongProducts;
       if constexpr (!kScoresAhead) scores(stage);
+      float dp[KA][NS][4] = {};
+      auto dp_products = [&](auto after_step) {
+        mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane, after_step);
+      };
+      // kAfterProducts: S^T's and dP^T's products in one stretch, ahead of
+      // the loads' branch.
+      if constexpr (!kAmong) dp_products([](int) {});
       // The loaded stage's last readers passed the barrier above.
       if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores || kScoresAhead) load_next((stage + kAhead) % ST);
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
-      // One uniform branch a step, around dP^T's products as well: P^T comes
-      // before them, so that its exponentials and stores issue among them
-      // (with softcap's slopes live through the products there would be too
-      // many registers; that rare path computes P^T after).
-      auto probabilities_and_gradients = [&](auto kind) {
-        constexpr ScoreKind Kind = decltype(kind)::value;
-        float dp[KA][NS][4] = {};
-        if constexpr (Kind != ScoreKind::kFull) {
-          // The 8-column tiles of P^T one by one among dP^T's HT / 16
-          // steps (kPerStep after each), in the order S^T's products finish.
+      auto store = [&](int m) {
+        store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
+        store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
+      };
+      auto gradients = [&](auto kind, int m) {
+        scores_to_gradients<decltype(kind)::value>(s[m], dp[m], lse_s, delta_s, p, band, hc, key0 + key_row + m * 16,
+                                                   my_q0, lane);
+        store(m);
+      };
+      using Full = std::integral_constant<ScoreKind, ScoreKind::kFull>;
+      using Plain = std::integral_constant<ScoreKind, ScoreKind::kPlain>;
+      using Masked = std::integral_constant<ScoreKind, ScoreKind::kMasked>;
+      const bool full = hc.softcap > 0.f || p.alibi != 0;
+      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
+      if constexpr (!kAmong) {
+#pragma unroll
+        for (int m = 0; m < KA; ++m) {
+          if (full)
+            gradients(Full{}, m);
+          else if (plain)
+            gradients(Plain{}, m);
+          else
+            gradients(Masked{}, m);
+        }
+      } else {
+        // One uniform branch a step, around dP^T's products, which P^T's
+        // tiles issue among, kPerStep after each of its HT / 16 steps in
+        // the order S^T's products finish (softcap's slopes would hold too
+        // many registers through them: kFull computes P^T after).
+        auto among = [&](auto kind) {
+          constexpr ScoreKind Kind = decltype(kind)::value;
           constexpr int kSteps = HT / 16, kPerStep = (KA * NS + kSteps - 1) / kSteps;
-          mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane, [&](int k) {
+          dp_products([&](int k) {
 #pragma unroll
             for (int x = k * kPerStep; x < (k + 1) * kPerStep && x < KA * NS; ++x)
               tile_probabilities<Kind>(s[x / NS], x % NS, lse_s, p, band, hc, key0 + key_row + x / NS * 16, my_q0,
                                        lane);
           });
 #pragma unroll
-          for (int m = 0; m < KA; ++m)
+          for (int m = 0; m < KA; ++m) {
 #pragma unroll
             for (int n = 0; n < NS; ++n)
 #pragma unroll
               for (int e = 0; e < 4; ++e)
                 dp[m][n][e] = s[m][n][e] * (dp[m][n][e] - delta_s[n * 8 + (lane % 4) * 2 + (e & 1)]);
+            store(m);
+          }
+        };
+        if (full) {
+          dp_products([](int) {});
+#pragma unroll
+          for (int m = 0; m < KA; ++m) gradients(Full{}, m);
+        } else if (plain) {
+          among(Plain{});
         } else {
-          mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane);
-#pragma unroll
-          for (int m = 0; m < KA; ++m)
-            scores_to_gradients<Kind>(s[m], dp[m], lse_s, delta_s, p, band, hc, key0 + key_row + m * 16, my_q0, lane);
+          among(Masked{});
         }
-#pragma unroll
-        for (int m = 0; m < KA; ++m) {
-          store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
-          store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
-        }
-      };
-      if (hc.softcap > 0.f || p.alibi != 0)
-        probabilities_and_gradients(std::integral_constant<ScoreKind, ScoreKind::kFull>{});
-      else if (tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys))
-        probabilities_and_gradients(std::integral_constant<ScoreKind, ScoreKind::kPlain>{});
-      else
-        probabilities_and_gradients(std::integral_constant<ScoreKind, ScoreKind::kMasked>{});
+      }
     }
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.

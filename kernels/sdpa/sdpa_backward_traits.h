@@ -37,8 +37,14 @@ enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead, kGradients };
 // last read, landing before the next middle barrier.
 enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
 
+// Where the plain and masked score paths compute P^T: kAfterProducts, after
+// dP^T's products, with dS^T; kAmongProducts, one 8-column tile after each
+// of dP^T's steps (the exponentials issue among the products).
+enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
+
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
-          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64>
+          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
+          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -56,6 +62,7 @@ struct SdpaBackwardShape {
   static constexpr SdpaBackwardPrefetch kPrefetch = Prefetch;
   static constexpr SdpaBackwardBarriers kBarriers = Barriers;
   static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
+  static constexpr SdpaBackwardProbabilities kProbabilities = Probabilities;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -108,7 +115,8 @@ struct SdpaBackwardTraits<64>
     : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 template <>
 struct SdpaBackwardTraits<128>
-    : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo> {};
+    : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScoresAhead, SdpaBackwardBarriers::kTwo, 64,
+                        SdpaBackwardProbabilities::kAmongProducts> {};
 template <>
 struct SdpaBackwardTraits<256>
     : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
@@ -123,9 +131,14 @@ struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
 };
 template <>
+struct SdpaBackwardWide<64> {
+  using Traits = SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo,
+                                   128, SdpaBackwardProbabilities::kAmongProducts>;
+};
+template <>
 struct SdpaBackwardWide<256> {
-  using Traits =
-      SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo>;
+  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
+                                   128, SdpaBackwardProbabilities::kAmongProducts>;
 };
 
 }  // namespace baracuda::kernels
