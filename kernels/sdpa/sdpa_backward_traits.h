@@ -107,7 +107,10 @@ struct SdpaBackwardShape {
 // 121.8); loads before the opening barrier 158.4, kScores 155.8, kScores
 // with kTwo 157.2 (at 2 blocks an SM, without spills, 152.2), kDq without
 // the closing barrier 155.8. The D 256 tiles (one stage, kDq, kFour):
-// 164.3 -> 181.5 (165.7 -> 183.4 in the second probe).
+// 164.3 -> 181.5 (165.7 -> 183.4 in the second probe). Session 17 (two
+// probes): the D 128 tile with S^T a step ahead and P^T among dP^T's
+// products 254.5 -> 257.2 (causal 226.6 -> 225.5; S^T ahead with P^T after
+// dP^T 239.3, three stages 250.6).
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
@@ -123,22 +126,38 @@ struct SdpaBackwardTraits<256>
 
 // The tiles a head tile runs with where a block may take more shared memory
 // than sm_80's 163 KB (sm_90, 100-103: 227 KB); the launch falls back to
-// SdpaBackwardTraits elsewhere. At D 256 a second Q/dO stage (209 KB) lets
-// the loads run among the score products behind one block barrier, as at D
-// 128: 183.4 -> 186.3 (causal 159.6 -> 162.0) beside the one-stage tiles.
+// SdpaBackwardTraits elsewhere, and where kMasked is false for problems with
+// a causal mask or a window. Session 17 (bf16 TFLOP/s on an H200 beside the
+// previous kernel in one run, bench/NOTES.md): at D 128 no opening barrier
+// (kOne, 226 KB) 254.5 -> 264.7 (causal 226.6 -> 233.1; B2 H32 S8192 265.3
+// -> 278.2, causal 251.5 -> 260.7), with P^T after dP^T's products 258.1;
+// at D 256 128-query tiles, one stage (225 KB) 186.3 -> 205.7 (causal
+// 162.2 -> 170.6), where the two-stage 64-query tiles of session 16 gave
+// 189.4; at D 64 FlashAttention-2's 128 x 128 tiles of 8 warps 165.4 ->
+// 175.1, but 121.9 -> 117.9 under a causal mask, where the diagonal tiles
+// waste more.
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
+  static constexpr bool kMasked = true;
 };
 template <>
 struct SdpaBackwardWide<64> {
   using Traits = SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo,
                                    128, SdpaBackwardProbabilities::kAmongProducts>;
+  static constexpr bool kMasked = false;
+};
+template <>
+struct SdpaBackwardWide<128> {
+  using Traits = SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, SdpaBackwardPrefetch::kGradients,
+                                   SdpaBackwardBarriers::kOne, 64, SdpaBackwardProbabilities::kAmongProducts>;
+  static constexpr bool kMasked = true;
 };
 template <>
 struct SdpaBackwardWide<256> {
   using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
                                    128, SdpaBackwardProbabilities::kAmongProducts>;
+  static constexpr bool kMasked = true;
 };
 
 }  // namespace baracuda::kernels
