@@ -66,8 +66,9 @@ __device__ __forceinline__ uint32_t row_offset(int row, int col) {
 // shared-window addresses. Every B fragment serves the M row tiles. The
 // loops hold no branch: one would split them into blocks the compiler
 // cannot interleave, leaving every ldmatrix's latency exposed to the mma
-// that waits for it. after_step(k) runs after step k's products are issued:
-// independent work placed there issues among the products.
+// that waits for it. after_step(k) runs after step k's products are issued,
+// in the same stretch of code, so that ptxas may interleave its work with
+// them (it mostly defers a dependent exponential to the end all the same).
 template <class T, int Cols, int M, int N, class AfterStep>
 __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int lane,
                                                  AfterStep &&after_step) {
