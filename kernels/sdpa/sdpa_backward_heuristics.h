@@ -40,8 +40,9 @@ inline bool sdpa_backward_grid_fits(const SdpaProblem &p, int head_tile) {
   return (p.keys + keys - 1) / keys <= INT32_MAX && p.heads_kv <= 65535 && p.batch <= 65535;
 }
 
-// Every head tile walks queries in tiles of the same height, so the
-// deterministic mode's counters (one per query tile) do not depend on it.
+// Every head tile's narrow tiles walk queries in tiles of the same height,
+// so the deterministic mode's counters (one per query tile) do not depend on
+// it; a wide tile's taller query tiles use the first of them.
 constexpr int kSdpaBackwardQueryTile = SdpaBackwardTraits<64>::kQueries;
 static_assert(SdpaBackwardTraits<128>::kQueries == kSdpaBackwardQueryTile &&
                   SdpaBackwardTraits<256>::kQueries == kSdpaBackwardQueryTile,

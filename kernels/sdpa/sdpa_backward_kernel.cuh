@@ -66,10 +66,12 @@ __device__ __forceinline__ uint32_t row_offset(int row, int col) {
 // shared-window addresses. Every B fragment serves the M row tiles. The
 // loops hold no branch: one would split them into blocks the compiler
 // cannot interleave, leaving every ldmatrix's latency exposed to the mma
-// that waits for it.
-template <class T, int Cols, int M, int N>
-__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb,
-                                                 int lane) {
+// that waits for it. after_step(k) runs after step k's products are issued,
+// in the same stretch of code, so that ptxas may interleave its work with
+// them (it mostly defers a dependent exponential to the end all the same).
+template <class T, int Cols, int M, int N, class AfterStep>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int lane,
+                                                 AfterStep &&after_step) {
   const uint32_t a_off = row_offset<Cols>(a_row + lane % 16, (lane / 16) * 8);
   const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 16) * 8, (lane / 8) % 2 * 8);
 #pragma unroll
@@ -87,7 +89,13 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t s
         mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
       }
     }
+    after_step(k);
   }
+}
+template <class T, int Cols, int M, int N>
+__device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb,
+                                                 int lane) {
+  mma_rows_by_rows<T, Cols>(c, sa, a_row, sb, lane, [](int) {});
 }
 
 // c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
@@ -196,6 +204,19 @@ __device__ __forceinline__ void scores_to_gradients(float (&s)[N][4], float (&dp
   }
 }
 
+// P^T alone in the 8-column tile n of s (kPlain or kMasked: no softcap
+// slope to keep for the gradients): scores_to_gradients on that tile, its
+// dS^T discarded, so that a caller can interleave the tiles with other work.
+template <ScoreKind Kind, int N>
+__device__ __forceinline__ void tile_probabilities(float (&s)[N][4], int n, const float *lse, const SdpaProblem &p,
+                                                   const Band &band, const HeadContext &h, int64_t key0, int64_t q0,
+                                                   int lane) {
+  static_assert(Kind != ScoreKind::kFull, "softcap's slope is needed by the gradients");
+  float discarded[1][4] = {};
+  scores_to_gradients<Kind>(*reinterpret_cast<float(*)[1][4]>(&s[n]), discarded, lse + 8 * n, lse + 8 * n, p, band, h,
+                            key0, q0 + 8 * n, lane);
+}
+
 __device__ __forceinline__ int load_acquire(const int *flag) {
   int v;
   asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
@@ -206,20 +227,25 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
 // the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns
 // columns from dq_col. dq_lane: the lane's first target (row dq_row + lane /
 // 4, column dq_col + 2 (lane % 4) of the tile's [BR][D] rows); rows_left:
-// the tile's rows that exist (at most BR).
-template <class T, class Tr>
+// the tile's rows that exist (at most BR). before_reductions() runs between
+// the first chunk's products and its reductions, in every thread.
+template <class T, class Tr, class BeforeReductions>
 __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D, float scale, uint32_t sdS,
-                                            uint32_t sK, int dq_row, int dq_col, int lane) {
+                                            uint32_t sK, int dq_row, int dq_col, int lane,
+                                            BeforeReductions &&before_reductions) {
   constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
-    if (col0 >= D) break;
+    // The first chunk's products run in every warp (past D on zeros), so
+    // that all reach before_reductions.
+    if (c0 > 0 && col0 >= D) break;
     float dq[QA][Tr::kDqChunk / 8][4] = {};
     // dS from dS^T, whose columns are this warp's queries.
     mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, sdS, dq_row, sK, col0, lane);
+    if (c0 == 0) before_reductions();
     // A whole tile's reductions need no bounds: the common case, without
     // the predicates that the compiler turns into a branch per reduction.
     // One row pointer per (m, half); the columns ride in the immediates.
@@ -266,19 +292,29 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
   constexpr SdpaBackwardBarriers kBarriers = Tr::kBarriers;
-  static_assert(ST == 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  static_assert(ST >= 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  static_assert(ST == 2 || kPrefetch != SdpaBackwardPrefetch::kScores, "kScores loads one step ahead");
   static_assert(Tr::kHeadPerGroup % 64 == 0 || Tr::kHeadPerGroup <= 32,
                 "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
-  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch == SdpaBackwardPrefetch::kScores,
+  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch != SdpaBackwardPrefetch::kDq,
                 "loads among dQ's products need a barrier after dK's and dV's");
+  constexpr bool kScoresAhead = kPrefetch == SdpaBackwardPrefetch::kScoresAhead;
+  constexpr bool kOneBarrier = kBarriers == SdpaBackwardBarriers::kOne;
+  static_assert(!kScoresAhead || kBarriers == SdpaBackwardBarriers::kTwo,
+                "the next step's S^T is read only after the middle block barrier");
+  static_assert(kPrefetch != SdpaBackwardPrefetch::kGradients || kBarriers != SdpaBackwardBarriers::kFour,
+                "loads after the middle barrier");
+  static_assert(!kOneBarrier || (kPrefetch == SdpaBackwardPrefetch::kGradients && ST >= 3),
+                "with no opening barrier a stage is loaded a step before the barrier that shows it");
   extern __shared__ uint4 smem_raw[];
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
   T *sdO = sQ + ST * BR * HT;            // [stage][BR][HT]
-  T *sdS = sdO + ST * BR * HT;           // dS^T [BC][BR]
-  T *sP = sdS + BC * BR;                 // P^T [BC][BR]
-  float *sLse = reinterpret_cast<float *>(sP + BC * BR);  // [stage][BR]
+  constexpr int SB = Tr::kScoreBuffers;
+  T *sdS0 = sdO + ST * BR * HT;          // dS^T [buffer][BC][BR]
+  T *sP0 = sdS0 + SB * BC * BR;          // P^T [buffer][BC][BR]
+  float *sLse = reinterpret_cast<float *>(sP0 + SB * BC * BR);  // [stage][BR]
   float *sDelta = sLse + ST * BR;                         // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -339,7 +375,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
-  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq ? ST : 1;
+  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq                                 ? ST
+                         : kScoresAhead || kPrefetch == SdpaBackwardPrefetch::kGradients ? ST - 1
+                                                                                           : 1;
   StepCursor at{hkv * group, range.first};
   StepCursor next = at;
   int64_t loaded = 0;  // steps whose loads were issued
@@ -349,14 +387,37 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     next.advance(range);
     ++loaded;
   };
-  if (steps > 0)
+
+  // The warps of a key group split the query tile's columns of S^T and
+  // dP^T and trade their halves of P^T and dS^T through shared memory, so
+  // that no score is computed twice.
+  constexpr int kOwnQueries = BR / Tr::kColumnGroups, NS = kOwnQueries / 8;
+  const int own0 = column_group * kOwnQueries;
+  float s[KA][NS][4];  // S^T of the step at `at` (with kScoresAhead computed during the step before)
+  auto scores = [&](int stage) {
+    zero_accumulators(s);
+    mma_rows_by_rows<T, HT>(s, shared_address(sK), key_row, shared_address(sQ + stage * BR * HT) + own0 * HT * 2,
+                            lane);
+  };
+  int stage = 0;  // step t's
+  if (steps > 0) {
     for (int s = 0; s < kAhead; ++s) load_next(s);
+    if constexpr (kScoresAhead || kOneBarrier) {
+      cp_async_wait<kAhead - 1>();
+      __syncthreads();
+    }
+    if constexpr (kScoresAhead) scores(0);
+  }
   for (int64_t t = 0; t < steps; ++t) {
-    const int stage = ST == 2 ? static_cast<int>(t & 1) : 0;
-    // Step t's loads have landed (the kAhead - 1 after it may still fly),
-    // and every warp is done with step t - 1.
-    cp_async_wait<kAhead - 1>();
-    __syncthreads();
+    // Step t's loads have landed (the kAhead - 1 after it may still fly;
+    // with kScoresAhead or kOneBarrier, waited for before the last step's
+    // middle barrier), and every warp is done with step t - 1.
+    if constexpr (!kOneBarrier) {
+      if constexpr (!kScoresAhead) cp_async_wait<kAhead - 1>();
+      __syncthreads();
+    }
+    T *sdS = sdS0 + (SB == 2 ? static_cast<int>(t & 1) : 0) * BC * BR;
+    T *sP = sP0 + (SB == 2 ? static_cast<int>(t & 1) : 0) * BC * BR;
 
     const int64_t h = at.head, q_tile = at.q_tile;
     const int64_t q0 = q_tile * BR;
@@ -365,51 +426,97 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     hc.softcap = static_cast<float>(p.softcap);
     hc.slope = p.alibi != 0 ? static_cast<const float *>(p.slopes)[b * p.slope_stride[0] + h * p.slope_stride[1]] : 0.f;
     const uint32_t q_s = shared_address(sQ + stage * BR * HT), do_s = shared_address(sdO + stage * BR * HT);
-
-    // The warps of a key group split the query tile's columns of S^T and
-    // dP^T and trade their halves of P^T and dS^T through shared memory, so
-    // that no score is computed twice.
-    constexpr int kOwnQueries = BR / Tr::kColumnGroups, NS = kOwnQueries / 8;
-    const int own0 = column_group * kOwnQueries;
+    const int next_stage = stage + 1 == ST ? 0 : stage + 1;
     {
-      float s[KA][NS][4] = {};
+      constexpr bool kAmong = Tr::kProbabilities == SdpaBackwardProbabilities::kAmongProducts;
+      if constexpr (!kScoresAhead) scores(stage);
       float dp[KA][NS][4] = {};
-      mma_rows_by_rows<T, HT>(s, shared_address(sK), key_row, q_s + own0 * HT * 2, lane);
-      mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane);
-      // The other stage's last readers passed the barrier above.
-      if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores) load_next(stage ^ 1);
+      auto dp_products = [&](auto after_step) {
+        mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane, after_step);
+      };
+      // kAfterProducts: S^T's and dP^T's products in one stretch, ahead of
+      // the loads' branch.
+      if constexpr (!kAmong) dp_products([](int) {});
+      // The loaded stage's last readers passed the barrier above.
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kScores || kScoresAhead) load_next((stage + kAhead) % ST);
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
-      const bool full = hc.softcap > 0.f || p.alibi != 0;
-      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
-#pragma unroll
-      for (int m = 0; m < KA; ++m) {
-        const int64_t atom_key0 = key0 + key_row + m * 16;
-        if (full)
-          scores_to_gradients<ScoreKind::kFull>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
-        else if (plain)
-          scores_to_gradients<ScoreKind::kPlain>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
-        else
-          scores_to_gradients<ScoreKind::kMasked>(s[m], dp[m], lse_s, delta_s, p, band, hc, atom_key0, my_q0, lane);
+      auto store = [&](int m) {
         store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
         store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
+      };
+      auto gradients = [&](auto kind, int m) {
+        scores_to_gradients<decltype(kind)::value>(s[m], dp[m], lse_s, delta_s, p, band, hc, key0 + key_row + m * 16,
+                                                   my_q0, lane);
+        store(m);
+      };
+      using Full = std::integral_constant<ScoreKind, ScoreKind::kFull>;
+      using Plain = std::integral_constant<ScoreKind, ScoreKind::kPlain>;
+      using Masked = std::integral_constant<ScoreKind, ScoreKind::kMasked>;
+      const bool full = hc.softcap > 0.f || p.alibi != 0;
+      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
+      if constexpr (!kAmong) {
+#pragma unroll
+        for (int m = 0; m < KA; ++m) {
+          if (full)
+            gradients(Full{}, m);
+          else if (plain)
+            gradients(Plain{}, m);
+          else
+            gradients(Masked{}, m);
+        }
+      } else {
+        // One uniform branch a step, around dP^T's products, which P^T's
+        // tiles issue among, kPerStep after each of its HT / 16 steps in
+        // the order S^T's products finish (softcap's slopes would hold too
+        // many registers through them: kFull computes P^T after).
+        auto among = [&](auto kind) {
+          constexpr ScoreKind Kind = decltype(kind)::value;
+          constexpr int kSteps = HT / 16, kPerStep = (KA * NS + kSteps - 1) / kSteps;
+          dp_products([&](int k) {
+#pragma unroll
+            for (int x = k * kPerStep; x < (k + 1) * kPerStep && x < KA * NS; ++x)
+              tile_probabilities<Kind>(s[x / NS], x % NS, lse_s, p, band, hc, key0 + key_row + x / NS * 16, my_q0,
+                                       lane);
+          });
+#pragma unroll
+          for (int m = 0; m < KA; ++m) {
+#pragma unroll
+            for (int n = 0; n < NS; ++n)
+#pragma unroll
+              for (int e = 0; e < 4; ++e)
+                dp[m][n][e] = s[m][n][e] * (dp[m][n][e] - delta_s[n * 8 + (lane % 4) * 2 + (e & 1)]);
+            store(m);
+          }
+        };
+        if (full) {
+          dp_products([](int) {});
+#pragma unroll
+          for (int m = 0; m < KA; ++m) gradients(Full{}, m);
+        } else if (plain) {
+          among(Plain{});
+        } else {
+          among(Masked{});
+        }
       }
     }
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
     auto add_dq = [&] {
-      int *turn = nullptr;
-      if (turns != nullptr) {
-        turn = turns + (b * p.heads_q + h) * q_tiles + q_tile;
+      int *turn = turns != nullptr ? turns + (b * p.heads_q + h) * q_tiles + q_tile : nullptr;
+      // The turn is waited for after the products, so that only the
+      // reductions hold up the key tiles after this one.
+      auto wait_turn = [&] {
+        if (turn == nullptr) return;
         const int rank =
             static_cast<int>(last_key_tile_of_query_tile(band, q_tile, BC, BR, p.queries, p.keys) - n_tile);
         if (threadIdx.x == 0)
           while (load_acquire(turn) != rank) __nanosleep(64);
         __syncthreads();
-      }
+      };
       const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
       add_dq_part<T, Tr>(dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset, rows_left, D,
-                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane);
+                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane, wait_turn);
       if (turn != nullptr) {
         __threadfence();
         __syncthreads();
@@ -418,16 +525,25 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         __syncthreads();
       }
     };
-    if constexpr (kBarriers == SdpaBackwardBarriers::kTwo) {
+    if constexpr (kBarriers != SdpaBackwardBarriers::kFour) {
+      // With kScoresAhead or kOneBarrier the next step's tiles have landed
+      // too.
+      if constexpr (kScoresAhead) cp_async_wait<kAhead - 1>();
+      if constexpr (kOneBarrier) cp_async_wait<kAhead - 2>();
       __syncthreads();
+      // The stage the step before last read.
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kGradients) load_next((stage + kAhead) % ST);
       mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
-      // dQ's reductions go out before dK's products, among which they issue;
-      // the deterministic mode's turn is waited for last.
+      // dQ's reductions go out before dK's products, among which they issue
+      // (and the next step's S^T products); the deterministic mode's turn is
+      // waited for last.
       if (turns == nullptr) {
         add_dq();
         mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        if constexpr (kScoresAhead) scores(next_stage);
       } else {
         mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        if constexpr (kScoresAhead) scores(next_stage);
         add_dq();
       }
     } else {
@@ -440,6 +556,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       add_dq();
     }
     at.advance(range);
+    stage = next_stage;
   }
   cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step
 

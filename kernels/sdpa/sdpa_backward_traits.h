@@ -17,8 +17,12 @@ namespace baracuda::kernels {
 // Where an iteration issues the loads of a later step's Q/dO tile: kScores,
 // the next step's among the S^T and dP^T products; kDq, the step Stages
 // ahead's into the stage just freed, among the dQ products (the only choice
-// with one stage).
-enum class SdpaBackwardPrefetch { kScores, kDq };
+// with one stage); kScoresAhead, the step Stages - 1 ahead's as the score
+// phase starts, and the next step's S^T products run at the end of this
+// one, among dK's, so that the score phase opens on S^T in registers (its
+// exponentials then issue among dP^T's products); kGradients, the step
+// Stages - 1 ahead's after the middle barrier (kTwo, kOne).
+enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead, kGradients };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
@@ -26,10 +30,21 @@ enum class SdpaBackwardPrefetch { kScores, kDq };
 // so that dQ's reductions issue among dK's products; the opening barrier of
 // the next iteration orders dQ's reads of dS^T before its stores). The
 // deterministic mode's turn always closes with one.
-enum class SdpaBackwardBarriers { kFour, kTwo };
+// kOne: kTwo's middle barrier alone. Nothing holds a warp at the top of an
+// iteration, so the warps drift apart by up to a phase (one's exponentials
+// among another's products): P^T and dS^T alternate between two buffers,
+// and the loads (kGradients, three stages) go into the stage the step before
+// last read, landing before the next middle barrier.
+enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
+
+// Where the plain and masked score paths compute P^T: kAfterProducts, after
+// dP^T's products, with dS^T; kAmongProducts, one 8-column tile after each
+// of dP^T's steps (the exponentials issue among the products).
+enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
-          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers>
+          int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
+          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -39,12 +54,15 @@ struct SdpaBackwardShape {
   static constexpr int kColumnGroups = ColumnGroups;
   static constexpr int kKeyAtoms = KeyAtoms;                             // 16-key mma tiles of a warp
   static constexpr int kKeys = 16 * kKeyAtoms * kWarps / kColumnGroups;  // rows of the K/V tile
-  static constexpr int kQueries = 64;                                    // rows of a Q/dO tile
+  static constexpr int kQueries = Queries;  // rows of a Q/dO tile, a multiple of 64 (the deterministic counters'
+                                            // tile; sdpa_backward_heuristics.h)
   // Q/dO tiles in flight: 2, the next one loads while this one computes; 1,
   // it loads once dK and dV have read this one.
   static constexpr int kStages = Stages;
   static constexpr SdpaBackwardPrefetch kPrefetch = Prefetch;
   static constexpr SdpaBackwardBarriers kBarriers = Barriers;
+  static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
+  static constexpr SdpaBackwardProbabilities kProbabilities = Probabilities;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -53,11 +71,12 @@ struct SdpaBackwardShape {
   static constexpr int kDqChunk = DqChunk;  // dQ columns accumulated at once
   static_assert(kQueries % (8 * kColumnGroups) == 0 && kDqColumns % kDqChunk == 0 && kDqChunk % 16 == 0,
                 "whole mma tiles for every warp");
+  static_assert(kQueries % 64 == 0 && kQueries <= kThreads, "a thread a row's lse and delta");
 
   static constexpr int kTileBytes = kHeadTile * 2;
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
                                     + kStages * 2 * kQueries * kTileBytes  // Q, dO
-                                    + 2 * kKeys * kQueries * 2             // dS^T, P^T
+                                    + kScoreBuffers * 2 * kKeys * kQueries * 2  // dS^T, P^T
                                     + kStages * 2 * kQueries * 4;          // lse, delta
 };
 
@@ -88,7 +107,10 @@ struct SdpaBackwardShape {
 // 121.8); loads before the opening barrier 158.4, kScores 155.8, kScores
 // with kTwo 157.2 (at 2 blocks an SM, without spills, 152.2), kDq without
 // the closing barrier 155.8. The D 256 tiles (one stage, kDq, kFour):
-// 164.3 -> 181.5 (165.7 -> 183.4 in the second probe).
+// 164.3 -> 181.5 (165.7 -> 183.4 in the second probe). Session 17 (two
+// probes): the D 128 tile with S^T a step ahead and P^T among dP^T's
+// products 254.5 -> 257.2 (causal 226.6 -> 225.5; S^T ahead with P^T after
+// dP^T 239.3, three stages 250.6).
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
@@ -96,24 +118,46 @@ struct SdpaBackwardTraits<64>
     : SdpaBackwardShape<64, 4, 3, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 template <>
 struct SdpaBackwardTraits<128>
-    : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo> {};
+    : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScoresAhead, SdpaBackwardBarriers::kTwo, 64,
+                        SdpaBackwardProbabilities::kAmongProducts> {};
 template <>
 struct SdpaBackwardTraits<256>
     : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 
 // The tiles a head tile runs with where a block may take more shared memory
 // than sm_80's 163 KB (sm_90, 100-103: 227 KB); the launch falls back to
-// SdpaBackwardTraits elsewhere. At D 256 a second Q/dO stage (209 KB) lets
-// the loads run among the score products behind one block barrier, as at D
-// 128: 183.4 -> 186.3 (causal 159.6 -> 162.0) beside the one-stage tiles.
+// SdpaBackwardTraits elsewhere, and where kMasked is false for problems with
+// a causal mask or a window. Session 17 (bf16 TFLOP/s on an H200 beside the
+// previous kernel in one run, bench/NOTES.md): at D 128 no opening barrier
+// (kOne, 226 KB) 254.5 -> 264.7 (causal 226.6 -> 233.1; B2 H32 S8192 265.3
+// -> 278.2, causal 251.5 -> 260.7), with P^T after dP^T's products 258.1;
+// at D 256 128-query tiles, one stage (225 KB) 186.3 -> 205.7 (causal
+// 162.2 -> 170.6), where the two-stage 64-query tiles of session 16 gave
+// 189.4; at D 64 FlashAttention-2's 128 x 128 tiles of 8 warps 165.4 ->
+// 175.1, but 121.9 -> 117.9 under a causal mask, where the diagonal tiles
+// waste more.
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
+  static constexpr bool kMasked = true;
+};
+template <>
+struct SdpaBackwardWide<64> {
+  using Traits = SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo,
+                                   128, SdpaBackwardProbabilities::kAmongProducts>;
+  static constexpr bool kMasked = false;
+};
+template <>
+struct SdpaBackwardWide<128> {
+  using Traits = SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, SdpaBackwardPrefetch::kGradients,
+                                   SdpaBackwardBarriers::kOne, 64, SdpaBackwardProbabilities::kAmongProducts>;
+  static constexpr bool kMasked = true;
 };
 template <>
 struct SdpaBackwardWide<256> {
-  using Traits =
-      SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo>;
+  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
+                                   128, SdpaBackwardProbabilities::kAmongProducts>;
+  static constexpr bool kMasked = true;
 };
 
 }  // namespace baracuda::kernels
