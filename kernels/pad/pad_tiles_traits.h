@@ -24,14 +24,17 @@ struct PadTilesTraits {
   // The longest rows the forward's tiles take, output and staged source
   // alike (what fits the shared memory beside the tile's bookkeeping).
   static constexpr int64_t kMaxRowBytes = 36864;
-  // Accumulators (elements) per thread of the backward: a block's tile is
-  // kThreads * kSumElements dx elements, each thread's kept in registers
-  // while the tile's dy rows are staged layer by layer (32 ran 5-18 points
-  // ahead of 16 on the short rows, at 3 blocks an SM; 32 at 2 blocks an SM
-  // lost to both).
-  static constexpr int kSumElements = 32;
-  // Blocks per SM the backward's registers are cut for (80 each).
-  static constexpr int kSumMinBlocks = 3;
+  // dx bytes a backward block writes (whole rows, at most one a thread):
+  // its dy source rows are staged, all at once where they fit, and summed
+  // from shared memory.
+  static constexpr int64_t kSumTileBytes = 16384;
+  // Staged dy rows a backward block has room for, in percent of its dx
+  // rows: a tile whose rows have more sources (rows on an outer pad) stages
+  // and sums them in several rounds.
+  static constexpr int kSumSlotsPercent = 125;
+  // Blocks per SM the backward's registers are cut for: the rows' listing
+  // wants more registers than the sums, and is what a cut spills.
+  static constexpr int kSumMinBlocks = 6;
   // The longest dx and dy rows the backward's tiles take: rows of 8 to 32
   // KiB ran at 54-85% of copy in tiles against 74-93% on the passes.
   static constexpr int64_t kMaxSumRowBytes = 4096;
