@@ -75,16 +75,21 @@ struct SumTiles {
 // A pad backward (out = dx, in = dy) in tiles of about
 // PadTilesTraits::kSumTileBytes of dx, at most one row a thread, each dy row
 // staged whole; max_sources: the most dy rows any dx row has (what one round
-// of a block must hold), saturated at anything over the slots that fit.
-inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64_t max_sources, SumTiles &s) {
+// of a block must hold), saturated at anything over the slots that fit;
+// band_columns: how many dx columns have several inner sources.
+inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64_t max_sources,
+                                     int64_t band_columns, SumTiles &s) {
   const int inner = p.rank - 1;
   const int64_t window = p.in_extent[inner], w = p.out_extent[inner];
-  if (!row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxSumRowBytes)) return false;
+  const int64_t longest = band_columns * elem_bytes >= PadTilesTraits::kSumBandBytes
+                              ? PadTilesTraits::kMaxBandSumRowBytes
+                              : PadTilesTraits::kMaxSumRowBytes;
+  if (!row_tiles_serve(p, elem_bytes, window, longest)) return false;
   int64_t rows = PadTilesTraits::kSumTileBytes / (w * elem_bytes);
   rows = rows < 1 ? 1 : rows > PadTilesTraits::kThreads ? PadTilesTraits::kThreads : rows;
   for (;; rows /= 2) {
     s.t = make_row_tiles(p, elem_bytes, 0, window, static_cast<int32_t>(rows));
-    int64_t slots = (rows * PadTilesTraits::kSumSlotsPercent + 99) / 100;
+    int64_t slots = rows + rows * PadTilesTraits::kSumSpareSlotsPercent / 100;
     if (slots < max_sources) slots = max_sources;
     s.slots = static_cast<int32_t>(slots < kMaxTileSmemBytes ? slots : kMaxTileSmemBytes);
     s.t.smem_bytes = row_tile_smem_bytes(s.slots, s.t.slot_vectors, 0);

@@ -28,16 +28,23 @@ struct PadTilesTraits {
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory.
   static constexpr int64_t kSumTileBytes = 16384;
-  // Staged dy rows a backward block has room for, in percent of its dx
-  // rows: a tile whose rows have more sources (rows on an outer pad) stages
+  // Staged dy rows a backward block has room for beyond one a dx row, in
+  // percent of its dx rows (rounded down; at least the most sources a row
+  // has): a tile whose rows have more sources (rows on an outer pad) stages
   // and sums them in several rounds.
-  static constexpr int kSumSlotsPercent = 125;
+  static constexpr int kSumSpareSlotsPercent = 25;
   // Blocks per SM the backward's registers are cut for: the rows' listing
   // wants more registers than the sums, and is what a cut spills.
   static constexpr int kSumMinBlocks = 6;
-  // The longest dx and dy rows the backward's tiles take: rows of 8 to 32
-  // KiB ran at 54-85% of copy in tiles against 74-93% on the passes.
+  // The longest dx and dy rows the backward's tiles take (session 16: rows
+  // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
+  // the passes), and the longest where the row's columns of several inner
+  // sources span at least kSumBandBytes (session 17: 16-bit rows of 8192
+  // with pads of 100 and 300 ran at 72% of copy in tiles against 49-51% on
+  // the passes, whose cells kernel sums such columns).
   static constexpr int64_t kMaxSumRowBytes = 4096;
+  static constexpr int64_t kMaxBandSumRowBytes = 36864;
+  static constexpr int64_t kSumBandBytes = 512;
 };
 
 }  // namespace baracuda::kernels

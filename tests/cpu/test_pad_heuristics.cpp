@@ -152,7 +152,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   SumTiles st;
   constexpr int64_t kTile = PadTilesTraits::kTileBytes;
   constexpr int64_t kSumTile = PadTilesTraits::kSumTileBytes;
-  auto slots_for = [](int64_t rows) { return (rows * PadTilesTraits::kSumSlotsPercent + 99) / 100; };
+  auto slots_for = [](int64_t rows) { return rows + rows * PadTilesTraits::kSumSpareSlotsPercent / 100; };
   // The grid's rank-4 forward as the plan simplifies it, f32 rows of 514 from rows of 512.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect)), 4, t));
   const int64_t r4_rows = kTile / (514 * 4);
@@ -167,14 +167,14 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   // Its backward: dx rows of 512 a tile of kSumTileBytes, dy rows of 514 staged, a
   // slot for each and the spare ones (dx rows 1 and 510 have two sources).
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
-  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 2, st));
+  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 2, 2, st));
   CHECK(st.t.rows_per_block == kSumTile / (512 * 4));
   CHECK(st.slots == std::max<int64_t>(2, slots_for(kSumTile / (512 * 4))));
   CHECK(st.t.window == 514);
   CHECK(st.t.slot_vectors == (514 * 4 + 15) / 16 + 1);
   CHECK(st.t.smem_bytes == row_tile_smem_bytes(st.slots, st.t.slot_vectors, 0));
   // Rows with more sources than the spare slots: a slot for each source of the row with the most.
-  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 20, st));
+  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 20, 2, st));
   CHECK(st.t.rows_per_block == kSumTile / (512 * 4));
   CHECK(st.slots == 20);
   // bf16 rank 5: forward rows of 132, backward rows of 128.
@@ -182,7 +182,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
                                   2, t));
   CHECK(t.rows_per_block == kTile / 264);
   REQUIRE(pad_backward_takes_tiles(
-      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, 4, st));
+      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, 4, 4, st));
   CHECK(st.t.rows_per_block == kSumTile / 256);
   CHECK(st.slots == slots_for(kSumTile / 256));
   // Rows up to PadTilesTraits::kMaxRowBytes (forward) and kMaxSumRowBytes (backward), output and staged rows alike.
@@ -197,9 +197,24 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / (PadTilesTraits::kLongRowBytes + 2)));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, row - 1}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
   CHECK(pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 101}, IndexMap::Replicate)), 4, 1,
-                                 st));
+                                 2, st));
   CHECK_FALSE(
-      pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 100}, IndexMap::Replicate)), 4, 1, st));
+      pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 100}, IndexMap::Replicate)), 4, 1, 2, st));
+  // Longer rows where the columns of several inner sources span
+  // kSumBandBytes: the grid's rows of 8192 padded by 100 and 300, a row a
+  // tile and no spare slot (the one dy row fits beside nothing else).
+  const RowsProblem band = at(pad_backward({16384, 8192}, {0, 100}, {0, 300}, IndexMap::Reflect));
+  for (int bytes : {2, 4}) {
+    REQUIRE(pad_backward_takes_tiles(band, bytes, 1, PadTilesTraits::kSumBandBytes / bytes, st));
+    CHECK(st.t.rows_per_block == 1);
+    CHECK(st.slots == 1);
+    CHECK_FALSE(pad_backward_takes_tiles(band, bytes, 1, PadTilesTraits::kSumBandBytes / bytes - 1, st));
+  }
+  const int64_t band_row = PadTilesTraits::kMaxBandSumRowBytes / 4;
+  CHECK(pad_backward_takes_tiles(at(pad_backward({4, band_row - 400}, {0, 100}, {0, 300}, IndexMap::Circular)), 4, 1,
+                                 400, st));
+  CHECK_FALSE(pad_backward_takes_tiles(at(pad_backward({4, band_row - 399}, {0, 100}, {0, 300}, IndexMap::Circular)),
+                                       4, 1, 400, st));
   // Constant pads that crop stage only the columns the output keeps.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({4, 100}, {0, -10}, {0, -20}, IndexMap::Constant)), 2, t));
   CHECK(t.window_begin == 10);
@@ -209,18 +224,18 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.rows_per_block == std::min<int64_t>(kMaxTileRows, kTile / 4));
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
   // Short dx rows of long dy rows: the tile is halved until its slots fit the shared memory.
-  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 1, st));
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 1, 2, st));
   CHECK(st.t.rows_per_block < kSumTile / 40);
   CHECK(st.t.smem_bytes <= kMaxTileSmemBytes);
   CHECK(row_tile_smem_bytes(slots_for(2 * st.t.rows_per_block), st.t.slot_vectors, 0) > kMaxTileSmemBytes);
   // At most a row a thread; a row with more sources than fit a block's slots: not in tiles.
-  REQUIRE(pad_backward_takes_tiles(at(pad_backward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Replicate)), 4, 1, st));
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Replicate)), 4, 1, 1, st));
   CHECK(st.t.rows_per_block == PadTilesTraits::kThreads);
   const RowsProblem many = at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate));
   const int64_t most = kMaxTileSmemBytes / row_tile_smem_bytes(1, (1000 * 4 + 15) / 16 + 1, 0);
-  REQUIRE(pad_backward_takes_tiles(many, 4, most, st));
+  REQUIRE(pad_backward_takes_tiles(many, 4, most, 2, st));
   CHECK(st.slots == most);
-  CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, st));
+  CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, 2, st));
   // Edge vectors a row: bf16 rows of 132 with 2 pad columns each side have
   // at most one before their inside vectors and two from their end; rows with
   // no vector inside (b - a < 3v - 2) have all theirs counted.
