@@ -57,6 +57,15 @@ BARACUDA_HOST_DEVICE_INLINE int32_t edge_vectors_per_row(int32_t width, int32_t 
   return (a + (width - b) + 5 * v - 5) / v;
 }
 
+// The shared memory of a block that stages `prefetch` tiles ahead
+// (row_tiles.cuh's pipelined_tile_slots): a slot buffer for each tile in
+// flight, and a plan (a source offset and a phase a row) for each and for
+// the tile being planned.
+inline uint32_t pipelined_tile_smem_bytes(const RowTiles &t, int32_t prefetch) {
+  const int64_t rows = t.rows_per_block;
+  return static_cast<uint32_t>((prefetch + 1) * rows * t.slot_vectors * 16 + (prefetch + 2) * rows * (8 + 4));
+}
+
 // Row r's e-th edge vector (e < edge_vectors_per_row(...)) in a tile of rows
 // of `width` whose grid of vectors (v elements each) starts at tile element
 // `first` (-v < first <= 0): the e-th vector of the grid whose first element

@@ -65,6 +65,13 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   return fit_row_tiles(p, elem_bytes, begin, window, tile / row_bytes > 1 ? tile / row_bytes : 1, t);
 }
 
+// How many tiles a forward block stages ahead: PadTilesTraits::kForwardPrefetch
+// where their shared memory fits, else none.
+inline int32_t pad_forward_prefetch(const RowTiles &t) {
+  const int32_t prefetch = PadTilesTraits::kForwardPrefetch;
+  return prefetch > 0 && pipelined_tile_smem_bytes(t, prefetch) <= kMaxTileSmemBytes ? prefetch : 0;
+}
+
 // A pad backward's tiles (reflect, replicate, circular): the dx rows of a
 // block, and how many dy rows (slots) its shared memory stages at once.
 struct SumTiles {

@@ -164,6 +164,10 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
   CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
   CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
+  // Two such tiles fit a block: it stages the next while it writes one.
+  CHECK(pipelined_tile_smem_bytes(t, 0) == r4_rows * (129 * 16 + 2 * 12));
+  CHECK(pipelined_tile_smem_bytes(t, 1) == 2 * r4_rows * 129 * 16 + 3 * r4_rows * 12);
+  CHECK(pad_forward_prefetch(t) == PadTilesTraits::kForwardPrefetch);
   // Its backward: dx rows of 512 a tile of kSumTileBytes, dy rows of 514 staged, a
   // slot for each and the spare ones (dx rows 1 and 510 have two sources).
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
@@ -189,6 +193,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   const int64_t row = PadTilesTraits::kMaxRowBytes / 4, sum_row = PadTilesTraits::kMaxSumRowBytes / 4;
   CHECK(pad_forward_takes_tiles(at(pad_forward({4, row - 2}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
   CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / PadTilesTraits::kMaxRowBytes));
+  CHECK(pad_forward_prefetch(t) == 0);  // two such tiles do not fit a block
   // Rows up to kLongRowBytes in tiles of kTileBytes, longer ones in tiles of kLongTileBytes.
   const int64_t short_row = PadTilesTraits::kLongRowBytes / 2;
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({64, short_row - 4}, {0, 2}, {0, 2}, IndexMap::Reflect)), 2, t));
