@@ -162,12 +162,12 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.window_begin == 0);
   CHECK(t.window == 512);
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
-  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
   CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
   // Two such tiles fit a block: it stages the next while it writes one.
   CHECK(pipelined_tile_smem_bytes(t, 0) == r4_rows * (129 * 16 + 2 * 12));
   CHECK(pipelined_tile_smem_bytes(t, 1) == 2 * r4_rows * 129 * 16 + 3 * r4_rows * 12);
   CHECK(pad_forward_prefetch(t) == PadTilesTraits::kForwardPrefetch);
+  CHECK(t.smem_bytes == pipelined_tile_smem_bytes(t, PadTilesTraits::kForwardPrefetch));
   // Its backward: dx rows of 512 a tile of kSumTileBytes, dy rows of 514 staged, a
   // slot for each and the spare ones (dx rows 1 and 510 have two sources).
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
@@ -176,7 +176,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(st.slots == std::max<int64_t>(2, slots_for(kSumTile / (512 * 4))));
   CHECK(st.t.window == 514);
   CHECK(st.t.slot_vectors == (514 * 4 + 15) / 16 + 1);
-  CHECK(st.t.smem_bytes == row_tile_smem_bytes(st.slots, st.t.slot_vectors, 0));
+  CHECK(st.t.smem_bytes == row_tile_smem_bytes(st.slots, st.t.slot_vectors));
   // Rows with more sources than the spare slots: a slot for each source of the row with the most.
   REQUIRE(pad_backward_takes_tiles(at(r4), 4, 20, 2, st));
   CHECK(st.t.rows_per_block == kSumTile / (512 * 4));
@@ -232,12 +232,12 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 1, 2, st));
   CHECK(st.t.rows_per_block < kSumTile / 40);
   CHECK(st.t.smem_bytes <= kMaxTileSmemBytes);
-  CHECK(row_tile_smem_bytes(slots_for(2 * st.t.rows_per_block), st.t.slot_vectors, 0) > kMaxTileSmemBytes);
+  CHECK(row_tile_smem_bytes(slots_for(2 * st.t.rows_per_block), st.t.slot_vectors) > kMaxTileSmemBytes);
   // At most a row a thread; a row with more sources than fit a block's slots: not in tiles.
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Replicate)), 4, 1, 1, st));
   CHECK(st.t.rows_per_block == PadTilesTraits::kThreads);
   const RowsProblem many = at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate));
-  const int64_t most = kMaxTileSmemBytes / row_tile_smem_bytes(1, (1000 * 4 + 15) / 16 + 1, 0);
+  const int64_t most = kMaxTileSmemBytes / row_tile_smem_bytes(1, (1000 * 4 + 15) / 16 + 1);
   REQUIRE(pad_backward_takes_tiles(many, 4, most, 2, st));
   CHECK(st.slots == most);
   CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, 2, st));
