@@ -276,7 +276,7 @@ TEST_CASE("row tiles: every vector of a tile inside one row's [a, b) or one row'
               for (int32_t g = 0; g < count; ++g) {
                 const int32_t l0 = first + g * v;
                 if (l0 < 0) continue;
-                const int32_t r = l0 / width, c = l0 % width;
+                const int32_t c = l0 % width;
                 if (c >= a && c + v <= b) ++written[g];
               }
               const int32_t per_row = edge_vectors_per_row(width, a, b, v);
