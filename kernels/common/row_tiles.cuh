@@ -35,21 +35,6 @@ __device__ __forceinline__ TileSlots tile_slots(uint4 *smem, const RowTiles &t, 
   return s;
 }
 
-// Tile k of a block that stages `prefetch` tiles ahead (0 or 1): its slots
-// in buffer k mod (prefetch + 1), its rows' plan (sources and phases) in
-// plan k mod (prefetch + 2), one more than the tiles in flight, for the tile
-// being planned (pipelined_tile_smem_bytes).
-__device__ __forceinline__ TileSlots pipelined_tile_slots(uint4 *smem, const RowTiles &t, int32_t prefetch, int32_t k) {
-  const int32_t rows = t.rows_per_block, buffers = prefetch + 1, plans = prefetch + 2;
-  const int32_t buffer = static_cast<uint32_t>(k) % buffers, plan = static_cast<uint32_t>(k) % plans;
-  int64_t *sources = reinterpret_cast<int64_t *>(smem + static_cast<int64_t>(buffers) * rows * t.slot_vectors);
-  TileSlots s;
-  s.slot = smem + static_cast<int64_t>(buffer) * rows * t.slot_vectors;
-  s.source = sources + plan * rows;
-  s.phase = reinterpret_cast<int32_t *>(sources + plans * rows) + plan * rows;
-  return s;
-}
-
 // Slot r stages the window that starts at input element `source` (-1: none).
 template <int Bytes>
 __device__ __forceinline__ void set_tile_row(const TileSlots &s, int32_t r, const void *in, int64_t source) {
@@ -58,15 +43,16 @@ __device__ __forceinline__ void set_tile_row(const TileSlots &s, int32_t r, cons
   s.phase[r] = static_cast<int32_t>((at & 15u) / Bytes);
 }
 
-// Issues the staging of the windows of the tile's first nrows slots (as
-// set_tile_row set them): each 16-byte vector a window touches as an
+// Stages the windows of the tile's first nrows slots (as set_tile_row set
+// them): each 16-byte vector a window touches as an
 // asynchronous copy, all in flight together, where the vector lies inside
 // the input's span (its bytes beyond the window land in the slot unread);
 // the elements of the few others (at the input's two ends) one by one, so
-// that no read leaves the input. The caller commits and waits for this
-// thread's copies, then syncs the block before reading the slots.
+// that no read leaves the input. Returns once this thread's copies have
+// landed; the caller syncs the block before reading the slots.
 template <int Bytes>
-__device__ __forceinline__ void issue_tile_rows(const void *in, const RowTiles &t, int32_t nrows, const TileSlots &s) {
+__device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &t, int32_t nrows,
+                                                const TileSlots &s) {
   using E = typename Word<Bytes>::type;
   const int32_t total = nrows * t.slot_vectors;
   const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
@@ -90,13 +76,6 @@ __device__ __forceinline__ void issue_tile_rows(const void *in, const RowTiles &
       if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
     }
   }
-}
-
-// The same, returning once this thread's copies have landed.
-template <int Bytes>
-__device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &t, int32_t nrows,
-                                                const TileSlots &s) {
-  issue_tile_rows<Bytes>(in, t, nrows, s);
   async_copy_commit();
   async_copy_wait<0>();
 }

@@ -38,13 +38,13 @@ struct RowTiles {
   FastDivisor width_div;    // of width
   FastDivisor slot_div;     // of slot_vectors
   FastDivisor outer_div[kMaxRank - 1];  // of each outer output extent: rows' coordinates
-  uint32_t smem_bytes;      // a block's shared memory (set by the kernel family's heuristics)
+  uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and phase, extra bytes
 };
 
-// The shared memory of `slots` slots of `slot_vectors` vectors, each with
-// its source offset and phase.
-inline uint32_t row_tile_smem_bytes(int64_t slots, int64_t slot_vectors) {
-  return static_cast<uint32_t>(slots * (slot_vectors * 16 + 8 + 4));
+// The shared memory a tile of `rows` rows of `slot_vectors` vectors and
+// `extra` more bytes a row takes (those from a 16-byte boundary).
+inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t extra) {
+  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + extra) + (extra > 0 ? 15 : 0));
 }
 
 // The most 16-byte vectors (v elements each) whose first element lies in a
@@ -55,15 +55,6 @@ inline uint32_t row_tile_smem_bytes(int64_t slots, int64_t slot_vectors) {
 // b - a < 3v - 2) has at most (width + 2v - 2) / v, which the bound covers too.
 BARACUDA_HOST_DEVICE_INLINE int32_t edge_vectors_per_row(int32_t width, int32_t a, int32_t b, int32_t v) {
   return (a + (width - b) + 5 * v - 5) / v;
-}
-
-// The shared memory of a block that stages `prefetch` tiles ahead
-// (row_tiles.cuh's pipelined_tile_slots): a slot buffer for each tile in
-// flight, and a plan (a source offset and a phase a row) for each and for
-// the tile being planned.
-inline uint32_t pipelined_tile_smem_bytes(const RowTiles &t, int32_t prefetch) {
-  const int64_t rows = t.rows_per_block;
-  return static_cast<uint32_t>((prefetch + 1) * rows * t.slot_vectors * 16 + (prefetch + 2) * rows * (8 + 4));
 }
 
 // Row r's e-th edge vector (e < edge_vectors_per_row(...)) in a tile of rows
@@ -87,9 +78,10 @@ BARACUDA_HOST_DEVICE_INLINE int32_t edge_vector(int32_t width, int32_t first, in
 }
 
 // Tiles of rows_per_block rows of p's output, staging source columns
-// [window_begin, window_begin + window) of each row.
+// [window_begin, window_begin + window) of each row, with `extra` bytes of
+// shared memory a row.
 inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t window_begin, int64_t window,
-                               int32_t rows_per_block) {
+                               int32_t rows_per_block, int64_t extra = 0) {
   RowTiles t{};
   const int inner = p.rank - 1;
   t.rows = 1;
@@ -105,6 +97,7 @@ inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t win
   t.width_div = fast_divisor(t.width);
   t.slot_div = fast_divisor(t.slot_vectors > 0 ? t.slot_vectors : 1);
   for (int d = 0; d < inner; ++d) t.outer_div[d] = fast_divisor(p.out_extent[d]);
+  t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors, extra);
   return t;
 }
 

@@ -40,14 +40,25 @@ __device__ __forceinline__ int64_t pad_source_row(const RowsProblem &p, const Ro
   return fill ? -1 : i;
 }
 
-// Writes the output rows [row0, row0 + nrows) of a tile whose source rows s
-// holds.
+// The parameters are __grid_constant__, so that no thread copies them to its stack.
 template <int Bytes, IndexMap M>
-__device__ __forceinline__ void write_tile(const RowsProblem &p, const RowTiles &t, const TileSlots &s, int64_t row0,
-                                           int32_t nrows) {
+__global__ void __launch_bounds__(kTileThreads)
+    pad_forward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t) {
   using E = typename Word<Bytes>::type;
   using P = Pack16<E>;
   constexpr int V = P::kCount;
+  extern __shared__ uint4 tile_smem[];
+  const TileSlots s = tile_slots(tile_smem, t, t.rows_per_block);
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
+  const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
+  for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
+    const int64_t source = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
+    set_tile_row<Bytes>(s, r, p.in, source < 0 ? -1 : source + t.window_begin);
+  }
+  __syncthreads();
+  stage_tile_rows<Bytes>(p.in, t, nrows, s);
+  __syncthreads();
+
   const int inner = p.rank - 1;
   const int64_t n = p.in_extent[inner], lo = p.pad_low[inner];
   // The interior columns [a, b) of a row that reads its input; a row of fill
@@ -110,72 +121,11 @@ __device__ __forceinline__ void write_tile(const RowsProblem &p, const RowTiles 
   }
 }
 
-// A block takes tiles blockIdx.x, blockIdx.x + gridDim.x, ...: it plans a
-// tile's rows while it writes the tile `prefetch + 1` before, and stages a
-// tile's rows while it writes the `prefetch` tiles before (0: none; 1: the
-// next tile's loads are in flight while a tile is written, so that a block
-// never waits on memory with nothing else to do). The parameters are
-// __grid_constant__, so that no thread copies them to its stack.
-template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kForwardMinBlocks)
-    pad_forward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
-                             int32_t prefetch) {
-  extern __shared__ uint4 tile_smem[];
-  auto tile_of = [&](int32_t k) { return static_cast<int64_t>(blockIdx.x) + static_cast<int64_t>(k) * gridDim.x; };
-  auto rows_of = [&](int64_t tile) {
-    const int64_t row0 = tile * t.rows_per_block;
-    return static_cast<int32_t>(tile >= t.blocks ? 0 : t.rows - row0 < t.rows_per_block ? t.rows - row0
-                                                                                       : t.rows_per_block);
-  };
-  auto plan = [&](int32_t k) {
-    const TileSlots s = pipelined_tile_slots(tile_smem, t, prefetch, k);
-    const int64_t row0 = tile_of(k) * t.rows_per_block;
-    const int32_t nrows = rows_of(tile_of(k));
-    for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
-      const int64_t source = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
-      set_tile_row<Bytes>(s, r, p.in, source < 0 ? -1 : source + t.window_begin);
-    }
-  };
-  auto issue = [&](int32_t k) {
-    issue_tile_rows<Bytes>(p.in, t, rows_of(tile_of(k)), pipelined_tile_slots(tile_smem, t, prefetch, k));
-    async_copy_commit();
-  };
-  for (int32_t k = 0; k <= prefetch; ++k) plan(k);
-  __syncthreads();
-  for (int32_t k = 0; k <= prefetch; ++k) issue(k);
-  for (int32_t k = 0; tile_of(k) < t.blocks; ++k) {
-    if (prefetch > 0)
-      async_copy_wait<1>();
-    else
-      async_copy_wait<0>();
-    __syncthreads();  // tile k's slots staged by every thread
-    write_tile<Bytes, M>(p, t, pipelined_tile_slots(tile_smem, t, prefetch, k), tile_of(k) * t.rows_per_block,
-                         rows_of(tile_of(k)));
-    plan(k + prefetch + 1);
-    __syncthreads();  // tile k's slots free, tile k + prefetch + 1's rows planned
-    issue(k + prefetch + 1);
-  }
-}
-
-// 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of a call.
+// 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of the launch.
 template <int Bytes, IndexMap M>
 int launch_pad_forward_tiles(const RowsProblem &p, const RowTiles &t, cudaStream_t stream) {
-  const int32_t prefetch = pad_forward_prefetch(t);
-  const uint32_t smem = t.smem_bytes;  // pipelined_tile_smem_bytes(t, prefetch)
-  int64_t grid = t.blocks;
-  if (prefetch > 0) {  // as many blocks as run at once, each walking its share of the tiles
-    int device = 0, sms = 0, per_sm = 0;
-    if (const cudaError_t e = cudaGetDevice(&device)) return -static_cast<int>(e);
-    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device))
-      return -static_cast<int>(e);
-    if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pad_forward_tiles_kernel<Bytes, M>,
-                                                                            kTileThreads, smem))
-      return -static_cast<int>(e);
-    const int64_t resident = int64_t{sms} * (per_sm > 0 ? per_sm : 1);
-    grid = grid < resident ? grid : resident;
-  }
-  if (grid > INT_MAX) return 3;
-  pad_forward_tiles_kernel<Bytes, M><<<static_cast<unsigned>(grid), kTileThreads, smem, stream>>>(p, t, prefetch);
+  if (t.blocks > INT_MAX) return 3;
+  pad_forward_tiles_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kTileThreads, t.smem_bytes, stream>>>(p, t);
   return -static_cast<int>(cudaGetLastError());
 }
 

@@ -39,25 +39,17 @@ inline bool row_tiles_serve(const RowsProblem &p, int elem_bytes, int64_t window
          reinterpret_cast<uintptr_t>(p.in) % align == 0;
 }
 
-// How many tiles a forward block stages ahead: PadTilesTraits::kForwardPrefetch
-// where their shared memory fits, else none.
-inline int32_t pad_forward_prefetch(const RowTiles &t) {
-  const int32_t prefetch = PadTilesTraits::kForwardPrefetch;
-  return prefetch > 0 && pipelined_tile_smem_bytes(t, prefetch) <= kMaxTileSmemBytes ? prefetch : 0;
-}
-
-// Forward tiles of up to rows_per_block rows (cut to fit kMaxTileRows and
-// the shared memory of one tile), with the shared memory of the tiles a
-// block stages ahead; false where rows do not fit.
+// Tiles of up to rows_per_block rows (cut to fit kMaxTileRows and the
+// shared memory), `extra` bytes of shared memory a row besides its slot;
+// false where rows do not fit.
 inline bool fit_row_tiles(const RowsProblem &p, int elem_bytes, int64_t window_begin, int64_t window,
-                          int64_t rows_per_block, RowTiles &t) {
+                          int64_t rows_per_block, RowTiles &t, int64_t extra = 0) {
   if (rows_per_block > kMaxTileRows) rows_per_block = kMaxTileRows;
   if (rows_per_block < 1) return false;
-  t = make_row_tiles(p, elem_bytes, window_begin, window, static_cast<int32_t>(rows_per_block));
-  while (pipelined_tile_smem_bytes(t, 0) > kMaxTileSmemBytes && t.rows_per_block > 1)
-    t = make_row_tiles(p, elem_bytes, window_begin, window, t.rows_per_block / 2);
-  t.smem_bytes = pipelined_tile_smem_bytes(t, pad_forward_prefetch(t));
-  return pipelined_tile_smem_bytes(t, 0) <= kMaxTileSmemBytes;
+  t = make_row_tiles(p, elem_bytes, window_begin, window, static_cast<int32_t>(rows_per_block), extra);
+  while (t.smem_bytes > kMaxTileSmemBytes && t.rows_per_block > 1)
+    t = make_row_tiles(p, elem_bytes, window_begin, window, t.rows_per_block / 2, extra);
+  return t.smem_bytes <= kMaxTileSmemBytes;
 }
 
 // A pad forward (or constant mode's backward, a slice) in tiles of about
@@ -100,7 +92,7 @@ inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64
     int64_t slots = rows + rows * PadTilesTraits::kSumSpareSlotsPercent / 100;
     if (slots < max_sources) slots = max_sources;
     s.slots = static_cast<int32_t>(slots < kMaxTileSmemBytes ? slots : kMaxTileSmemBytes);
-    s.t.smem_bytes = row_tile_smem_bytes(s.slots, s.t.slot_vectors);
+    s.t.smem_bytes = row_tile_smem_bytes(s.slots, s.t.slot_vectors, 0);
     if (slots <= kMaxTileSmemBytes && s.t.smem_bytes <= kMaxTileSmemBytes) return true;
     if (rows == 1) return false;
   }

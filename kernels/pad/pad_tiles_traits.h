@@ -21,13 +21,6 @@ struct PadTilesTraits {
   static constexpr int64_t kTileBytes = 16384;
   static constexpr int64_t kLongRowBytes = 4096;
   static constexpr int64_t kLongTileBytes = 32768;
-  // Tiles a forward block stages ahead of the one it writes (0 or 1), where
-  // the shared memory holds them: each block then walks its share of the
-  // tiles, its next tile's loads in flight while it writes one.
-  static constexpr int32_t kForwardPrefetch = 1;
-  // Blocks per SM the forward's registers are cut for: two 16 KiB tiles'
-  // shared memory a block leaves room for six.
-  static constexpr int kForwardMinBlocks = 6;
   // The longest rows the forward's tiles take, output and staged source
   // alike (what fits the shared memory beside the tile's bookkeeping).
   static constexpr int64_t kMaxRowBytes = 36864;

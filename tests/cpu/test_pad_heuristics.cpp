@@ -162,12 +162,8 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.window_begin == 0);
   CHECK(t.window == 512);
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
+  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
   CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
-  // Two such tiles fit a block: it stages the next while it writes one.
-  CHECK(pipelined_tile_smem_bytes(t, 0) == r4_rows * (129 * 16 + 2 * 12));
-  CHECK(pipelined_tile_smem_bytes(t, 1) == 2 * r4_rows * 129 * 16 + 3 * r4_rows * 12);
-  CHECK(pad_forward_prefetch(t) == PadTilesTraits::kForwardPrefetch);
-  CHECK(t.smem_bytes == pipelined_tile_smem_bytes(t, PadTilesTraits::kForwardPrefetch));
   // Its backward: dx rows of 512 a tile of kSumTileBytes, dy rows of 514 staged, a
   // slot for each and the spare ones (dx rows 1 and 510 have two sources).
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
@@ -176,7 +172,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(st.slots == std::max<int64_t>(2, slots_for(kSumTile / (512 * 4))));
   CHECK(st.t.window == 514);
   CHECK(st.t.slot_vectors == (514 * 4 + 15) / 16 + 1);
-  CHECK(st.t.smem_bytes == row_tile_smem_bytes(st.slots, st.t.slot_vectors));
+  CHECK(st.t.smem_bytes == row_tile_smem_bytes(st.slots, st.t.slot_vectors, 0));
   // Rows with more sources than the spare slots: a slot for each source of the row with the most.
   REQUIRE(pad_backward_takes_tiles(at(r4), 4, 20, 2, st));
   CHECK(st.t.rows_per_block == kSumTile / (512 * 4));
@@ -193,7 +189,6 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   const int64_t row = PadTilesTraits::kMaxRowBytes / 4, sum_row = PadTilesTraits::kMaxSumRowBytes / 4;
   CHECK(pad_forward_takes_tiles(at(pad_forward({4, row - 2}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
   CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / PadTilesTraits::kMaxRowBytes));
-  CHECK(pad_forward_prefetch(t) == 0);  // two such tiles do not fit a block
   // Rows up to kLongRowBytes in tiles of kTileBytes, longer ones in tiles of kLongTileBytes.
   const int64_t short_row = PadTilesTraits::kLongRowBytes / 2;
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({64, short_row - 4}, {0, 2}, {0, 2}, IndexMap::Reflect)), 2, t));
@@ -232,12 +227,12 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 1, 2, st));
   CHECK(st.t.rows_per_block < kSumTile / 40);
   CHECK(st.t.smem_bytes <= kMaxTileSmemBytes);
-  CHECK(row_tile_smem_bytes(slots_for(2 * st.t.rows_per_block), st.t.slot_vectors) > kMaxTileSmemBytes);
+  CHECK(row_tile_smem_bytes(slots_for(2 * st.t.rows_per_block), st.t.slot_vectors, 0) > kMaxTileSmemBytes);
   // At most a row a thread; a row with more sources than fit a block's slots: not in tiles.
   REQUIRE(pad_backward_takes_tiles(at(pad_backward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Replicate)), 4, 1, 1, st));
   CHECK(st.t.rows_per_block == PadTilesTraits::kThreads);
   const RowsProblem many = at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate));
-  const int64_t most = kMaxTileSmemBytes / row_tile_smem_bytes(1, (1000 * 4 + 15) / 16 + 1);
+  const int64_t most = kMaxTileSmemBytes / row_tile_smem_bytes(1, (1000 * 4 + 15) / 16 + 1, 0);
   REQUIRE(pad_backward_takes_tiles(many, 4, most, 2, st));
   CHECK(st.slots == most);
   CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, 2, st));
@@ -276,7 +271,7 @@ TEST_CASE("row tiles: every vector of a tile inside one row's [a, b) or one row'
               for (int32_t g = 0; g < count; ++g) {
                 const int32_t l0 = first + g * v;
                 if (l0 < 0) continue;
-                const int32_t c = l0 % width;
+                const int32_t r = l0 / width, c = l0 % width;
                 if (c >= a && c + v <= b) ++written[g];
               }
               const int32_t per_row = edge_vectors_per_row(width, a, b, v);

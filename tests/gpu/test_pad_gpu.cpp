@@ -168,21 +168,3 @@ TEST_CASE("pad forward of short rows in row tiles: the rows-a-tile cap, rows at 
                  run_pad);
   }
 }
-
-TEST_CASE("pad forward of row tiles walked by fewer blocks, each staging its next tile while it writes one",
-          "[gpu][pad]") {
-  // kernels/pad/pad_forward_tiles.cuh with PadTilesTraits::kForwardPrefetch:
-  // 1503 tiles of 4 rows of kLongRowBytes (more than a device runs at once),
-  // outer pads giving rows of fill values and copied rows, an offset output.
-  using baracuda::kernels::PadTilesTraits;
-  uint64_t seed = 1300;
-  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_U8}) {
-    const int64_t width = PadTilesTraits::kLongRowBytes / (baracuda_dtype_bits(dtype) / 8) - 7;
-    for (int32_t mode : kModes)
-      for (Layout out : {Layout::Contiguous, Layout::Offset})
-        CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, {3, 1500, width}, {1, 2, 3}, {0, 1, 4},
-                                     fill_for(dtype)),
-                            Layout::Contiguous, out, seed++}),
-                   run_pad);
-  }
-}
