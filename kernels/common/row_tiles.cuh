@@ -119,6 +119,18 @@ __device__ __forceinline__ void tile_row_column(const RowTiles &t, int32_t l, in
   c = l - r * t.width;
 }
 
+// Row r's q-th column (q < edge_zone(...)) outside the vectors inside its
+// columns [a, b), or t.width where it has fewer: the columns before its
+// first such vector, then those from the end of its last.
+__device__ __forceinline__ int32_t edge_column(const RowTiles &t, const TileVectors &tv, int32_t r, int32_t a,
+                                               int32_t b, int32_t v, int32_t q) {
+  const int32_t row = r * t.width, x = row + a, y = row + b;
+  const int32_t first = x + ((tv.first - x) & (v - 1)), last = y - ((y - tv.first) & (v - 1));
+  const int32_t left = last - first >= v ? first - row : t.width;
+  const int32_t c = q < left ? q : (last - row) + (q - left);
+  return c < t.width ? c : t.width;
+}
+
 #endif  // __CUDACC__
 
 }  // namespace baracuda::kernels

@@ -37,7 +37,6 @@ struct RowTiles {
   int64_t source_span;      // elements from the input's first that its last lies within
   FastDivisor width_div;    // of width
   FastDivisor slot_div;     // of slot_vectors
-  FastDivisor outer_div[kMaxRank - 1];  // of each outer output extent: rows' coordinates
   uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and phase, extra bytes
 };
 
@@ -47,34 +46,12 @@ inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t 
   return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + extra) + (extra > 0 ? 15 : 0));
 }
 
-// The most 16-byte vectors (v elements each) whose first element lies in a
-// row of `width` (or, for a tile's first row, before it) and that are not
-// inside its columns [a, b): those before the first vector inside them, up to
-// (a + 2v - 2) / v, and those from the end of the last, up to
-// (width - b + 2v - 2) / v; a row with no vector inside [a, b) (then
-// b - a < 3v - 2) has at most (width + 2v - 2) / v, which the bound covers too.
-BARACUDA_HOST_DEVICE_INLINE int32_t edge_vectors_per_row(int32_t width, int32_t a, int32_t b, int32_t v) {
-  return (a + (width - b) + 5 * v - 5) / v;
-}
-
-// Row r's e-th edge vector (e < edge_vectors_per_row(...)) in a tile of rows
-// of `width` whose grid of vectors (v elements each) starts at tile element
-// `first` (-v < first <= 0): the e-th vector of the grid whose first element
-// lies in row r (row 0: or before the tile) and that is not inside the row's
-// columns [a, b); the tile element it starts at, or INT32_MIN where the row
-// has fewer. Every vector of the grid is either inside one row's [a, b) or
-// one row's edge vector.
-BARACUDA_HOST_DEVICE_INLINE int32_t edge_vector(int32_t width, int32_t first, int32_t r, int32_t a, int32_t b,
-                                                int32_t v, int32_t e) {
-  const int32_t row = r * width;
-  auto up = [&](int32_t l) { return l + ((first - l) & (v - 1)); };  // the first vector start at or after l
-  const int32_t lower = r == 0 ? first : up(row), upper = up(row + width);
-  int32_t inside = up(row + a), end = row + b - ((row + b - first) & (v - 1));  // the vectors inside [a, b)
-  if (end - inside < v) inside = end = upper;
-  const int32_t before = (inside - lower) / v;
-  if (e < before) return lower + e * v;
-  const int32_t l = end + (e - before) * v;
-  return l < upper ? l : INT32_MIN;
+// The most columns of a row of `width` left outside the 16-byte vectors that
+// lie inside its columns [a, b), v elements a vector: those before a and from
+// b on, and up to v - 1 more each side where the vectors' boundaries fall.
+BARACUDA_HOST_DEVICE_INLINE int32_t edge_zone(int32_t width, int32_t a, int32_t b, int32_t v) {
+  const int32_t most = a + (width - b) + 2 * (v - 1);
+  return most < width ? most : width;
 }
 
 // Tiles of rows_per_block rows of p's output, staging source columns
@@ -96,7 +73,6 @@ inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t win
   for (int d = 0; d < p.rank; ++d) t.source_span += (p.in_extent[d] > 0 ? p.in_extent[d] - 1 : 0) * p.in_stride[d];
   t.width_div = fast_divisor(t.width);
   t.slot_div = fast_divisor(t.slot_vectors > 0 ? t.slot_vectors : 1);
-  for (int d = 0; d < inner; ++d) t.outer_div[d] = fast_divisor(p.out_extent[d]);
   t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors, extra);
   return t;
 }

@@ -12,7 +12,6 @@
 #include <climits>
 #include <cstdint>
 
-#include "common/fast_divisor.h"
 #include "common/rows_problem.h"
 #include "common/rows_tiling_heuristics.h"
 #include "common/shifted_load.cuh"
@@ -63,14 +62,6 @@ struct RowCoords {
       rest /= extent;
     }
     return c;
-  }
-  // The same given the extent's FastDivisor (the zero one where the extent
-  // has none): a multiply and a shift in place of the division.
-  __device__ int64_t next(int64_t extent, FastDivisor f) {
-    if (!narrow || f.multiplier == 0) return next(extent);
-    const uint32_t r = static_cast<uint32_t>(rest), q = fast_divide(r, f);
-    rest = q;
-    return r - q * static_cast<uint32_t>(extent);
   }
 };
 

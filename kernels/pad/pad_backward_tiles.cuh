@@ -5,9 +5,8 @@
 // (several rounds only where the rows on an outer pad have more sources than
 // the tile has slots), and then writes every dx element of the round's rows
 // from shared memory: 16-byte vectors where the columns have one inner
-// source each, a vector a thread, and the edge vectors (columns of several
-// sources, vectors across row ends) a vector a thread too, each element
-// summed on its own. Every cell adds its outer sources in order, each
+// source each, the other cells (columns of several sources, vectors across
+// row ends) one a thread. Every cell adds its outer sources in order, each
 // one's inner sources in ascending order, from -0.0: the order the passes of
 // pad_backward_impl.cuh sum it in, so the results are bit-identical to
 // theirs. No sum outlives a round, so a thread keeps a vector's sums at a
@@ -35,13 +34,13 @@ constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 // one a row with one source has). Its coordinates are found on the way, not
 // kept: a block's rows are listed with few registers.
 template <IndexMap M>
-__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own) {
+__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, int64_t g, int64_t &own) {
   const int inner = p.rank - 1;
   RowCoords rc(g, p.out_extent, inner);
   int64_t count = 1;
   own = 0;
   for (int d = inner - 1; d >= 0; --d) {
-    const int64_t c = rc.next(p.out_extent[d], t.outer_div[d]);
+    const int64_t c = rc.next(p.out_extent[d]);
     count *= copy_count<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
     own += (c + p.pad_low[d]) * p.in_stride[d];
   }
@@ -89,7 +88,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   int32_t count = 0;
   int64_t own = 0;
   if (r < nrows) {
-    count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
+    count = static_cast<int32_t>(dx_row_sources<M>(p, row0 + r, own));  // at most slots (the host's bound)
     s_count[r] = count;
   }
   const int32_t first = block_exclusive_sum(count, s_scratch);
@@ -98,7 +97,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   const int64_t lo = p.pad_low[inner], n = p.out_extent[inner], m = p.in_extent[inner];
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
-  const int32_t per_row = edge_vectors_per_row(t.width, a, b, V);
+  const int32_t zone = edge_zone(t.width, a, b, V);
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     __syncthreads();                     // s_first written; the last round's slots read
     const int32_t base = s_first[r0];
@@ -108,7 +107,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
     for (int32_t k = 0; fits && count > 1 && k < count; ++k) {
       RowCoords rc(row0 + r, p.out_extent, inner);  // nth_copy_row_at asks from the last axis on, as rc gives them
       set_tile_row<Bytes>(s, first - base + k, p.in,
-                          nth_copy_row_at<M>([&](int d) { return rc.next(p.out_extent[d], t.outer_div[d]); }, axes, count, k));
+                          nth_copy_row_at<M>([&](int d) { return rc.next(p.out_extent[d]); }, axes, count, k));
     }
     __syncthreads();
     stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
@@ -138,54 +137,21 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       *reinterpret_cast<uint4 *>(out + l0) = y.vector;
     }
-    // The edge vectors (columns of several sources, vectors across row ends)
-    // that hold elements of the round's rows, a vector a thread, each element
-    // summed on its own; stored whole where every element is the round's and
-    // inside the tile, else an element at a time. A vector across the
-    // round's start belongs to an earlier row: the walk starts at that row.
-    const int32_t start = r0 * t.width - ((r0 * t.width - tv.first) & (V - 1));
-    const int32_t owner0 = start > 0 ? start / t.width : 0;
-    for (int32_t i = threadIdx.x; i < (r1 - owner0) * per_row; i += kThreads) {
-      const int32_t q = i / per_row;
-      const int32_t l0 = edge_vector(t.width, tv.first, owner0 + q, a, b, V, i - q * per_row);
-      if (l0 == INT32_MIN) continue;
-      int32_t vr, c;
-      tile_row_column(t, l0 > 0 ? l0 : 0, vr, c);
-      P x;
-      bool whole = true;
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const int32_t l = l0 + e;
-        const bool ours = l >= 0 && l < tv.span && vr >= r0 && vr < r1;
-        whole &= ours;
-        if (!ours) {
-          if (l >= 0 && ++c == t.width) c = 0, ++vr;
-          continue;
-        }
-        const CopyRun run = copy_run<M>(c, lo, n, m);
-        A sum = A(-0.0);
-        const int32_t k0 = s_first[vr] - base, k1 = k0 + s_count[vr];
-        for (int32_t k = k0; k < k1; ++k) {
-          const T *slot = reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
-          if (run.before >= 0) sum += Accum<T>::load(slot[run.before]);
-          for (int64_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(slot[j]);
-          if (run.after >= 0) sum += Accum<T>::load(slot[run.after]);
-        }
-        x.elem[e] = Accum<T>::store(sum);
-        if (++c == t.width) c = 0, ++vr;
+    // The other cells of the round's rows, a cell a thread.
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * zone; i += kThreads) {
+      const int32_t q = i / zone, cr = r0 + q;
+      const int32_t c = edge_column(t, tv, cr, a, b, V, i - q * zone);
+      if (c == t.width) continue;
+      const CopyRun run = copy_run<M>(c, lo, n, m);
+      A sum = A(-0.0);
+      const int32_t k0 = s_first[cr] - base, k1 = k0 + s_count[cr];
+      for (int32_t k = k0; k < k1; ++k) {
+        const T *slot = reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
+        if (run.before >= 0) sum += Accum<T>::load(slot[run.before]);
+        for (int64_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(slot[j]);
+        if (run.after >= 0) sum += Accum<T>::load(slot[run.after]);
       }
-      if (whole) {
-        *reinterpret_cast<uint4 *>(out + l0) = x.vector;
-        continue;
-      }
-      tile_row_column(t, l0 > 0 ? l0 : 0, vr, c);
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const int32_t l = l0 + e;
-        if (l < 0) continue;
-        if (l < tv.span && vr >= r0 && vr < r1) out[l] = x.elem[e];
-        if (++c == t.width) c = 0, ++vr;
-      }
+      out[cr * t.width + c] = Accum<T>::store(sum);
     }
     r0 = r1;
   }

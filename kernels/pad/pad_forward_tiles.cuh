@@ -2,11 +2,9 @@
 // the source rows of a run of whole output rows through shared memory, then
 // writes the run as 16-byte vectors where a vector lies inside one row's
 // interior (a shifted 16 bytes of the row's slot) or one row of fill values,
-// and then the edge vectors (pad columns, vectors across row ends) in a loop
-// of their own, a vector a thread built element by element from shared
-// memory: no warp of the interior's vectors waits on an edge's elements,
-// every store is 16 bytes wide but at the tile's two ends, and no element is
-// loaded from global memory on its own.
+// and the few elements left (pad columns, vectors across row ends) an
+// element a thread, so that no warp waits on a lane's element-by-element path
+// and no element is loaded from global memory on its own.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,13 +25,13 @@ constexpr int kTileThreads = PadTilesTraits::kThreads;
 // Where output row g's window starts in the input (its outer axes mapped),
 // or -1 for a row of fill values.
 template <IndexMap M>
-__device__ __forceinline__ int64_t pad_source_row(const RowsProblem &p, const RowTiles &t, int64_t g) {
+__device__ __forceinline__ int64_t pad_source_row(const RowsProblem &p, int64_t g) {
   const int inner = p.rank - 1;
   RowCoords rc(g, p.out_extent, inner);
   int64_t i = 0;
   bool fill = false;
   for (int d = inner - 1; d >= 0; --d) {
-    const int64_t m = map_index<M>(rc.next(p.out_extent[d], t.outer_div[d]), p.pad_low[d], p.in_extent[d]);
+    const int64_t m = map_index<M>(rc.next(p.out_extent[d]), p.pad_low[d], p.in_extent[d]);
     fill |= m < 0;
     i += m * p.in_stride[d];
   }
@@ -52,7 +50,7 @@ __global__ void __launch_bounds__(kTileThreads)
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
-    const int64_t source = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
+    const int64_t source = t.window > 0 ? pad_source_row<M>(p, row0 + r) : -1;
     set_tile_row<Bytes>(s, r, p.in, source < 0 ? -1 : source + t.window_begin);
   }
   __syncthreads();
@@ -88,36 +86,22 @@ __global__ void __launch_bounds__(kTileThreads)
         fill_row ? fill_pack.vector : slot_vector<Bytes>(slot, s.phase[r] + static_cast<int32_t>(c - lo - t.window_begin));
   }
 
-  // The edge vectors (pad columns, vectors across row ends), a vector a
-  // thread, each element picked by its row and column; those at the tile's
-  // ends an element at a time.
-  const int32_t per_row = edge_vectors_per_row(t.width, a, b, V);
-  for (int32_t i = threadIdx.x; i < nrows * per_row; i += kTileThreads) {
-    const int32_t r = i / per_row;
+  // The rest, an element a thread: the pad columns, the vectors across row
+  // ends and the tile's ends.
+  const int32_t zone = edge_zone(t.width, a, b, V);
+  for (int32_t i = threadIdx.x; i < nrows * zone; i += kTileThreads) {
+    const int32_t r = i / zone;
     const bool fill_row = s.source[r] < 0;
-    const int32_t l0 = edge_vector(t.width, tv.first, r, fill_row ? 0 : a, fill_row ? t.width : b, V, i - r * per_row);
-    if (l0 == INT32_MIN) continue;
-    int32_t vr, c;
-    tile_row_column(t, l0 > 0 ? l0 : 0, vr, c);
-    P x;
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      const int32_t l = l0 + e;
-      if (l < 0 || l >= tv.span) continue;
-      const int64_t source = s.source[vr];
-      const int64_t m = source < 0 ? -1 : map_index<M>(c, lo, n);
-      x.elem[e] = m < 0 ? fill
-                        : slot_element<Bytes>(s.slot + static_cast<int64_t>(vr) * t.slot_vectors,
-                                              s.phase[vr] + static_cast<int32_t>(m - t.window_begin));
-      if (++c == t.width) c = 0, ++vr;
+    const int32_t c = edge_column(t, tv, r, fill_row ? 0 : a, fill_row ? t.width : b, V, i - r * zone);
+    if (c == t.width) continue;
+    E value = fill;
+    if (!fill_row) {
+      const int64_t m = map_index<M>(c, lo, n);
+      if (m >= 0)
+        value = slot_element<Bytes>(s.slot + static_cast<int64_t>(r) * t.slot_vectors,
+                                    s.phase[r] + static_cast<int32_t>(m - t.window_begin));
     }
-    if (l0 >= 0 && l0 + V <= tv.span) {
-      *reinterpret_cast<uint4 *>(out + l0) = x.vector;
-      continue;
-    }
-#pragma unroll
-    for (int e = 0; e < V; ++e)
-      if (l0 + e >= 0 && l0 + e < tv.span) out[l0 + e] = x.elem[e];
+    out[r * t.width + c] = value;
   }
 }
 

@@ -236,13 +236,8 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   REQUIRE(pad_backward_takes_tiles(many, 4, most, 2, st));
   CHECK(st.slots == most);
   CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, 2, st));
-  // Edge vectors a row: bf16 rows of 132 with 2 pad columns each side have
-  // at most one before their inside vectors and two from their end; rows with
-  // no vector inside (b - a < 3v - 2) have all theirs counted.
-  CHECK(edge_vectors_per_row(132, 2, 130, 8) == 4);
-  CHECK(edge_vectors_per_row(10, 0, 0, 4) >= (10 + 2 * 4 - 2) / 4);
-  CHECK(edge_vectors_per_row(30, 10, 19, 4) >= (30 + 2 * 4 - 2) / 4);
-
+  CHECK(edge_zone(10, 0, 0, 4) == 10);
+  CHECK(edge_zone(132, 2, 130, 8) == 2 + 2 + 14);
   // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
   RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
   gapped.out_stride[0] += 4;
@@ -253,40 +248,4 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 2, 6), 2, t));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 1), 2, t));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 0, 3), 4, t));
-}
-
-TEST_CASE("row tiles: every vector of a tile inside one row's [a, b) or one row's edge vector", "[heuristics][pad]") {
-  using namespace baracuda::kernels;
-  // Tiles of `rows` rows of `width`, the vector grid from every phase, every
-  // [a, b): each grid vector must be written once, by the inside test of
-  // the kernels' vector loop or as exactly one row's edge vector.
-  for (int32_t v : {2, 4, 8, 16})
-    for (int32_t width : {1, 3, 7, 8, 13, 32, 132})
-      for (int32_t rows : {1, 2, 5})
-        for (int32_t first = -(v - 1); first <= 0; ++first)
-          for (int32_t a = 0; a <= std::min(width, 9); ++a)
-            for (int32_t b = std::max(a, width - 9); b <= width; ++b) {
-              const int32_t span = rows * width, count = (span - first + v - 1) / v;
-              std::vector<int> written(count, 0);
-              for (int32_t g = 0; g < count; ++g) {
-                const int32_t l0 = first + g * v;
-                if (l0 < 0) continue;
-                const int32_t r = l0 / width, c = l0 % width;
-                if (c >= a && c + v <= b) ++written[g];
-              }
-              const int32_t per_row = edge_vectors_per_row(width, a, b, v);
-              for (int32_t r = 0; r < rows; ++r)
-                for (int32_t e = 0; e < per_row; ++e) {
-                  const int32_t l0 = edge_vector(width, first, r, a, b, v, e);
-                  if (l0 == INT32_MIN) continue;
-                  REQUIRE((l0 - first) % v == 0);
-                  REQUIRE((l0 - first) / v < count);
-                  ++written[(l0 - first) / v];
-                }
-              for (int32_t g = 0; g < count; ++g) {
-                INFO("v " << v << " width " << width << " rows " << rows << " first " << first << " a " << a << " b " << b
-                          << " vector " << g);
-                REQUIRE(written[g] == 1);
-              }
-            }
 }
