@@ -26,8 +26,10 @@ struct PadTilesTraits {
   static constexpr int64_t kMaxRowBytes = 36864;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
-  // from shared memory.
-  static constexpr int64_t kSumTileBytes = 16384;
+  // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy
+  // ahead of 16 KiB on the rank-4 rows, level on rank 5, 13 points ahead on
+  // 16-bit rows of 8192 padded by 100 and 300; 8 KiB lost 3-15 points).
+  static constexpr int64_t kSumTileBytes = 32768;
   // Staged dy rows a backward block has room for beyond one a dx row, in
   // percent of its dx rows (rounded down; at least the most sources a row
   // has): a tile whose rows have more sources (rows on an outer pad) stages
@@ -39,9 +41,10 @@ struct PadTilesTraits {
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
-  // sources span at least kSumBandBytes (session 17: 16-bit rows of 8192
-  // with pads of 100 and 300 ran at 72% of copy in tiles against 49-51% on
-  // the passes, whose cells kernel sums such columns).
+  // sources span at least kSumBandBytes (session 17: rows of 8192 padded
+  // by 100 and 300, reflect and circular, ran at 90-91% of copy in tiles
+  // in f32 and 79-81% in 16-bit, against 48-70% on the passes, whose cells
+  // kernel sums such columns).
   static constexpr int64_t kMaxSumRowBytes = 4096;
   static constexpr int64_t kMaxBandSumRowBytes = 36864;
   static constexpr int64_t kSumBandBytes = 512;
