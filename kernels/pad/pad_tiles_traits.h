@@ -41,13 +41,15 @@ struct PadTilesTraits {
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
-  // sources span at least kSumBandBytes (session 17: rows of 8192 padded
-  // by 100 and 300, reflect and circular, ran at 90-91% of copy in tiles
-  // in f32 and 79-81% in 16-bit, against 48-70% on the passes, whose cells
-  // kernel sums such columns).
+  // sources span at least kSumBandBytes (session 17, H200, reflect and
+  // circular: rows of 8192 padded by 100 and 300 ran at 96% of copy in f32
+  // tiles and 77-79% in 16-bit, against 48-70% on the passes, whose cells
+  // kernel sums such columns; with a band of 32 bytes f32 rows of 8192
+  // padded by 3 and 5 92 -> 95%, 16-bit rows of 4096 padded by 7 and 9 on
+  // a padded outer axis 73-75 -> 82-85%, f32 ones level).
   static constexpr int64_t kMaxSumRowBytes = 4096;
   static constexpr int64_t kMaxBandSumRowBytes = 36864;
-  static constexpr int64_t kSumBandBytes = 512;
+  static constexpr int64_t kSumBandBytes = 32;
 };
 
 }  // namespace baracuda::kernels
