@@ -16,26 +16,26 @@ namespace baracuda::kernels {
 
 #ifdef __CUDACC__
 
-// A tile's shared memory: row r's slot (slot_vectors 16-byte vectors from
-// slot + r * slot_vectors) holds its source row's window, staged from the
+// A tile's shared memory: slot r (slot_vectors 16-byte vectors from
+// slot + r * slot_vectors) holds a source row's window, staged from the
 // 16-byte boundary at or before the window's first element; source[r] is
 // that element's offset into the input (-1: nothing staged), phase[r] how
-// many elements precede it in the slot.
+// many elements precede it in the slot. A forward tile has a slot a row.
 struct TileSlots {
   uint4 *slot;
   int64_t *source;
   int32_t *phase;
 };
 
-__device__ __forceinline__ TileSlots tile_slots(uint4 *smem, const RowTiles &t) {
+__device__ __forceinline__ TileSlots tile_slots(uint4 *smem, const RowTiles &t, int32_t slots) {
   TileSlots s;
   s.slot = smem;
-  s.source = reinterpret_cast<int64_t *>(smem + static_cast<int64_t>(t.rows_per_block) * t.slot_vectors);
-  s.phase = reinterpret_cast<int32_t *>(s.source + t.rows_per_block);
+  s.source = reinterpret_cast<int64_t *>(smem + static_cast<int64_t>(slots) * t.slot_vectors);
+  s.phase = reinterpret_cast<int32_t *>(s.source + slots);
   return s;
 }
 
-// Row r stages the window that starts at input element `source` (-1: none).
+// Slot r stages the window that starts at input element `source` (-1: none).
 template <int Bytes>
 __device__ __forceinline__ void set_tile_row(const TileSlots &s, int32_t r, const void *in, int64_t source) {
   s.source[r] = source;
@@ -43,8 +43,8 @@ __device__ __forceinline__ void set_tile_row(const TileSlots &s, int32_t r, cons
   s.phase[r] = static_cast<int32_t>((at & 15u) / Bytes);
 }
 
-// Stages the windows of the tile's first nrows rows (as set_tile_row set
-// them) into their slots: each 16-byte vector a window touches as an
+// Stages the windows of the tile's first nrows slots (as set_tile_row set
+// them): each 16-byte vector a window touches as an
 // asynchronous copy, all in flight together, where the vector lies inside
 // the input's span (its bytes beyond the window land in the slot unread);
 // the elements of the few others (at the input's two ends) one by one, so

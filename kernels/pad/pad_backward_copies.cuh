@@ -38,6 +38,19 @@ __host__ __device__ __forceinline__ CopyRun copy_run(int64_t i, int64_t lo, int6
   return r;
 }
 
+__host__ __device__ __forceinline__ int64_t copy_run_size(const CopyRun &r) {
+  return (r.before >= 0) + (r.end - r.begin) + (r.after >= 0);
+}
+
+// The k-th (0-based) of those indices.
+__host__ __device__ __forceinline__ int64_t nth_copy(const CopyRun &r, int64_t k) {
+  if (r.before >= 0) {
+    if (k == 0) return r.before;
+    --k;
+  }
+  return k < r.end - r.begin ? r.begin + k : r.after;
+}
+
 // The same indices as up to three ascending ranges.
 template <IndexMap M>
 __host__ __device__ __forceinline__ IndexRanges copies_of(int64_t i, int64_t lo, int64_t n, int64_t m) {
@@ -82,16 +95,17 @@ __device__ __forceinline__ int64_t copy_row_count(const int64_t *coord, const Co
 }
 
 // The offset of the k-th (0-based) of those rows, in ascending order (last
-// axis fastest). The axes' loop is unrolled so that a caller's coord array
-// stays in registers.
-template <IndexMap M>
-__device__ __forceinline__ int64_t nth_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, int64_t k) {
+// axis fastest), the row's coordinates given by coord_at(d), asked for from
+// the last outer axis to the first. The axes' loop is unrolled so that a
+// caller's coord array stays in registers.
+template <IndexMap M, class CoordAt>
+__device__ __forceinline__ int64_t nth_copy_row_at(CoordAt &&coord_at, const CopyAxes &a, int64_t count, int64_t k) {
   int64_t rest = k, off = 0;
 #pragma unroll
   for (int d = kMaxRank - 2; d >= 0; --d) {
     if (d >= a.axes) continue;
-    const IndexRanges r = copies_of<M>(coord[d], a.lo[d], a.n[d], a.m[d]);
-    const int64_t size = r.size();
+    const CopyRun r = copy_run<M>(coord_at(d), a.lo[d], a.n[d], a.m[d]);
+    const int64_t size = copy_run_size(r);
     int64_t pick;
     if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
       pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
@@ -100,9 +114,14 @@ __device__ __forceinline__ int64_t nth_copy_row(const int64_t *coord, const Copy
       pick = rest % size;
       rest /= size;
     }
-    off += nth_index(r, pick) * a.stride[d];
+    off += nth_copy(r, pick) * a.stride[d];
   }
   return off;
+}
+
+template <IndexMap M>
+__device__ __forceinline__ int64_t nth_copy_row(const int64_t *coord, const CopyAxes &a, int64_t count, int64_t k) {
+  return nth_copy_row_at<M>([coord](int d) { return coord[d]; }, a, count, k);
 }
 
 // fn(offset) for each of those rows, in ascending order.

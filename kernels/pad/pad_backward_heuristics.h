@@ -28,14 +28,14 @@ int32_t pad_backward_pair_axis(const RowsProblem &p) {
   return pair_axis;
 }
 
-// The most outer source rows any dx row has, saturating at kMaxSourceRows + 1.
+// The most outer source rows any dx row has, saturating at cap + 1.
 template <IndexMap M>
-int64_t pad_backward_max_sources(const RowsProblem &p) {
+int64_t pad_backward_max_sources(const RowsProblem &p, int64_t cap = kMaxSourceRows) {
   int64_t max_sources = 1;
   for (int d = 0; d < p.rank - 1; ++d) {
     const int64_t c = max_copies<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
-    max_sources = c > kMaxSourceRows ? kMaxSourceRows + 1 : max_sources * c;
-    if (max_sources > kMaxSourceRows) max_sources = kMaxSourceRows + 1;
+    max_sources = c > cap ? cap + 1 : max_sources * c;
+    if (max_sources > cap) max_sources = cap + 1;
   }
   return max_sources;
 }

@@ -211,13 +211,13 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
     summed[d] = summed_indices<M>(p.pad_low[d], p.out_extent[d], p.in_extent[d] - p.out_extent[d] - p.pad_low[d]);
   int64_t single_begin, single_end;  // the dx columns of one inner source each that tiles sum as vectors
   widest_range(complement(summed[inner], width), single_begin, single_end);
-  RowTiles tiles;
-  if (width <= INT32_MAX) {
-    const int32_t w = static_cast<int32_t>(width), a = static_cast<int32_t>(single_begin);
-    const int32_t b = single_end > single_begin ? static_cast<int32_t>(single_end) : a;
-    const int32_t zone = edge_zone(w, a, b, 16 / sizeof(T));
-    if (pad_backward_takes_tiles(p, sizeof(T), zone * sizeof(typename Accum<T>::type), tiles))  // short rows, any size
-      return launch_pad_backward_tiles<T, M>(p, tiles, a, b, zone, stream);
+  SumTiles tiles;
+  if (width <= INT32_MAX &&
+      pad_backward_takes_tiles(p, sizeof(T), pad_backward_max_sources<M>(p, kMaxTileSmemBytes), summed[inner].size(),
+                               tiles)) {
+    const int32_t a = static_cast<int32_t>(single_begin);  // short rows, any size
+    return launch_pad_backward_tiles<T, M>(p, tiles, a, single_end > single_begin ? static_cast<int32_t>(single_end) : a,
+                                           stream);
   }
   const int32_t pair_axis = pad_backward_pair_axis<M>(p);
   // Axes before `axis` single-source, `axis` summed, later ones whole (axis -1: every row).

@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kTileThreads)
   using P = Pack16<E>;
   constexpr int V = P::kCount;
   extern __shared__ uint4 tile_smem[];
-  const TileSlots s = tile_slots(tile_smem, t);
+  const TileSlots s = tile_slots(tile_smem, t, t.rows_per_block);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {

@@ -65,20 +65,37 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   return fit_row_tiles(p, elem_bytes, begin, window, tile / row_bytes > 1 ? tile / row_bytes : 1, t);
 }
 
-// A pad backward (reflect, replicate, circular; out = dx, in = dy) in tiles
-// whose every thread keeps PadTilesTraits::kSumElements sums: as many whole
-// dx rows as the block's vectors hold; each dy row staged whole, and
-// edge_bytes a row for the sums of its cells outside the vectors.
-inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64_t edge_bytes, RowTiles &t) {
+// A pad backward's tiles (reflect, replicate, circular): the dx rows of a
+// block, and how many dy rows (slots) its shared memory stages at once.
+struct SumTiles {
+  RowTiles t;
+  int32_t slots;
+};
+
+// A pad backward (out = dx, in = dy) in tiles of about
+// PadTilesTraits::kSumTileBytes of dx, at most one row a thread, each dy row
+// staged whole; max_sources: the most dy rows any dx row has (what one round
+// of a block must hold), saturated at anything over the slots that fit;
+// band_columns: how many dx columns have several inner sources.
+inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64_t max_sources,
+                                     int64_t band_columns, SumTiles &s) {
   const int inner = p.rank - 1;
   const int64_t window = p.in_extent[inner], w = p.out_extent[inner];
-  if (!row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxSumRowBytes)) return false;
-  const int64_t v = 16 / elem_bytes;
-  const int64_t vectors = int64_t{PadTilesTraits::kThreads} * (PadTilesTraits::kSumElements / v);
-  // Rows of whole vectors from a 16-byte boundary start every tile on one;
-  // otherwise a tile of e elements spans up to (e - 1) / v + 2 vectors.
-  const bool aligned = (w * elem_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(p.out) % 16 == 0;
-  return fit_row_tiles(p, elem_bytes, 0, window, (aligned ? vectors * v : (vectors - 2) * v + 1) / w, t, edge_bytes);
+  const int64_t longest = band_columns * elem_bytes >= PadTilesTraits::kSumBandBytes
+                              ? PadTilesTraits::kMaxBandSumRowBytes
+                              : PadTilesTraits::kMaxSumRowBytes;
+  if (!row_tiles_serve(p, elem_bytes, window, longest)) return false;
+  int64_t rows = PadTilesTraits::kSumTileBytes / (w * elem_bytes);
+  rows = rows < 1 ? 1 : rows > PadTilesTraits::kThreads ? PadTilesTraits::kThreads : rows;
+  for (;; rows /= 2) {
+    s.t = make_row_tiles(p, elem_bytes, 0, window, static_cast<int32_t>(rows));
+    int64_t slots = rows + rows * PadTilesTraits::kSumSpareSlotsPercent / 100;
+    if (slots < max_sources) slots = max_sources;
+    s.slots = static_cast<int32_t>(slots < kMaxTileSmemBytes ? slots : kMaxTileSmemBytes);
+    s.t.smem_bytes = row_tile_smem_bytes(s.slots, s.t.slot_vectors, 0);
+    if (slots <= kMaxTileSmemBytes && s.t.smem_bytes <= kMaxTileSmemBytes) return true;
+    if (rows == 1) return false;
+  }
 }
 
 }  // namespace baracuda::kernels

@@ -24,17 +24,32 @@ struct PadTilesTraits {
   // The longest rows the forward's tiles take, output and staged source
   // alike (what fits the shared memory beside the tile's bookkeeping).
   static constexpr int64_t kMaxRowBytes = 36864;
-  // Accumulators (elements) per thread of the backward: a block's tile is
-  // kThreads * kSumElements dx elements, each thread's kept in registers
-  // while the tile's dy rows are staged layer by layer (32 ran 5-18 points
-  // ahead of 16 on the short rows, at 3 blocks an SM; 32 at 2 blocks an SM
-  // lost to both).
-  static constexpr int kSumElements = 32;
-  // Blocks per SM the backward's registers are cut for (80 each).
-  static constexpr int kSumMinBlocks = 3;
-  // The longest dx and dy rows the backward's tiles take: rows of 8 to 32
-  // KiB ran at 54-85% of copy in tiles against 74-93% on the passes.
+  // dx bytes a backward block writes (whole rows, at most one a thread):
+  // its dy source rows are staged, all at once where they fit, and summed
+  // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy
+  // ahead of 16 KiB on the rank-4 rows, level on rank 5, 13 points ahead on
+  // 16-bit rows of 8192 padded by 100 and 300; 8 KiB lost 3-15 points).
+  static constexpr int64_t kSumTileBytes = 32768;
+  // Staged dy rows a backward block has room for beyond one a dx row, in
+  // percent of its dx rows (rounded down; at least the most sources a row
+  // has): a tile whose rows have more sources (rows on an outer pad) stages
+  // and sums them in several rounds.
+  static constexpr int kSumSpareSlotsPercent = 25;
+  // Blocks per SM the backward's registers are cut for: the rows' listing
+  // wants more registers than the sums, and is what a cut spills.
+  static constexpr int kSumMinBlocks = 6;
+  // The longest dx and dy rows the backward's tiles take (session 16: rows
+  // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
+  // the passes), and the longest where the row's columns of several inner
+  // sources span at least kSumBandBytes (session 17, H200, reflect and
+  // circular: rows of 8192 padded by 100 and 300 ran at 96% of copy in f32
+  // tiles and 77-79% in 16-bit, against 48-70% on the passes, whose cells
+  // kernel sums such columns; with a band of 32 bytes f32 rows of 8192
+  // padded by 3 and 5 92 -> 95%, 16-bit rows of 4096 padded by 7 and 9 on
+  // a padded outer axis 73-75 -> 82-85%, f32 ones level).
   static constexpr int64_t kMaxSumRowBytes = 4096;
+  static constexpr int64_t kMaxBandSumRowBytes = 36864;
+  static constexpr int64_t kSumBandBytes = 32;
 };
 
 }  // namespace baracuda::kernels

@@ -86,9 +86,13 @@ TEST_CASE("pad backward heuristics: outer source rows, saturating past the liste
   CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({6, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 3);
   CHECK(pad_backward_max_sources<IndexMap::Circular>(pad_backward({6, 32}, {2, 0}, {0, 0}, IndexMap::Circular)) == 2);
   CHECK(pad_backward_max_sources<IndexMap::Replicate>(pad_backward({6, 32}, {5, 0}, {0, 0}, IndexMap::Replicate)) == 6);
-  // 3 x 3 sources over two axes: past the list.
+  // 3 x 3 sources over two axes: past the list, but not past a larger cap (the row tiles' slots).
   CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
         kMaxSourceRows + 1);
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect),
+                                                    9) == 9);
+  CHECK(pad_backward_max_sources<IndexMap::Replicate>(
+            pad_backward({5, 6, 32}, {4, 20, 0}, {1, 2, 0}, IndexMap::Replicate), 1000) == 5 * 21);
   CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {0, 0, 3}, {0, 0, 3}, IndexMap::Reflect)) ==
         1);
 }
@@ -145,8 +149,10 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
     return p;
   };
   RowTiles t;
+  SumTiles st;
   constexpr int64_t kTile = PadTilesTraits::kTileBytes;
-  constexpr int64_t kSums = int64_t{PadTilesTraits::kThreads} * PadTilesTraits::kSumElements;  // elements a tile
+  constexpr int64_t kSumTile = PadTilesTraits::kSumTileBytes;
+  auto slots_for = [](int64_t rows) { return rows + rows * PadTilesTraits::kSumSpareSlotsPercent / 100; };
   // The grid's rank-4 forward as the plan simplifies it, f32 rows of 514 from rows of 512.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect)), 4, t));
   const int64_t r4_rows = kTile / (514 * 4);
@@ -158,22 +164,31 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
   CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
   CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
-  // Its backward: as many dx rows of 512 as the tile's sums hold, dy rows of 514 staged; a
-  // misaligned dx leaves room for a vector more at each end.
+  // Its backward: dx rows of 512 a tile of kSumTileBytes, dy rows of 514 staged, a
+  // slot for each and the spare ones (dx rows 1 and 510 have two sources).
   const RowsProblem r4 = pad_backward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect);
-  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 0, t));
-  CHECK(t.rows_per_block == kSums / 512);
-  CHECK(t.window == 514);
-  CHECK(t.slot_vectors == (514 * 4 + 15) / 16 + 1);
-  REQUIRE(pad_backward_takes_tiles(at(r4, 4), 4, 0, t));
-  CHECK(t.rows_per_block == ((kSums / 4 - 2) * 4 + 1) / 512);
+  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 2, 2, st));
+  CHECK(st.t.rows_per_block == kSumTile / (512 * 4));
+  CHECK(st.slots == std::max<int64_t>(2, slots_for(kSumTile / (512 * 4))));
+  CHECK(st.t.window == 514);
+  CHECK(st.t.slot_vectors == (514 * 4 + 15) / 16 + 1);
+  CHECK(st.t.smem_bytes == row_tile_smem_bytes(st.slots, st.t.slot_vectors, 0));
+  // Rows with more sources than the spare slots: a slot for each source of the row with the most.
+  REQUIRE(pad_backward_takes_tiles(at(r4), 4, 20, 2, st));
+  CHECK(st.t.rows_per_block == kSumTile / (512 * 4));
+  CHECK(st.slots == 20);
   // bf16 rank 5: forward rows of 132, backward rows of 128.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)),
                                   2, t));
   CHECK(t.rows_per_block == kTile / 264);
   REQUIRE(pad_backward_takes_tiles(
-      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, 0, t));
-  CHECK(t.rows_per_block == kSums / 128);
+      at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)), 2, 4, 4, st));
+  // dy rows of 264 bytes take slots of 18 vectors: a tile is halved until its slots fit.
+  int64_t r5_rows = kSumTile / 256;
+  while (row_tile_smem_bytes(slots_for(r5_rows), 18, 0) > kMaxTileSmemBytes) r5_rows /= 2;
+  CHECK(st.t.slot_vectors == 18);
+  CHECK(st.t.rows_per_block == r5_rows);
+  CHECK(st.slots == slots_for(r5_rows));
   // Rows up to PadTilesTraits::kMaxRowBytes (forward) and kMaxSumRowBytes (backward), output and staged rows alike.
   const int64_t row = PadTilesTraits::kMaxRowBytes / 4, sum_row = PadTilesTraits::kMaxSumRowBytes / 4;
   CHECK(pad_forward_takes_tiles(at(pad_forward({4, row - 2}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
@@ -185,10 +200,25 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({64, short_row - 3}, {0, 2}, {0, 2}, IndexMap::Reflect)), 2, t));
   CHECK(t.rows_per_block == std::max<int64_t>(1, PadTilesTraits::kLongTileBytes / (PadTilesTraits::kLongRowBytes + 2)));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({4, row - 1}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
-  CHECK(pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 101}, IndexMap::Replicate)), 4, 0,
-                                 t));
+  CHECK(pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 101}, IndexMap::Replicate)), 4, 1,
+                                 2, st));
   CHECK_FALSE(
-      pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 100}, IndexMap::Replicate)), 4, 0, t));
+      pad_backward_takes_tiles(at(pad_backward({4, 100}, {0, 1}, {0, sum_row - 100}, IndexMap::Replicate)), 4, 1, 2, st));
+  // Longer rows where the columns of several inner sources span
+  // kSumBandBytes: the grid's rows of 8192 padded by 100 and 300, a slot a
+  // row and no spare one (an f32 tile's one dy row fits beside nothing else).
+  const RowsProblem band = at(pad_backward({16384, 8192}, {0, 100}, {0, 300}, IndexMap::Reflect));
+  for (int bytes : {2, 4}) {
+    REQUIRE(pad_backward_takes_tiles(band, bytes, 1, PadTilesTraits::kSumBandBytes / bytes, st));
+    CHECK(st.t.rows_per_block == std::max<int64_t>(1, kSumTile / (8192 * bytes)));
+    CHECK(st.slots == st.t.rows_per_block);
+    CHECK_FALSE(pad_backward_takes_tiles(band, bytes, 1, PadTilesTraits::kSumBandBytes / bytes - 1, st));
+  }
+  const int64_t band_row = PadTilesTraits::kMaxBandSumRowBytes / 4;
+  CHECK(pad_backward_takes_tiles(at(pad_backward({4, band_row - 400}, {0, 100}, {0, 300}, IndexMap::Circular)), 4, 1,
+                                 400, st));
+  CHECK_FALSE(pad_backward_takes_tiles(at(pad_backward({4, band_row - 399}, {0, 100}, {0, 300}, IndexMap::Circular)),
+                                       4, 1, 400, st));
   // Constant pads that crop stage only the columns the output keeps.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({4, 100}, {0, -10}, {0, -20}, IndexMap::Constant)), 2, t));
   CHECK(t.window_begin == 10);
@@ -198,15 +228,18 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.rows_per_block == std::min<int64_t>(kMaxTileRows, kTile / 4));
   CHECK(t.smem_bytes <= kMaxTileSmemBytes);
   // Short dx rows of long dy rows: the tile is halved until its slots fit the shared memory.
-  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 0, t));
-  CHECK(t.rows_per_block < ((kSums / 4 - 2) * 4 + 1) / 10);
-  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
-  CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 0) > kMaxTileSmemBytes);
-  // The edge cells' sums take their share: 40 bytes a row of 10 f32 (dy rows of 28), and 15 for alignment.
-  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 9}, IndexMap::Reflect)), 4, 40, t));
-  CHECK(t.smem_bytes == static_cast<uint32_t>(t.rows_per_block * (8 * 16 + 12 + 40) + 15));
-  CHECK(t.smem_bytes <= kMaxTileSmemBytes);
-  CHECK(row_tile_smem_bytes(2 * t.rows_per_block, t.slot_vectors, 40) > kMaxTileSmemBytes);
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate)), 4, 1, 2, st));
+  CHECK(st.t.rows_per_block < kSumTile / 40);
+  CHECK(st.t.smem_bytes <= kMaxTileSmemBytes);
+  CHECK(row_tile_smem_bytes(slots_for(2 * st.t.rows_per_block), st.t.slot_vectors, 0) > kMaxTileSmemBytes);
+  // At most a row a thread; a row with more sources than fit a block's slots: not in tiles.
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({100000, 1}, {0, 0}, {0, 1}, IndexMap::Replicate)), 4, 1, 1, st));
+  CHECK(st.t.rows_per_block == PadTilesTraits::kThreads);
+  const RowsProblem many = at(pad_backward({64, 10}, {0, 9}, {0, 981}, IndexMap::Replicate));
+  const int64_t most = kMaxTileSmemBytes / row_tile_smem_bytes(1, (1000 * 4 + 15) / 16 + 1, 0);
+  REQUIRE(pad_backward_takes_tiles(many, 4, most, 2, st));
+  CHECK(st.slots == most);
+  CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, 2, st));
   CHECK(edge_zone(10, 0, 0, 4) == 10);
   CHECK(edge_zone(132, 2, 130, 8) == 2 + 2 + 14);
   // A gap between output rows, input rows of stride 2, an output or input off its element alignment.

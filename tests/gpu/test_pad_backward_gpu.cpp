@@ -162,19 +162,26 @@ TEST_CASE("pad backward of random problems at the passes' and row kernels' bound
   for (int i = 0; i < 400; ++i) CHECK_CASE(random_pad_case(d, BARACUDA_OP_PAD_BACKWARD, d.pick(kDtypes)), run_pad);
 }
 
-TEST_CASE("pad backward of short rows in row tiles: layers of outer sources, rows at the 4 KiB bound",
+TEST_CASE("pad backward of short rows in row tiles: rounds of outer sources, rows at the 4 KiB bound",
           "[gpu][pad_backward]") {
-  // kernels/pad/pad_tiles_heuristics.h: dx rows fed by up to 25 dy rows (a
-  // tile's layers), short dx rows of long dy rows (tiles cut to fit the
-  // shared memory), and dy rows of exactly PadTilesTraits::kMaxSumRowBytes and
-  // one element more (the passes).
+  // kernels/pad/pad_tiles_heuristics.h: dx rows fed by up to 25 and 42 dy
+  // rows (tiles whose sources take several rounds of their slots), short dx
+  // rows of long dy rows (tiles cut to fit the shared memory), dy rows of
+  // exactly PadTilesTraits::kMaxSumRowBytes and one element more (the
+  // passes), and rows with a wide band of columns of two inner sources up
+  // to kMaxBandSumRowBytes and one element more (reflect and circular).
   uint64_t seed = 1200;
   for (baracuda_dtype_t dtype : kDtypes) {
-    const int64_t row = baracuda::kernels::PadTilesTraits::kMaxSumRowBytes / (baracuda_dtype_bits(dtype) / 8);
+    const int64_t bytes = baracuda_dtype_bits(dtype) / 8;
+    const int64_t row = baracuda::kernels::PadTilesTraits::kMaxSumRowBytes / bytes;
+    const int64_t band_row = baracuda::kernels::PadTilesTraits::kMaxBandSumRowBytes / bytes;
     for (int32_t mode : {BARACUDA_PAD_REFLECT, BARACUDA_PAD_REPLICATE, BARACUDA_PAD_CIRCULAR}) {
       const int64_t wide = mode == BARACUDA_PAD_REPLICATE ? row - 19 : 9;
       const Shape shapes[] = {
+          {{3, band_row - 411}, {1, 150}, {0, 261}},
+          {{3, band_row - 410}, {0, 150}, {0, 261}},
           {{40, 6, 5, 33}, {0, 3, 4, 5}, {0, 4, 3, 6}},
+          {{3, 7, 9, 7}, {0, 4, 2, 1}, {0, 5, 6, 1}},
           {{64, 10}, {0, 9}, {0, wide}},
           {{9, row - 3}, {1, 1}, {0, 2}},
           {{9, row - 2}, {1, 1}, {0, 2}},
