@@ -1,0 +1,13 @@
+#!/bin/bash
+# build.sh <out dir> <staged kernels dir> name=kernels_dir ...: the probe with
+# one variant.cu per named tree (base first), at most 4 nvcc at a time.
+O=$1; S=$2; shift 2; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
+C="-O3 --std=c++17 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a"
+{
+  for spec in "$@"; do
+    n=${spec%%=*}; d=${spec#*=}
+    echo "$n $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_FORWARD=probe_forward_$n -c $H/variant.cu"
+  done
+  echo "main $C -I$S -c $H/main.cu"
+} | xargs -P 4 -L 1 bash -c 'n=$0; nvcc "$@" -o '$O'/$n.o > '$O'/$n.log 2>&1 || echo "FAILED: $n (see '$O'/$n.log)"'
+nvcc -gencode=arch=compute_90a,code=sm_90a $O/*.o -o $O/probe > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }
