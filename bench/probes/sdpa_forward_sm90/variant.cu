@@ -10,18 +10,28 @@
 
 using namespace baracuda::kernels;
 
-// 0, a negated CUDA error, or 1 when the tree's forward refuses the views.
+// PROBE_TILES: the head-size tiles this variant builds (64 = 1, 128 = 2,
+// 256 = 4; all by default), so that a variant of one tile compiles sooner.
+#ifndef PROBE_TILES
+#define PROBE_TILES 7
+#endif
+
+// 0, a negated CUDA error, 1 when the tree's forward refuses the views, 2
+// when this variant does not build the problem's tile.
 int PROBE_FORWARD(const void *problem, cudaStream_t stream) {
   const SdpaProblem &p = *static_cast<const SdpaProblem *>(problem);
   const int tile = sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v);
+  if ((PROBE_TILES & (tile / 64)) == 0) return 2;
   sm90::ForwardParams fp;
   if (!sm90::forward_params(fp, p, true, tile)) return 1;
-  switch (tile) {
-    case 64:
-      return sdpa_forward_sm90_launch<__nv_bfloat16, 64>(p, fp, stream);
-    case 128:
-      return sdpa_forward_sm90_launch<__nv_bfloat16, 128>(p, fp, stream);
-    default:
-      return sdpa_forward_sm90_launch<__nv_bfloat16, 256>(p, fp, stream);
-  }
+#if PROBE_TILES & 1
+  if (tile == 64) return sdpa_forward_sm90_launch<__nv_bfloat16, 64>(p, fp, stream);
+#endif
+#if PROBE_TILES & 2
+  if (tile == 128) return sdpa_forward_sm90_launch<__nv_bfloat16, 128>(p, fp, stream);
+#endif
+#if PROBE_TILES & 4
+  if (tile == 256) return sdpa_forward_sm90_launch<__nv_bfloat16, 256>(p, fp, stream);
+#endif
+  return 2;
 }
