@@ -36,10 +36,9 @@ using bf = __nv_bfloat16;
 
 // Defined by variant.cu per tree; a variant not built stays null (weak).
 int probe_forward_base(const void *, cudaStream_t);
-int probe_forward_v1(const void *, cudaStream_t) __attribute__((weak));
-int probe_forward_v2(const void *, cudaStream_t) __attribute__((weak));
-int probe_forward_v3(const void *, cudaStream_t) __attribute__((weak));
-int probe_forward_v4(const void *, cudaStream_t) __attribute__((weak));
+#define PROBE_VARIANT(n) int probe_forward_##n(const void *, cudaStream_t) __attribute__((weak));
+PROBE_VARIANT(v1) PROBE_VARIANT(v2) PROBE_VARIANT(v3) PROBE_VARIANT(v4) PROBE_VARIANT(v5) PROBE_VARIANT(v6)
+#undef PROBE_VARIANT
 struct Variant {
   const char *name;
   int (*run)(const void *, cudaStream_t);
@@ -47,7 +46,7 @@ struct Variant {
 static std::vector<Variant> variants() {
   std::vector<Variant> v{{"base", probe_forward_base}};
   for (const Variant &x : {Variant{"v1", probe_forward_v1}, Variant{"v2", probe_forward_v2}, Variant{"v3", probe_forward_v3},
-                          Variant{"v4", probe_forward_v4}})
+                          Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6}})
     if (x.run != nullptr) v.push_back(x);
   return v;
 }
