@@ -240,18 +240,8 @@ struct Consumer {
       fence_registers(s[0]);
       release_keys(0);
       probabilities(s, 0, row_max, row_sum, correction);
-      // Each turn of the loop begins where P of tile t - 1 is in s: once P V
-      // of tile t - 2 is done, P goes into pa. That wait opens the loop's
-      // body, a block of its own, so that ptxas cannot hoist it above the
-      // softmax at the end of the turn before (within one block it did,
-      // and the softmax no longer ran under the product).
-      for (int64_t t = 1;; ++t) {
-        wgmma_wait<0>();  // P V of tile t - 2
-        fence_registers(o[0]);
-        fence_registers(pa);
-        if (t >= 2) release_values(t - 2);
-        accumulator_to_a_fragments<T>(pa, s[0]);
-        if (t == n_tiles) break;
+      accumulator_to_a_fragments<T>(pa, s[0]);
+      for (int64_t t = 1; t < n_tiles; ++t) {
         wait_turn();
         issue_scores(s, t);
         sdpa_tc::rescale_rows(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
@@ -261,6 +251,11 @@ struct Consumer {
         fence_registers(s[0]);
         release_keys(t);
         probabilities(s, t, row_max, row_sum, correction);
+        wgmma_wait<0>();  // P V of tile t - 1
+        fence_registers(o[0]);
+        fence_registers(pa);
+        release_values(t - 1);
+        accumulator_to_a_fragments<T>(pa, s[0]);
       }
       release_query();  // every S of this query tile is done
       wait_turn();
