@@ -51,6 +51,8 @@ struct Tiles {
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kKvSlabBytes = kBlockN * 128;
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
+  // The running max moves only by more than this (log2 units; softmax_probabilities).
+  static constexpr int kRescaleSlack = 8;
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -206,7 +208,16 @@ struct Consumer {
       sdpa_tc::transform_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score, slope_log2, w.m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, w.m0, w.m_last, n0, Ti::kBlockN))
       sdpa_tc::mask_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score.visible, w.m0, n0);
-    sdpa_tc::softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
+    sdpa_tc::softmax_probabilities<1, Ti::kKeyBlocks, Ti::kRescaleSlack>(s, row_max, row_sum, fp.score.mul,
+                                                                          correction);
+  }
+
+  // O's rows times their pending correction, skipped where no row of this
+  // warp moved its max (the correction is then exactly 1): with the slack,
+  // most tiles past the first.
+  __device__ void rescale_output(float (&o)[1][Ti::kValueBlocks][4], const float (&correction)[1][2]) const {
+    if (__any_sync(0xffffffffu, correction[0][0] != 1.f || correction[0][1] != 1.f))
+      sdpa_tc::rescale_rows(o, correction);
   }
 
   // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
@@ -244,7 +255,7 @@ struct Consumer {
       for (int64_t t = 1; t < n_tiles; ++t) {
         wait_turn();
         issue_scores(s, t);
-        sdpa_tc::rescale_rows(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
+        rescale_output(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
         issue_values(o, pa, t - 1);
         pass_turn();
         wgmma_wait<1>();  // S of tile t
@@ -259,7 +270,7 @@ struct Consumer {
       }
       release_query();  // every S of this query tile is done
       wait_turn();
-      sdpa_tc::rescale_rows(o, correction);
+      rescale_output(o, correction);
       issue_values(o, pa, n_tiles - 1);
       if (!last_group()) pass_turn();
       wgmma_wait<0>();
