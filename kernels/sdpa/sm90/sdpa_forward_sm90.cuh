@@ -51,8 +51,7 @@ struct Tiles {
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kKvSlabBytes = kBlockN * 128;
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
-  // The running max moves only by more than this (log2 units; softmax_probabilities).
-  static constexpr int kRescaleSlack = 8;
+  static constexpr int kRescaleSlack = kShape.rescale_slack;
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -82,11 +81,14 @@ struct BlockWork {
 // -1 past its last. A block a tile takes one. A persistent block takes
 // pairs of neighbours, every gridDim.x-th pair: under a causal mask a pair
 // holds a (b, h)'s heavy and light tile (block_work), so that blocks taking
-// tiles in a fixed turn still share the triangle's work evenly.
+// tiles in a fixed turn still share the triangle's work evenly. Where the
+// tiles are fewer than two a block, pairs would leave blocks idle: each
+// block then takes every gridDim.x-th tile.
 template <class Ti>
 __device__ __forceinline__ int64_t block_tile(const ForwardParams &fp, int64_t turn) {
   if constexpr (!Ti::kShape.persistent) return turn == 0 ? int64_t{blockIdx.x} : -1;
-  const int64_t tile = 2 * (blockIdx.x + turn / 2 * int64_t{gridDim.x}) + turn % 2;
+  const int shift = fp.pair_shift;  // 1: pairs, 0: single tiles
+  const int64_t tile = ((blockIdx.x + (turn >> shift) * int64_t{gridDim.x}) << shift) + (turn & shift);
   return tile < fp.tiles ? tile : -1;
 }
 
@@ -357,14 +359,16 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
   int64_t blocks = fp.tiles;
+  ForwardParams run = fp;
   if constexpr (Ti::kShape.persistent) {
     int device = 0, sms = 0;
     if ((err = cudaGetDevice(&device)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
       return -static_cast<int>(err);
     if (sms < blocks) blocks = sms;
+    run.pair_shift = fp.tiles >= 2 * blocks ? 1 : 0;
   }
-  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, fp);
+  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, run);
   return -static_cast<int>(cudaGetLastError());
 }
 }  // namespace sm90
