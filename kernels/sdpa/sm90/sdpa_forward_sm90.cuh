@@ -214,11 +214,11 @@ struct Consumer {
                                                                           correction);
   }
 
-  // O's rows times their pending correction, skipped where no row of this
-  // warp moved its max (the correction is then exactly 1): with the slack,
+  // O's rows times their pending correction. With the slack, skipped where
+  // no row of this warp moved its max (the correction is then exactly 1):
   // most tiles past the first.
   __device__ void rescale_output(float (&o)[1][Ti::kValueBlocks][4], const float (&correction)[1][2]) const {
-    if (__any_sync(0xffffffffu, correction[0][0] != 1.f || correction[0][1] != 1.f))
+    if (Ti::kRescaleSlack < 0 || __any_sync(0xffffffffu, correction[0][0] != 1.f || correction[0][1] != 1.f))
       sdpa_tc::rescale_rows(o, correction);
   }
 
