@@ -9,11 +9,11 @@
 // (wgmma, Q and K from shared memory) and O += P V (wgmma, P from registers,
 // V N-major from shared memory), the online softmax in registers between
 // them, and hands each K and V tile back through its "empty" mbarrier.
-// Inside a consumer the products of two key tiles overlap the softmax: S of
-// tile t is issued with P V of tile t - 1, and tile t's softmax runs while
-// that P V does. Between the consumers, named barriers pass the turn to
-// issue round the groups, so that one's softmax runs under the others'
-// products. The score pipeline (scale, softcap, ALiBi, masks, windows) is
+// Inside a consumer S of tile t is issued with P V of tile t - 1 (ptxas
+// puts P V's wait ahead of tile t's softmax; a loop that kept the softmax
+// under P V ran 3-5% slower, bench/NOTES.md session 17). Between the
+// consumers, named barriers pass the turn to issue round the groups, so
+// that one's softmax runs under the others' products. The score pipeline (scale, softcap, ALiBi, masks, windows) is
 // sdpa_tc_scores.cuh's, which the wgmma accumulator layout matches per warp.
 // Instantiated per dtype and head-size tile by
 // sdpa_forward_sm90_<dtype>_d<tile>.cu.

@@ -42,14 +42,15 @@ struct SdpaSm90Shape {
 // - At 128 and 256 columns persistent blocks measured the same in session 15
 //   (D128 S4096 635-659 against 651-659, D256 S2048 554-560 against
 //   555-560). In session 17's probe (bench/probes/sdpa_forward_sm90, both
-//   kernels in one process, against main's), persistent blocks with the
-//   slack below ran 1.009x / 1.032x (D128 S4096, causal after the slash),
-//   0.999x / 1.012x (D128 S8192) and 1.024x / 1.045x (D256 S2048);
-//   persistent blocks alone 1.007x / 1.026x, 0.998x / 1.010x, 0.974x /
-//   1.001x. So every tile is persistent.
+//   kernels in one process; two runs, against main's), persistent blocks
+//   with the slack below ran 1.009x / 1.023-1.032x (D128 S4096, causal
+//   after the slash), 0.999-1.006x / 1.012x (D128 S8192) and 0.990-1.024x
+//   / 1.041-1.045x (D256 S2048); without the slack at 128 columns
+//   0.951-1.007x / 0.958-1.026x. So every tile is persistent. A third stage
+//   at 128 columns (225 KiB) lost: 0.980-0.995x.
 // - The slack of 2^8 (P up to 256, exact in f16 and bf16) spares most tiles
-//   O's rescale: 1.012x / 1.005x at D256 S2048, 0.998-1.001x at D128; at
-//   64 columns 0.982-0.997x, where O is 32 registers, so it stays off there.
+//   O's rescale. At 64 columns, where O is 32 registers, it lost (0.980-
+//   0.997x) and stays off.
 // - At 256 columns the O accumulator takes 128 registers a thread: S gets
 //   64 keys. Wider key tiles measured the same: 176 keys at 128 columns
 //   645-651 against 648 (B4 H32 S4096), 80 at 256 columns 572 against 559.
