@@ -25,28 +25,32 @@
 using baracuda::kernels::SdpaProblem;
 using bf = __nv_bfloat16;
 
-#define CK(x)                                                                           \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
-      printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);   \
-      exit(1);                                                                          \
-    }                                                                                   \
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      exit(1);                                                                        \
+    }                                                                                 \
   } while (0)
 
 // Defined by variant.cu per tree; a variant not built stays null (weak).
 int probe_forward_base(const void *, cudaStream_t);
-#define PROBE_VARIANT(n) int probe_forward_##n(const void *, cudaStream_t) __attribute__((weak));
-PROBE_VARIANT(v1) PROBE_VARIANT(v2) PROBE_VARIANT(v3) PROBE_VARIANT(v4) PROBE_VARIANT(v5) PROBE_VARIANT(v6)
-#undef PROBE_VARIANT
+__attribute__((weak)) int probe_forward_v1(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v2(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v3(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v4(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v5(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v6(const void *, cudaStream_t);
 struct Variant {
   const char *name;
   int (*run)(const void *, cudaStream_t);
 };
 static std::vector<Variant> variants() {
   std::vector<Variant> v{{"base", probe_forward_base}};
-  for (const Variant &x : {Variant{"v1", probe_forward_v1}, Variant{"v2", probe_forward_v2}, Variant{"v3", probe_forward_v3},
-                          Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6}})
+  for (const Variant &x :
+       {Variant{"v1", probe_forward_v1}, Variant{"v2", probe_forward_v2}, Variant{"v3", probe_forward_v3},
+        Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6}})
     if (x.run != nullptr) v.push_back(x);
   return v;
 }
@@ -138,9 +142,9 @@ static SdpaProblem problem(const Case &c, const Buffers &b) {
 static float bf_to_f(bf x) { return __bfloat162float(x); }
 
 // The float64 reference of row i of (b, h): o (Dv values) and lse.
-static void reference_row(const Case &c, const SdpaProblem &p, const std::vector<float> &q,
-                          const std::vector<float> &k, const std::vector<float> &v, const std::vector<float> &slopes,
-                          int64_t b, int64_t h, int64_t i, std::vector<double> &o, double &lse) {
+static void reference_row(const Case &c, const SdpaProblem &p, const std::vector<float> &q, const std::vector<float> &k,
+                          const std::vector<float> &v, const std::vector<float> &slopes, int64_t b, int64_t h,
+                          int64_t i, std::vector<double> &o, double &lse) {
   const int64_t hk = h / (c.Hq / c.Hkv), shift = c.bottom_right ? c.K - c.Q : 0, ii = i + shift;
   std::vector<double> s(c.K, -INFINITY);
   double mx = -INFINITY;
@@ -242,7 +246,8 @@ static void check(const std::vector<Variant> &vs) {
         err = std::isnan(d) ? INFINITY : std::max(err, d);
       }
       for (int64_t r = 0; r < rows; ++r) {
-        const double d = ref_lse[r] == -INFINITY ? (lse[r] == -INFINITY ? 0 : INFINITY) : std::fabs(lse[r] - ref_lse[r]);
+        const double d =
+            ref_lse[r] == -INFINITY ? (lse[r] == -INFINITY ? 0 : INFINITY) : std::fabs(lse[r] - ref_lse[r]);
         lse_err = std::isnan(d) ? INFINITY : std::max(lse_err, d);
       }
       const uint64_t hash = fnv(out.data(), out.size() * 2) ^ fnv(lse.data(), lse.size() * 4);
