@@ -181,7 +181,10 @@ struct Consumer {
       const uint32_t slab = kk / 4, within = (kk % 4) * 32;
       const uint64_t a = sw128_descriptor(q_rows + slab * Ti::kQSlabBytes + within, 16, Ti::kAtomBytes);
       const uint64_t b = sw128_descriptor(sm.k(stage(t)) + slab * Ti::kKvSlabBytes + within, 16, Ti::kAtomBytes);
-      wgmma_ss<T, Ti::kBlockN, 0>(s[0], a, b, kk > 0);
+      if constexpr (Ti::kBlockN == 80)
+        wgmma_ss_n80<T, 0>(s[0], a, b, kk > 0);
+      else
+        wgmma_ss<T, Ti::kBlockN, 0>(s[0], a, b, kk > 0);
     }
     wgmma_commit();
     fence_registers(s[0]);

@@ -51,12 +51,16 @@ struct SdpaSm90Shape {
 // - The slack of 2^8 (P up to 256, exact in f16 and bf16) spares most tiles
 //   O's rescale. At 64 columns, where O is 32 registers, it lost (0.980-
 //   0.997x) and stays off.
-// - At 256 columns the O accumulator takes 128 registers a thread: S gets
-//   64 keys. Wider key tiles measured the same: 176 keys at 128 columns
-//   645-651 against 648 (B4 H32 S4096), 80 at 256 columns 572 against 559.
+// - At 256 columns the O accumulator takes 128 registers a thread, and S's
+//   SS product at 64 keys reads 4 KiB of shared memory a 32-clock k-step,
+//   its whole bandwidth: S gets 80 keys (40 registers, none spilled; 225
+//   KiB a block), which ran 1.058x / 1.073x main at D256 S2048 where 64
+//   keys ran 1.018x / 1.042x (session 17's sixth probe; session 15, before
+//   the slack and persistent blocks: 572 against 559). 176 keys at 128
+//   columns measured the same as 128 (645-651 against 648, B4 H32 S4096).
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
-  return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64, true,
+  return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
           short_tile ? -1 : 8};
 }
 
