@@ -122,8 +122,11 @@ __device__ __forceinline__ float row_tree(const float (&s)[MAtoms][KeyBlocks][4]
 // P = 2^(s mul - max mul), and `correction` gets the factor that O's rows
 // still owe (rescale_rows). A row that has seen no key yet keeps max -inf
 // and P 0, never NaN. Split from O's rescale so that a kernel can run it
-// while an earlier tile's P V still writes O.
-template <int MAtoms, int KeyBlocks>
+// while an earlier tile's P V still writes O. Slack >= 0: the running max
+// moves only where this tile's passes it by more than Slack (in log2
+// units); elsewhere P may reach 2^Slack and the correction is exactly 1, so
+// that a kernel can skip O's rescale. Slack -1 moves it on every tile.
+template <int MAtoms, int KeyBlocks, int Slack = -1>
 __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
                                                       float (&row_sum)[MAtoms][2], float mul,
                                                       float (&correction)[MAtoms][2]) {
@@ -134,8 +137,11 @@ __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBloc
       float mx = fmaxf(row_max[a][hr], row_tree<true>(s, a, hr));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const bool keep = Slack >= 0 && !(mx * mul > fmaf(row_max[a][hr], mul, static_cast<float>(Slack)));
+      if (keep) mx = row_max[a][hr];
       const float base = mx == -INFINITY ? 0.f : mx * mul;
-      correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base));
+      // A kept max owes no correction: exactly 1, not 2^(the product's rounding).
+      correction[a][hr] = keep ? 1.f : exp2_approx(fmaf(row_max[a][hr], mul, -base));
       row_max[a][hr] = mx;
 #pragma unroll
       for (int nb = 0; nb < KeyBlocks; ++nb)

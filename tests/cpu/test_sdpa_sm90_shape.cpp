@@ -8,16 +8,19 @@
 
 using namespace baracuda::kernels;
 
-TEST_CASE("sdpa sm90: 64-column tiles are persistent, with three consumers where no mask bounds the keys",
+TEST_CASE("sdpa sm90: every tile is persistent, 64-column tiles with three consumers where no mask bounds the keys",
           "[heuristics][sdpa]") {
   CHECK(sdpa_sm90_shape(64, false).consumers == 3);
   CHECK(sdpa_sm90_shape(64, true).consumers == 2);
-  CHECK(sdpa_sm90_shape(64, false).persistent);
-  CHECK(sdpa_sm90_shape(64, true).persistent);
+  for (bool bounded : {false, true}) {
+    CHECK(sdpa_sm90_shape(64, bounded).persistent);
+    CHECK(sdpa_sm90_shape(64, bounded).rescale_slack == -1);
+  }
   for (int tile : {128, 256})
     for (bool bounded : {false, true}) {
       CHECK(sdpa_sm90_shape(tile, bounded).consumers == 2);
-      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).persistent);
+      CHECK(sdpa_sm90_shape(tile, bounded).persistent);
+      CHECK(sdpa_sm90_shape(tile, bounded).rescale_slack == 8);
     }
 }
 

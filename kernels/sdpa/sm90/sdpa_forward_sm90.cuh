@@ -9,12 +9,13 @@
 // (wgmma, Q and K from shared memory) and O += P V (wgmma, P from registers,
 // V N-major from shared memory), the online softmax in registers between
 // them, and hands each K and V tile back through its "empty" mbarrier.
-// Inside a consumer the products of two key tiles overlap the softmax: S of
-// tile t is issued with P V of tile t - 1, and tile t's softmax runs while
-// that P V does. Between the consumers, named barriers pass the turn to
-// issue round the groups, so that one's softmax runs under the others'
-// products. The score pipeline (scale, softcap, ALiBi, masks, windows) is
-// sdpa_tc_scores.cuh's, which the wgmma accumulator layout matches per warp.
+// Inside a consumer S of tile t is issued with P V of tile t - 1 (ptxas
+// puts P V's wait ahead of tile t's softmax; a loop that kept the softmax
+// under P V ran 3-5% slower, bench/NOTES.md session 17). Between the
+// consumers, named barriers pass the turn to issue round the groups, so
+// that one's softmax runs under the others' products. The score pipeline
+// (scale, softcap, ALiBi, masks, windows) is sdpa_tc_scores.cuh's, which
+// the wgmma accumulator layout matches per warp.
 // Instantiated per dtype and head-size tile by
 // sdpa_forward_sm90_<dtype>_d<tile>.cu.
 #pragma once
@@ -51,6 +52,7 @@ struct Tiles {
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kKvSlabBytes = kBlockN * 128;
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
+  static constexpr int kRescaleSlack = kShape.rescale_slack;
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -80,11 +82,15 @@ struct BlockWork {
 // -1 past its last. A block a tile takes one. A persistent block takes
 // pairs of neighbours, every gridDim.x-th pair: under a causal mask a pair
 // holds a (b, h)'s heavy and light tile (block_work), so that blocks taking
-// tiles in a fixed turn still share the triangle's work evenly.
+// tiles in a fixed turn still share the triangle's work evenly. Without a
+// causal mask (tiles of equal work; 1.004-1.016x pairs, session 17), or
+// where the tiles are fewer than two a block (pairs would leave blocks
+// idle), each block takes every gridDim.x-th tile.
 template <class Ti>
 __device__ __forceinline__ int64_t block_tile(const ForwardParams &fp, int64_t turn) {
   if constexpr (!Ti::kShape.persistent) return turn == 0 ? int64_t{blockIdx.x} : -1;
-  const int64_t tile = 2 * (blockIdx.x + turn / 2 * int64_t{gridDim.x}) + turn % 2;
+  const int shift = fp.pair_shift;  // 1: pairs, 0: single tiles
+  const int64_t tile = ((blockIdx.x + (turn >> shift) * int64_t{gridDim.x}) << shift) + (turn & shift);
   return tile < fp.tiles ? tile : -1;
 }
 
@@ -175,7 +181,10 @@ struct Consumer {
       const uint32_t slab = kk / 4, within = (kk % 4) * 32;
       const uint64_t a = sw128_descriptor(q_rows + slab * Ti::kQSlabBytes + within, 16, Ti::kAtomBytes);
       const uint64_t b = sw128_descriptor(sm.k(stage(t)) + slab * Ti::kKvSlabBytes + within, 16, Ti::kAtomBytes);
-      wgmma_ss<T, Ti::kBlockN, 0>(s[0], a, b, kk > 0);
+      if constexpr (Ti::kBlockN == 80)
+        wgmma_ss_n80<T, 0>(s[0], a, b, kk > 0);
+      else
+        wgmma_ss<T, Ti::kBlockN, 0>(s[0], a, b, kk > 0);
     }
     wgmma_commit();
     fence_registers(s[0]);
@@ -206,7 +215,16 @@ struct Consumer {
       sdpa_tc::transform_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score, slope_log2, w.m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, w.m0, w.m_last, n0, Ti::kBlockN))
       sdpa_tc::mask_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score.visible, w.m0, n0);
-    sdpa_tc::softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
+    sdpa_tc::softmax_probabilities<1, Ti::kKeyBlocks, Ti::kRescaleSlack>(s, row_max, row_sum, fp.score.mul,
+                                                                          correction);
+  }
+
+  // O's rows times their pending correction. With the slack, skipped where
+  // no row of this warp moved its max (the correction is then exactly 1):
+  // most tiles past the first.
+  __device__ void rescale_output(float (&o)[1][Ti::kValueBlocks][4], const float (&correction)[1][2]) const {
+    if (Ti::kRescaleSlack < 0 || __any_sync(0xffffffffu, correction[0][0] != 1.f || correction[0][1] != 1.f))
+      sdpa_tc::rescale_rows(o, correction);
   }
 
   // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
@@ -244,7 +262,7 @@ struct Consumer {
       for (int64_t t = 1; t < n_tiles; ++t) {
         wait_turn();
         issue_scores(s, t);
-        sdpa_tc::rescale_rows(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
+        rescale_output(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
         issue_values(o, pa, t - 1);
         pass_turn();
         wgmma_wait<1>();  // S of tile t
@@ -259,7 +277,7 @@ struct Consumer {
       }
       release_query();  // every S of this query tile is done
       wait_turn();
-      sdpa_tc::rescale_rows(o, correction);
+      rescale_output(o, correction);
       issue_values(o, pa, n_tiles - 1);
       if (!last_group()) pass_turn();
       wgmma_wait<0>();
@@ -346,14 +364,16 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
   int64_t blocks = fp.tiles;
+  ForwardParams run = fp;
   if constexpr (Ti::kShape.persistent) {
     int device = 0, sms = 0;
     if ((err = cudaGetDevice(&device)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
       return -static_cast<int>(err);
     if (sms < blocks) blocks = sms;
+    run.pair_shift = p.causal && fp.tiles >= 2 * blocks ? 1 : 0;
   }
-  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, fp);
+  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, run);
   return -static_cast<int>(cudaGetLastError());
 }
 }  // namespace sm90

@@ -30,6 +30,7 @@ struct ForwardParams {
   int64_t tiles;        // query tiles of the whole problem, one block each
   int64_t query_tiles;  // of one (b, h)
   int64_t group;        // query heads per kv head
+  int32_t pair_shift;   // 1: persistent blocks take neighbouring tiles in pairs, 0: one (block_tile); set at launch
 };
 
 using TensorMapEncoder = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
@@ -88,6 +89,7 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
   fp.query_tiles = (p.queries + shape.block_m() - 1) / shape.block_m();
   fp.tiles = p.batch * p.heads_q * fp.query_tiles;
   fp.group = p.heads_q / p.heads_kv;
+  fp.pair_shift = 0;
   const bool out_aligned = reinterpret_cast<uintptr_t>(p.out.data) % 16 == 0 && p.out.stride[0] % 8 == 0 &&
                            p.out.stride[1] % 8 == 0 && p.out.stride[2] % 8 == 0;
   return out_aligned && fp.tiles < INT32_MAX &&

@@ -15,11 +15,14 @@ struct SdpaSm90Shape {
   int consumers;  // warpgroups of 64 query rows each; one more warpgroup produces
   int block_n, stages, slabs;
   bool persistent;  // one block an SM taking query tiles in turn, else one a tile
+  // The running max moves only where a tile's passes it by more than this
+  // (log2 units), so that most tiles owe O no rescale; -1: on every tile.
+  int rescale_slack;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
-           persistent == o.persistent;
+           persistent == o.persistent && rescale_slack == o.rescale_slack;
   }
 };
 
@@ -35,16 +38,30 @@ struct SdpaSm90Shape {
 // - 64-column tiles also gain from persistent blocks (one an SM, the next
 //   tile's Q and first keys arriving while the last one's products drain,
 //   causal tiles taken in heavy-and-light pairs): 357 and 490 / 249-251 and
-//   392-400, against 338 and 483 / 223 and 379-384 a block a tile. At 128
-//   and 256 columns persistent blocks measured the same (D128 S4096 635-659
-//   against 651-659, D256 S2048 554-560 against 555-560, causal within the
-//   rows' 10% drift) and stay a block a tile.
-// - At 256 columns the O accumulator takes 128 registers a thread: S gets
-//   64 keys. Wider key tiles measured the same: 176 keys at 128 columns
-//   645-651 against 648 (B4 H32 S4096), 80 at 256 columns 572 against 559.
+//   392-400, against 338 and 483 / 223 and 379-384 a block a tile.
+// - At 128 and 256 columns persistent blocks measured the same in session 15
+//   (D128 S4096 635-659 against 651-659, D256 S2048 554-560 against
+//   555-560). In session 17's probe (bench/probes/sdpa_forward_sm90, both
+//   kernels in one process; two runs, against main's), persistent blocks
+//   with the slack below ran 1.009x / 1.023-1.032x (D128 S4096, causal
+//   after the slash), 0.999-1.006x / 1.012x (D128 S8192) and 0.990-1.024x
+//   / 1.041-1.045x (D256 S2048); without the slack at 128 columns
+//   0.951-1.007x / 0.958-1.026x. So every tile is persistent. A third stage
+//   at 128 columns (225 KiB) lost: 0.980-0.995x.
+// - The slack of 2^8 (P up to 256, exact in f16 and bf16) spares most tiles
+//   O's rescale. At 64 columns, where O is 32 registers, it lost (0.980-
+//   0.997x) and stays off.
+// - At 256 columns the O accumulator takes 128 registers a thread, and S's
+//   SS product at 64 keys reads 4 KiB of shared memory a 32-clock k-step,
+//   its whole bandwidth: S gets 80 keys (40 registers, none spilled; 225
+//   KiB a block), which ran 1.058x / 1.073x main at D256 S2048 where 64
+//   keys ran 1.018x / 1.042x (session 17's sixth probe; session 15, before
+//   the slack and persistent blocks: 572 against 559). 176 keys at 128
+//   columns measured the same as 128 (645-651 against 648, B4 H32 S4096).
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
-  return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 64 : 128, 2, head_dim_tile / 64, short_tile};
+  return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
+          short_tile ? -1 : 8};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
@@ -56,8 +73,8 @@ constexpr int sdpa_sm90_consumer_registers(const SdpaSm90Shape &s) {
   const int launch = 65536 / s.threads() / 8 * 8;
   return (launch * s.threads() - 128 * kSdpaSm90ProducerRegisters) / (128 * s.consumers) / 8 * 8;
 }
-static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false}) == 240 &&
-              sdpa_sm90_consumer_registers({3, 128, 2, 1, false}) == 160);
+static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false, -1}) == 240 &&
+              sdpa_sm90_consumer_registers({3, 128, 2, 1, false, -1}) == 160);
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 

@@ -99,6 +99,10 @@ __device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks 
 #define BARACUDA_WGMMA_D32 "{" \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" "}"
+#define BARACUDA_WGMMA_D40 "{" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39" "}"
 #define BARACUDA_WGMMA_D64 "{" \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
@@ -118,6 +122,7 @@ __device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks 
   BARACUDA_WGMMA_ACC4(i), BARACUDA_WGMMA_ACC4(i + 1), BARACUDA_WGMMA_ACC4(i + 2),                 \
       BARACUDA_WGMMA_ACC4(i + 3), BARACUDA_WGMMA_ACC4(i + 4), BARACUDA_WGMMA_ACC4(i + 5),         \
       BARACUDA_WGMMA_ACC4(i + 6), BARACUDA_WGMMA_ACC4(i + 7)
+#define BARACUDA_WGMMA_ACC40 BARACUDA_WGMMA_ACC32(0), BARACUDA_WGMMA_ACC4(8), BARACUDA_WGMMA_ACC4(9)
 #define BARACUDA_WGMMA_ACC64 BARACUDA_WGMMA_ACC32(0), BARACUDA_WGMMA_ACC32(8)
 #define BARACUDA_WGMMA_ACC128 BARACUDA_WGMMA_ACC64, BARACUDA_WGMMA_ACC32(16), BARACUDA_WGMMA_ACC32(24)
 
@@ -155,6 +160,17 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a_desc, 
   }
 }
 
+// One m64n80k16 product with A from shared memory: the attention forward's
+// 80-key S tiles at D 256, where N 64 left S's product at shared memory's
+// bandwidth (A and B, 4 KiB a k-step).
+template <class T, int TransB>
+__device__ __forceinline__ void wgmma_ss_n80(float (&d)[10][4], uint64_t a_desc, uint64_t b_desc, int accumulate) {
+  if constexpr (std::is_same_v<T, __half>)
+    BARACUDA_WGMMA_SS(80, "f16", BARACUDA_WGMMA_D40, BARACUDA_WGMMA_ACC40, "%40, %41", "42", "43");
+  else
+    BARACUDA_WGMMA_SS(80, "bf16", BARACUDA_WGMMA_D40, BARACUDA_WGMMA_ACC40, "%40, %41", "42", "43");
+}
+
 // The same with A from registers.
 template <class T, int N, int TransB>
 __device__ __forceinline__ void wgmma_rs(float (&d)[N / 8][4], const uint32_t (&a)[4], uint64_t b_desc,
@@ -175,10 +191,12 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 8][4], const uint32_t (&
 #undef BARACUDA_WGMMA_RS
 #undef BARACUDA_WGMMA_ACC128
 #undef BARACUDA_WGMMA_ACC64
+#undef BARACUDA_WGMMA_ACC40
 #undef BARACUDA_WGMMA_ACC32
 #undef BARACUDA_WGMMA_ACC4
 #undef BARACUDA_WGMMA_D128
 #undef BARACUDA_WGMMA_D64
+#undef BARACUDA_WGMMA_D40
 #undef BARACUDA_WGMMA_D32
 
 }  // namespace baracuda::kernels::sm90

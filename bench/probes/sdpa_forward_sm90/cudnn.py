@@ -1,0 +1,16 @@
+"""cuDNN's attention forward through PyTorch on the probe's bf16 rows, timed by
+bench/torch_sdpa.py's own function (run from the staged tree's root)."""
+import sys
+
+sys.path.insert(0, "bench")
+from torch_sdpa import time_row  # noqa: E402
+import torch  # noqa: E402
+
+ROWS = [(4, 32, 4096, 128), (2, 32, 8192, 128), (16, 16, 1024, 64), (8, 16, 2048, 256), (8, 16, 4096, 64),
+        (1, 8, 2048, 128), (2, 8, 1024, 64), (1, 16, 1024, 256)]
+for B, H, S, D in ROWS:
+    for causal in (False, True):
+        ms = time_row("cudnn", torch.bfloat16, B, H, S, D, causal, False)
+        flops = 4.0 * B * H * S * S * D / (2 if causal else 1)
+        tflops = f"{flops / ms / 1e9:6.1f}" if ms else "  n/a"
+        print(f"cuDNN B{B} H{H} S{S} D{D} {'causal' if causal else 'full':6s} {ms or 0:7.4f} ms {tflops} TF", flush=True)

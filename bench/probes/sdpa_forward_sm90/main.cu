@@ -1,0 +1,350 @@
+// Probe for the Hopper attention forward (session 17), bf16. Every variant
+// (variant.cu compiled against one kernels/ tree each; `base` is the
+// baseline tree) runs in this one process:
+// - check: on small shapes covering the features (GQA, causal in both
+//   alignments, windows, ALiBi, softcap, D != Dv, odd lengths), O's largest
+//   error over the largest |O| and lse's largest error against a float64
+//   reference, and whether O's bits equal the baseline's;
+// - time: the README's bf16 rows, the variants' launches interleaved round
+//   by round (median of 25 event-timed launches after 3 warm-ups), with the
+//   largest difference of each variant's O from the baseline's.
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sdpa/sdpa_problem.h"
+
+using baracuda::kernels::SdpaProblem;
+using bf = __nv_bfloat16;
+
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      exit(1);                                                                        \
+    }                                                                                 \
+  } while (0)
+
+// Defined by variant.cu per tree; a variant not built stays null (weak).
+int probe_forward_base(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v1(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v2(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v3(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v4(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v5(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v6(const void *, cudaStream_t);
+struct Variant {
+  const char *name;
+  int (*run)(const void *, cudaStream_t);
+};
+static std::vector<Variant> variants() {
+  std::vector<Variant> v{{"base", probe_forward_base}};
+  for (const Variant &x :
+       {Variant{"v1", probe_forward_v1}, Variant{"v2", probe_forward_v2}, Variant{"v3", probe_forward_v3},
+        Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6}})
+    if (x.run != nullptr) v.push_back(x);
+  return v;
+}
+
+// Whether the variant ran p (false: it does not build p's tile).
+static bool launch(const Variant &v, const SdpaProblem &p) {
+  const int rc = v.run(&p, nullptr);
+  if (rc != 0 && rc != 2) {
+    printf("%s: launch returned %d\n", v.name, rc);
+    exit(1);
+  }
+  return rc == 0;
+}
+
+struct Case {
+  const char *name;
+  int64_t B, Hq, Hkv, Q, K;
+  int D, Dv;
+  bool causal, bottom_right;
+  int64_t wl, wr;
+  int alibi;
+  double softcap;
+};
+
+// Contiguous [B, H, S, D] tensors; lse [B, Hq, Q].
+struct Buffers {
+  bf *q, *k, *v, *o;
+  float *lse, *slopes;
+  size_t nq, nk, nv, no;
+};
+static Buffers alloc(const Case &c) {
+  Buffers b{};
+  b.nq = size_t(c.B) * c.Hq * c.Q * c.D;
+  b.nk = size_t(c.B) * c.Hkv * c.K * c.D;
+  b.nv = size_t(c.B) * c.Hkv * c.K * c.Dv;
+  b.no = size_t(c.B) * c.Hq * c.Q * c.Dv;
+  CK(cudaMalloc(&b.q, b.nq * 2));
+  CK(cudaMalloc(&b.k, b.nk * 2));
+  CK(cudaMalloc(&b.v, b.nv * 2));
+  CK(cudaMalloc(&b.o, b.no * 2));
+  CK(cudaMalloc(&b.lse, size_t(c.B) * c.Hq * c.Q * 4));
+  CK(cudaMalloc(&b.slopes, size_t(c.Hq) * 4));
+  return b;
+}
+static void release(Buffers &b) {
+  CK(cudaFree(b.q));
+  CK(cudaFree(b.k));
+  CK(cudaFree(b.v));
+  CK(cudaFree(b.o));
+  CK(cudaFree(b.lse));
+  CK(cudaFree(b.slopes));
+}
+static SdpaProblem problem(const Case &c, const Buffers &b) {
+  SdpaProblem p{};
+  p.batch = c.B;
+  p.heads_q = c.Hq;
+  p.heads_kv = c.Hkv;
+  p.queries = c.Q;
+  p.keys = c.K;
+  p.head_dim = c.D;
+  p.head_dim_v = c.Dv;
+  p.scale = 1.0 / std::sqrt(double(c.D));
+  p.softcap = c.softcap;
+  p.causal = c.causal;
+  p.bottom_right = c.bottom_right;
+  p.window_left = c.wl;
+  p.window_right = c.wr;
+  p.alibi = c.alibi;
+  p.slopes = c.alibi ? b.slopes : nullptr;
+  p.slope_stride[0] = 0;
+  p.slope_stride[1] = 1;
+  const auto set = [](auto &t, void *data, int64_t H, int64_t S, int64_t D) {
+    t.data = data;
+    t.stride[0] = H * S * D;
+    t.stride[1] = S * D;
+    t.stride[2] = D;
+  };
+  set(p.q, b.q, c.Hq, c.Q, c.D);
+  set(p.k, b.k, c.Hkv, c.K, c.D);
+  set(p.v, b.v, c.Hkv, c.K, c.Dv);
+  set(p.out, b.o, c.Hq, c.Q, c.Dv);
+  p.lse = b.lse;
+  p.lse_stride[0] = c.Hq * c.Q;
+  p.lse_stride[1] = c.Q;
+  p.lse_stride[2] = 1;
+  return p;
+}
+
+static float bf_to_f(bf x) { return __bfloat162float(x); }
+
+// The float64 reference of row i of (b, h): o (Dv values) and lse.
+static void reference_row(const Case &c, const SdpaProblem &p, const std::vector<float> &q, const std::vector<float> &k,
+                          const std::vector<float> &v, const std::vector<float> &slopes, int64_t b, int64_t h,
+                          int64_t i, std::vector<double> &o, double &lse) {
+  const int64_t hk = h / (c.Hq / c.Hkv), shift = c.bottom_right ? c.K - c.Q : 0, ii = i + shift;
+  std::vector<double> s(c.K, -INFINITY);
+  double mx = -INFINITY;
+  for (int64_t j = 0; j < c.K; ++j) {
+    if (c.causal && j > ii) continue;
+    if (c.wl >= 0 && j < ii - c.wl) continue;
+    if (c.wr >= 0 && j > ii + c.wr) continue;
+    double d = 0;
+    for (int e = 0; e < c.D; ++e)
+      d += double(q[((b * c.Hq + h) * c.Q + i) * c.D + e]) * k[((b * c.Hkv + hk) * c.K + j) * c.D + e];
+    d *= p.scale;
+    if (c.softcap > 0) d = c.softcap * std::tanh(d / c.softcap);
+    if (c.alibi == 1) d += slopes[h] * double(j - ii);
+    if (c.alibi == 2) d -= slopes[h] * std::fabs(double(j - ii));
+    s[j] = d;
+    mx = std::max(mx, d);
+  }
+  o.assign(c.Dv, 0.0);
+  if (mx == -INFINITY) {
+    lse = -INFINITY;
+    return;
+  }
+  double sum = 0;
+  for (int64_t j = 0; j < c.K; ++j) {
+    if (s[j] == -INFINITY) continue;
+    const double w = std::exp(s[j] - mx);
+    sum += w;
+    for (int e = 0; e < c.Dv; ++e) o[e] += w * v[((b * c.Hkv + hk) * c.K + j) * c.Dv + e];
+  }
+  for (double &x : o) x /= sum;
+  lse = mx + std::log(sum);
+}
+
+static uint64_t fnv(const void *data, size_t bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < bytes; ++i) h = (h ^ static_cast<const uint8_t *>(data)[i]) * 1099511628211ull;
+  return h;
+}
+
+static void check(const std::vector<Variant> &vs) {
+  const Case cases[] = {
+      {"S77 D64", 2, 2, 2, 77, 77, 64, 64, false, false, -1, -1, 0, 0},
+      {"Q130 K300 D128 causal top-left", 1, 2, 2, 130, 300, 128, 128, true, false, -1, -1, 0, 0},
+      {"Q130 K300 D128 causal bottom-right", 1, 2, 2, 130, 300, 128, 128, true, true, -1, -1, 0, 0},
+      {"Q300 K130 D64 causal bottom-right", 1, 2, 2, 300, 130, 64, 64, true, true, -1, -1, 0, 0},
+      {"S300 D256 causal", 1, 2, 2, 300, 300, 256, 256, true, false, -1, -1, 0, 0},
+      {"S300 D64 GQA 2 window 40/16", 1, 4, 2, 300, 300, 64, 64, false, false, 40, 16, 0, 0},
+      {"S300 D128 GQA 2 causal ALiBi", 1, 4, 2, 300, 300, 128, 128, true, false, -1, -1, 1, 0},
+      {"Q130 K300 D64 ALiBi symmetric", 1, 2, 2, 130, 300, 64, 64, false, false, -1, -1, 2, 0},
+      {"S130 D128 softcap 30", 2, 2, 2, 130, 130, 128, 128, false, false, -1, -1, 0, 30},
+      {"S300 D256 softcap 20 window 100/-", 1, 2, 2, 300, 300, 256, 256, false, false, 100, -1, 0, 20},
+      {"S300 D64 Dv128 causal", 1, 2, 2, 300, 300, 64, 128, true, false, -1, -1, 0, 0},
+      {"S130 D128 Dv64", 1, 2, 1, 130, 130, 128, 64, false, false, -1, -1, 0, 0},
+      {"S1000 D128 causal", 1, 2, 2, 1000, 1000, 128, 128, true, false, -1, -1, 0, 0},
+  };
+  std::mt19937_64 g(17);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (const Case &c : cases) {
+    Buffers b = alloc(c);
+    const SdpaProblem p = problem(c, b);
+    std::vector<float> q(b.nq), k(b.nk), v(b.nv), slopes(c.Hq);
+    const auto fill = [&](std::vector<float> &x, bf *dev, float sd) {
+      std::vector<bf> h(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        h[i] = __float2bfloat16(nd(g) * sd);
+        x[i] = bf_to_f(h[i]);
+      }
+      CK(cudaMemcpy(dev, h.data(), h.size() * 2, cudaMemcpyHostToDevice));
+    };
+    fill(q, b.q, 1.5f);
+    fill(k, b.k, 1.5f);
+    fill(v, b.v, 1.f);
+    for (int64_t h = 0; h < c.Hq; ++h) slopes[h] = std::exp2(-8.0 * (h + 1) / c.Hq);
+    CK(cudaMemcpy(b.slopes, slopes.data(), slopes.size() * 4, cudaMemcpyHostToDevice));
+    // The reference once, on every row.
+    const int64_t rows = c.B * c.Hq * c.Q;
+    std::vector<double> ref_o(size_t(rows) * c.Dv), ref_lse(rows), o;
+    double ref_max = 0;
+    for (int64_t bb = 0; bb < c.B; ++bb)
+      for (int64_t h = 0; h < c.Hq; ++h)
+        for (int64_t i = 0; i < c.Q; ++i) {
+          const int64_t r = (bb * c.Hq + h) * c.Q + i;
+          reference_row(c, p, q, k, v, slopes, bb, h, i, o, ref_lse[r]);
+          for (int e = 0; e < c.Dv; ++e) ref_max = std::max(ref_max, std::fabs(ref_o[r * c.Dv + e] = o[e]));
+        }
+    uint64_t base_hash = 0;
+    for (const Variant &var : vs) {
+      CK(cudaMemset(b.o, 0xFF, b.no * 2));  // NaN poison
+      CK(cudaMemset(b.lse, 0xFF, rows * 4));
+      if (!launch(var, p)) continue;
+      CK(cudaDeviceSynchronize());
+      std::vector<bf> out(b.no);
+      std::vector<float> lse(rows);
+      CK(cudaMemcpy(out.data(), b.o, b.no * 2, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(lse.data(), b.lse, rows * 4, cudaMemcpyDeviceToHost));
+      double err = 0, lse_err = 0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        const double d = std::fabs(double(bf_to_f(out[i])) - ref_o[i]);
+        err = std::isnan(d) ? INFINITY : std::max(err, d);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        const double d =
+            ref_lse[r] == -INFINITY ? (lse[r] == -INFINITY ? 0 : INFINITY) : std::fabs(lse[r] - ref_lse[r]);
+        lse_err = std::isnan(d) ? INFINITY : std::max(lse_err, d);
+      }
+      const uint64_t hash = fnv(out.data(), out.size() * 2) ^ fnv(lse.data(), lse.size() * 4);
+      if (&var == &vs[0]) base_hash = hash;
+      const double rel = err / ref_max;
+      printf("check %-36s | %-4s | O err %.2e | lse err %.2e | %s | %s\n", c.name, var.name, rel, lse_err,
+             hash == base_hash ? "bits = base" : "bits differ", rel <= 8e-3 && lse_err <= 1e-2 ? "PASS" : "FAIL");
+    }
+    release(b);
+  }
+}
+
+// Roughly normal values from a hash of the index (the sum of four uniforms): the timed rows are large.
+__global__ void fill_hash(bf *x, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint64_t h = (i + seed) * 0x9E3779B97F4A7C15ull;
+    float s = 0;
+    for (int r = 0; r < 4; ++r) {
+      h ^= h >> 29;
+      h *= 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 32;
+      s += (h & 0xFFFFFF) / 16777216.f;
+    }
+    x[i] = __float2bfloat16((s - 2.f) * 1.7f);
+  }
+}
+
+static void time_rows(const std::vector<Variant> &vs) {
+  struct Row {
+    int64_t B, H, S;
+    int D;
+  };
+  // The README's rows, then problems of fewer query tiles than twice the SMs.
+  const Row rows[] = {{4, 32, 4096, 128}, {2, 32, 8192, 128}, {16, 16, 1024, 64}, {8, 16, 2048, 256},
+                      {8, 16, 4096, 64},  {1, 8, 2048, 128},  {2, 8, 1024, 64},   {1, 16, 1024, 256}};
+  const int only = getenv("PROBE_D") ? atoi(getenv("PROBE_D")) : 0;  // 0: every head size
+  for (const Row &r : rows)
+    for (bool causal : {false, true}) {
+      if (only != 0 && r.D != only) continue;
+      const Case c{"", r.B, r.H, r.H, r.S, r.S, r.D, r.D, causal, false, -1, -1, 0, 0};
+      Buffers b = alloc(c);
+      fill_hash<<<1024, 256>>>(b.q, b.nq, 1);
+      fill_hash<<<1024, 256>>>(b.k, b.nk, 2 * b.nq);
+      fill_hash<<<1024, 256>>>(b.v, b.nv, 3 * b.nq);
+      CK(cudaGetLastError());
+      SdpaProblem p = problem(c, b);
+      std::vector<bf *> outs(vs.size());
+      for (size_t i = 0; i < vs.size(); ++i) CK(cudaMalloc(&outs[i], b.no * 2));
+      cudaEvent_t e0, e1;
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
+      std::vector<std::vector<float>> ms(vs.size());
+      for (int round = 0; round < 28; ++round)
+        for (size_t i = 0; i < vs.size(); ++i) {
+          p.out.data = outs[i];
+          CK(cudaEventRecord(e0));
+          if (!launch(vs[i], p)) continue;
+          CK(cudaEventRecord(e1));
+          CK(cudaEventSynchronize(e1));
+          float t = 0;
+          CK(cudaEventElapsedTime(&t, e0, e1));
+          if (round >= 3) ms[i].push_back(t);
+        }
+      const double flops = 4.0 * r.B * r.H * double(r.S) * r.S * r.D * (causal ? 0.5 : 1.0);
+      std::vector<bf> base_out(b.no), out(b.no);
+      CK(cudaMemcpy(base_out.data(), outs[0], b.no * 2, cudaMemcpyDeviceToHost));
+      std::sort(ms[0].begin(), ms[0].end());
+      const double base_ms = ms[0][ms[0].size() / 2];
+      char row[96];
+      snprintf(row, sizeof row, "B%lld H%lld S%lld D%d %s", (long long)r.B, (long long)r.H, (long long)r.S, r.D,
+               causal ? "causal" : "full");
+      for (size_t i = 1; i < vs.size(); ++i) {
+        if (ms[i].empty()) continue;
+        CK(cudaMemcpy(out.data(), outs[i], b.no * 2, cudaMemcpyDeviceToHost));
+        double diff = 0;
+        for (size_t e = 0; e < out.size(); ++e)
+          diff = std::max(diff, double(std::fabs(bf_to_f(out[e]) - bf_to_f(base_out[e]))));
+        const bool same = memcmp(out.data(), base_out.data(), out.size() * 2) == 0;
+        std::sort(ms[i].begin(), ms[i].end());
+        const double v_ms = ms[i][ms[i].size() / 2];
+        printf("time %-24s | base %.4f ms %5.1f TF | %s %.4f ms %5.1f TF | %.3fx | %s (max diff %.1e)\n", row, base_ms,
+               flops / base_ms / 1e9, vs[i].name, v_ms, flops / v_ms / 1e9, base_ms / v_ms,
+               same ? "bits = base" : "bits differ", diff);
+      }
+      if (vs.size() == 1) printf("time %-24s | base %.4f ms %5.1f TF\n", row, base_ms, flops / base_ms / 1e9);
+      for (bf *o : outs) CK(cudaFree(o));
+      CK(cudaEventDestroy(e0));
+      CK(cudaEventDestroy(e1));
+      release(b);
+    }
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IONBF, 0);
+  const std::vector<Variant> vs = variants();
+  const std::string mode = argc > 1 ? argv[1] : "all";
+  if (mode == "check" || mode == "all") check(vs);
+  if (mode == "time" || mode == "all") time_rows(vs);
+  return 0;
+}

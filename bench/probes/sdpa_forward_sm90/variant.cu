@@ -1,0 +1,37 @@
+// One tree's Hopper forward behind a plain function, compiled once per tree
+// with -Dbaracuda=baracuda_<name> (its symbols cannot collide with another
+// tree's) and -DPROBE_FORWARD=<function>. The problem comes in as the staged
+// tree's SdpaProblem (sdpa_problem.h is the same file in every tree).
+#include <cuda_bf16.h>
+
+#include "sdpa/sdpa_tc_heuristics.h"
+#include "sdpa/sm90/sdpa_forward_sm90.cuh"
+#include "sdpa/sm90/sdpa_forward_sm90_params.cuh"
+
+using namespace baracuda::kernels;
+
+// PROBE_TILES: the head-size tiles this variant builds (64 = 1, 128 = 2,
+// 256 = 4; all by default), so that a variant of one tile compiles sooner.
+#ifndef PROBE_TILES
+#define PROBE_TILES 7
+#endif
+
+// 0, a negated CUDA error, 1 when the tree's forward refuses the views, 2
+// when this variant does not build the problem's tile.
+int PROBE_FORWARD(const void *problem, cudaStream_t stream) {
+  const SdpaProblem &p = *static_cast<const SdpaProblem *>(problem);
+  const int tile = sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v);
+  if ((PROBE_TILES & (tile / 64)) == 0) return 2;
+  sm90::ForwardParams fp;
+  if (!sm90::forward_params(fp, p, true, tile)) return 1;
+#if PROBE_TILES & 1
+  if (tile == 64) return sdpa_forward_sm90_launch<__nv_bfloat16, 64>(p, fp, stream);
+#endif
+#if PROBE_TILES & 2
+  if (tile == 128) return sdpa_forward_sm90_launch<__nv_bfloat16, 128>(p, fp, stream);
+#endif
+#if PROBE_TILES & 4
+  if (tile == 256) return sdpa_forward_sm90_launch<__nv_bfloat16, 256>(p, fp, stream);
+#endif
+  return 2;
+}
