@@ -112,17 +112,17 @@ struct TcForward {
   __device__ static uint32_t smem_at(unsigned char *p) { return shared_address(p); }
   // The 16-bit tiles go to the MMAs as they land.
   static constexpr bool kSplitsLandedTiles = false;
-  __device__ static void load_q(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
-                                int cols, bool aligned) {
-    load_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_q(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_tile_clamped<Sh::kBlockM, HeadDim, Sh::kThreads, Aligned>(tile, g, row_stride, rows_left, cols);
   }
-  __device__ static void load_k(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
-                                int cols, bool aligned) {
-    load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_k(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_tile_clamped<Sh::kBlockN, HeadDim, Sh::kThreads, Aligned>(tile, g, row_stride, rows_left, cols);
   }
-  __device__ static void load_v(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
-                                int cols, bool aligned) {
-    load_k(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_v(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_k<Aligned>(tile, g, row_stride, rows_left, cols);
   }
   __device__ static void qk(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k) {
     qk_product<T, Sh, HeadDim>(s, s_q, s_k);

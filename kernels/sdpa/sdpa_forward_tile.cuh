@@ -14,7 +14,7 @@
 //   K::Elem    the element of q, k, v and out
 //   K::Smem    how it addresses shared memory (a 32-bit shared-window address or
 //              a pointer), K::smem_at(pointer) converting
-//   K::load_q, load_k, load_v (tile, rows, row_stride, rows_left, cols, aligned):
+//   K::load_q, load_k, load_v<Aligned> (tile, rows, row_stride, rows_left, cols):
 //              a tile's copies into shared memory (cp.async when aligned; the
 //              caller commits), zeros past rows_left and cols
 //   K::kSplitsLandedTiles: whether each tile, once landed, is rewritten in
@@ -52,7 +52,10 @@ struct TileCounts {
   static_assert(kStages >= 1, "a ring of stages slots, or the one-slot pipeline");
 };
 
-template <class K>
+// Aligned: fp.aligned, a template flag so that the key loop holds only the
+// cp.async copies (the plain loads of unaligned views are another
+// instantiation, chosen at launch).
+template <class K, bool Aligned>
 __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile,
                                              typename K::Smem s_q, typename K::Smem s_kv) {
   using Sh = typename K::Shape;
@@ -67,16 +70,17 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const Elem *v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
   const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
+  constexpr SdpaTcCopies kCopies = Sh::kCfg.copies;
   auto slot = [&](int64_t t) { return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes; };
 
   auto load_k = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-    K::load_k(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim, fp.aligned);
+    K::template load_k<Aligned>(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim);
   };
   auto load_v = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-    K::load_v(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0, p.head_dim_v,
-              fp.aligned);
+    K::template load_v<Aligned>(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0,
+                                p.head_dim_v);
   };
   // In the ring each key tile is one cp.async group, K and V, committed even
   // when empty so the wait below counts a fixed number of groups.
@@ -88,7 +92,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     cp_async_commit();
   };
 
-  K::load_q(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim, fp.aligned);
+  K::template load_q<Aligned>(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim);
   if constexpr (Sh::kStages == 1) {
     if (n_tiles > 0) load_k(0);
     cp_async_commit();
@@ -130,7 +134,9 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       // whose slot the next copy refills.
       cp_async_wait<Sh::kStages - 2>();
       __syncthreads();
-      load_kv(t + Sh::kStages - 1);
+      if constexpr (kCopies == SdpaTcCopies::kBeforeScores) load_kv(t + Sh::kStages - 1);
+      if constexpr (kCopies == SdpaTcCopies::kSplit)
+        if (t + Sh::kStages - 1 < n_tiles) load_k(t + Sh::kStages - 1);
       if constexpr (K::kSplitsLandedTiles) {
         if (t == 0) K::split_q(s_q);
         K::split_k(slot(t));
@@ -142,11 +148,22 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
     K::qk(s, s_q, slot(t));
+    if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kAfterScores) load_kv(t + Sh::kStages - 1);
+    if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kSplit) {
+      if (t + Sh::kStages - 1 < n_tiles) load_v(t + Sh::kStages - 1);
+      cp_async_commit();
+    }
     if (fp.score.transformed)
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
       mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
-    online_softmax(s, o, row_max, row_sum, fp.score.mul);
+    if constexpr (Sh::kCfg.lazy_rescale) {
+      float correction[Sh::kMAtoms][2];
+      softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
+      if (!warp_rows_unmoved(correction)) rescale_rows(o, correction);
+    } else {
+      online_softmax(s, o, row_max, row_sum, fp.score.mul);
+    }
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
       // its slot under P V.
@@ -166,13 +183,13 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   K::store_out(p, fp, o, row_max, row_sum, b, h, m0, s_q);
 }
 
-template <class K>
+template <class K, bool Aligned>
 __global__ void __launch_bounds__(K::Shape::kThreads, K::Shape::kCfg.min_blocks)
     forward_kernel(const SdpaProblem p, const ForwardParams fp) {
   extern __shared__ __align__(128) unsigned char smem[];
   const typename K::Smem s_q = K::smem_at(smem), s_kv = K::smem_at(smem + K::Shape::kQTileBytes);
   for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x) {
-    forward_tile<K>(p, fp, tile, s_q, s_kv);
+    forward_tile<K, Aligned>(p, fp, tile, s_q, s_kv);
     __syncthreads();  // every warp is done with Q and the ring before the next tile's copies refill them
   }
 }
@@ -180,8 +197,9 @@ __global__ void __launch_bounds__(K::Shape::kThreads, K::Shape::kCfg.min_blocks)
 // The launch of kernel K for p; smem: its blocks' dynamic shared memory.
 template <class K>
 int launch_forward(const SdpaProblem &p, size_t smem, cudaStream_t stream) {
-  return launch_forward(forward_kernel<K>, K::Shape::kThreads, smem, p,
-                        forward_params(p, K::Shape::kCfg, sizeof(typename K::Elem)), stream);
+  const ForwardParams fp = forward_params(p, K::Shape::kCfg, sizeof(typename K::Elem));
+  return launch_forward(fp.aligned ? forward_kernel<K, true> : forward_kernel<K, false>, K::Shape::kThreads, smem, p,
+                        fp, stream);
 }
 
 }  // namespace baracuda::kernels::sdpa_tc

@@ -159,6 +159,16 @@ __device__ __forceinline__ void rescale_rows(float (&o)[MAtoms][ValueBlocks][4],
       }
 }
 
+// Whether every row of this warp owes O no rescale (each correction exactly
+// 1): skipping the multiplies then keeps O's bits.
+template <int MAtoms>
+__device__ __forceinline__ bool warp_rows_unmoved(const float (&correction)[MAtoms][2]) {
+  bool unmoved = true;
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a) unmoved = unmoved && correction[a][0] == 1.f && correction[a][1] == 1.f;
+  return __all_sync(0xffffffffu, unmoved);
+}
+
 // Both: s becomes P and O is rescaled.
 template <int MAtoms, int KeyBlocks, int ValueBlocks>
 __device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4], float (&o)[MAtoms][ValueBlocks][4],

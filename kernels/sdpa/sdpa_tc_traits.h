@@ -12,12 +12,19 @@ namespace baracuda::kernels {
 // which the sm80 entry takes where the device's blocks hold them.
 enum class SdpaTcVariant { kSm80, kSm89, kSm80Wide };
 
+// Where a key-loop iteration of the ring issues the next K/V tile's copies:
+// before its S = Q K^T products, after them (under the softmax), or K's
+// before and V's after. The one-slot pipeline (stages = 1) has its own.
+enum class SdpaTcCopies { kBeforeScores, kAfterScores, kSplit };
+
 struct SdpaTcConfig {
   int warps;       // a block's warps, each owning m_atoms * 16 query rows
   int m_atoms;     // 16-row mma tiles per warp: two share every K/V fragment read from shared memory
   int block_n;     // keys per K/V tile, a multiple of 16
   int stages;      // K/V tiles in the cp.async ring; 1: one K and one V slot, each refilled under the other's product
   int min_blocks;  // blocks per SM the register allocation is capped for
+  SdpaTcCopies copies = SdpaTcCopies::kBeforeScores;
+  bool lazy_rescale = false;  // a warp whose rows' maxima all stayed put skips O's rescale (by exactly 1)
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
