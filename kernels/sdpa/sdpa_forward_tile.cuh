@@ -147,7 +147,18 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
-    K::qk(s, s_q, slot(t));
+    if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kAmongScores) {
+      // Past the last tile the copies are zero bytes into a slot no warp reads.
+      const int64_t next = t + Sh::kStages - 1, next_n0 = (key_tiles.begin + next) * Sh::kBlockN;
+      const int64_t next_rows = next < n_tiles ? p.keys - next_n0 : 0;
+      typename K::KvCopies k_copies(slot(next), k + next_n0 * p.k.stride[2], p.k.stride[2], next_rows, p.head_dim);
+      typename K::KvCopies v_copies(slot(next) + Sh::kKTileBytes, v + next_n0 * p.v.stride[2], p.v.stride[2],
+                                    next_rows, p.head_dim_v);
+      K::template qk_issuing<Aligned>(s, s_q, slot(t), k_copies, v_copies);
+      cp_async_commit();
+    } else {
+      K::qk(s, s_q, slot(t));
+    }
     if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kAfterScores) load_kv(t + Sh::kStages - 1);
     if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kSplit) {
       if (t + Sh::kStages - 1 < n_tiles) load_v(t + Sh::kStages - 1);

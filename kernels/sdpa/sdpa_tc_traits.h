@@ -13,9 +13,10 @@ namespace baracuda::kernels {
 enum class SdpaTcVariant { kSm80, kSm89, kSm80Wide };
 
 // Where a key-loop iteration of the ring issues the next K/V tile's copies:
-// before its S = Q K^T products, after them (under the softmax), or K's
-// before and V's after. The one-slot pipeline (stages = 1) has its own.
-enum class SdpaTcCopies { kBeforeScores, kAfterScores, kSplit };
+// before its S = Q K^T products, after them (under the softmax), K's before
+// and V's after, or a share after each 16-column step of the products. The
+// one-slot pipeline (stages = 1) has its own.
+enum class SdpaTcCopies { kBeforeScores, kAfterScores, kSplit, kAmongScores };
 
 struct SdpaTcConfig {
   int warps;       // a block's warps, each owning m_atoms * 16 query rows
