@@ -168,13 +168,12 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
       mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
-    if constexpr (Sh::kCfg.lazy_rescale) {
-      float correction[Sh::kMAtoms][2];
+    float correction[Sh::kMAtoms][2];
+    if constexpr (Sh::kCfg.rows_together)
+      softmax_probabilities_rows_together(s, row_max, row_sum, fp.score.mul, correction);
+    else
       softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
-      if (!warp_rows_unmoved(correction)) rescale_rows(o, correction);
-    } else {
-      online_softmax(s, o, row_max, row_sum, fp.score.mul);
-    }
+    if (!Sh::kCfg.lazy_rescale || !warp_rows_unmoved(correction)) rescale_rows(o, correction);
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
       // its slot under P V.

@@ -117,6 +117,30 @@ __device__ __forceinline__ float row_tree(const float (&s)[MAtoms][KeyBlocks][4]
   return t[0];
 }
 
+// The running max of row (a, hr) with this tile's entries, before the
+// reduction over the row's four threads.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ float thread_row_max(const float (&s)[MAtoms][KeyBlocks][4], const float (&row_max)[MAtoms][2],
+                                                int a, int hr) {
+  return fmaxf(row_max[a][hr], row_tree<true>(s, a, hr));
+}
+
+// Row (a, hr) of s becomes P = 2^(s mul - mx mul), given its new max mx;
+// its correction, running max and partial sum follow.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void exponentiate_row(float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
+                                                 float (&row_sum)[MAtoms][2], float mul,
+                                                 float (&correction)[MAtoms][2], int a, int hr, float mx) {
+  const float base = mx == -INFINITY ? 0.f : mx * mul;
+  correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base));
+  row_max[a][hr] = mx;
+#pragma unroll
+  for (int nb = 0; nb < KeyBlocks; ++nb)
+#pragma unroll
+    for (int e = 2 * hr; e < 2 * hr + 2; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
+  row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
+}
+
 // One online-softmax step on the scores alone: the running max takes this
 // tile's, the thread's partial row sums are rescaled, s becomes
 // P = 2^(s mul - max mul), and `correction` gets the factor that O's rows
@@ -131,18 +155,37 @@ __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBloc
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      float mx = fmaxf(row_max[a][hr], row_tree<true>(s, a, hr));
+      float mx = thread_row_max(s, row_max, a, hr);
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float base = mx == -INFINITY ? 0.f : mx * mul;
-      correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base));
-      row_max[a][hr] = mx;
-#pragma unroll
-      for (int nb = 0; nb < KeyBlocks; ++nb)
-#pragma unroll
-        for (int e = 2 * hr; e < 2 * hr + 2; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
-      row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
+      exponentiate_row(s, row_max, row_sum, mul, correction, a, hr, mx);
     }
+}
+
+// The same arithmetic with the rows' reductions side by side: every row's
+// thread max, then each shuffle round over all rows, then the exponentials,
+// so that the rows' shuffle latencies overlap instead of each row waiting
+// on its own two.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void softmax_probabilities_rows_together(float (&s)[MAtoms][KeyBlocks][4],
+                                                                   float (&row_max)[MAtoms][2],
+                                                                   float (&row_sum)[MAtoms][2], float mul,
+                                                                   float (&correction)[MAtoms][2]) {
+  float mx[MAtoms][2];
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) mx[a][hr] = thread_row_max(s, row_max, a, hr);
+#pragma unroll
+  for (int lanes = 1; lanes <= 2; lanes *= 2)
+#pragma unroll
+    for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) mx[a][hr] = fmaxf(mx[a][hr], __shfl_xor_sync(0xffffffffu, mx[a][hr], lanes));
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) exponentiate_row(s, row_max, row_sum, mul, correction, a, hr, mx[a][hr]);
 }
 
 // O's rows times the correction of the step that moved their max.
@@ -167,15 +210,6 @@ __device__ __forceinline__ bool warp_rows_unmoved(const float (&correction)[MAto
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a) unmoved = unmoved && correction[a][0] == 1.f && correction[a][1] == 1.f;
   return __all_sync(0xffffffffu, unmoved);
-}
-
-// Both: s becomes P and O is rescaled.
-template <int MAtoms, int KeyBlocks, int ValueBlocks>
-__device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4], float (&o)[MAtoms][ValueBlocks][4],
-                                               float (&row_max)[MAtoms][2], float (&row_sum)[MAtoms][2], float mul) {
-  float correction[MAtoms][2];
-  softmax_probabilities(s, row_max, row_sum, mul, correction);
-  rescale_rows(o, correction);
 }
 
 // The end of a row after its last key tile: its sum over the four threads

@@ -26,6 +26,7 @@ struct SdpaTcConfig {
   int min_blocks;  // blocks per SM the register allocation is capped for
   SdpaTcCopies copies = SdpaTcCopies::kBeforeScores;
   bool lazy_rescale = false;  // a warp whose rows' maxima all stayed put skips O's rescale (by exactly 1)
+  bool rows_together = false;  // the softmax reduces all of a thread's rows side by side
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
