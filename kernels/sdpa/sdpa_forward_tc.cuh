@@ -77,16 +77,19 @@ __device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlock
   }
 }
 
-// O += P V, P (in s) rounded to T, against the value tile at s_v.
-template <class T, class Sh, int HeadDim>
-__device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
-                                           const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v) {
+// O += P V, P (in s) rounded to T, against the value tile at s_v;
+// before(kk) first thing for the 16 keys of step kk (Scores: s's type,
+// const where before leaves it alone).
+template <class T, class Sh, int HeadDim, class Scores, class Before>
+__device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4], Scores &s, uint32_t s_v,
+                                           Before &&before) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
   // ldmatrix x4 .trans of V (keys x dv): (keys 0-7, dv 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15): b0 b1 of two dv
   // blocks.
   const uint32_t v_off = swizzled<HeadDim>((lane & 7) + (lane & 8), (lane >> 4) * 8);
 #pragma unroll
   for (int kk = 0; kk < Sh::kKeyBlocks / 2; ++kk) {
+    before(kk);
     uint32_t pa[Sh::kMAtoms][4];
 #pragma unroll
     for (int a = 0; a < Sh::kMAtoms; ++a) {
@@ -147,7 +150,24 @@ struct TcForward {
   }
   __device__ static void pv(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
                             const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v) {
-    pv_product<T, Sh, HeadDim>(o, s, s_v);
+    pv_product<T, Sh, HeadDim>(o, s, s_v, [](int) {});
+  }
+  // With SdpaTcExponentials::kInPv: s holds scores, and each step's 16 keys
+  // become P (exponentiate_blocks) just before their products, so that the
+  // special-function unit's work runs under the tensor cores'; Pinned
+  // (kPinnedInPv): one step ahead, kept there.
+  template <bool Pinned>
+  __device__ static void pv_exponentiating(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
+                                           float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v,
+                                           const float (&base)[Sh::kMAtoms][2], float mul) {
+    if constexpr (Pinned) {
+      exponentiate_blocks<true>(s, base, mul, 0, 2);
+      pv_product<T, Sh, HeadDim>(o, s, s_v, [&](int kk) {
+        if (kk + 1 < Sh::kKeyBlocks / 2) exponentiate_blocks<true>(s, base, mul, 2 * kk + 2, 2);
+      });
+    } else {
+      pv_product<T, Sh, HeadDim>(o, s, s_v, [&](int kk) { exponentiate_blocks<false>(s, base, mul, 2 * kk, 2); });
+    }
   }
 
   // Through the Q tile's place, once every warp is done reading Q.

@@ -168,8 +168,10 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
       mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
-    float correction[Sh::kMAtoms][2];
-    if constexpr (Sh::kCfg.rows_together)
+    float correction[Sh::kMAtoms][2], base[Sh::kMAtoms][2];
+    if constexpr (Sh::kCfg.exponentials != SdpaTcExponentials::kInSoftmax)
+      softmax_maxima(s, row_max, fp.score.mul, base, correction);
+    else if constexpr (Sh::kCfg.rows_together)
       softmax_probabilities_rows_together(s, row_max, row_sum, fp.score.mul, correction);
     else
       softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
@@ -186,7 +188,13 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    K::pv(o, s, slot(t) + Sh::kKTileBytes);
+    if constexpr (Sh::kCfg.exponentials != SdpaTcExponentials::kInSoftmax) {
+      K::template pv_exponentiating<Sh::kCfg.exponentials == SdpaTcExponentials::kPinnedInPv>(
+          o, s, slot(t) + Sh::kKTileBytes, base, fp.score.mul);
+      softmax_row_sums(s, row_sum, correction);
+    } else {
+      K::pv(o, s, slot(t) + Sh::kKTileBytes);
+    }
   }
   // With no key tile the Q copies were never waited for.
   cp_async_wait<0>();

@@ -188,6 +188,58 @@ __device__ __forceinline__ void softmax_probabilities_rows_together(float (&s)[M
     for (int hr = 0; hr < 2; ++hr) exponentiate_row(s, row_max, row_sum, mul, correction, a, hr, mx[a][hr]);
 }
 
+// An online-softmax step in three parts, so that the exponentials can run
+// among P V's products (the same arithmetic as softmax_probabilities): the
+// rows' maxima side by side (each shuffle round over all rows, so that
+// their latencies overlap), giving `base` (max * mul, 0 for a row that has
+// seen no key) and `correction`; then P = 2^(s mul - base) a few key blocks
+// at a time; then the partial row sums, once P is whole.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void softmax_maxima(const float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
+                                               float mul, float (&base)[MAtoms][2], float (&correction)[MAtoms][2]) {
+  float mx[MAtoms][2];
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) mx[a][hr] = thread_row_max(s, row_max, a, hr);
+#pragma unroll
+  for (int lanes = 1; lanes <= 2; lanes *= 2)
+#pragma unroll
+    for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) mx[a][hr] = fmaxf(mx[a][hr], __shfl_xor_sync(0xffffffffu, mx[a][hr], lanes));
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      base[a][hr] = mx[a][hr] == -INFINITY ? 0.f : mx[a][hr] * mul;
+      correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base[a][hr]));
+      row_max[a][hr] = mx[a][hr];
+    }
+}
+// Key blocks [first, first + count) of every row; InOrder: pinned among the MMAs.
+template <bool InOrder, int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void exponentiate_blocks(float (&s)[MAtoms][KeyBlocks][4], const float (&base)[MAtoms][2],
+                                                    float mul, int first, int count) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int nb = first; nb < first + count; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float x = fmaf(s[a][nb][e], mul, -base[a][e / 2]);
+        s[a][nb][e] = InOrder ? exp2_approx_in_order(x) : exp2_approx(x);
+      }
+}
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void softmax_row_sums(const float (&s)[MAtoms][KeyBlocks][4], float (&row_sum)[MAtoms][2],
+                                                 const float (&correction)[MAtoms][2]) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
+}
+
 // O's rows times the correction of the step that moved their max.
 template <int MAtoms, int ValueBlocks>
 __device__ __forceinline__ void rescale_rows(float (&o)[MAtoms][ValueBlocks][4], const float (&correction)[MAtoms][2]) {

@@ -18,6 +18,11 @@ enum class SdpaTcVariant { kSm80, kSm89, kSm80Wide };
 // one-slot pipeline (stages = 1) has its own.
 enum class SdpaTcCopies { kBeforeScores, kAfterScores, kSplit, kAmongScores };
 
+// Where P's exponentials run: in the softmax, before P V; among P V's
+// products, each step's 16 keys just before them (the rows' maxima side by
+// side), where the compiler schedules them; or pinned there one step ahead.
+enum class SdpaTcExponentials { kInSoftmax, kInPv, kPinnedInPv };
+
 struct SdpaTcConfig {
   int warps;       // a block's warps, each owning m_atoms * 16 query rows
   int m_atoms;     // 16-row mma tiles per warp: two share every K/V fragment read from shared memory
@@ -27,6 +32,7 @@ struct SdpaTcConfig {
   SdpaTcCopies copies = SdpaTcCopies::kBeforeScores;
   bool lazy_rescale = false;  // a warp whose rows' maxima all stayed put skips O's rescale (by exactly 1)
   bool rows_together = false;  // the softmax reduces all of a thread's rows side by side
+  SdpaTcExponentials exponentials = SdpaTcExponentials::kInSoftmax;
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
@@ -47,9 +53,9 @@ constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) 
     if (head_dim_tile <= 128) return {8, 1, 64, 2, 2};
     return {8, 1, 16, 2, 1};
   }
-  if (head_dim_tile <= 64) return {4, 2, 64, 3, 1};
-  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1};
-  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1};
+  if (head_dim_tile <= 64) return {4, 2, 64, 3, 1, SdpaTcCopies::kAmongScores, false, false, SdpaTcExponentials::kInPv};
+  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, SdpaTcCopies::kAmongScores, false, false, SdpaTcExponentials::kInPv};
+  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, SdpaTcCopies::kSplit, false, false, SdpaTcExponentials::kInPv};
   return {4, 1, 32, 2, 2};
 }
 
