@@ -54,8 +54,8 @@ constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) 
     return {8, 1, 16, 2, 1};
   }
   if (head_dim_tile <= 64) return {4, 2, 64, 3, 1, SdpaTcCopies::kAmongScores, false, false, SdpaTcExponentials::kInPv};
-  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, SdpaTcCopies::kAmongScores, false, false, SdpaTcExponentials::kInPv};
-  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, SdpaTcCopies::kSplit, false, false, SdpaTcExponentials::kInPv};
+  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, SdpaTcCopies::kBeforeScores, false, false, SdpaTcExponentials::kInPv};
+  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1};
   return {4, 1, 32, 2, 2};
 }
 
