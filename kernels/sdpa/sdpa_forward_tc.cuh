@@ -154,20 +154,11 @@ struct TcForward {
   }
   // With SdpaTcExponentials::kInPv: s holds scores, and each step's 16 keys
   // become P (exponentiate_blocks) just before their products, so that the
-  // special-function unit's work runs under the tensor cores'; Pinned
-  // (kPinnedInPv): one step ahead, kept there.
-  template <bool Pinned>
+  // special-function unit's work runs under the tensor cores'.
   __device__ static void pv_exponentiating(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
                                            float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v,
                                            const float (&base)[Sh::kMAtoms][2], float mul) {
-    if constexpr (Pinned) {
-      exponentiate_blocks<true>(s, base, mul, 0, 2);
-      pv_product<T, Sh, HeadDim>(o, s, s_v, [&](int kk) {
-        if (kk + 1 < Sh::kKeyBlocks / 2) exponentiate_blocks<true>(s, base, mul, 2 * kk + 2, 2);
-      });
-    } else {
-      pv_product<T, Sh, HeadDim>(o, s, s_v, [&](int kk) { exponentiate_blocks<false>(s, base, mul, 2 * kk, 2); });
-    }
+    pv_product<T, Sh, HeadDim>(o, s, s_v, [&](int kk) { exponentiate_blocks(s, base, mul, 2 * kk, 2); });
   }
 
   // Through the Q tile's place, once every warp is done reading Q.

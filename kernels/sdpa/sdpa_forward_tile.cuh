@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "sdpa/sdpa_forward_params.cuh"
 #include "sdpa/sdpa_tc_primitives.cuh"
@@ -54,7 +55,8 @@ struct TileCounts {
 
 // Aligned: fp.aligned, a template flag so that the key loop holds only the
 // cp.async copies (the plain loads of unaligned views are another
-// instantiation, chosen at launch).
+// instantiation, chosen at launch); with kCfg.aligned_at_run_time the one
+// instantiation reads fp.aligned instead (Aligned true).
 template <class K, bool Aligned>
 __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile,
                                              typename K::Smem s_q, typename K::Smem s_kv) {
@@ -70,17 +72,35 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const Elem *v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
   const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
-  constexpr SdpaTcCopies kCopies = Sh::kCfg.copies;
+  static_assert(!Sh::kCfg.aligned_at_run_time || Sh::kCfg.copies == SdpaTcCopies::kBeforeScores,
+                "the copies among S's products are compiled for one alignment");
+  // f(std::bool_constant<the views' alignment>).
+  auto aligned_as = [&](auto &&f) {
+    if constexpr (Sh::kCfg.aligned_at_run_time) {
+      if (fp.aligned)
+        f(std::true_type{});
+      else
+        f(std::false_type{});
+    } else {
+      f(std::bool_constant<Aligned>{});
+    }
+  };
   auto slot = [&](int64_t t) { return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes; };
 
   auto load_k = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-    K::template load_k<Aligned>(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim);
+    aligned_as([&](auto aligned) {
+      constexpr bool kAligned = decltype(aligned)::value;
+      K::template load_k<kAligned>(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim);
+    });
   };
   auto load_v = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-    K::template load_v<Aligned>(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0,
-                                p.head_dim_v);
+    aligned_as([&](auto aligned) {
+      constexpr bool kAligned = decltype(aligned)::value;
+      K::template load_v<kAligned>(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0,
+                                   p.head_dim_v);
+    });
   };
   // In the ring each key tile is one cp.async group, K and V, committed even
   // when empty so the wait below counts a fixed number of groups.
@@ -92,7 +112,10 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     cp_async_commit();
   };
 
-  K::template load_q<Aligned>(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim);
+  aligned_as([&](auto aligned) {
+    constexpr bool kAligned = decltype(aligned)::value;
+    K::template load_q<kAligned>(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim);
+  });
   if constexpr (Sh::kStages == 1) {
     if (n_tiles > 0) load_k(0);
     cp_async_commit();
@@ -134,9 +157,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       // whose slot the next copy refills.
       cp_async_wait<Sh::kStages - 2>();
       __syncthreads();
-      if constexpr (kCopies == SdpaTcCopies::kBeforeScores) load_kv(t + Sh::kStages - 1);
-      if constexpr (kCopies == SdpaTcCopies::kSplit)
-        if (t + Sh::kStages - 1 < n_tiles) load_k(t + Sh::kStages - 1);
+      if constexpr (Sh::kCfg.copies == SdpaTcCopies::kBeforeScores) load_kv(t + Sh::kStages - 1);
       if constexpr (K::kSplitsLandedTiles) {
         if (t == 0) K::split_q(s_q);
         K::split_k(slot(t));
@@ -147,7 +168,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
-    if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kAmongScores) {
+    if constexpr (Sh::kStages > 1 && Sh::kCfg.copies == SdpaTcCopies::kAmongScores) {
       // Past the last tile the copies are zero bytes into a slot no warp reads.
       const int64_t next = t + Sh::kStages - 1, next_n0 = (key_tiles.begin + next) * Sh::kBlockN;
       const int64_t next_rows = next < n_tiles ? p.keys - next_n0 : 0;
@@ -159,23 +180,16 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     } else {
       K::qk(s, s_q, slot(t));
     }
-    if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kAfterScores) load_kv(t + Sh::kStages - 1);
-    if constexpr (Sh::kStages > 1 && kCopies == SdpaTcCopies::kSplit) {
-      if (t + Sh::kStages - 1 < n_tiles) load_v(t + Sh::kStages - 1);
-      cp_async_commit();
-    }
     if (fp.score.transformed)
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
       mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
     float correction[Sh::kMAtoms][2], base[Sh::kMAtoms][2];
-    if constexpr (Sh::kCfg.exponentials != SdpaTcExponentials::kInSoftmax)
+    if constexpr (Sh::kCfg.exponentials == SdpaTcExponentials::kInPv)
       softmax_maxima(s, row_max, fp.score.mul, base, correction);
-    else if constexpr (Sh::kCfg.rows_together)
-      softmax_probabilities_rows_together(s, row_max, row_sum, fp.score.mul, correction);
     else
       softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
-    if (!Sh::kCfg.lazy_rescale || !warp_rows_unmoved(correction)) rescale_rows(o, correction);
+    rescale_rows(o, correction);
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
       // its slot under P V.
@@ -188,9 +202,8 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    if constexpr (Sh::kCfg.exponentials != SdpaTcExponentials::kInSoftmax) {
-      K::template pv_exponentiating<Sh::kCfg.exponentials == SdpaTcExponentials::kPinnedInPv>(
-          o, s, slot(t) + Sh::kKTileBytes, base, fp.score.mul);
+    if constexpr (Sh::kCfg.exponentials == SdpaTcExponentials::kInPv) {
+      K::pv_exponentiating(o, s, slot(t) + Sh::kKTileBytes, base, fp.score.mul);
       softmax_row_sums(s, row_sum, correction);
     } else {
       K::pv(o, s, slot(t) + Sh::kKTileBytes);
@@ -216,8 +229,11 @@ __global__ void __launch_bounds__(K::Shape::kThreads, K::Shape::kCfg.min_blocks)
 template <class K>
 int launch_forward(const SdpaProblem &p, size_t smem, cudaStream_t stream) {
   const ForwardParams fp = forward_params(p, K::Shape::kCfg, sizeof(typename K::Elem));
-  return launch_forward(fp.aligned ? forward_kernel<K, true> : forward_kernel<K, false>, K::Shape::kThreads, smem, p,
-                        fp, stream);
+  if constexpr (K::Shape::kCfg.aligned_at_run_time)
+    return launch_forward(forward_kernel<K, true>, K::Shape::kThreads, smem, p, fp, stream);
+  else
+    return launch_forward(fp.aligned ? forward_kernel<K, true> : forward_kernel<K, false>, K::Shape::kThreads, smem,
+                          p, fp, stream);
 }
 
 }  // namespace baracuda::kernels::sdpa_tc

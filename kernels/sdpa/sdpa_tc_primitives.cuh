@@ -123,15 +123,6 @@ __device__ __forceinline__ float exp2_approx(float x) {
   return y;
 }
 
-// exp2_approx kept in program order among the other volatile asm (the
-// MMAs): a kernel that spreads exponentials among its products pins them
-// where it put them.
-__device__ __forceinline__ float exp2_approx_in_order(float x) {
-  float y;
-  asm volatile("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
 // Two floats as one register of two 16-bit values, the first in the low half.
 template <class T>
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {

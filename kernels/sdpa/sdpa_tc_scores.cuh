@@ -162,32 +162,6 @@ __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBloc
     }
 }
 
-// The same arithmetic with the rows' reductions side by side: every row's
-// thread max, then each shuffle round over all rows, then the exponentials,
-// so that the rows' shuffle latencies overlap instead of each row waiting
-// on its own two.
-template <int MAtoms, int KeyBlocks>
-__device__ __forceinline__ void softmax_probabilities_rows_together(float (&s)[MAtoms][KeyBlocks][4],
-                                                                   float (&row_max)[MAtoms][2],
-                                                                   float (&row_sum)[MAtoms][2], float mul,
-                                                                   float (&correction)[MAtoms][2]) {
-  float mx[MAtoms][2];
-#pragma unroll
-  for (int a = 0; a < MAtoms; ++a)
-#pragma unroll
-    for (int hr = 0; hr < 2; ++hr) mx[a][hr] = thread_row_max(s, row_max, a, hr);
-#pragma unroll
-  for (int lanes = 1; lanes <= 2; lanes *= 2)
-#pragma unroll
-    for (int a = 0; a < MAtoms; ++a)
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr) mx[a][hr] = fmaxf(mx[a][hr], __shfl_xor_sync(0xffffffffu, mx[a][hr], lanes));
-#pragma unroll
-  for (int a = 0; a < MAtoms; ++a)
-#pragma unroll
-    for (int hr = 0; hr < 2; ++hr) exponentiate_row(s, row_max, row_sum, mul, correction, a, hr, mx[a][hr]);
-}
-
 // An online-softmax step in three parts, so that the exponentials can run
 // among P V's products (the same arithmetic as softmax_probabilities): the
 // rows' maxima side by side (each shuffle round over all rows, so that
@@ -217,8 +191,8 @@ __device__ __forceinline__ void softmax_maxima(const float (&s)[MAtoms][KeyBlock
       row_max[a][hr] = mx[a][hr];
     }
 }
-// Key blocks [first, first + count) of every row; InOrder: pinned among the MMAs.
-template <bool InOrder, int MAtoms, int KeyBlocks>
+// Key blocks [first, first + count) of every row.
+template <int MAtoms, int KeyBlocks>
 __device__ __forceinline__ void exponentiate_blocks(float (&s)[MAtoms][KeyBlocks][4], const float (&base)[MAtoms][2],
                                                     float mul, int first, int count) {
 #pragma unroll
@@ -226,10 +200,7 @@ __device__ __forceinline__ void exponentiate_blocks(float (&s)[MAtoms][KeyBlocks
 #pragma unroll
     for (int nb = first; nb < first + count; ++nb)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float x = fmaf(s[a][nb][e], mul, -base[a][e / 2]);
-        s[a][nb][e] = InOrder ? exp2_approx_in_order(x) : exp2_approx(x);
-      }
+      for (int e = 0; e < 4; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base[a][e / 2]));
 }
 template <int MAtoms, int KeyBlocks>
 __device__ __forceinline__ void softmax_row_sums(const float (&s)[MAtoms][KeyBlocks][4], float (&row_sum)[MAtoms][2],
@@ -252,16 +223,6 @@ __device__ __forceinline__ void rescale_rows(float (&o)[MAtoms][ValueBlocks][4],
         o[a][db][2 * hr] *= correction[a][hr];
         o[a][db][2 * hr + 1] *= correction[a][hr];
       }
-}
-
-// Whether every row of this warp owes O no rescale (each correction exactly
-// 1): skipping the multiplies then keeps O's bits.
-template <int MAtoms>
-__device__ __forceinline__ bool warp_rows_unmoved(const float (&correction)[MAtoms][2]) {
-  bool unmoved = true;
-#pragma unroll
-  for (int a = 0; a < MAtoms; ++a) unmoved = unmoved && correction[a][0] == 1.f && correction[a][1] == 1.f;
-  return __all_sync(0xffffffffu, unmoved);
 }
 
 // The end of a row after its last key tile: its sum over the four threads
