@@ -50,9 +50,11 @@ __device__ __forceinline__ void mma_two_blocks(float (&acc)[MAtoms][Blocks][4], 
   }
 }
 
-// S = Q K^T for this warp's rows against the key tile at s_k.
-template <class T, class Sh, int HeadDim>
-__device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k) {
+// S = Q K^T for this warp's rows against the key tile at s_k; between(kk)
+// after the products of 16-column step kk.
+template <class T, class Sh, int HeadDim, class Between>
+__device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k,
+                                           Between &&between) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp_row = static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows;
   // ldmatrix x4 of Q: matrices (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15): a0..a3.
@@ -71,19 +73,23 @@ __device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlock
       ldmatrix_x4(kb, s_k + at_step(k_off, kk) + nb2 * 16 * HeadDim * 2);
       mma_two_blocks<T>(s, qa, kb, nb2);
     }
+    between(kk);
   }
 }
 
-// O += P V, P (in s) rounded to T, against the value tile at s_v.
-template <class T, class Sh, int HeadDim>
-__device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
-                                           const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v) {
+// O += P V, P (in s) rounded to T, against the value tile at s_v;
+// before(kk) first thing for the 16 keys of step kk (Scores: s's type,
+// const where before leaves it alone).
+template <class T, class Sh, int HeadDim, class Scores, class Before>
+__device__ __forceinline__ void pv_product(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4], Scores &s, uint32_t s_v,
+                                           Before &&before) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
   // ldmatrix x4 .trans of V (keys x dv): (keys 0-7, dv 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15): b0 b1 of two dv
   // blocks.
   const uint32_t v_off = swizzled<HeadDim>((lane & 7) + (lane & 8), (lane >> 4) * 8);
 #pragma unroll
   for (int kk = 0; kk < Sh::kKeyBlocks / 2; ++kk) {
+    before(kk);
     uint32_t pa[Sh::kMAtoms][4];
 #pragma unroll
     for (int a = 0; a < Sh::kMAtoms; ++a) {
@@ -112,24 +118,47 @@ struct TcForward {
   __device__ static uint32_t smem_at(unsigned char *p) { return shared_address(p); }
   // The 16-bit tiles go to the MMAs as they land.
   static constexpr bool kSplitsLandedTiles = false;
-  __device__ static void load_q(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
-                                int cols, bool aligned) {
-    load_tile<Sh::kBlockM, HeadDim, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_q(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_tile_clamped<Sh::kBlockM, HeadDim, Sh::kThreads, Aligned>(tile, g, row_stride, rows_left, cols);
   }
-  __device__ static void load_k(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
-                                int cols, bool aligned) {
-    load_tile<Sh::kBlockN, HeadDim, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_k(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_tile_clamped<Sh::kBlockN, HeadDim, Sh::kThreads, Aligned>(tile, g, row_stride, rows_left, cols);
   }
-  __device__ static void load_v(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left,
-                                int cols, bool aligned) {
-    load_k(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_v(uint32_t tile, const uint16_t *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_k<Aligned>(tile, g, row_stride, rows_left, cols);
   }
   __device__ static void qk(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k) {
-    qk_product<T, Sh, HeadDim>(s, s_q, s_k);
+    qk_product<T, Sh, HeadDim>(s, s_q, s_k, [](int) {});
+  }
+  // With SdpaTcCopies::kAmongScores: the next K and V tiles' copies, issued
+  // a share after each 16-column step of S's products.
+  using KvCopies = TileRowCopies<Sh::kBlockN, HeadDim, Sh::kThreads>;
+  template <bool Aligned>
+  __device__ static void qk_issuing(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k,
+                                    KvCopies &k_copies, KvCopies &v_copies) {
+    constexpr int kSteps = HeadDim / 16;
+    qk_product<T, Sh, HeadDim>(s, s_q, s_k, [&](int kk) {
+#pragma unroll
+      for (int j = kk * KvCopies::kSteps / kSteps; j < (kk + 1) * KvCopies::kSteps / kSteps; ++j) {
+        k_copies.template issue<Aligned>(j);
+        v_copies.template issue<Aligned>(j);
+      }
+    });
   }
   __device__ static void pv(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
                             const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v) {
-    pv_product<T, Sh, HeadDim>(o, s, s_v);
+    pv_product<T, Sh, HeadDim>(o, s, s_v, [](int) {});
+  }
+  // With SdpaTcExponentials::kInPv: s holds scores, and each step's 16 keys
+  // become P (exponentiate_blocks) just before their products, so that the
+  // special-function unit's work runs under the tensor cores'.
+  __device__ static void pv_exponentiating(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
+                                           float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v,
+                                           const float (&base)[Sh::kMAtoms][2], float mul) {
+    pv_product<T, Sh, HeadDim>(o, s, s_v, [&](int kk) { exponentiate_blocks(s, base, mul, 2 * kk, 2); });
   }
 
   // Through the Q tile's place, once every warp is done reading Q.

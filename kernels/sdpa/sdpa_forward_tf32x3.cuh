@@ -136,17 +136,17 @@ struct Tf32x3Forward {
   using Sh = Shape;
 
   __device__ static unsigned char *smem_at(unsigned char *p) { return p; }
-  __device__ static void load_q(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols,
-                                bool aligned) {
-    load_tile_f32<Sh::kBlockM, HeadDim, Sh::kQPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_q(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_tile_f32<Sh::kBlockM, HeadDim, Sh::kQPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, Aligned);
   }
-  __device__ static void load_k(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols,
-                                bool aligned) {
-    load_tile_f32<Sh::kBlockN, HeadDim, Sh::kKPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_k(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_tile_f32<Sh::kBlockN, HeadDim, Sh::kKPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, Aligned);
   }
-  __device__ static void load_v(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols,
-                                bool aligned) {
-    load_tile_f32<Sh::kBlockN, HeadDim, Sh::kVPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, aligned);
+  template <bool Aligned>
+  __device__ static void load_v(unsigned char *tile, const float *g, int64_t row_stride, int64_t rows_left, int cols) {
+    load_tile_f32<Sh::kBlockN, HeadDim, Sh::kVPitch, Sh::kThreads>(tile, g, row_stride, rows_left, cols, Aligned);
   }
   // Landed tiles are split into tf32 halves in place (sdpa_forward_tile.cuh
   // calls these, then a barrier, before the tiles' fragment reads).

@@ -14,7 +14,7 @@
 //   K::Elem    the element of q, k, v and out
 //   K::Smem    how it addresses shared memory (a 32-bit shared-window address or
 //              a pointer), K::smem_at(pointer) converting
-//   K::load_q, load_k, load_v (tile, rows, row_stride, rows_left, cols, aligned):
+//   K::load_q, load_k, load_v<Aligned> (tile, rows, row_stride, rows_left, cols):
 //              a tile's copies into shared memory (cp.async when aligned; the
 //              caller commits), zeros past rows_left and cols
 //   K::kSplitsLandedTiles: whether each tile, once landed, is rewritten in
@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "sdpa/sdpa_forward_params.cuh"
 #include "sdpa/sdpa_tc_primitives.cuh"
@@ -52,7 +53,11 @@ struct TileCounts {
   static_assert(kStages >= 1, "a ring of stages slots, or the one-slot pipeline");
 };
 
-template <class K>
+// Aligned: fp.aligned, a template flag so that the key loop holds only the
+// cp.async copies (the plain loads of unaligned views are another
+// instantiation, chosen at launch); with kCfg.aligned_at_run_time the one
+// instantiation reads fp.aligned instead (Aligned true).
+template <class K, bool Aligned>
 __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile,
                                              typename K::Smem s_q, typename K::Smem s_kv) {
   using Sh = typename K::Shape;
@@ -67,16 +72,35 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const Elem *v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
   const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
+  static_assert(!Sh::kCfg.aligned_at_run_time || Sh::kCfg.copies == SdpaTcCopies::kBeforeScores,
+                "the copies among S's products are compiled for one alignment");
+  // f(std::bool_constant<the views' alignment>).
+  auto aligned_as = [&](auto &&f) {
+    if constexpr (Sh::kCfg.aligned_at_run_time) {
+      if (fp.aligned)
+        f(std::true_type{});
+      else
+        f(std::false_type{});
+    } else {
+      f(std::bool_constant<Aligned>{});
+    }
+  };
   auto slot = [&](int64_t t) { return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes; };
 
   auto load_k = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-    K::load_k(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim, fp.aligned);
+    aligned_as([&](auto aligned) {
+      constexpr bool kAligned = decltype(aligned)::value;
+      K::template load_k<kAligned>(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim);
+    });
   };
   auto load_v = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
-    K::load_v(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0, p.head_dim_v,
-              fp.aligned);
+    aligned_as([&](auto aligned) {
+      constexpr bool kAligned = decltype(aligned)::value;
+      K::template load_v<kAligned>(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0,
+                                   p.head_dim_v);
+    });
   };
   // In the ring each key tile is one cp.async group, K and V, committed even
   // when empty so the wait below counts a fixed number of groups.
@@ -88,7 +112,10 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     cp_async_commit();
   };
 
-  K::load_q(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim, fp.aligned);
+  aligned_as([&](auto aligned) {
+    constexpr bool kAligned = decltype(aligned)::value;
+    K::template load_q<kAligned>(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim);
+  });
   if constexpr (Sh::kStages == 1) {
     if (n_tiles > 0) load_k(0);
     cp_async_commit();
@@ -130,7 +157,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       // whose slot the next copy refills.
       cp_async_wait<Sh::kStages - 2>();
       __syncthreads();
-      load_kv(t + Sh::kStages - 1);
+      if constexpr (Sh::kCfg.copies == SdpaTcCopies::kBeforeScores) load_kv(t + Sh::kStages - 1);
       if constexpr (K::kSplitsLandedTiles) {
         if (t == 0) K::split_q(s_q);
         K::split_k(slot(t));
@@ -141,12 +168,28 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
-    K::qk(s, s_q, slot(t));
+    if constexpr (Sh::kStages > 1 && Sh::kCfg.copies == SdpaTcCopies::kAmongScores) {
+      // Past the last tile the copies are zero bytes into a slot no warp reads.
+      const int64_t next = t + Sh::kStages - 1, next_n0 = (key_tiles.begin + next) * Sh::kBlockN;
+      const int64_t next_rows = next < n_tiles ? p.keys - next_n0 : 0;
+      typename K::KvCopies k_copies(slot(next), k + next_n0 * p.k.stride[2], p.k.stride[2], next_rows, p.head_dim);
+      typename K::KvCopies v_copies(slot(next) + Sh::kKTileBytes, v + next_n0 * p.v.stride[2], p.v.stride[2],
+                                    next_rows, p.head_dim_v);
+      K::template qk_issuing<Aligned>(s, s_q, slot(t), k_copies, v_copies);
+      cp_async_commit();
+    } else {
+      K::qk(s, s_q, slot(t));
+    }
     if (fp.score.transformed)
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
       mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
-    online_softmax(s, o, row_max, row_sum, fp.score.mul);
+    float correction[Sh::kMAtoms][2], base[Sh::kMAtoms][2];
+    if constexpr (Sh::kCfg.exponentials == SdpaTcExponentials::kInPv)
+      softmax_maxima(s, row_max, fp.score.mul, base, correction);
+    else
+      softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
+    rescale_rows(o, correction);
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
       // its slot under P V.
@@ -159,20 +202,25 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    K::pv(o, s, slot(t) + Sh::kKTileBytes);
+    if constexpr (Sh::kCfg.exponentials == SdpaTcExponentials::kInPv) {
+      K::pv_exponentiating(o, s, slot(t) + Sh::kKTileBytes, base, fp.score.mul);
+      softmax_row_sums(s, row_sum, correction);
+    } else {
+      K::pv(o, s, slot(t) + Sh::kKTileBytes);
+    }
   }
   // With no key tile the Q copies were never waited for.
   cp_async_wait<0>();
   K::store_out(p, fp, o, row_max, row_sum, b, h, m0, s_q);
 }
 
-template <class K>
+template <class K, bool Aligned>
 __global__ void __launch_bounds__(K::Shape::kThreads, K::Shape::kCfg.min_blocks)
     forward_kernel(const SdpaProblem p, const ForwardParams fp) {
   extern __shared__ __align__(128) unsigned char smem[];
   const typename K::Smem s_q = K::smem_at(smem), s_kv = K::smem_at(smem + K::Shape::kQTileBytes);
   for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x) {
-    forward_tile<K>(p, fp, tile, s_q, s_kv);
+    forward_tile<K, Aligned>(p, fp, tile, s_q, s_kv);
     __syncthreads();  // every warp is done with Q and the ring before the next tile's copies refill them
   }
 }
@@ -180,8 +228,12 @@ __global__ void __launch_bounds__(K::Shape::kThreads, K::Shape::kCfg.min_blocks)
 // The launch of kernel K for p; smem: its blocks' dynamic shared memory.
 template <class K>
 int launch_forward(const SdpaProblem &p, size_t smem, cudaStream_t stream) {
-  return launch_forward(forward_kernel<K>, K::Shape::kThreads, smem, p,
-                        forward_params(p, K::Shape::kCfg, sizeof(typename K::Elem)), stream);
+  const ForwardParams fp = forward_params(p, K::Shape::kCfg, sizeof(typename K::Elem));
+  if constexpr (K::Shape::kCfg.aligned_at_run_time)
+    return launch_forward(forward_kernel<K, true>, K::Shape::kThreads, smem, p, fp, stream);
+  else
+    return launch_forward(fp.aligned ? forward_kernel<K, true> : forward_kernel<K, false>, K::Shape::kThreads, smem,
+                          p, fp, stream);
 }
 
 }  // namespace baracuda::kernels::sdpa_tc

@@ -117,6 +117,33 @@ __device__ __forceinline__ float row_tree(const float (&s)[MAtoms][KeyBlocks][4]
   return t[0];
 }
 
+// The running max of row (a, hr) with this tile's entries, before the
+// reduction over the row's four threads.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ float thread_row_max(const float (&s)[MAtoms][KeyBlocks][4], const float (&row_max)[MAtoms][2],
+                                                int a, int hr) {
+  return fmaxf(row_max[a][hr], row_tree<true>(s, a, hr));
+}
+
+// Row (a, hr) of s becomes P = 2^(s mul - mx mul), given its new max mx;
+// its correction, running max and partial sum follow. `kept`: mx is the
+// running max itself, which owes no correction: exactly 1, not 2^(the
+// product's rounding).
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void exponentiate_row(float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
+                                                 float (&row_sum)[MAtoms][2], float mul,
+                                                 float (&correction)[MAtoms][2], int a, int hr, float mx,
+                                                 bool kept = false) {
+  const float base = mx == -INFINITY ? 0.f : mx * mul;
+  correction[a][hr] = kept ? 1.f : exp2_approx(fmaf(row_max[a][hr], mul, -base));
+  row_max[a][hr] = mx;
+#pragma unroll
+  for (int nb = 0; nb < KeyBlocks; ++nb)
+#pragma unroll
+    for (int e = 2 * hr; e < 2 * hr + 2; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
+  row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
+}
+
 // One online-softmax step on the scores alone: the running max takes this
 // tile's, the thread's partial row sums are rescaled, s becomes
 // P = 2^(s mul - max mul), and `correction` gets the factor that O's rows
@@ -134,21 +161,62 @@ __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBloc
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      float mx = fmaxf(row_max[a][hr], row_tree<true>(s, a, hr));
+      float mx = thread_row_max(s, row_max, a, hr);
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const bool keep = Slack >= 0 && !(mx * mul > fmaf(row_max[a][hr], mul, static_cast<float>(Slack)));
       if (keep) mx = row_max[a][hr];
-      const float base = mx == -INFINITY ? 0.f : mx * mul;
-      // A kept max owes no correction: exactly 1, not 2^(the product's rounding).
-      correction[a][hr] = keep ? 1.f : exp2_approx(fmaf(row_max[a][hr], mul, -base));
-      row_max[a][hr] = mx;
-#pragma unroll
-      for (int nb = 0; nb < KeyBlocks; ++nb)
-#pragma unroll
-        for (int e = 2 * hr; e < 2 * hr + 2; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
-      row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
+      exponentiate_row(s, row_max, row_sum, mul, correction, a, hr, mx, keep);
     }
+}
+
+// An online-softmax step in three parts, so that the exponentials can run
+// among P V's products (the same arithmetic as softmax_probabilities): the
+// rows' maxima side by side (each shuffle round over all rows, so that
+// their latencies overlap), giving `base` (max * mul, 0 for a row that has
+// seen no key) and `correction`; then P = 2^(s mul - base) a few key blocks
+// at a time; then the partial row sums, once P is whole.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void softmax_maxima(const float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
+                                               float mul, float (&base)[MAtoms][2], float (&correction)[MAtoms][2]) {
+  float mx[MAtoms][2];
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) mx[a][hr] = thread_row_max(s, row_max, a, hr);
+#pragma unroll
+  for (int lanes = 1; lanes <= 2; lanes *= 2)
+#pragma unroll
+    for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) mx[a][hr] = fmaxf(mx[a][hr], __shfl_xor_sync(0xffffffffu, mx[a][hr], lanes));
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      base[a][hr] = mx[a][hr] == -INFINITY ? 0.f : mx[a][hr] * mul;
+      correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base[a][hr]));
+      row_max[a][hr] = mx[a][hr];
+    }
+}
+// Key blocks [first, first + count) of every row.
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void exponentiate_blocks(float (&s)[MAtoms][KeyBlocks][4], const float (&base)[MAtoms][2],
+                                                    float mul, int first, int count) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int nb = first; nb < first + count; ++nb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base[a][e / 2]));
+}
+template <int MAtoms, int KeyBlocks>
+__device__ __forceinline__ void softmax_row_sums(const float (&s)[MAtoms][KeyBlocks][4], float (&row_sum)[MAtoms][2],
+                                                 const float (&correction)[MAtoms][2]) {
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
 }
 
 // O's rows times the correction of the step that moved their max.
@@ -163,15 +231,6 @@ __device__ __forceinline__ void rescale_rows(float (&o)[MAtoms][ValueBlocks][4],
         o[a][db][2 * hr] *= correction[a][hr];
         o[a][db][2 * hr + 1] *= correction[a][hr];
       }
-}
-
-// Both: s becomes P and O is rescaled.
-template <int MAtoms, int KeyBlocks, int ValueBlocks>
-__device__ __forceinline__ void online_softmax(float (&s)[MAtoms][KeyBlocks][4], float (&o)[MAtoms][ValueBlocks][4],
-                                               float (&row_max)[MAtoms][2], float (&row_sum)[MAtoms][2], float mul) {
-  float correction[MAtoms][2];
-  softmax_probabilities(s, row_max, row_sum, mul, correction);
-  rescale_rows(o, correction);
 }
 
 // The end of a row after its last key tile: its sum over the four threads

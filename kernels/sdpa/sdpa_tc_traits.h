@@ -12,12 +12,28 @@ namespace baracuda::kernels {
 // which the sm80 entry takes where the device's blocks hold them.
 enum class SdpaTcVariant { kSm80, kSm89, kSm80Wide };
 
+// Where a key-loop iteration of the ring issues the next K/V tile's copies:
+// before its S = Q K^T products, or a share after each 16-column step of
+// them. The one-slot pipeline (stages = 1) has its own.
+enum class SdpaTcCopies { kBeforeScores, kAmongScores };
+
+// Where P's exponentials run: in the softmax, before P V, or among P V's
+// products, each step's 16 keys just before them (the rows' maxima reduced
+// side by side first), so that the special-function unit's work runs under
+// the tensor cores'.
+enum class SdpaTcExponentials { kInSoftmax, kInPv };
+
 struct SdpaTcConfig {
   int warps;       // a block's warps, each owning m_atoms * 16 query rows
   int m_atoms;     // 16-row mma tiles per warp: two share every K/V fragment read from shared memory
   int block_n;     // keys per K/V tile, a multiple of 16
   int stages;      // K/V tiles in the cp.async ring; 1: one K and one V slot, each refilled under the other's product
   int min_blocks;  // blocks per SM the register allocation is capped for
+  SdpaTcCopies copies = SdpaTcCopies::kBeforeScores;
+  SdpaTcExponentials exponentials = SdpaTcExponentials::kInSoftmax;
+  // Whether the key loop reads the views' alignment at run time, both kinds
+  // of copies compiled into one kernel, rather than one kernel for each.
+  bool aligned_at_run_time = false;
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
@@ -32,16 +48,29 @@ struct SdpaTcConfig {
 // and nothing at 128; one K and one V slot (FlashAttention-2's pipeline)
 // trail the two-stage ring by 1-6%. At D 256 the wide tiles, 8 warps x 64
 // keys in a two-stage ring (192 KiB), run 11% (causal 6%) ahead of the
-// 99 KiB ones.
+// 99 KiB ones. Session 17 (bench/NOTES.md; bf16, B4 H32 S4096 / B2 H32
+// S8192 at D 128, B16 H16 S1024 at D 64, B8 H16 S2048 at D 256, both causal
+// modes, one process): one kernel per alignment, D 128 with the
+// exponentials among P V 336 / 311 / 345 / 327 TFLOP/s against 319 / 304 /
+// 324 / 316 before (their copies before S: the exponentials in the softmax
+// 322 / 303 / 331 / 312, the copies among S's products 330 / 309 / 341 /
+// 327, both at once 316 / 293 / 326 / 308); D 64 with the copies among S's
+// products 276 / 210 against 261 / 200 (before S 270 / 208). At D 256 every
+// one-kernel-per-alignment variant ran 13-17% behind the previous kernel
+// (263 / 239 against 304 / 278; the previous copies 252 / 221), so the
+// 256 tile keeps the run-time alignment, as do the sm89 256 tile and the
+// f32 kernel (not measured with a kernel per alignment).
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
+  constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores;
+  constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
   if (variant == SdpaTcVariant::kSm89) {
     if (head_dim_tile <= 128) return {8, 1, 64, 2, 2};
-    return {8, 1, 16, 2, 1};
+    return {8, 1, 16, 2, 1, kBefore, kInSoftmax, true};
   }
-  if (head_dim_tile <= 64) return {4, 2, 64, 3, 1};
-  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1};
-  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1};
-  return {4, 1, 32, 2, 2};
+  if (head_dim_tile <= 64) return {4, 2, 64, 3, 1, SdpaTcCopies::kAmongScores};
+  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
+  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, kBefore, kInSoftmax, true};
+  return {4, 1, 32, 2, 2, kBefore, kInSoftmax, true};
 }
 
 }  // namespace baracuda::kernels

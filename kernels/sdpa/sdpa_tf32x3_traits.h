@@ -24,10 +24,17 @@ namespace baracuda::kernels {
 // tile alone: eight warps of one 16-row tile and 64-key K and V slots
 // (214 KiB: 9% / 8% ahead of the 32-key slots on the H200, bench/NOTES.md
 // session 15, where a two-stage ring of 32 keys gained nothing).
+// Every config reads the views' alignment at run time (as the f16 / bf16
+// kernels' 256 tile does, sdpa_tc_traits.h; one kernel per alignment was
+// not measured for f32).
 constexpr SdpaTcConfig sdpa_tf32x3_config(int head_dim_tile, bool wide = false) {
-  if (head_dim_tile <= 64) return {4, 2, 32, 2, 2};
-  if (head_dim_tile <= 128) return wide ? SdpaTcConfig{8, 1, 64, 1, 1} : SdpaTcConfig{8, 1, 32, 1, 1};
-  return {4, 1, 16, 1, 1};
+  constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores;
+  constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
+  if (head_dim_tile <= 64) return {4, 2, 32, 2, 2, kBefore, kInSoftmax, true};
+  if (head_dim_tile <= 128)
+    return wide ? SdpaTcConfig{8, 1, 64, 1, 1, kBefore, kInSoftmax, true}
+                : SdpaTcConfig{8, 1, 32, 1, 1, kBefore, kInSoftmax, true};
+  return {4, 1, 16, 1, 1, kBefore, kInSoftmax, true};
 }
 
 }  // namespace baracuda::kernels
