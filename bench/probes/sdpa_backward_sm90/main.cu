@@ -28,6 +28,7 @@
 
 #include "probe_api.h"
 #include "sdpa/sdpa_kernels.h"
+#include "../common/sdpa_probe_problem.h"
 #include "sdpa/sdpa_problem.h"
 
 using baracuda::kernels::SdpaProblem;
@@ -202,20 +203,7 @@ __global__ void fill_lse(float *lse, int64_t rows, int64_t queries, int64_t keys
 static void setup(Run &r, const Case &c, bool exact) {
   r.c = c;
   SdpaProblem &p = r.p;
-  p.batch = c.B;
-  p.heads_q = c.Hq;
-  p.heads_kv = c.Hkv;
-  p.queries = c.Q;
-  p.keys = c.K;
-  p.head_dim = c.D;
-  p.head_dim_v = c.Dv;
-  p.scale = 1.0 / std::sqrt(double(c.D));
-  p.softcap = c.softcap;
-  p.causal = c.causal;
-  p.bottom_right = c.bottom_right;
-  p.window_left = c.wl;
-  p.window_right = c.wr;
-  p.alibi = c.alibi;
+  set_problem_shape(p, c);
   r.slopes.resize(c.Hq);
   for (int64_t h = 0; h < c.Hq; ++h) r.slopes[h] = std::pow(2.0, -8.0 * (h + 1) / c.Hq);
   const size_t e = 2;

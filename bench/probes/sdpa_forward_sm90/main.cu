@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/sdpa_probe_problem.h"
 #include "sdpa/sdpa_problem.h"
 
 using baracuda::kernels::SdpaProblem;
@@ -105,20 +106,7 @@ static void release(Buffers &b) {
 }
 static SdpaProblem problem(const Case &c, const Buffers &b) {
   SdpaProblem p{};
-  p.batch = c.B;
-  p.heads_q = c.Hq;
-  p.heads_kv = c.Hkv;
-  p.queries = c.Q;
-  p.keys = c.K;
-  p.head_dim = c.D;
-  p.head_dim_v = c.Dv;
-  p.scale = 1.0 / std::sqrt(double(c.D));
-  p.softcap = c.softcap;
-  p.causal = c.causal;
-  p.bottom_right = c.bottom_right;
-  p.window_left = c.wl;
-  p.window_right = c.wr;
-  p.alibi = c.alibi;
+  set_problem_shape(p, c);
   p.slopes = c.alibi ? b.slopes : nullptr;
   p.slope_stride[0] = 0;
   p.slope_stride[1] = 1;
