@@ -28,19 +28,11 @@
 
 #include "probe_api.h"
 #include "sdpa/sdpa_kernels.h"
+#include "../common/probe_check.h"
 #include "../common/sdpa_probe_problem.h"
 #include "sdpa/sdpa_problem.h"
 
 using baracuda::kernels::SdpaProblem;
-
-#define CK(x)                                                                                         \
-  do {                                                                                                \
-    cudaError_t e_ = (x);                                                                             \
-    if (e_ != cudaSuccess) {                                                                          \
-      printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);                 \
-      exit(1);                                                                                        \
-    }                                                                                                 \
-  } while (0)
 
 struct Case {
   const char *name;

@@ -20,20 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "../common/probe_check.h"
 #include "../common/sdpa_probe_problem.h"
 #include "sdpa/sdpa_problem.h"
 
 using baracuda::kernels::SdpaProblem;
 using bf = __nv_bfloat16;
-
-#define CK(x)                                                                         \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
 
 // Defined by variant.cu per tree; a variant not built stays null (weak).
 int probe_forward_base(const void *, cudaStream_t);
