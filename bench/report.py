@@ -100,35 +100,55 @@ def torch_ms(op, dtype, shape=""):
     return None
 
 
-def attention_table(rows, torch_path):
-    """bench_ops' sdpa rows (they carry flops) beside PyTorch's backends from bench/torch_sdpa.py."""
-    theirs = {}
+def read_torch_sdpa(torch_path):
+    """bench/torch_sdpa.py's rows: TFLOP/s per (op, dtype, shape, backend), and the bf16 GEMM rate (None without
+    the file)."""
+    theirs, gemm = {}, None
     for line in open(torch_path) if torch_path else []:
         if line.strip():
             t = json.loads(line)
-            theirs[(t["op"].replace("_deterministic", ""), t["dtype"], t["shape"], t["backend"])] = t["flops"] / t["ms"] / 1e9
+            rate = t["flops"] / t["ms"] / 1e9
+            if t["op"] == "gemm":
+                gemm = rate
+            else:
+                theirs[(t["op"].replace("_deterministic", ""), t["dtype"], t["shape"], t["backend"])] = rate
+    return theirs, gemm
+
+
+def gemm_share(tflops, gemm):
+    return f"{100 * tflops / gemm:.0f}%" if gemm else "-"
+
+
+def attention_table(rows, theirs, gemm):
+    """bench_ops' sdpa rows (they carry flops) beside PyTorch's backends from bench/torch_sdpa.py, each as a
+    fraction of the bf16 GEMM rate measured in the same run."""
     backends = ["flash", "cudnn", "efficient", "math"]
-    print("\n| op | dtype | shape | kernel | ms | TFLOP/s | " + " | ".join(f"PyTorch {b}" for b in backends) +
-          " | vs flash | vs cuDNN |")
-    print("|---|---|---|---|---|---|" + "---|" * (len(backends) + 2))
+    if gemm:
+        print(f"\nbf16 GEMM rate (cuBLAS, torch.matmul): {gemm:.0f} TFLOP/s")
+    print("\n| op | dtype | shape | kernel | ms | TFLOP/s | % of GEMM | " +
+          " | ".join(f"PyTorch {b}" for b in backends) + " | vs flash | vs cuDNN |")
+    print("|---|---|---|---|---|---|---|" + "---|" * (len(backends) + 2))
     for r in rows:
         ours = r["flops"] / r["ms"] / 1e9
         key = (r["op"].replace("_deterministic", ""), r["dtype"], r["shape"])
         cols = [theirs.get(key + (b,)) for b in backends]
         ratio = [f"{ours / c:.2f}x" if c else "-" for c in cols[:2]]
-        print(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['kernel']} | {r['ms']:.3f} | {ours:.0f} | " +
+        share = gemm_share(ours, gemm) if r["dtype"] == "bf16" else "-"
+        print(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['kernel']} | {r['ms']:.3f} | {ours:.0f} | {share} | " +
               " | ".join(f"{c:.0f}" if c else "-" for c in cols) + f" | {ratio[0]} | {ratio[1]} |")
 
 
-def candidates_table(rows):
+def candidates_table(rows, gemm):
     """bench_ops sdpa_candidates' rows: each forced candidate per shape, its TFLOP/s (causal rows count the
-    pairs seen) or why select refused it, then the host time of a run per candidate."""
-    print("\n| shape | candidate | ms | TFLOP/s | kernel |")
-    print("|---|---|---|---|---|")
+    pairs seen) and fraction of the bf16 GEMM rate, or why select refused it, then the host time of a run per
+    candidate."""
+    print("\n| shape | candidate | ms | TFLOP/s | % of GEMM | kernel |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
         if r["op"] == "sdpa_grid":
-            print(f"| {r['shape']} | {r['candidate']} | refused: {r['refused']} | | |" if "refused" in r else
-                  f"| {r['shape']} | {r['candidate']} | {r['ms']:.3f} | {r['tflops']:.0f} | {r['kernel']} |")
+            print(f"| {r['shape']} | {r['candidate']} | refused: {r['refused']} | | | |" if "refused" in r else
+                  f"| {r['shape']} | {r['candidate']} | {r['ms']:.3f} | {r['tflops']:.0f} | "
+                  f"{gemm_share(r['tflops'], gemm) if r['shape'].startswith('bf16') else '-'} | {r['kernel']} |")
     for r in rows:
         if r["op"] == "sdpa_host_cost":
             print(f"\nhost time of a run, {r['candidate']}: {r['run_us']:.2f} us")
@@ -164,12 +184,13 @@ def main(path, torch_path=None, torch_grid_path=None):
         if r["op"] == "host_overhead":
             print(f"\nhost time per call: baracuda_plan_run {r['plan_run_us']:.2f} us, "
                   f"bare kernel launch {r['bare_launch_us']:.2f} us")
+    theirs, gemm = read_torch_sdpa(torch_path)
     attention = [r for r in all_rows if "flops" in r]
     if attention:
-        attention_table(attention, torch_path)
+        attention_table(attention, theirs, gemm)
     candidates = [r for r in all_rows if r["op"] in candidate_ops]
     if candidates:
-        candidates_table(candidates)
+        candidates_table(candidates, gemm)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """PyTorch's scaled_dot_product_attention backends on the rows bench_ops times
 for the `sdpa` op (the attention table of ../shared/reference/baselines-h200.md,
 bf16, both causal modes, and its f32 rows), timed the same way (CUDA events,
-warm-up, median) in one process. Prints one JSON object per (row, backend);
-bench/report.py merges them with bench_ops' rows:
+warm-up, median) in one process, and the bf16 GEMM rate (cuBLAS through
+torch.matmul) that the attention rows are a fraction of. Prints one JSON
+object per (row, backend); bench/report.py merges them with bench_ops' rows:
 
     python3 bench/torch_sdpa.py > torch_sdpa.jsonl
     python3 bench/report.py bench.jsonl torch_sdpa.jsonl
@@ -50,7 +51,23 @@ def emit(op, dtype_name, shape, backend, ms, flops):
           flush=True)
 
 
+def emit_gemm_rate():
+    """The card's bf16 tensor-core rate as a user meets it: cuBLAS on square products, the best of two sizes (the
+    larger one runs hotter clocks down on some cards, the smaller one leaves SMs idle on others)."""
+    best = None
+    for n in (8192, 16384):
+        a, b = (torch.randn(n, n, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        ms = median_ms(lambda: a @ b, 10)
+        if best is None or 2.0 * n ** 3 / ms > best[2] / best[1]:
+            best = (n, ms, 2.0 * n ** 3)
+        del a, b
+        torch.cuda.empty_cache()
+    n, ms, flops = best
+    emit("gemm", "bf16", f"M=N=K={n}", "cublas", ms, flops)
+
+
 def main():
+    emit_gemm_rate()
     rows = [(torch.bfloat16, "bf16", s, causal, ("flash", "cudnn", "efficient")) for s in SHAPES
             for causal in (False, True)]
     rows += [(torch.float32, "f32", (4, 16, 2048, D), causal, ("efficient", "math")) for D in (64, 128)
