@@ -105,14 +105,30 @@ __device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], 
       s[n][e] = sdpa_tc::exp2_approx(fmaf(s[n][e], scale_log2, -lse[8 * n + 2 * (lane % 4) + (e & 1)] * kLog2e));
 }
 
-// dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and dQ).
-template <int Blocks>
-__device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const float (&prob)[Blocks][4],
+// The two values of a register packed by sdpa_tc::pack2<T>, as floats.
+template <class T>
+__device__ __forceinline__ float2 unpack2(uint32_t x) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half22float2(*reinterpret_cast<const __half2 *>(&x));
+  } else {
+    return make_float2(__uint_as_float(x << 16), __uint_as_float(x & 0xffff0000u));
+  }
+}
+
+// dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and
+// dQ), P^T as rounded to T for dV's products (pa: its A fragments).
+template <class T, int Blocks>
+__device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const uint32_t (&pa)[Blocks / 2][4],
                                                            const float *delta, int lane) {
 #pragma unroll
   for (int n = 0; n < Blocks; ++n)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) dp[n][e] = prob[n][e] * (dp[n][e] - delta[8 * n + 2 * (lane % 4) + (e & 1)]);
+    for (int hr = 0; hr < 2; ++hr) {
+      const float2 prob = unpack2<T>(pa[n / 2][2 * (n % 2) + hr]);  // accumulator_to_a_fragments' order
+      const float *d = delta + 8 * n + 2 * (lane % 4);
+      dp[n][2 * hr] = prob.x * (dp[n][2 * hr] - d[0]);
+      dp[n][2 * hr + 1] = prob.y * (dp[n][2 * hr + 1] - d[1]);
+    }
 }
 
 // The block's key tile and the (query head, query tile) steps it walks:
@@ -395,16 +411,20 @@ struct BackwardConsumer {
         accumulator_to_a_fragments<T>(pa, s);
         accumulator_to_a_fragments<T>(da, dp);
       } else {
-        // The plain path: P^T while dP^T's products run. (dS^T under dV's
-        // products would keep P^T, dP^T and dV's registers pinned at once:
-        // too many, and ptxas then serializes every wgmma.)
+        // The plain path: P^T while dP^T's products run, which ptxas allows
+        // only when told (it moves the wait above most exponentials), and
+        // dS^T from P^T as rounded for dV: the float P^T kept across the wait
+        // made it spill and, at the 64 tile, serialize every wgmma. (dS^T
+        // under dV's products would keep P^T, dP^T and dV's registers pinned
+        // at once: too many.)
         wgmma_wait<1>();
         fence_registers(s);
         transposed_probabilities(s, lse, scale, lane());
         accumulator_to_a_fragments<T>(pa, s);
+        compute_before_next_wgmma_wait(pa);
         wgmma_wait<0>();
         fence_registers(dp);
-        transposed_score_gradients(dp, s, delta, lane());
+        transposed_score_gradients<T>(dp, pa, delta, lane());
         accumulator_to_a_fragments<T>(da, dp);
       }
       fence_registers(dv);
@@ -442,10 +462,13 @@ struct BackwardConsumer {
   }
 
   // dK (scaled) and dV of the group's keys; keys no query sees get zeros.
+  // A lane's two adjacent columns go out as one 4-byte store where every
+  // row of the view starts on 4 bytes (D and Dv are even), else one by one.
   __device__ void store_key_gradients(const float (&dk)[Ti::kHeadBlocks][4], const float (&dv)[Ti::kHeadBlocks][4],
                                       float scale) const {
     T *dk_out = static_cast<T *>(p.dk.data) + w.b * p.dk.stride[0] + w.hk * p.dk.stride[1];
     T *dv_out = static_cast<T *>(p.dv.data) + w.b * p.dv.stride[0] + w.hk * p.dv.stride[1];
+    const bool pairs = rows_hold_pairs(p.dk) && rows_hold_pairs(p.dv);
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       const int64_t j = w.key0 + group * Ti::kConsumerKeys + 16 * warp() + lane() / 4 + 8 * hr;
@@ -453,13 +476,29 @@ struct BackwardConsumer {
 #pragma unroll
       for (int db = 0; db < Ti::kHeadBlocks; ++db) {
         const int col = 8 * db + 2 * (lane() % 4);
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          if (col + e < p.head_dim) dk_out[j * p.dk.stride[2] + col + e] = static_cast<T>(scale * dk[db][2 * hr + e]);
-          if (col + e < p.head_dim_v) dv_out[j * p.dv.stride[2] + col + e] = static_cast<T>(dv[db][2 * hr + e]);
+        T *dk_at = dk_out + j * p.dk.stride[2] + col, *dv_at = dv_out + j * p.dv.stride[2] + col;
+        const float k0 = scale * dk[db][2 * hr], k1 = scale * dk[db][2 * hr + 1];
+        if (pairs) {
+          if (col < p.head_dim) *reinterpret_cast<uint32_t *>(dk_at) = sdpa_tc::pack2<T>(k0, k1);
+          if (col < p.head_dim_v) *reinterpret_cast<uint32_t *>(dv_at) = sdpa_tc::pack2<T>(dv[db][2 * hr], dv[db][2 * hr + 1]);
+          continue;
+        }
+        if (col < p.head_dim) {
+          dk_at[0] = static_cast<T>(k0);
+          dk_at[1] = static_cast<T>(k1);
+        }
+        if (col < p.head_dim_v) {
+          dv_at[0] = static_cast<T>(dv[db][2 * hr]);
+          dv_at[1] = static_cast<T>(dv[db][2 * hr + 1]);
         }
       }
     }
+  }
+
+  // Whether every row of t (its batch, head and key strides even, its data
+  // on 4 bytes) starts on 4 bytes.
+  __device__ static bool rows_hold_pairs(const SdpaOutTensor &t) {
+    return reinterpret_cast<uintptr_t>(t.data) % 4 == 0 && (t.stride[0] | t.stride[1] | t.stride[2]) % 2 == 0;
   }
 };
 
