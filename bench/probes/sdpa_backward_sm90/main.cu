@@ -9,7 +9,8 @@
 // bf16 rows (median of 10 event-timed runs after 2 warm-ups, the whole op:
 // memset, delta, main kernel, dq conversion), with the largest difference
 // between their gradients and the deterministic mode's repeat. Built with
-// PROBE_HAS_VARIANT, a variant tree's Hopper backward (bf16) beside them.
+// PROBE_HAS_VARIANT, variants of the staged Hopper backward (bf16) beside
+// them (build.sh's table; the diagnostic ones timed, not checked).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -27,6 +28,9 @@
 #include <vector>
 
 #include "probe_api.h"
+#ifdef PROBE_HAS_VARIANT
+#include "probe_variants.h"
+#endif
 #include "sdpa/sdpa_kernels.h"
 #include "../common/probe_check.h"
 #include "../common/sdpa_probe_problem.h"
@@ -291,7 +295,8 @@ static int run_base(Run &r) {
 }
 static int run_base_sm90(Run &r) { return base_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
 #ifdef PROBE_HAS_VARIANT
-static int run_variant(Run &r) { return variant_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
+static const ProbeVariant *g_variant;  // the one run_variant runs
+static int run_variant(Run &r) { return g_variant->run(&r.p, r.ws, r.ws_bytes, 0); }
 #endif
 static int run_sm90(Run &r) {
   r.p.deterministic = false;
@@ -414,12 +419,14 @@ static int check() {
     printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e | det dq %.2e repeat %lld dkdv %lld",
            eb[0], eb[1], eb[2], eh[0], eh[1], eh[2], ed[0], repeat, kv);
 #ifdef PROBE_HAS_VARIANT
-    if (c.dtype == 0) {
-      const Grads gv = gradients(r, run_variant, "variant");
+    for (const ProbeVariant &v : kVariants) {
+      if (c.dtype != 0 || !v.checked) continue;
+      g_variant = &v;
+      const Grads gv = gradients(r, run_variant, v.name);
       double ev[3];
       errors(gv, ref, c.dtype, ev);
       for (int t = 0; t < 3; ++t) pass = pass && ev[t] <= 2 * eb[t];
-      printf(" | variant dq %.2e dk %.2e dv %.2e", ev[0], ev[1], ev[2]);
+      printf(" | %s dq %.2e dk %.2e dv %.2e", v.name, ev[0], ev[1], ev[2]);
     }
 #endif
     failures += !pass;
@@ -447,11 +454,11 @@ static void differences(const Grads &a, const Grads &b, double (&diff)[3]) {
 // One timing line: row | baseline | variant | ratio | check.
 static void time_line(const char *name, const char *what, double flops, double tb, double tv, const double (&d)[3],
                       const char *more) {
-  printf("%-24s | base %7.3f ms %6.1f | %-4s %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e%s\n", name, tb,
+  printf("%-24s | base %7.3f ms %6.1f | %-12s %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e%s\n", name, tb,
          flops / tb / 1e9, what, tv, flops / tv / 1e9, tb / tv, d[0], d[1], d[2], more);
 }
 
-// The timing rows, the variant tree's first (where built), then the staged
+// The timing rows, the variants first (where built), then the staged
 // tree's both modes unless variant_only (a rerun after a hang).
 static void time_rows(bool variant_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
@@ -476,9 +483,12 @@ static void time_rows(bool variant_only) {
     const Grads gb = fetch(r, kMost);
     double d[3];
 #ifdef PROBE_HAS_VARIANT
-    const double tv = time_ms(r, run_variant);
-    differences(gb, fetch(r, kMost), d);
-    time_line(name, "var", flops, tb, tv, d, "");
+    for (const ProbeVariant &v : kVariants) {
+      g_variant = &v;
+      const double tv = time_ms(r, run_variant);
+      differences(gb, fetch(r, kMost), d);
+      time_line(name, v.name, flops, tb, tv, d, v.checked ? "" : " (diagnostic)");
+    }
 #endif
     if (!variant_only) {
       const double th = time_ms(r, run_sm90);
