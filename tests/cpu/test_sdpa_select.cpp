@@ -291,3 +291,36 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
     }
   }
 }
+
+TEST_CASE("sdpa: the Hopper backward refuses at select the extents its launch cannot take, so that plan info names "
+          "the kernel that runs",
+          "[sdpa][select]") {
+  if (!build_serves(90)) return;
+  struct Row {
+    int64_t batch, heads, keys;
+    const char *refusal;
+  };
+  for (const Row &r : {Row{1, 2, int64_t{1} << 31, "queries or keys reach 2^31 - 1"},
+                       Row{70000, 1, 64, "batch is over 65535"}, Row{1, 70000, 64, "heads_kv is over 65535"}}) {
+    baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
+    d.batch = r.batch;
+    d.heads_q = d.heads_kv = r.heads;
+    d.keys = r.keys;
+    for (const char *candidate : {"sdpa_bwd_sm90_wgmma", "sdpa_bwd_sm90_deterministic"}) {
+      setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
+      const bool deterministic = std::string(candidate) == "sdpa_bwd_sm90_deterministic";
+      const Selected s = select_for(d, 90, deterministic ? BARACUDA_SELECT_DETERMINISTIC : 0);
+      const std::string message = baracuda_last_error_message();
+      unsetenv("BARACUDA_FORCE_CANDIDATE");
+      INFO(candidate << " B " << r.batch << " H " << r.heads << " K " << r.keys << ": " << message);
+      CHECK(s.status == BARACUDA_STATUS_UNSUPPORTED);
+      CHECK(message.find(std::string(candidate) + ": " + r.refusal) != std::string::npos);
+    }
+  }
+  // Sequences past TMA's coordinates go to the sm_80 kernel, whose grid takes them.
+  baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
+  d.keys = int64_t{1} << 31;
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_bf16_d64");
+  CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
+        "sdpa_bwd_sm80_deterministic_bf16_d64");
+}

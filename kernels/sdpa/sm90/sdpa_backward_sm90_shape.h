@@ -7,6 +7,7 @@
 // Host-includable, no CUDA: the plan layer asks it what a block needs.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
@@ -32,6 +33,17 @@ constexpr int kSdpaSm90BackwardMaxHeadTile = 128;
 // the consumers' meetings, and dQ split by rows instead of keys.
 constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile) {
   return {128, head_dim_tile == 64 ? 128 : 64, 2, head_dim_tile / 64};
+}
+
+// Null where one launch serves these extents, else why not: the grid holds a
+// block per (key tile, kv head, batch), kv heads and batch on its y and z axes
+// (65535 at most), and TMA's row coordinates are 32-bit (encode_rows).
+constexpr const char *sdpa_sm90_backward_extents_refusal(int64_t batch, int64_t heads_kv, int64_t queries,
+                                                         int64_t keys) {
+  if (batch > 65535) return "batch is over 65535 (the grid's z axis)";
+  if (heads_kv > 65535) return "heads_kv is over 65535 (the grid's y axis)";
+  if (queries >= INT32_MAX || keys >= INT32_MAX) return "queries or keys reach 2^31 - 1 (TMA's row coordinates)";
+  return nullptr;
 }
 
 constexpr int kSdpaSm90BackwardProducerRegisters = 24;
