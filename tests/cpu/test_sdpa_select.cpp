@@ -246,8 +246,8 @@ TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced"
   CHECK(f32_message.find("sdpa_fwd_sm90_wgmma: dtype f32 is not served (f16, bf16)") != std::string::npos);
 }
 
-TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128 columns, and its deterministic "
-          "sibling on request",
+TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, its deterministic sibling on request up to "
+          "128 columns",
           "[sdpa][select]") {
   if (!build_serves(90)) return;
   baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
@@ -255,9 +255,9 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
   CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d96");
   CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
         "sdpa_bwd_sm90_deterministic_bf16_d96");
-  // Past 128 columns the sm_80 kernels serve.
+  // Past 128 columns the deterministic mode is the sm_80 kernel's.
   d.head_dim = 192;
-  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_bf16_d192");
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d192");
   CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
         "sdpa_bwd_sm80_deterministic_bf16_d192");
   struct Row {
@@ -268,10 +268,11 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
   };
   for (const Row &r : {Row{"sdpa_bwd_sm90_wgmma", 96, 0, nullptr},
                        Row{"sdpa_bwd_sm90_wgmma", 96, BARACUDA_SELECT_DETERMINISTIC, "not deterministic"},
-                       Row{"sdpa_bwd_sm90_wgmma", 192, 0, "its blocks need"},
+                       Row{"sdpa_bwd_sm90_wgmma", 192, 0, nullptr},
                        Row{"sdpa_bwd_sm90_deterministic", 96, 0, nullptr},
                        Row{"sdpa_bwd_sm90_deterministic", 96, BARACUDA_SELECT_DETERMINISTIC, nullptr},
-                       Row{"sdpa_bwd_sm90_deterministic", 192, BARACUDA_SELECT_DETERMINISTIC, "its blocks need"}}) {
+                       Row{"sdpa_bwd_sm90_deterministic", 192, BARACUDA_SELECT_DETERMINISTIC,
+                           "its turns serve head sizes up to 128"}}) {
     d.head_dim = r.head_dim;
     setenv("BARACUDA_FORCE_CANDIDATE", r.candidate, 1);
     const Selected s = select_for(d, 90, r.flags);
@@ -280,7 +281,7 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
     INFO(r.candidate << " D " << r.head_dim << " flags " << r.flags << ": " << message);
     if (r.refusal == nullptr) {
       REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
-      CHECK(std::string(s.info.kernel_name) == std::string(r.candidate) + "_bf16_d96");
+      CHECK(std::string(s.info.kernel_name) == std::string(r.candidate) + "_bf16_d" + std::to_string(r.head_dim));
       const bool deterministic = std::string(r.candidate) == "sdpa_bwd_sm90_deterministic";
       CHECK(s.info.deterministic == deterministic);
       CHECK(s.info.bit_stable == deterministic);

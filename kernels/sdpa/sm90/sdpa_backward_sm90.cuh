@@ -45,18 +45,22 @@ struct BackwardTiles {
   static constexpr int kHeadTile = HeadTile;
   static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs, kConsumers = kShape.consumers(), kThreads = kShape.threads();
+  static constexpr bool kSharedKeys = kShape.shared_keys();
   static constexpr int kConsumerKeys = 64;           // wgmma's M
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
-  static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
+  static constexpr int kKvColumns = kShape.kv_columns();  // of a consumer's dK and dV
+  static constexpr int kHeadBlocks = kKvColumns / 8;      // 8-column blocks of a consumer's dK and dV
   static constexpr int kDqColumnGroups = kShape.dq_column_groups();
   static constexpr int kDqColumns = kShape.dq_columns();  // of one consumer
   static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kQBytes = kQSlabBytes * kSlabs;
   static constexpr uint32_t kDsSlabBytes = kBlockM * 128, kDsBytes = kDsSlabBytes * (kBlockN / 64);
-  static constexpr uint32_t kDqSlabBytes = 64 * 128, kDqBytes = kDqSlabBytes * (kDqColumns / 32);
+  static constexpr int kDsBuffers = sdpa_sm90_backward_ds_buffers(kShape);
+  static constexpr uint32_t kDqSlabBytes = 64 * 128, kDqBytes = kSharedKeys ? 0 : kDqSlabBytes * (kDqColumns / 32);
   static constexpr uint32_t kRowBytes = 2 * 4 * kBlockM;  // a slot's lse and delta
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
-  static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 64 == 0,
+  static_assert(kBlockN * kShape.column_groups == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 &&
+                    kKvColumns % 64 == 0 && kBlockM % 64 == 0,
                 "whole wgmma tiles for every consumer");
   static_assert(kShape.dq_row_groups() * kDqColumnGroups == kConsumers, "one share of dQ per consumer");
 };
@@ -71,9 +75,10 @@ struct BackwardSmem {
   __device__ uint32_t v() const { return base + Ti::kKvBytes; }
   __device__ uint32_t q(int stage) const { return base + 2 * Ti::kKvBytes + 2 * Ti::kQBytes * stage; }
   __device__ uint32_t dout(int stage) const { return q(stage) + Ti::kQBytes; }
-  // dS of even and odd steps: a consumer overwrites one while the other's dQ products may still read the other.
+  // dS of even and odd steps (of each consumer, where they share their keys):
+  // a consumer overwrites one while dQ's products may still read the other.
   __device__ uint32_t ds(int buffer) const { return q(Ti::kStages) + Ti::kDsBytes * buffer; }
-  __device__ uint32_t dq(int group) const { return ds(2) + Ti::kDqBytes * group; }
+  __device__ uint32_t dq(int group) const { return ds(Ti::kDsBuffers) + Ti::kDqBytes * group; }
   __device__ uint32_t rows(int stage) const { return dq(Ti::kConsumers) + Ti::kRowBytes * stage; }
   __device__ float *lse(int stage) const { return reinterpret_cast<float *>(data + (rows(stage) - base)); }
   __device__ float *delta(int stage) const { return lse(stage) + Ti::kBlockM; }
@@ -105,30 +110,14 @@ __device__ __forceinline__ void transposed_probabilities(float (&s)[Blocks][4], 
       s[n][e] = sdpa_tc::exp2_approx(fmaf(s[n][e], scale_log2, -lse[8 * n + 2 * (lane % 4) + (e & 1)] * kLog2e));
 }
 
-// The two values of a register packed by sdpa_tc::pack2<T>, as floats.
-template <class T>
-__device__ __forceinline__ float2 unpack2(uint32_t x) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half22float2(*reinterpret_cast<const __half2 *>(&x));
-  } else {
-    return make_float2(__uint_as_float(x << 16), __uint_as_float(x & 0xffff0000u));
-  }
-}
-
-// dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and
-// dQ), P^T as rounded to T for dV's products (pa: its A fragments).
-template <class T, int Blocks>
-__device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const uint32_t (&pa)[Blocks / 2][4],
+// dP^T into dS^T = P^T (dP^T - delta), unscaled (the scale comes with dK and dQ).
+template <int Blocks>
+__device__ __forceinline__ void transposed_score_gradients(float (&dp)[Blocks][4], const float (&prob)[Blocks][4],
                                                            const float *delta, int lane) {
 #pragma unroll
   for (int n = 0; n < Blocks; ++n)
 #pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      const float2 prob = unpack2<T>(pa[n / 2][2 * (n % 2) + hr]);  // accumulator_to_a_fragments' order
-      const float *d = delta + 8 * n + 2 * (lane % 4);
-      dp[n][2 * hr] = prob.x * (dp[n][2 * hr] - d[0]);
-      dp[n][2 * hr + 1] = prob.y * (dp[n][2 * hr + 1] - d[1]);
-    }
+    for (int e = 0; e < 4; ++e) dp[n][e] = prob[n][e] * (dp[n][e] - delta[8 * n + 2 * (lane % 4) + (e & 1)]);
 }
 
 // The block's key tile and the (query head, query tile) steps it walks:
@@ -317,14 +306,19 @@ struct BackwardConsumer {
     }
   }
 
-  // acc += A B, A from registers (64 keys by the query tile), B a query tile
-  // N-major: 16 queries are 16 rows of every slab.
+  // The group's first key of the block and first column of dK and dV.
+  __device__ int key_offset() const { return Ti::kSharedKeys ? 0 : group * Ti::kConsumerKeys; }
+  __device__ int kv_col0() const { return Ti::kSharedKeys ? group * Ti::kKvColumns : 0; }
+
+  // acc += A B, A from registers (64 keys by the query tile), B the group's
+  // columns of a query tile, N-major: 16 queries are 16 rows of every slab.
   __device__ void issue_key_gradient(float (&acc)[Ti::kHeadBlocks][4], const uint32_t (&a)[Ti::kBlockM / 16][4],
                                      uint32_t queries) const {
-    const uint64_t b0 = opaque(sw128_descriptor(queries, Ti::kQSlabBytes, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(
+        sw128_descriptor(queries + kv_col0() / 64 * Ti::kQSlabBytes, Ti::kQSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk)
-      wgmma_rs<T, Ti::kHeadTile, 1>(acc, a[kk], sw128_advance(b0, kk * 16 * 128), 1);
+      wgmma_rs<T, Ti::kKvColumns, 1>(acc, a[kk], sw128_advance(b0, kk * 16 * 128), 1);
   }
 
   // dS (queries by keys, K-major) into shared memory from this group's dS^T
@@ -334,7 +328,7 @@ struct BackwardConsumer {
     const int m = lane() / 8;
     // Every fragment's query % 8 is the lane's: one swizzled row offset serves them all.
     const uint32_t row = opaque(static_cast<uint32_t>(8 * (m / 2) + lane() % 8));
-    const uint32_t start = sm.ds(buffer) + static_cast<uint32_t>(group) * Ti::kDsSlabBytes + row * 128 +
+    const uint32_t start = sm.ds(buffer) + static_cast<uint32_t>(key_offset() / 64) * Ti::kDsSlabBytes + row * 128 +
                            (((2 * warp() + m % 2) ^ (row % 8)) * 16);
 #pragma unroll
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
@@ -372,11 +366,29 @@ struct BackwardConsumer {
     mbarrier_arrive(sm.dq_full(group));
   }
 
+  // dq (scaled) added into the f32 accumulator by the group's threads,
+  // where the keys are shared (no staging): rows past the problem's dropped.
+  __device__ void add_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
+                                     float scale) const {
+    float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0 + dq_row0<Ti>(group)) * p.head_dim;
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int row = 16 * warp() + lane() / 4 + 8 * hr;
+      const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
+#pragma unroll
+      for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
+        const int col = dq_col0<Ti>(group) + 8 * db + 2 * (lane() % 4);
+        sdpa_tc::red_add_f32x2_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
+                                  scale * dq[db][2 * hr], scale * dq[db][2 * hr + 1]);
+      }
+    }
+  }
+
   __device__ void run() const {
     float dk[Ti::kHeadBlocks][4] = {}, dv[Ti::kHeadBlocks][4] = {};
-    const uint32_t k_rows = sm.k() + static_cast<uint32_t>(group) * Ti::kConsumerKeys * 128;
-    const uint32_t v_rows = sm.v() + static_cast<uint32_t>(group) * Ti::kConsumerKeys * 128;
-    const int64_t warp_key0 = w.key0 + group * Ti::kConsumerKeys + 16 * warp();
+    const uint32_t k_rows = sm.k() + static_cast<uint32_t>(key_offset()) * 128;
+    const uint32_t v_rows = sm.v() + static_cast<uint32_t>(key_offset()) * 128;
+    const int64_t warp_key0 = w.key0 + key_offset() + 16 * warp();
     const float scale = static_cast<float>(p.scale);
     const bool full = p.softcap > 0 || p.alibi != 0;
     mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
@@ -411,20 +423,16 @@ struct BackwardConsumer {
         accumulator_to_a_fragments<T>(pa, s);
         accumulator_to_a_fragments<T>(da, dp);
       } else {
-        // The plain path: P^T while dP^T's products run, which ptxas allows
-        // only when told (it moves the wait above most exponentials), and
-        // dS^T from P^T as rounded for dV: the float P^T kept across the wait
-        // made it spill and, at the 64 tile, serialize every wgmma. (dS^T
-        // under dV's products would keep P^T, dP^T and dV's registers pinned
-        // at once: too many.)
+        // The plain path: P^T while dP^T's products run. (dS^T under dV's
+        // products would keep P^T, dP^T and dV's registers pinned at once:
+        // too many, and ptxas then serializes every wgmma.)
         wgmma_wait<1>();
         fence_registers(s);
         transposed_probabilities(s, lse, scale, lane());
         accumulator_to_a_fragments<T>(pa, s);
-        compute_before_next_wgmma_wait(pa);
         wgmma_wait<0>();
         fence_registers(dp);
-        transposed_score_gradients<T>(dp, pa, delta, lane());
+        transposed_score_gradients(dp, s, delta, lane());
         accumulator_to_a_fragments<T>(da, dp);
       }
       fence_registers(dv);
@@ -433,30 +441,58 @@ struct BackwardConsumer {
       issue_key_gradient(dv, pa, sm.dout(stage));
       wgmma_commit();
 
-      // Both groups' dQ products of step t - 2, the last to read this buffer,
-      // are done: each waited for its own before the last barrier below.
-      const int buffer = static_cast<int>(t & 1);
-      store_ds(da, buffer);
-      fence_async_shared();
-      named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
-      // dQ before dK, so that dK's products run while dQ goes out.
-      float dq[Ti::kDqColumns / 8][4];
-      fence_registers(dk);
-      fence_registers(da);
-      wgmma_fence();
-      issue_query_gradient(dq, buffer);
-      wgmma_commit();
-      issue_key_gradient(dk, da, sm.q(stage));
-      wgmma_commit();
-      wgmma_wait<1>();
-      fence_registers(dq);
-      fence_registers(dv);
-      fence_registers(pa);
-      stage_query_gradient(dq, t, scale);
-      wgmma_wait<0>();
-      fence_registers(dk);
-      fence_registers(da);
-      mbarrier_arrive(sm.q_empty(stage));  // dK's products have read Q
+      if constexpr (Ti::kSharedKeys) {
+        // The group's own dS: written, read by its dK and dQ products, and
+        // dQ added, the group alone. Its dQ products of step t - 2, the last
+        // to read this buffer, are done: the group waited for them.
+        const int buffer = 2 * group + static_cast<int>(t & 1);
+        store_ds(da, buffer);
+        fence_async_shared();
+        named_barrier_sync(3 + group, 128);
+        fence_registers(dk);
+        fence_registers(da);
+        wgmma_fence();
+        issue_key_gradient(dk, da, sm.q(stage));
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_registers(dk);
+        fence_registers(da);
+        fence_registers(dv);
+        fence_registers(pa);
+        mbarrier_arrive(sm.q_empty(stage));  // dV's and dK's products have read dO and Q
+        float dq[Ti::kDqColumns / 8][4];
+        wgmma_fence();
+        issue_query_gradient(dq, buffer);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_registers(dq);
+        add_query_gradient(dq, h, q0, scale);
+      } else {
+        // Both groups' dQ products of step t - 2, the last to read this buffer,
+        // are done: each waited for its own before the last barrier below.
+        const int buffer = static_cast<int>(t & 1);
+        store_ds(da, buffer);
+        fence_async_shared();
+        named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
+        // dQ before dK, so that dK's products run while dQ goes out.
+        float dq[Ti::kDqColumns / 8][4];
+        fence_registers(dk);
+        fence_registers(da);
+        wgmma_fence();
+        issue_query_gradient(dq, buffer);
+        wgmma_commit();
+        issue_key_gradient(dk, da, sm.q(stage));
+        wgmma_commit();
+        wgmma_wait<1>();
+        fence_registers(dq);
+        fence_registers(dv);
+        fence_registers(pa);
+        stage_query_gradient(dq, t, scale);
+        wgmma_wait<0>();
+        fence_registers(dk);
+        fence_registers(da);
+        mbarrier_arrive(sm.q_empty(stage));  // dK's products have read Q
+      }
     }
     store_key_gradients(dk, dv, scale);
   }
@@ -471,11 +507,11 @@ struct BackwardConsumer {
     const bool pairs = rows_hold_pairs(p.dk) && rows_hold_pairs(p.dv);
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      const int64_t j = w.key0 + group * Ti::kConsumerKeys + 16 * warp() + lane() / 4 + 8 * hr;
+      const int64_t j = w.key0 + key_offset() + 16 * warp() + lane() / 4 + 8 * hr;
       if (j >= p.keys) continue;
 #pragma unroll
       for (int db = 0; db < Ti::kHeadBlocks; ++db) {
-        const int col = 8 * db + 2 * (lane() % 4);
+        const int col = kv_col0() + 8 * db + 2 * (lane() % 4);
         T *dk_at = dk_out + j * p.dk.stride[2] + col, *dv_at = dv_out + j * p.dv.stride[2] + col;
         const float k0 = scale * dk[db][2 * hr], k1 = scale * dk[db][2 * hr + 1];
         if (pairs) {
@@ -529,7 +565,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const int producer_warp = warp - 4 * Ti::kConsumers, lane = static_cast<int>(threadIdx.x) % 32;
     if (producer_warp == 0 && lane == 0) produce_tiles<Ti>(bp, sm, w);
     if (producer_warp == 1) produce_rows<Ti>(p, bp, sm, w, lane);
-    if (producer_warp == 2 && lane == 0) produce_dq_additions<Ti>(p, bp, sm, w, band);
+    if (producer_warp == 2 && lane == 0 && !Ti::kSharedKeys) produce_dq_additions<Ti>(p, bp, sm, w, band);
   } else {
     claim_registers_to<sdpa_sm90_backward_consumer_registers(Ti::kShape)>();
     const BackwardConsumer<T, Ti> consumer{p, bp, sm, w, band, warp / 4};

@@ -72,24 +72,6 @@ __device__ __forceinline__ void fence_registers(uint32_t (&a)[Blocks][4]) {
     for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(a[i][e])::"memory");
 }
 
-// Makes the values of a ready before the next wgmma_wait (ptxas orders
-// instructions around the wait freely, and may move it ahead of the work
-// meant to run under the products it waits for): a shared-memory store of
-// their bits that never happens, which the wait's memory order holds back.
-template <int Blocks>
-__device__ __forceinline__ void compute_before_next_wgmma_wait(const uint32_t (&a)[Blocks][4]) {
-  uint32_t bits = 0;
-#pragma unroll
-  for (int i = 0; i < Blocks; ++i)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) bits ^= a[i][e];
-  // No thread's index is ~0; the compiler cannot know it.
-  asm volatile("{\n.reg .pred never;\nsetp.eq.u32 never, %0, 0xffffffff;\n@never st.shared.u32 [%0], %1;\n}\n" ::"r"(
-                   opaque(static_cast<uint32_t>(threadIdx.x))),
-               "r"(bits)
-               : "memory");
-}
-
 // Four 8x8 16-bit matrices from registers into shared memory, each
 // transposed: r[m] holds matrix m in mma.sync's accumulator layout (lane l:
 // row l / 4, columns 2 (l % 4) and + 1, the first in the low half), and lane
