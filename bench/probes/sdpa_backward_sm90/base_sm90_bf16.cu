@@ -7,6 +7,9 @@
 #include "sdpa/sm90/sdpa_backward_sm90_entry.cuh"
 #include "sdpa/sm90/sdpa_backward_sm90_bf16_d128.cu"
 #include "sdpa/sm90/sdpa_backward_sm90_bf16_d64.cu"
+#if __has_include("sdpa/sm90/sdpa_backward_sm90_bf16_d256.cu")  // the trees that have the 256 tile
+#include "sdpa/sm90/sdpa_backward_sm90_bf16_d256.cu"
+#endif
 
 #ifdef PROBE_VARIANT
 int baracuda::kernels::sdpa_backward_sm80_bf16(const SdpaProblem &, void *, size_t, cudaStream_t) {

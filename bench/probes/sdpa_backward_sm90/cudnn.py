@@ -6,7 +6,7 @@ sys.path.insert(0, "bench")
 from torch_sdpa import time_row  # noqa: E402
 import torch  # noqa: E402
 
-for B, H, S, D in [(4, 32, 4096, 128), (2, 32, 8192, 128), (16, 16, 1024, 64)]:
+for B, H, S, D in [(4, 32, 4096, 128), (2, 32, 8192, 128), (16, 16, 1024, 64), (8, 16, 2048, 256)]:
     for causal in (False, True):
         ms = time_row("cudnn", torch.bfloat16, B, H, S, D, causal, True)
         flops = 2.5 * 4.0 * B * H * S * S * D / (2 if causal else 1)

@@ -498,12 +498,24 @@ struct BackwardConsumer {
   }
 
   // dK (scaled) and dV of the group's keys; keys no query sees get zeros.
-  // A lane's two adjacent columns go out as one 4-byte store where every
-  // row of the view starts on 4 bytes (D and Dv are even), else one by one.
+  // Where every row of both views starts on 16 bytes, through shared memory
+  // (K's and V's tiles, once no product reads them) in 16-byte chunks, a
+  // warp's stores covering whole rows; else from the registers, a lane's two
+  // adjacent columns as one 4-byte store where every row starts on 4 bytes
+  // (D and Dv are even), else one by one.
   __device__ void store_key_gradients(const float (&dk)[Ti::kHeadBlocks][4], const float (&dv)[Ti::kHeadBlocks][4],
                                       float scale) const {
     T *dk_out = static_cast<T *>(p.dk.data) + w.b * p.dk.stride[0] + w.hk * p.dk.stride[1];
     T *dv_out = static_cast<T *>(p.dv.data) + w.b * p.dv.stride[0] + w.hk * p.dv.stride[1];
+    if (rows_take_chunks(p.dk) && rows_take_chunks(p.dv)) {
+      named_barrier_sync(2, 128 * Ti::kConsumers);  // every product that reads K or V is done
+      stage_key_rows(sm.k(), dk, scale);
+      stage_key_rows(sm.v(), dv, 1.f);
+      __syncwarp();  // a warp copies out the rows it staged
+      copy_key_rows(sm.k(), dk_out, p.dk.stride[2], p.head_dim);
+      copy_key_rows(sm.v(), dv_out, p.dv.stride[2], p.head_dim_v);
+      return;
+    }
     const bool pairs = rows_hold_pairs(p.dk) && rows_hold_pairs(p.dv);
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
@@ -535,6 +547,52 @@ struct BackwardConsumer {
   // on 4 bytes) starts on 4 bytes.
   __device__ static bool rows_hold_pairs(const SdpaOutTensor &t) {
     return reinterpret_cast<uintptr_t>(t.data) % 4 == 0 && (t.stride[0] | t.stride[1] | t.stride[2]) % 2 == 0;
+  }
+  // Whether every row of t starts on 16 bytes.
+  __device__ static bool rows_take_chunks(const SdpaOutTensor &t) {
+    return reinterpret_cast<uintptr_t>(t.data) % 16 == 0 && (t.stride[0] | t.stride[1] | t.stride[2]) % 8 == 0;
+  }
+
+  // Where column col of the group's key row `row` lies in a K or V tile at
+  // base: 64-column slabs of 128-byte rows, 16-byte chunks swizzled as TMA
+  // writes them.
+  __device__ static uint32_t tile_element(uint32_t base, int row, int col) {
+    return base + static_cast<uint32_t>(col / 64) * Ti::kKvSlabBytes + static_cast<uint32_t>(row) * 128 +
+           ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+  }
+
+  // acc (scaled, rounded to T) into the group's rows and columns of the tile at base.
+  __device__ void stage_key_rows(uint32_t base, const float (&acc)[Ti::kHeadBlocks][4], float scale) const {
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int row = key_offset() + 16 * warp() + lane() / 4 + 8 * hr;
+#pragma unroll
+      for (int db = 0; db < Ti::kHeadBlocks; ++db) {
+        const uint32_t pair = sdpa_tc::pack2<T>(scale * acc[db][2 * hr], scale * acc[db][2 * hr + 1]);
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(tile_element(base, row, kv_col0() + 8 * db + 2 * (lane() % 4))),
+                     "r"(pair)
+                     : "memory");
+      }
+    }
+  }
+
+  // The warp's 16 staged rows of the tile at base out to `out` (rows
+  // row_stride apart, the first `cols` columns), consecutive lanes on
+  // consecutive 16-byte chunks; keys past the problem's dropped.
+  __device__ void copy_key_rows(uint32_t base, T *out, int64_t row_stride, int cols) const {
+    constexpr int kChunks = Ti::kKvColumns / 8;  // of a row
+#pragma unroll
+    for (int i = lane(); i < 16 * kChunks; i += 32) {
+      const int row = key_offset() + 16 * warp() + i / kChunks, col = kv_col0() + 8 * (i % kChunks);
+      const int64_t j = w.key0 + row;
+      if (j >= p.keys || col >= cols) continue;
+      uint4 chunk;
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(chunk.x), "=r"(chunk.y), "=r"(chunk.z), "=r"(chunk.w)
+                   : "r"(tile_element(base, row, col))
+                   : "memory");
+      *reinterpret_cast<uint4 *>(out + j * row_stride + col) = chunk;
+    }
   }
 };
 
