@@ -535,7 +535,7 @@ static void time_rows(bool variant_only) {
       const double tv = time_ms(r, run_variant);
       differences(gb, fetch(r, kMost), d);
       time_line(name, v.name, flops, tb, tv, d, v.checked ? "" : " (diagnostic)");
-      if (!v.checked) continue;
+      if (!v.checked || !has_deterministic(c)) continue;
       const double tvd = time_ms(r, run_variant_det);
       differences(gb, fetch(r, kMost), d);
       time_line(name, (std::string(v.name) + " det").c_str(), flops, tb, tvd, d, "");
