@@ -121,9 +121,9 @@ constexpr Variant<BackwardFn> kBackwardSm80{
 // (at the 256 tile by its consumers' reductions): the extents its grid and
 // TMA take (select refuses the others; views TMA cannot read, which select
 // does not see, run the sm_80 kernel under its plan). Measured on the H200
-// (bf16, session 17's last probe) at 1.08x to 1.25x session 16's kernel,
-// 0.84x to 0.93x cuDNN at D 128 and 0.79x to 0.81x at D 64, so first among
-// the bespoke kernels there.
+// (bf16, session 18's probe) at 0.91x to 0.98x cuDNN at D 64 and 128, and
+// at 1.20x (1.23x causal) the sm_80 kernel at D 256, so first among the
+// bespoke kernels everywhere.
 constexpr Variant<BackwardFn> kBackwardSm90{
     {"sdpa_bwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, false, false}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
