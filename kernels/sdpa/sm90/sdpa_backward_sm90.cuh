@@ -63,6 +63,7 @@ struct BackwardTiles {
                     kKvColumns % 64 == 0 && kBlockM % 64 == 0,
                 "whole wgmma tiles for every consumer");
   static_assert(kShape.dq_row_groups() * kDqColumnGroups == kConsumers, "one share of dQ per consumer");
+  static_assert(kDqColumns == (kSharedKeys ? 128 : 64), "dQ's products in 64-column slabs: one a step, or two");
 };
 
 // Where the block's tiles and barriers lie in shared memory: base, their
@@ -334,15 +335,16 @@ struct BackwardConsumer {
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
-  // dq = dS K over this group's share: its rows and columns, every key.
-  __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
-    const uint32_t columns = sm.k() + dq_col0<Ti>(group) / 64 * Ti::kKvSlabBytes;
+  // dq = dS K over this group's share: its rows, 64 of its columns from
+  // col0 (of the share), every key.
+  __device__ void issue_query_gradient(float (&dq)[8][4], int buffer, int col0) const {
+    const uint32_t columns = sm.k() + (dq_col0<Ti>(group) + col0) / 64 * Ti::kKvSlabBytes;
     const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer) + dq_row0<Ti>(group) * 128, 16, Ti::kAtomBytes));
     const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int step = 0; step < Ti::kBlockN / 16; ++step)
-      wgmma_ss<T, Ti::kDqColumns, 1>(dq, sw128_advance(a0, (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32),
-                                     sw128_advance(b0, step * 16 * 128), step > 0);
+      wgmma_ss<T, 64, 1>(dq, sw128_advance(a0, (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32),
+                         sw128_advance(b0, step * 16 * 128), step > 0);
   }
 
   // dq (scaled) into the group's staging slabs (32 columns of 128-byte
@@ -366,18 +368,18 @@ struct BackwardConsumer {
     mbarrier_arrive(sm.dq_full(group));
   }
 
-  // dq (scaled) added into the f32 accumulator by the group's threads,
-  // where the keys are shared (no staging): rows past the problem's dropped.
-  __device__ void add_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t h, int64_t q0,
-                                     float scale) const {
+  // dq (scaled; 64 columns from col0 of the group's share) added into the
+  // f32 accumulator by the group's threads, where the keys are shared (no
+  // staging): rows past the problem's dropped.
+  __device__ void add_query_gradient(const float (&dq)[8][4], int64_t h, int64_t q0, float scale, int col0) const {
     float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0 + dq_row0<Ti>(group)) * p.head_dim;
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       const int row = 16 * warp() + lane() / 4 + 8 * hr;
       const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
 #pragma unroll
-      for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
-        const int col = dq_col0<Ti>(group) + 8 * db + 2 * (lane() % 4);
+      for (int db = 0; db < 8; ++db) {
+        const int col = dq_col0<Ti>(group) + col0 + 8 * db + 2 * (lane() % 4);
         sdpa_tc::red_add_f32x2_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
                                   scale * dq[db][2 * hr], scale * dq[db][2 * hr + 1]);
       }
@@ -449,24 +451,32 @@ struct BackwardConsumer {
         store_ds(da, buffer);
         fence_async_shared();
         named_barrier_sync(3 + group, 128);
+        // dQ in two 64-column halves, the first's products before dK's so
+        // that its additions run under them (all of dQ's registers beside
+        // dK's and dV's made ptxas serialize every wgmma).
+        float dq[8][4];
         fence_registers(dk);
         fence_registers(da);
         wgmma_fence();
+        issue_query_gradient(dq, buffer, 0);
+        wgmma_commit();
         issue_key_gradient(dk, da, sm.q(stage));
         wgmma_commit();
+        wgmma_wait<1>();
+        fence_registers(dq);
+        fence_registers(dv);
+        fence_registers(pa);
+        add_query_gradient(dq, h, q0, scale, 0);
         wgmma_wait<0>();
         fence_registers(dk);
         fence_registers(da);
-        fence_registers(dv);
-        fence_registers(pa);
         mbarrier_arrive(sm.q_empty(stage));  // dV's and dK's products have read dO and Q
-        float dq[Ti::kDqColumns / 8][4];
         wgmma_fence();
-        issue_query_gradient(dq, buffer);
+        issue_query_gradient(dq, buffer, 64);
         wgmma_commit();
         wgmma_wait<0>();
         fence_registers(dq);
-        add_query_gradient(dq, h, q0, scale);
+        add_query_gradient(dq, h, q0, scale, 64);
       } else {
         // Both groups' dQ products of step t - 2, the last to read this buffer,
         // are done: each waited for its own before the last barrier below.
@@ -479,7 +489,7 @@ struct BackwardConsumer {
         fence_registers(dk);
         fence_registers(da);
         wgmma_fence();
-        issue_query_gradient(dq, buffer);
+        issue_query_gradient(dq, buffer, 0);
         wgmma_commit();
         issue_key_gradient(dk, da, sm.q(stage));
         wgmma_commit();
