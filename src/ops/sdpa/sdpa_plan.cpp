@@ -121,8 +121,8 @@ constexpr Variant<BackwardFn> kBackwardSm80{
 // (at the 256 tile by its consumers' reductions): the extents its grid and
 // TMA take (select refuses the others; views TMA cannot read, which select
 // does not see, run the sm_80 kernel under its plan). Measured on the H200
-// (bf16, session 18's probe) at 0.91x to 0.98x cuDNN at D 64 and 128, and
-// at 1.20x (1.23x causal) the sm_80 kernel at D 256, so first among the
+// (bf16, session 18's probes) at 0.91x to 0.98x cuDNN at D 64 and 128, and
+// at 1.28x (1.31x causal) the sm_80 kernel at D 256, so first among the
 // bespoke kernels everywhere.
 constexpr Variant<BackwardFn> kBackwardSm90{
     {"sdpa_bwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, false, false}, 90, 90,
