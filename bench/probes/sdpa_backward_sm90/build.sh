@@ -16,7 +16,8 @@ K=$S/kernels/sdpa/sm90
   echo "base_sm90_bf16 $A90 $C -I$B -Dbaracuda=baracuda_base -c $H/base_sm90_bf16.cu"
   [ -n "$V" ] && i=0 && while read -r name dir knob checked; do
     i=$((i + 1))
-    echo "variant_$i $A90 $C -I$S/variant/$dir -I$S/kernels -Dbaracuda=baracuda_v$i -DPROBE_VARIANT -DPROBE_KNOB=$knob -DPROBE_SM90_ENTRY=variant${i}_backward_sm90_bf16 -Xptxas -v -c $H/base_sm90_bf16.cu"
+    echo "variant_$i $A90 $C -I$S/variant/$dir -I$S/kernels -Dbaracuda=baracuda_v$i -DPROBE_VARIANT" \
+      "-DPROBE_KNOB=$knob -DPROBE_SM90_ENTRY=variant${i}_backward_sm90_bf16 -Xptxas -v -c $H/base_sm90_bf16.cu"
   done < $S/variant/knobs
   for f in bf16_d256 f16_d256 bf16_d128 bf16_d64 f16_d128 f16_d64; do
     [ -f $K/sdpa_backward_sm90_$f.cu ] || continue

@@ -538,7 +538,8 @@ struct BackwardConsumer {
         const float k0 = scale * dk[db][2 * hr], k1 = scale * dk[db][2 * hr + 1];
         if (pairs) {
           if (col < p.head_dim) *reinterpret_cast<uint32_t *>(dk_at) = sdpa_tc::pack2<T>(k0, k1);
-          if (col < p.head_dim_v) *reinterpret_cast<uint32_t *>(dv_at) = sdpa_tc::pack2<T>(dv[db][2 * hr], dv[db][2 * hr + 1]);
+          if (col < p.head_dim_v)
+            *reinterpret_cast<uint32_t *>(dv_at) = sdpa_tc::pack2<T>(dv[db][2 * hr], dv[db][2 * hr + 1]);
           continue;
         }
         if (col < p.head_dim) {
