@@ -246,8 +246,8 @@ TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced"
   CHECK(f32_message.find("sdpa_fwd_sm90_wgmma: dtype f32 is not served (f16, bf16)") != std::string::npos);
 }
 
-TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128 columns, and its deterministic "
-          "sibling on request",
+TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, its deterministic sibling on request up to "
+          "128 columns",
           "[sdpa][select]") {
   if (!build_serves(90)) return;
   baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
@@ -255,9 +255,9 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
   CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d96");
   CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
         "sdpa_bwd_sm90_deterministic_bf16_d96");
-  // Past 128 columns the sm_80 kernels serve.
+  // Past 128 columns the deterministic mode is the sm_80 kernel's.
   d.head_dim = 192;
-  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_bf16_d192");
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm90_wgmma_bf16_d192");
   CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
         "sdpa_bwd_sm80_deterministic_bf16_d192");
   struct Row {
@@ -268,10 +268,11 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
   };
   for (const Row &r : {Row{"sdpa_bwd_sm90_wgmma", 96, 0, nullptr},
                        Row{"sdpa_bwd_sm90_wgmma", 96, BARACUDA_SELECT_DETERMINISTIC, "not deterministic"},
-                       Row{"sdpa_bwd_sm90_wgmma", 192, 0, "its blocks need"},
+                       Row{"sdpa_bwd_sm90_wgmma", 192, 0, nullptr},
                        Row{"sdpa_bwd_sm90_deterministic", 96, 0, nullptr},
                        Row{"sdpa_bwd_sm90_deterministic", 96, BARACUDA_SELECT_DETERMINISTIC, nullptr},
-                       Row{"sdpa_bwd_sm90_deterministic", 192, BARACUDA_SELECT_DETERMINISTIC, "its blocks need"}}) {
+                       Row{"sdpa_bwd_sm90_deterministic", 192, BARACUDA_SELECT_DETERMINISTIC,
+                           "its turns serve head sizes up to 128"}}) {
     d.head_dim = r.head_dim;
     setenv("BARACUDA_FORCE_CANDIDATE", r.candidate, 1);
     const Selected s = select_for(d, 90, r.flags);
@@ -280,7 +281,7 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
     INFO(r.candidate << " D " << r.head_dim << " flags " << r.flags << ": " << message);
     if (r.refusal == nullptr) {
       REQUIRE(s.status == BARACUDA_STATUS_SUCCESS);
-      CHECK(std::string(s.info.kernel_name) == std::string(r.candidate) + "_bf16_d96");
+      CHECK(std::string(s.info.kernel_name) == std::string(r.candidate) + "_bf16_d" + std::to_string(r.head_dim));
       const bool deterministic = std::string(r.candidate) == "sdpa_bwd_sm90_deterministic";
       CHECK(s.info.deterministic == deterministic);
       CHECK(s.info.bit_stable == deterministic);
@@ -290,4 +291,37 @@ TEST_CASE("sdpa: the Hopper backward serves f16 / bf16 on sm 90 first, up to 128
       CHECK(message.find(std::string(r.candidate) + ": " + r.refusal) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("sdpa: the Hopper backward refuses at select the extents its launch cannot take, so that plan info names "
+          "the kernel that runs",
+          "[sdpa][select]") {
+  if (!build_serves(90)) return;
+  struct Row {
+    int64_t batch, heads, keys;
+    const char *refusal;
+  };
+  for (const Row &r : {Row{1, 2, int64_t{1} << 31, "queries or keys reach 2^31 - 1"},
+                       Row{70000, 1, 64, "batch is over 65535"}, Row{1, 70000, 64, "heads_kv is over 65535"}}) {
+    baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
+    d.batch = r.batch;
+    d.heads_q = d.heads_kv = r.heads;
+    d.keys = r.keys;
+    for (const char *candidate : {"sdpa_bwd_sm90_wgmma", "sdpa_bwd_sm90_deterministic"}) {
+      setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
+      const bool deterministic = std::string(candidate) == "sdpa_bwd_sm90_deterministic";
+      const Selected s = select_for(d, 90, deterministic ? BARACUDA_SELECT_DETERMINISTIC : 0);
+      const std::string message = baracuda_last_error_message();
+      unsetenv("BARACUDA_FORCE_CANDIDATE");
+      INFO(candidate << " B " << r.batch << " H " << r.heads << " K " << r.keys << ": " << message);
+      CHECK(s.status == BARACUDA_STATUS_UNSUPPORTED);
+      CHECK(message.find(std::string(candidate) + ": " + r.refusal) != std::string::npos);
+    }
+  }
+  // Sequences past TMA's coordinates go to the sm_80 kernel, whose grid takes them.
+  baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA_BACKWARD, BARACUDA_DTYPE_BF16);
+  d.keys = int64_t{1} << 31;
+  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_bwd_sm80_bf16_d64");
+  CHECK(std::string(select_for(d, 90, BARACUDA_SELECT_DETERMINISTIC).info.kernel_name) ==
+        "sdpa_bwd_sm80_deterministic_bf16_d64");
 }

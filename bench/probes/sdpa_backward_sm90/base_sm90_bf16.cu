@@ -1,14 +1,17 @@
 // The baseline tree's Hopper backward, bf16 (see probe_api.h); its fallback
-// for views TMA cannot read is base_bf16.cu's sm_80 backward. Built a second
-// time from a variant tree (build.sh: -DPROBE_VARIANT, its own namespace),
-// whose fallback is never reached: every view of the probe is TMA-readable.
+// for views TMA cannot read is base_bf16.cu's sm_80 backward. Built again
+// for each variant (build.sh: -DPROBE_VARIANT, its own namespace and entry
+// name), whose fallback is never reached: every view of the probe is
+// TMA-readable.
 #include "probe_api.h"
 #include "sdpa/sm90/sdpa_backward_sm90_entry.cuh"
 #include "sdpa/sm90/sdpa_backward_sm90_bf16_d128.cu"
 #include "sdpa/sm90/sdpa_backward_sm90_bf16_d64.cu"
+#if __has_include("sdpa/sm90/sdpa_backward_sm90_bf16_d256.cu")  // the trees that have the 256 tile
+#include "sdpa/sm90/sdpa_backward_sm90_bf16_d256.cu"
+#endif
 
 #ifdef PROBE_VARIANT
-#define PROBE_SM90_ENTRY variant_backward_sm90_bf16
 int baracuda::kernels::sdpa_backward_sm80_bf16(const SdpaProblem &, void *, size_t, cudaStream_t) {
   return 3;  // UNSUPPORTED
 }

@@ -9,7 +9,8 @@
 // bf16 rows (median of 10 event-timed runs after 2 warm-ups, the whole op:
 // memset, delta, main kernel, dq conversion), with the largest difference
 // between their gradients and the deterministic mode's repeat. Built with
-// PROBE_HAS_VARIANT, a variant tree's Hopper backward (bf16) beside them.
+// PROBE_HAS_VARIANT, variants of the staged Hopper backward (bf16) beside
+// them (build.sh's table; the diagnostic ones timed, not checked).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -27,6 +28,9 @@
 #include <vector>
 
 #include "probe_api.h"
+#ifdef PROBE_HAS_VARIANT
+#include "probe_variants.h"
+#endif
 #include "sdpa/sdpa_kernels.h"
 #include "../common/probe_check.h"
 #include "../common/sdpa_probe_problem.h"
@@ -291,7 +295,14 @@ static int run_base(Run &r) {
 }
 static int run_base_sm90(Run &r) { return base_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
 #ifdef PROBE_HAS_VARIANT
-static int run_variant(Run &r) { return variant_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
+static const ProbeVariant *g_variant;  // the one run_variant runs
+static int run_variant(Run &r) { return g_variant->run(&r.p, r.ws, r.ws_bytes, 0); }
+static int run_variant_det(Run &r) {
+  r.p.deterministic = true;
+  const int rc = g_variant->run(&r.p, r.ws, r.ws_bytes, 0);
+  r.p.deterministic = false;
+  return rc;
+}
 #endif
 static int run_sm90(Run &r) {
   r.p.deterministic = false;
@@ -373,6 +384,9 @@ static void errors(const Grads &g, const std::vector<double> *ref[3], int dt, do
   }
 }
 
+// Whether the Hopper backward has a deterministic mode at c's head sizes (up to 128).
+static bool has_deterministic(const Case &c) { return c.D <= 128 && c.Dv <= 128; }
+
 // The correctness cases.
 static int check() {
   const Case small[] = {
@@ -388,6 +402,13 @@ static int check() {
       {"f16 D128 Q90 K77 br-causal left3 (masked rows)", 1, 1, 2, 1, 90, 77, 128, 128, true, true, 3, -1, 0, 0},
       {"bf16 D32 K1 Q40", 0, 1, 2, 2, 40, 1, 32, 32, false, false, -1, -1, 0, 0},
       {"bf16 D128 Q=K=700 causal window 100", 0, 1, 2, 2, 700, 700, 128, 128, true, false, 100, -1, 0, 0},
+      {"bf16 D64 B2 H40 Q=K=256 causal", 0, 2, 40, 40, 256, 256, 64, 64, true, false, -1, -1, 0, 0},
+      // The 256 tile (no deterministic mode).
+      {"bf16 D256 GQA2 causal Q=K=200", 0, 2, 4, 2, 200, 200, 256, 256, true, false, -1, -1, 0, 0},
+      {"f16 D192 Q130 K77 br-causal", 1, 1, 2, 2, 130, 77, 192, 192, true, true, -1, -1, 0, 0},
+      {"bf16 D256/Dv128 Q100 K190 alibi-sym GQA4", 0, 1, 4, 1, 100, 190, 256, 128, false, false, -1, -1, 2, 0},
+      {"bf16 D160/Dv256 Q257 K129 softcap30 right7", 0, 1, 2, 2, 257, 129, 160, 256, false, false, -1, 7, 0, 30},
+      {"f16 D256 Q90 K77 br-causal left3 (masked rows)", 1, 1, 2, 1, 90, 77, 256, 256, true, true, 3, -1, 0, 0},
   };
   printf("\n== correctness: max |err| / max |ref| against float64 (sm90 passes at <= 2x sm80's); det: the "
          "deterministic mode (its error, bits differing over two runs, dK/dV bits differing from the atomic mode's) ==\n");
@@ -401,25 +422,42 @@ static int check() {
     const std::vector<double> *ref[3] = {&rdq, &rdk, &rdv};
     const Grads gb = gradients(r, run_base, "base sm80");
     const Grads gh = gradients(r, run_sm90, "sm90");
-    const Grads gd = gradients(r, run_sm90_det, "sm90 det");
-    const Grads gd2 = gradients(r, run_sm90_det, "sm90 det again");
-    double eb[3], eh[3], ed[3];
+    double eb[3], eh[3];
     errors(gb, ref, c.dtype, eb);
     errors(gh, ref, c.dtype, eh);
-    errors(gd, ref, c.dtype, ed);
-    const long long repeat = mismatches(gd.dq, gd2.dq) + mismatches(gd.dk, gd2.dk) + mismatches(gd.dv, gd2.dv);
-    const long long kv = mismatches(gd.dk, gh.dk) + mismatches(gd.dv, gh.dv);
-    bool pass = repeat == 0 && kv == 0;
-    for (int t = 0; t < 3; ++t) pass = pass && eh[t] <= 2 * eb[t] && ed[t] <= 2 * eb[t];
-    printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e | det dq %.2e repeat %lld dkdv %lld",
-           eb[0], eb[1], eb[2], eh[0], eh[1], eh[2], ed[0], repeat, kv);
+    bool pass = true;
+    for (int t = 0; t < 3; ++t) pass = pass && eh[t] <= 2 * eb[t];
+    printf("sm80 dq %.2e dk %.2e dv %.2e | sm90 dq %.2e dk %.2e dv %.2e", eb[0], eb[1], eb[2], eh[0], eh[1], eh[2]);
+    if (has_deterministic(c)) {
+      const Grads gd = gradients(r, run_sm90_det, "sm90 det");
+      const Grads gd2 = gradients(r, run_sm90_det, "sm90 det again");
+      double ed[3];
+      errors(gd, ref, c.dtype, ed);
+      const long long repeat = mismatches(gd.dq, gd2.dq) + mismatches(gd.dk, gd2.dk) + mismatches(gd.dv, gd2.dv);
+      const long long kv = mismatches(gd.dk, gh.dk) + mismatches(gd.dv, gh.dv);
+      pass = pass && repeat == 0 && kv == 0;
+      for (int t = 0; t < 3; ++t) pass = pass && ed[t] <= 2 * eb[t];
+      printf(" | det dq %.2e repeat %lld dkdv %lld", ed[0], repeat, kv);
+    } else {
+      printf(" | det: the sm_80 kernel's at this size");
+    }
 #ifdef PROBE_HAS_VARIANT
-    if (c.dtype == 0) {
-      const Grads gv = gradients(r, run_variant, "variant");
+    for (const ProbeVariant &v : kVariants) {
+      if (c.dtype != 0 || !v.checked) continue;
+      g_variant = &v;
+      const Grads gv = gradients(r, run_variant, v.name);
       double ev[3];
       errors(gv, ref, c.dtype, ev);
       for (int t = 0; t < 3; ++t) pass = pass && ev[t] <= 2 * eb[t];
-      printf(" | variant dq %.2e dk %.2e dv %.2e", ev[0], ev[1], ev[2]);
+      printf(" | %s dq %.2e dk %.2e dv %.2e", v.name, ev[0], ev[1], ev[2]);
+      if (!has_deterministic(c)) continue;
+      const Grads gvd = gradients(r, run_variant_det, v.name), gvd2 = gradients(r, run_variant_det, v.name);
+      double evd[3];
+      errors(gvd, ref, c.dtype, evd);
+      const long long vrepeat = mismatches(gvd.dq, gvd2.dq) + mismatches(gvd.dk, gvd2.dk) + mismatches(gvd.dv, gvd2.dv);
+      for (int t = 0; t < 3; ++t) pass = pass && evd[t] <= 2 * eb[t];
+      pass = pass && vrepeat == 0;
+      printf(" det dq %.2e repeat %lld", evd[0], vrepeat);
     }
 #endif
     failures += !pass;
@@ -447,12 +485,12 @@ static void differences(const Grads &a, const Grads &b, double (&diff)[3]) {
 // One timing line: row | baseline | variant | ratio | check.
 static void time_line(const char *name, const char *what, double flops, double tb, double tv, const double (&d)[3],
                       const char *more) {
-  printf("%-24s | base %7.3f ms %6.1f | %-4s %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e%s\n", name, tb,
+  printf("%-24s | base %7.3f ms %6.1f | %-12s %7.3f ms %6.1f | %.3fx | diff dq %.1e dk %.1e dv %.1e%s\n", name, tb,
          flops / tb / 1e9, what, tv, flops / tv / 1e9, tb / tv, d[0], d[1], d[2], more);
 }
 
-// The timing rows, the variant tree's first (where built), then the staged
-// tree's both modes unless variant_only (a rerun after a hang).
+// The timing rows: the staged tree's both modes unless variant_only (a
+// rerun after a hang), then the variants (where built).
 static void time_rows(bool variant_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
          "base = /work/main's sm90 backward ==\n");
@@ -462,7 +500,8 @@ static void time_rows(bool variant_only) {
     bool causal;
   };
   const Row rows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {16, 16, 1024, 64, false},
-                      {16, 16, 1024, 64, true},  {2, 32, 8192, 128, false}, {2, 32, 8192, 128, true}};
+                      {16, 16, 1024, 64, true},  {2, 32, 8192, 128, false}, {2, 32, 8192, 128, true},
+                      {8, 16, 2048, 256, false}, {8, 16, 2048, 256, true}};
   for (const Row &w : rows) {
     const Case c{"row", 0, w.B, w.H, w.H, w.S, w.S, w.D, w.D, w.causal, false, -1, -1, 0, 0};
     Run r;
@@ -472,18 +511,16 @@ static void time_rows(bool variant_only) {
     char name[64];
     snprintf(name, sizeof name, "B%lld H%lld S%lld D%d %s", (long long)w.B, (long long)w.H, (long long)w.S, w.D,
              w.causal ? "causal" : "full");
-    const double tb = time_ms(r, run_base_sm90);
+    // Past 128 columns /work/main's Hopper backward serves nothing: the baseline is its sm_80 kernel.
+    const double tb = time_ms(r, has_deterministic(c) ? run_base_sm90 : run_base);
     const Grads gb = fetch(r, kMost);
     double d[3];
-#ifdef PROBE_HAS_VARIANT
-    const double tv = time_ms(r, run_variant);
-    differences(gb, fetch(r, kMost), d);
-    time_line(name, "var", flops, tb, tv, d, "");
-#endif
     if (!variant_only) {
       const double th = time_ms(r, run_sm90);
       differences(gb, fetch(r, kMost), d);
-      time_line(name, "sm90", flops, tb, th, d, "");
+      time_line(name, "sm90", flops, tb, th, d, has_deterministic(c) ? "" : " (base: sm80)");
+    }
+    if (!variant_only && has_deterministic(c)) {
       const double td = time_ms(r, run_sm90_det);
       const Grads gd = fetch(r, kMost);
       CK(cudaMemset(r.d_dq, 0xff, r.n_q() * 2));
@@ -496,6 +533,18 @@ static void time_rows(bool variant_only) {
       differences(gb, gd, d);
       time_line(name, "det", flops, tb, td, d, more);
     }
+#ifdef PROBE_HAS_VARIANT
+    for (const ProbeVariant &v : kVariants) {
+      g_variant = &v;
+      const double tv = time_ms(r, run_variant);
+      differences(gb, fetch(r, kMost), d);
+      time_line(name, v.name, flops, tb, tv, d, v.checked ? "" : " (diagnostic)");
+      if (!v.checked || !has_deterministic(c)) continue;
+      const double tvd = time_ms(r, run_variant_det);
+      differences(gb, fetch(r, kMost), d);
+      time_line(name, (std::string(v.name) + " det").c_str(), flops, tb, tvd, d, "");
+    }
+#endif
     release(r);
   }
 }

@@ -9,5 +9,10 @@
 int base_backward_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
 int base_backward_f16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
 int base_backward_sm90_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
-// A variant tree's Hopper backward, bf16, where build.sh found one (PROBE_HAS_VARIANT).
-int variant_backward_sm90_bf16(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
+// A variant of the staged Hopper backward (bf16): build.sh writes the table
+// kVariants of those it built (probe_variants.h, with PROBE_HAS_VARIANT).
+struct ProbeVariant {
+  const char *name;
+  int (*run)(const void *problem, void *ws, size_t ws_bytes, cudaStream_t s);
+  bool checked;  // false: a diagnostic, its results meaningless (timed only)
+};

@@ -45,20 +45,25 @@ struct BackwardTiles {
   static constexpr int kHeadTile = HeadTile;
   static constexpr int kBlockN = kShape.block_n, kBlockM = kShape.block_m, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs, kConsumers = kShape.consumers(), kThreads = kShape.threads();
+  static constexpr bool kSharedKeys = kShape.shared_keys();
   static constexpr int kConsumerKeys = 64;           // wgmma's M
   static constexpr int kQueryBlocks = kBlockM / 8;   // 8-query column blocks of S^T
-  static constexpr int kHeadBlocks = HeadTile / 8;   // 8-column blocks of dK and dV
+  static constexpr int kKvColumns = kShape.kv_columns();  // of a consumer's dK and dV
+  static constexpr int kHeadBlocks = kKvColumns / 8;      // 8-column blocks of a consumer's dK and dV
   static constexpr int kDqColumnGroups = kShape.dq_column_groups();
   static constexpr int kDqColumns = kShape.dq_columns();  // of one consumer
   static constexpr uint32_t kKvSlabBytes = kBlockN * 128, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kQBytes = kQSlabBytes * kSlabs;
   static constexpr uint32_t kDsSlabBytes = kBlockM * 128, kDsBytes = kDsSlabBytes * (kBlockN / 64);
-  static constexpr uint32_t kDqSlabBytes = 64 * 128, kDqBytes = kDqSlabBytes * (kDqColumns / 32);
+  static constexpr int kDsBuffers = sdpa_sm90_backward_ds_buffers(kShape);
+  static constexpr uint32_t kDqSlabBytes = 64 * 128, kDqBytes = kSharedKeys ? 0 : kDqSlabBytes * (kDqColumns / 32);
   static constexpr uint32_t kRowBytes = 2 * 4 * kBlockM;  // a slot's lse and delta
   static constexpr uint32_t kAtomBytes = 1024;           // 8 rows of 128 bytes: the descriptors' stride
-  static_assert(kBlockN == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 && kBlockM % 64 == 0,
+  static_assert(kBlockN * kShape.column_groups == kConsumers * kConsumerKeys && kDqColumns % 64 == 0 &&
+                    kKvColumns % 64 == 0 && kBlockM % 64 == 0,
                 "whole wgmma tiles for every consumer");
   static_assert(kShape.dq_row_groups() * kDqColumnGroups == kConsumers, "one share of dQ per consumer");
+  static_assert(kDqColumns == (kSharedKeys ? 128 : 64), "dQ's products in 64-column slabs: one a step, or two");
 };
 
 // Where the block's tiles and barriers lie in shared memory: base, their
@@ -71,9 +76,10 @@ struct BackwardSmem {
   __device__ uint32_t v() const { return base + Ti::kKvBytes; }
   __device__ uint32_t q(int stage) const { return base + 2 * Ti::kKvBytes + 2 * Ti::kQBytes * stage; }
   __device__ uint32_t dout(int stage) const { return q(stage) + Ti::kQBytes; }
-  // dS of even and odd steps: a consumer overwrites one while the other's dQ products may still read the other.
+  // dS of even and odd steps (of each consumer, where they share their keys):
+  // a consumer overwrites one while dQ's products may still read the other.
   __device__ uint32_t ds(int buffer) const { return q(Ti::kStages) + Ti::kDsBytes * buffer; }
-  __device__ uint32_t dq(int group) const { return ds(2) + Ti::kDqBytes * group; }
+  __device__ uint32_t dq(int group) const { return ds(Ti::kDsBuffers) + Ti::kDqBytes * group; }
   __device__ uint32_t rows(int stage) const { return dq(Ti::kConsumers) + Ti::kRowBytes * stage; }
   __device__ float *lse(int stage) const { return reinterpret_cast<float *>(data + (rows(stage) - base)); }
   __device__ float *delta(int stage) const { return lse(stage) + Ti::kBlockM; }
@@ -301,14 +307,19 @@ struct BackwardConsumer {
     }
   }
 
-  // acc += A B, A from registers (64 keys by the query tile), B a query tile
-  // N-major: 16 queries are 16 rows of every slab.
+  // The group's first key of the block and first column of dK and dV.
+  __device__ int key_offset() const { return Ti::kSharedKeys ? 0 : group * Ti::kConsumerKeys; }
+  __device__ int kv_col0() const { return Ti::kSharedKeys ? group * Ti::kKvColumns : 0; }
+
+  // acc += A B, A from registers (64 keys by the query tile), B the group's
+  // columns of a query tile, N-major: 16 queries are 16 rows of every slab.
   __device__ void issue_key_gradient(float (&acc)[Ti::kHeadBlocks][4], const uint32_t (&a)[Ti::kBlockM / 16][4],
                                      uint32_t queries) const {
-    const uint64_t b0 = opaque(sw128_descriptor(queries, Ti::kQSlabBytes, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(
+        sw128_descriptor(queries + kv_col0() / 64 * Ti::kQSlabBytes, Ti::kQSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk)
-      wgmma_rs<T, Ti::kHeadTile, 1>(acc, a[kk], sw128_advance(b0, kk * 16 * 128), 1);
+      wgmma_rs<T, Ti::kKvColumns, 1>(acc, a[kk], sw128_advance(b0, kk * 16 * 128), 1);
   }
 
   // dS (queries by keys, K-major) into shared memory from this group's dS^T
@@ -318,21 +329,22 @@ struct BackwardConsumer {
     const int m = lane() / 8;
     // Every fragment's query % 8 is the lane's: one swizzled row offset serves them all.
     const uint32_t row = opaque(static_cast<uint32_t>(8 * (m / 2) + lane() % 8));
-    const uint32_t start = sm.ds(buffer) + static_cast<uint32_t>(group) * Ti::kDsSlabBytes + row * 128 +
+    const uint32_t start = sm.ds(buffer) + static_cast<uint32_t>(key_offset() / 64) * Ti::kDsSlabBytes + row * 128 +
                            (((2 * warp() + m % 2) ^ (row % 8)) * 16);
 #pragma unroll
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
-  // dq = dS K over this group's share: its rows and columns, every key.
-  __device__ void issue_query_gradient(float (&dq)[Ti::kDqColumns / 8][4], int buffer) const {
-    const uint32_t columns = sm.k() + dq_col0<Ti>(group) / 64 * Ti::kKvSlabBytes;
+  // dq = dS K over this group's share: its rows, 64 of its columns from
+  // col0 (of the share), every key.
+  __device__ void issue_query_gradient(float (&dq)[8][4], int buffer, int col0) const {
+    const uint32_t columns = sm.k() + (dq_col0<Ti>(group) + col0) / 64 * Ti::kKvSlabBytes;
     const uint64_t a0 = opaque(sw128_descriptor(sm.ds(buffer) + dq_row0<Ti>(group) * 128, 16, Ti::kAtomBytes));
     const uint64_t b0 = opaque(sw128_descriptor(columns, Ti::kKvSlabBytes, Ti::kAtomBytes));
 #pragma unroll
     for (int step = 0; step < Ti::kBlockN / 16; ++step)
-      wgmma_ss<T, Ti::kDqColumns, 1>(dq, sw128_advance(a0, (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32),
-                                     sw128_advance(b0, step * 16 * 128), step > 0);
+      wgmma_ss<T, 64, 1>(dq, sw128_advance(a0, (step / 4) * Ti::kDsSlabBytes + (step % 4) * 32),
+                         sw128_advance(b0, step * 16 * 128), step > 0);
   }
 
   // dq (scaled) into the group's staging slabs (32 columns of 128-byte
@@ -356,11 +368,29 @@ struct BackwardConsumer {
     mbarrier_arrive(sm.dq_full(group));
   }
 
+  // dq (scaled; 64 columns from col0 of the group's share) added into the
+  // f32 accumulator by the group's threads, where the keys are shared (no
+  // staging): rows past the problem's dropped.
+  __device__ void add_query_gradient(const float (&dq)[8][4], int64_t h, int64_t q0, float scale, int col0) const {
+    float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0 + dq_row0<Ti>(group)) * p.head_dim;
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int row = 16 * warp() + lane() / 4 + 8 * hr;
+      const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
+#pragma unroll
+      for (int db = 0; db < 8; ++db) {
+        const int col = dq_col0<Ti>(group) + col0 + 8 * db + 2 * (lane() % 4);
+        sdpa_tc::red_add_f32x2_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
+                                  scale * dq[db][2 * hr], scale * dq[db][2 * hr + 1]);
+      }
+    }
+  }
+
   __device__ void run() const {
     float dk[Ti::kHeadBlocks][4] = {}, dv[Ti::kHeadBlocks][4] = {};
-    const uint32_t k_rows = sm.k() + static_cast<uint32_t>(group) * Ti::kConsumerKeys * 128;
-    const uint32_t v_rows = sm.v() + static_cast<uint32_t>(group) * Ti::kConsumerKeys * 128;
-    const int64_t warp_key0 = w.key0 + group * Ti::kConsumerKeys + 16 * warp();
+    const uint32_t k_rows = sm.k() + static_cast<uint32_t>(key_offset()) * 128;
+    const uint32_t v_rows = sm.v() + static_cast<uint32_t>(key_offset()) * 128;
+    const int64_t warp_key0 = w.key0 + key_offset() + 16 * warp();
     const float scale = static_cast<float>(p.scale);
     const bool full = p.softcap > 0 || p.alibi != 0;
     mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
@@ -413,52 +443,166 @@ struct BackwardConsumer {
       issue_key_gradient(dv, pa, sm.dout(stage));
       wgmma_commit();
 
-      // Both groups' dQ products of step t - 2, the last to read this buffer,
-      // are done: each waited for its own before the last barrier below.
-      const int buffer = static_cast<int>(t & 1);
-      store_ds(da, buffer);
-      fence_async_shared();
-      named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
-      // dQ before dK, so that dK's products run while dQ goes out.
-      float dq[Ti::kDqColumns / 8][4];
-      fence_registers(dk);
-      fence_registers(da);
-      wgmma_fence();
-      issue_query_gradient(dq, buffer);
-      wgmma_commit();
-      issue_key_gradient(dk, da, sm.q(stage));
-      wgmma_commit();
-      wgmma_wait<1>();
-      fence_registers(dq);
-      fence_registers(dv);
-      fence_registers(pa);
-      stage_query_gradient(dq, t, scale);
-      wgmma_wait<0>();
-      fence_registers(dk);
-      fence_registers(da);
-      mbarrier_arrive(sm.q_empty(stage));  // dK's products have read Q
+      if constexpr (Ti::kSharedKeys) {
+        // The group's own dS: written, read by its dK and dQ products, and
+        // dQ added, the group alone. Its dQ products of step t - 2, the last
+        // to read this buffer, are done: the group waited for them.
+        const int buffer = 2 * group + static_cast<int>(t & 1);
+        store_ds(da, buffer);
+        fence_async_shared();
+        named_barrier_sync(3 + group, 128);
+        // dQ in two 64-column halves, the first's products before dK's so
+        // that its additions run under them (all of dQ's registers beside
+        // dK's and dV's made ptxas serialize every wgmma).
+        float dq[8][4];
+        fence_registers(dk);
+        fence_registers(da);
+        wgmma_fence();
+        issue_query_gradient(dq, buffer, 0);
+        wgmma_commit();
+        issue_key_gradient(dk, da, sm.q(stage));
+        wgmma_commit();
+        wgmma_wait<1>();
+        fence_registers(dq);
+        fence_registers(dv);
+        fence_registers(pa);
+        add_query_gradient(dq, h, q0, scale, 0);
+        wgmma_wait<0>();
+        fence_registers(dk);
+        fence_registers(da);
+        mbarrier_arrive(sm.q_empty(stage));  // dV's and dK's products have read dO and Q
+        wgmma_fence();
+        issue_query_gradient(dq, buffer, 64);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_registers(dq);
+        add_query_gradient(dq, h, q0, scale, 64);
+      } else {
+        // Both groups' dQ products of step t - 2, the last to read this buffer,
+        // are done: each waited for its own before the last barrier below.
+        const int buffer = static_cast<int>(t & 1);
+        store_ds(da, buffer);
+        fence_async_shared();
+        named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
+        // dQ before dK, so that dK's products run while dQ goes out.
+        float dq[Ti::kDqColumns / 8][4];
+        fence_registers(dk);
+        fence_registers(da);
+        wgmma_fence();
+        issue_query_gradient(dq, buffer, 0);
+        wgmma_commit();
+        issue_key_gradient(dk, da, sm.q(stage));
+        wgmma_commit();
+        wgmma_wait<1>();
+        fence_registers(dq);
+        fence_registers(dv);
+        fence_registers(pa);
+        stage_query_gradient(dq, t, scale);
+        wgmma_wait<0>();
+        fence_registers(dk);
+        fence_registers(da);
+        mbarrier_arrive(sm.q_empty(stage));  // dK's products have read Q
+      }
     }
     store_key_gradients(dk, dv, scale);
   }
 
   // dK (scaled) and dV of the group's keys; keys no query sees get zeros.
+  // Where every row of both views starts on 16 bytes, through shared memory
+  // (K's and V's tiles, once no product reads them) in 16-byte chunks, a
+  // warp's stores covering whole rows; else from the registers, a lane's two
+  // adjacent columns as one 4-byte store where every row starts on 4 bytes
+  // (D and Dv are even), else one by one.
   __device__ void store_key_gradients(const float (&dk)[Ti::kHeadBlocks][4], const float (&dv)[Ti::kHeadBlocks][4],
                                       float scale) const {
     T *dk_out = static_cast<T *>(p.dk.data) + w.b * p.dk.stride[0] + w.hk * p.dk.stride[1];
     T *dv_out = static_cast<T *>(p.dv.data) + w.b * p.dv.stride[0] + w.hk * p.dv.stride[1];
+    if (rows_take_chunks(p.dk) && rows_take_chunks(p.dv)) {
+      named_barrier_sync(2, 128 * Ti::kConsumers);  // every product that reads K or V is done
+      stage_key_rows(sm.k(), dk, scale);
+      stage_key_rows(sm.v(), dv, 1.f);
+      __syncwarp();  // a warp copies out the rows it staged
+      copy_key_rows(sm.k(), dk_out, p.dk.stride[2], p.head_dim);
+      copy_key_rows(sm.v(), dv_out, p.dv.stride[2], p.head_dim_v);
+      return;
+    }
+    const bool pairs = rows_hold_pairs(p.dk) && rows_hold_pairs(p.dv);
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      const int64_t j = w.key0 + group * Ti::kConsumerKeys + 16 * warp() + lane() / 4 + 8 * hr;
+      const int64_t j = w.key0 + key_offset() + 16 * warp() + lane() / 4 + 8 * hr;
       if (j >= p.keys) continue;
 #pragma unroll
       for (int db = 0; db < Ti::kHeadBlocks; ++db) {
-        const int col = 8 * db + 2 * (lane() % 4);
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          if (col + e < p.head_dim) dk_out[j * p.dk.stride[2] + col + e] = static_cast<T>(scale * dk[db][2 * hr + e]);
-          if (col + e < p.head_dim_v) dv_out[j * p.dv.stride[2] + col + e] = static_cast<T>(dv[db][2 * hr + e]);
+        const int col = kv_col0() + 8 * db + 2 * (lane() % 4);
+        T *dk_at = dk_out + j * p.dk.stride[2] + col, *dv_at = dv_out + j * p.dv.stride[2] + col;
+        const float k0 = scale * dk[db][2 * hr], k1 = scale * dk[db][2 * hr + 1];
+        if (pairs) {
+          if (col < p.head_dim) *reinterpret_cast<uint32_t *>(dk_at) = sdpa_tc::pack2<T>(k0, k1);
+          if (col < p.head_dim_v)
+            *reinterpret_cast<uint32_t *>(dv_at) = sdpa_tc::pack2<T>(dv[db][2 * hr], dv[db][2 * hr + 1]);
+          continue;
+        }
+        if (col < p.head_dim) {
+          dk_at[0] = static_cast<T>(k0);
+          dk_at[1] = static_cast<T>(k1);
+        }
+        if (col < p.head_dim_v) {
+          dv_at[0] = static_cast<T>(dv[db][2 * hr]);
+          dv_at[1] = static_cast<T>(dv[db][2 * hr + 1]);
         }
       }
+    }
+  }
+
+  // Whether every row of t (its batch, head and key strides even, its data
+  // on 4 bytes) starts on 4 bytes.
+  __device__ static bool rows_hold_pairs(const SdpaOutTensor &t) {
+    return reinterpret_cast<uintptr_t>(t.data) % 4 == 0 && (t.stride[0] | t.stride[1] | t.stride[2]) % 2 == 0;
+  }
+  // Whether every row of t starts on 16 bytes.
+  __device__ static bool rows_take_chunks(const SdpaOutTensor &t) {
+    return reinterpret_cast<uintptr_t>(t.data) % 16 == 0 && (t.stride[0] | t.stride[1] | t.stride[2]) % 8 == 0;
+  }
+
+  // Where column col of the group's key row `row` lies in a K or V tile at
+  // base: 64-column slabs of 128-byte rows, 16-byte chunks swizzled as TMA
+  // writes them.
+  __device__ static uint32_t tile_element(uint32_t base, int row, int col) {
+    return base + static_cast<uint32_t>(col / 64) * Ti::kKvSlabBytes + static_cast<uint32_t>(row) * 128 +
+           ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+  }
+
+  // acc (scaled, rounded to T) into the group's rows and columns of the tile at base.
+  __device__ void stage_key_rows(uint32_t base, const float (&acc)[Ti::kHeadBlocks][4], float scale) const {
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int row = key_offset() + 16 * warp() + lane() / 4 + 8 * hr;
+#pragma unroll
+      for (int db = 0; db < Ti::kHeadBlocks; ++db) {
+        const uint32_t pair = sdpa_tc::pack2<T>(scale * acc[db][2 * hr], scale * acc[db][2 * hr + 1]);
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(tile_element(base, row, kv_col0() + 8 * db + 2 * (lane() % 4))),
+                     "r"(pair)
+                     : "memory");
+      }
+    }
+  }
+
+  // The warp's 16 staged rows of the tile at base out to `out` (rows
+  // row_stride apart, the first `cols` columns), consecutive lanes on
+  // consecutive 16-byte chunks; keys past the problem's dropped.
+  __device__ void copy_key_rows(uint32_t base, T *out, int64_t row_stride, int cols) const {
+    constexpr int kChunks = Ti::kKvColumns / 8;  // of a row
+#pragma unroll
+    for (int i = lane(); i < 16 * kChunks; i += 32) {
+      const int row = key_offset() + 16 * warp() + i / kChunks, col = kv_col0() + 8 * (i % kChunks);
+      const int64_t j = w.key0 + row;
+      if (j >= p.keys || col >= cols) continue;
+      uint4 chunk;
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(chunk.x), "=r"(chunk.y), "=r"(chunk.z), "=r"(chunk.w)
+                   : "r"(tile_element(base, row, col))
+                   : "memory");
+      *reinterpret_cast<uint4 *>(out + j * row_stride + col) = chunk;
     }
   }
 };
@@ -490,7 +634,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const int producer_warp = warp - 4 * Ti::kConsumers, lane = static_cast<int>(threadIdx.x) % 32;
     if (producer_warp == 0 && lane == 0) produce_tiles<Ti>(bp, sm, w);
     if (producer_warp == 1) produce_rows<Ti>(p, bp, sm, w, lane);
-    if (producer_warp == 2 && lane == 0) produce_dq_additions<Ti>(p, bp, sm, w, band);
+    if (producer_warp == 2 && lane == 0 && !Ti::kSharedKeys) produce_dq_additions<Ti>(p, bp, sm, w, band);
   } else {
     claim_registers_to<sdpa_sm90_backward_consumer_registers(Ti::kShape)>();
     const BackwardConsumer<T, Ti> consumer{p, bp, sm, w, band, warp / 4};

@@ -30,9 +30,8 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if (p.batch == 0 || p.heads_q == 0) return 0;
   const int tile = sdpa_backward_head_tile(p.head_dim, p.head_dim_v);
-  const int block_n = sdpa_sm90_backward_shape(tile).block_n;
-  if (tile > kSdpaSm90BackwardMaxHeadTile || (p.keys + block_n - 1) / block_n > INT32_MAX ||
-      p.heads_kv > 65535 || p.batch > 65535)
+  if ((p.deterministic && !sdpa_sm90_backward_deterministic_serves(tile)) ||
+      sdpa_sm90_backward_extents_refusal(p.batch, p.heads_kv, p.queries, p.keys) != nullptr)
     return 3;  // UNSUPPORTED: the plan layer refuses these at select
   sm90::BackwardParams bp;
   // The dQ accumulator's tensor map needs it on 16 bytes (its offset in the workspace is a multiple of 256).
@@ -44,12 +43,15 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
     // The workspace holds a counter per 64-row query tile (sdpa_backward_workspace_layout):
     // as many as this kernel's query tiles or more.
     static_assert(sdpa_sm90_backward_shape(64).block_m % kSdpaBackwardQueryTile == 0 &&
-                  sdpa_sm90_backward_shape(128).block_m % kSdpaBackwardQueryTile == 0);
+                  sdpa_sm90_backward_shape(128).block_m % kSdpaBackwardQueryTile == 0 &&
+                  sdpa_sm90_backward_shape(256).block_m % kSdpaBackwardQueryTile == 0);
     bp.delta = delta;
     bp.dq = dq;
     bp.turns = turns;
     if (!sm90::encode_dq_accumulator(bp, p, dq)) return 3;  // UNSUPPORTED
-    return tile == 64 ? sdpa_backward_sm90_launch<T, 64>(p, bp, stream) : sdpa_backward_sm90_launch<T, 128>(p, bp, stream);
+    return tile == 64    ? sdpa_backward_sm90_launch<T, 64>(p, bp, stream)
+           : tile == 128 ? sdpa_backward_sm90_launch<T, 128>(p, bp, stream)
+                         : sdpa_backward_sm90_launch<T, 256>(p, bp, stream);
   });
 }
 

@@ -49,6 +49,8 @@ struct Variant {
   bool needs_fast_tf32 = false;        // chosen only where tf32 MMAs far outrun f32 CUDA cores
   bool (*built)() = nullptr;           // NULL: always built; else whether this build holds its code
   bool only_when_forced = false;       // served only to BARACUDA_FORCE_CANDIDATE naming it
+  // NULL: the checks above are all; else why it cannot serve s beyond them (null: it can).
+  const char *(*refusal)(const Spec &) = nullptr;
 };
 
 size_t forward_smem_sm90(const Spec &s) {
@@ -61,11 +63,17 @@ size_t forward_smem_sm80(const Spec &s) {
   return kernels::sdpa_tc_smem_bytes(kernels::SdpaTcVariant::kSm80, s.head_dim, s.head_dim_v);
 }
 size_t forward_smem_tf32x3(const Spec &s) { return kernels::sdpa_tf32x3_smem_bytes(s.head_dim, s.head_dim_v); }
-// Past the 128 tile this passes any block's shared memory: select refuses
-// the Hopper backward there.
 size_t backward_smem_sm90(const Spec &s) {
   return kernels::sdpa_sm90_backward_smem_bytes(
       kernels::sdpa_sm90_backward_shape(kernels::sdpa_backward_head_tile(s.head_dim, s.head_dim_v)));
+}
+const char *backward_refusal_sm90(const Spec &s) {
+  return kernels::sdpa_sm90_backward_extents_refusal(s.batch, s.heads_kv, s.queries, s.keys);
+}
+const char *backward_refusal_sm90_deterministic(const Spec &s) {
+  if (!kernels::sdpa_sm90_backward_deterministic_serves(kernels::sdpa_backward_head_tile(s.head_dim, s.head_dim_v)))
+    return "its turns serve head sizes up to 128 (at 256 the consumers add dQ themselves)";
+  return backward_refusal_sm90(s);
 }
 size_t backward_smem_sm80(const Spec &s) {
   return kernels::sdpa_backward_tile_facts(kernels::sdpa_backward_head_tile(s.head_dim, s.head_dim_v)).smem_bytes;
@@ -109,22 +117,26 @@ constexpr Variant<BackwardFn> kBackwardSm80{
     {"sdpa_bwd_sm80", BARACUDA_BACKEND_BESPOKE, false, false}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm80};
-// The Hopper backward (sm_90a, sm 90 alone), dq summed by TMA reductions:
-// head sizes up to 128 (select refuses it past that). Measured on the H200
-// (bf16, session 17's last probe) at 1.08x to 1.25x session 16's kernel,
-// 0.84x to 0.93x cuDNN at D 128 and 0.79x to 0.81x at D 64, so first among
-// the bespoke kernels there.
+// The Hopper backward (sm_90a, sm 90 alone), dq summed by TMA reductions
+// (at the 256 tile by its consumers' reductions): the extents its grid and
+// TMA take (select refuses the others; views TMA cannot read, which select
+// does not see, run the sm_80 kernel under its plan). Measured on the H200
+// (bf16, session 18's probes) at 0.91x to 0.98x cuDNN at D 64 and 128, and
+// at 1.28x (1.31x causal) the sm_80 kernel at D 256, so first among the
+// bespoke kernels everywhere.
 constexpr Variant<BackwardFn> kBackwardSm90{
     {"sdpa_bwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, false, false}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
-    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built};
+    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built, false,
+    backward_refusal_sm90};
 // The same entries told p.deterministic: dq summed in a fixed order (the key
 // tiles of a query tile one after the other, each waiting for the last's
-// reductions to complete).
+// reductions to complete), head sizes up to 128.
 constexpr Variant<BackwardFn> kBackwardSm90Deterministic{
     {"sdpa_bwd_sm90_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
-    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built};
+    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built, false,
+    backward_refusal_sm90_deterministic};
 constexpr Variant<BackwardFn> kBackwardSm80Deterministic{
     {"sdpa_bwd_sm80_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
@@ -321,6 +333,9 @@ WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContex
   if (smem > offered)
     return cat("its blocks need ", smem / 1024, " KiB of shared memory for head_dim ", s.head_dim, ", head_dim_v ",
                s.head_dim_v, "; sm ", ctx.target_sm, " offers ", offered / 1024);
+  if (v.refusal != nullptr)
+    if (const char *why = v.refusal(s))
+      return cat(why, ": B ", s.batch, ", Hkv ", s.heads_kv, ", Q ", s.queries, ", K ", s.keys);
   if constexpr (std::is_same_v<Fn, BackwardFn>) return backward_extents_bounded(s);
   else return serves();
 }
