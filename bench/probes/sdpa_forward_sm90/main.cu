@@ -344,8 +344,8 @@ static void time_rows(const std::vector<Variant> &vs) {
 }
 
 // Decoding (Q 1 to 16 queries against K 4096 to 32768 keys, GQA 8: 32
-// query heads on 4 kv heads, D 128): every Hopper variant beside the sm_80
-// forward, launches interleaved round by round (median of 25 after 3);
+// query heads on 4 kv heads; D 128, a row at 64 and two at 256; then
+// without GQA, and Q 64): every Hopper variant beside the sm_80 forward, launches interleaved round by round (median of 25 after 3);
 // GB/s counts K and V read once.
 static void time_decode(std::vector<Variant> vs) {
   if (probe_forward_sm80 != nullptr) vs.push_back({"sm80", probe_forward_sm80});
@@ -355,7 +355,9 @@ static void time_decode(std::vector<Variant> vs) {
   };
   const Row rows[] = {{8, 32, 4, 1, 4096, 128},  {8, 32, 4, 1, 16384, 128}, {8, 32, 4, 1, 32768, 128},
                       {8, 32, 4, 4, 4096, 128},  {8, 32, 4, 4, 32768, 128}, {8, 32, 4, 16, 4096, 128},
-                      {8, 32, 4, 16, 32768, 128}, {1, 32, 4, 1, 32768, 128}, {8, 32, 4, 1, 16384, 64}};
+                      {8, 32, 4, 16, 32768, 128}, {1, 32, 4, 1, 32768, 128}, {8, 32, 4, 1, 16384, 64},
+                      {8, 32, 4, 1, 16384, 256},  {8, 32, 4, 16, 16384, 256}, {8, 32, 32, 1, 4096, 128},
+                      {8, 32, 32, 64, 4096, 128}};
   for (const Row &r : rows) {
     const Case c{"", r.B, r.Hq, r.Hkv, r.Q, r.K, r.D, r.D, false, false, -1, -1, 0, 0};
     Buffers b = filled(c);
