@@ -1,7 +1,7 @@
 // The Hopper attention forward's cuts (kernels/sdpa/sm90/sdpa_forward_sm90_shape.h):
-// which problems take a third consumer warpgroup, share K and V in cluster
-// pairs and stage O in shared memory, every shape's shared memory within
-// sm_90's per-block limit, and the consumers' register split. No GPU.
+// which problems take a third consumer warpgroup and stage O in shared
+// memory, every shape's shared memory within sm_90's per-block limit, and
+// the consumers' register split. No GPU.
 #include <catch2/catch.hpp>
 
 #include "sdpa/sdpa_visible_keys.h"
@@ -23,18 +23,6 @@ TEST_CASE("sdpa sm90: every tile is persistent, 64-column tiles with three consu
       CHECK(sdpa_sm90_shape(tile, bounded).persistent);
       CHECK(sdpa_sm90_shape(tile, bounded).rescale_slack == 8);
     }
-}
-
-TEST_CASE("sdpa sm90: cluster pairs share K and V tiles at 64 and 128 columns where no mask bounds the keys",
-          "[heuristics][sdpa]") {
-  for (int tile : {64, 128}) {
-    const SdpaSm90Shape open = sdpa_sm90_shape(tile, false), bounded = sdpa_sm90_shape(tile, true);
-    CHECK(open.kv_multicast);
-    CHECK(open.kv_box_rows() * 2 == open.block_n);  // each block of a pair brings half of each tile
-    CHECK_FALSE(bounded.kv_multicast);
-    CHECK(bounded.kv_box_rows() == bounded.block_n);
-  }
-  for (bool bounded : {false, true}) CHECK_FALSE(sdpa_sm90_shape(256, bounded).kv_multicast);
 }
 
 TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores but at 256 columns", "[heuristics][sdpa]") {

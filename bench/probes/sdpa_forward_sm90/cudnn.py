@@ -1,6 +1,7 @@
 """cuDNN's attention forward through PyTorch on the probe's bf16 rows, timed by
 bench/torch_sdpa.py's own function (run from the staged tree's root), then
-the probe's decoding rows (GQA through enable_gqa; K and V read once)."""
+the probe's decoding rows (GQA through enable_gqa; K and V read once), then
+the D 128 rows on bench_ops' data (`rows`, `decode`, `bits` or `all`)."""
 import sys
 
 sys.path.insert(0, "bench")
@@ -29,6 +30,14 @@ def decode_ms(B, Hq, Hkv, Q, K, D):
         return None
 
 
+def bits_ms(B, H, S, D, causal):
+    """The forward on bench_ops' data (random bits under 0x3F7F: finite, below 1, mostly tiny)."""
+    q, k, v = ((torch.randint(0, 1 << 16, (B, H, S, D), device="cuda", dtype=torch.int32) & 0x3F7F)
+               .to(torch.int16).view(torch.bfloat16) for _ in range(3))
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        return median_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), 25)
+
+
 which = sys.argv[1] if len(sys.argv) > 1 else "all"
 if which in ("rows", "all"):
     for B, H, S, D in ROWS:
@@ -43,3 +52,10 @@ if which in ("decode", "all"):
         ms = decode_ms(B, Hq, Hkv, Q, K, D)
         gbs = f"{2 * B * Hkv * K * D * 2 / ms / 1e6:5.0f}" if ms else "  n/a"
         print(f"cuDNN decode B{B} Hq{Hq} Hkv{Hkv} Q{Q} K{K} D{D} {ms or 0:7.4f} ms {gbs} GB/s", flush=True)
+if which in ("bits", "all"):
+    for B, H, S, D in ROWS[:2]:
+        for causal in (False, True):
+            ms = bits_ms(B, H, S, D, causal)
+            flops = 4.0 * B * H * S * S * D / (2 if causal else 1)
+            print(f"cuDNN bits B{B} H{H} S{S} D{D} {'causal' if causal else 'full':6s} {ms:7.4f} ms "
+                  f"{flops / ms / 1e9:6.1f} TF", flush=True)

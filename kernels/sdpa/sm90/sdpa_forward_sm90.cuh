@@ -24,7 +24,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -40,13 +39,10 @@
 
 namespace baracuda::kernels::sm90 {
 
-// Cluster: the run's blocks are cluster pairs sharing K and V tiles (only
-// where the shape has kv_multicast; launch_forward decides per problem).
-template <int HeadDim, bool Bounded, bool Cluster>
+template <int HeadDim, bool Bounded>
 struct Tiles {
   static constexpr int kHeadDim = HeadDim;
   static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim, Bounded);
-  static constexpr bool kCluster = Cluster;
   static constexpr int kConsumers = kShape.consumers, kThreads = kShape.threads();
   static constexpr int kBlockM = kShape.block_m(), kBlockN = kShape.block_n, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs;          // 64-column slabs of 128-byte rows
@@ -55,12 +51,10 @@ struct Tiles {
   static constexpr int kConsumerRows = 64;             // a consumer warpgroup's rows
   static constexpr uint32_t kQSlabBytes = kBlockM * 128, kKvSlabBytes = kBlockN * 128;
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
-  static constexpr int kKvBoxRows = kShape.kv_box_rows(), kKvBoxes = kBlockN / kKvBoxRows;  // per slab
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
   static constexpr int kRescaleSlack = kShape.rescale_slack;
   static constexpr bool kSmemEpilogue = kShape.smem_epilogue;
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
-  static_assert(!Cluster || kShape.kv_multicast, "cluster pairs share boxes of half a tile");
 };
 
 // Where the block's tiles and barriers lie in shared memory.
@@ -132,20 +126,6 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   const auto coords = [](const AxisSteps &s, int64_t b, int64_t h) {
     return int2{static_cast<int32_t>(h * s.head), static_cast<int32_t>(b * s.batch)};
   };
-  // A K or V tile: every slab's boxes, or in a cluster pair this block's
-  // box of each slab (rank r: box r), multicast into both blocks.
-  const int first_box = Ti::kCluster ? static_cast<int>(cluster_rank()) : 0;
-  const auto load_kv = [&](uint32_t dst, const CUtensorMap *map, uint32_t bar, int32_t n0, int2 bh) {
-#pragma unroll 1  // the producer runs on 24 registers
-    for (int i = first_box; i < Ti::kSlabs * Ti::kKvBoxes; i += Ti::kCluster ? 2 : 1) {
-      const int j = i / Ti::kKvBoxes, box = i % Ti::kKvBoxes;
-      const uint32_t at = dst + j * Ti::kKvSlabBytes + box * Ti::kKvBoxRows * 128;
-      if constexpr (Ti::kCluster)
-        tma_load_4d_multicast(at, map, bar, 0b11, 64 * j, n0 + box * Ti::kKvBoxRows, bh.x, bh.y);
-      else
-        tma_load_4d(at, map, bar, 64 * j, n0 + box * Ti::kKvBoxRows, bh.x, bh.y);
-    }
-  };
   uint32_t issued = 0;  // key tiles brought so far
   uint32_t q_round = 0;
   int64_t tile;
@@ -166,10 +146,14 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
       const int32_t n0 = static_cast<int32_t>((w.keys.begin + t) * Ti::kBlockN);
       if (round > 0) mbarrier_wait(sm.k_empty(stage), (round - 1) & 1);
       mbarrier_arrive_expect_bytes(sm.k_full(stage), Ti::kKvBytes);
-      load_kv(sm.k(stage), &fp.k, sm.k_full(stage), n0, k_bh);
+#pragma unroll 1  // the producer runs on 24 registers
+      for (int j = 0; j < Ti::kSlabs; ++j)
+        tma_load_4d(sm.k(stage) + j * Ti::kKvSlabBytes, &fp.k, sm.k_full(stage), 64 * j, n0, k_bh.x, k_bh.y);
       if (round > 0) mbarrier_wait(sm.v_empty(stage), (round - 1) & 1);
       mbarrier_arrive_expect_bytes(sm.v_full(stage), Ti::kKvBytes);
-      load_kv(sm.v(stage), &fp.v, sm.v_full(stage), n0, v_bh);
+#pragma unroll 1  // the producer runs on 24 registers
+      for (int j = 0; j < Ti::kSlabs; ++j)
+        tma_load_4d(sm.v(stage) + j * Ti::kKvSlabBytes, &fp.v, sm.v_full(stage), 64 * j, n0, v_bh.x, v_bh.y);
     }
   }
 }
@@ -250,21 +234,9 @@ struct Consumer {
       sdpa_tc::rescale_rows(o, correction);
   }
 
-  // Hands tile t's K or V slot back to the producer: one arrival a warp
-  // (its wgmma wait is the warp's), in a cluster pair on both blocks' barriers,
-  // since either block's copy writes both slots. Q: every consumer thread arrives.
-  __device__ void release_slot(uint32_t bar) const {
-    __syncwarp();
-    if (threadIdx.x % 32 != 0) return;
-    if constexpr (Ti::kCluster) {
-      mbarrier_arrive_in_block(bar, 0);
-      mbarrier_arrive_in_block(bar, 1);
-    } else {
-      mbarrier_arrive(bar);
-    }
-  }
-  __device__ void release_keys(int64_t t) const { release_slot(sm.k_empty(stage(t))); }
-  __device__ void release_values(int64_t t) const { release_slot(sm.v_empty(stage(t))); }
+  // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
+  __device__ void release_keys(int64_t t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
+  __device__ void release_values(int64_t t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
   __device__ void release_query() const { mbarrier_arrive(sm.q_empty()); }
 
   // Taking turns: this group's turn to issue products (named barrier 1 +
@@ -402,23 +374,17 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
   const SmemMap<Ti> sm{(shared_address(smem) + 1023u) & ~1023u};
   const int warp = static_cast<int>(threadIdx.x) / 32;
   if (threadIdx.x == 0) {
-    const uint32_t slot_releases = Ti::kConsumers * 4 * (Ti::kCluster ? 2 : 1);  // Consumer::release_slot
     mbarrier_init(sm.q_full(), 1);
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.k_full(stage), 1);
       mbarrier_init(sm.v_full(stage), 1);
-      mbarrier_init(sm.k_empty(stage), slot_releases);
-      mbarrier_init(sm.v_empty(stage), slot_releases);
+      mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
+      mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
     mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);
     mbarrier_init_fence();
   }
-  // In a cluster pair, neither block's copies or arrivals may reach the
-  // other's barriers before they are initialized, nor after it has left.
-  if constexpr (Ti::kCluster)
-    cluster_sync();
-  else
-    __syncthreads();
+  __syncthreads();
   if (warp >= 4 * Ti::kConsumers) {
     release_registers_to<kSdpaSm90ProducerRegisters>();
     if (threadIdx.x == 128 * Ti::kConsumers) produce<Ti>(p, fp, sm);
@@ -441,7 +407,6 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     // The staging tile must outlive its last stores' reads.
     if (Ti::kSmemEpilogue && threadIdx.x % 128 == 0) bulk_wait_read();
   }
-  if constexpr (Ti::kCluster) cluster_sync();
 }
 
 }  // namespace baracuda::kernels::sm90
@@ -449,10 +414,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 namespace baracuda::kernels {
 
 namespace sm90 {
-constexpr int kMaxDevices = 64;  // devices whose cluster capacity a launch remembers
-
-template <class T, class Ti>
-int launch_tiles(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
+template <class T, int HeadDim, bool Bounded>
+int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
+  using Ti = Tiles<HeadDim, Bounded>;
   const auto kernel = forward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_smem_bytes(Ti::kShape);
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -467,45 +431,8 @@ int launch_tiles(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t str
     if (sms < blocks) blocks = sms;
     run.pair_shift = p.causal && fp.tiles >= 2 * blocks ? 1 : 0;
   }
-  cudaLaunchAttribute pairs{};
-  pairs.id = cudaLaunchAttributeClusterDimension;
-  pairs.val.clusterDim = {2, 1, 1};
-  cudaLaunchConfig_t config{};
-  config.blockDim = dim3(Ti::kThreads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &pairs;
-  config.numAttrs = Ti::kCluster ? 1 : 0;
-  if constexpr (Ti::kCluster) {
-    // Persistent pairs: as many as the device holds at once (its GPCs may
-    // hold fewer than half its SMs' worth), an even count of blocks. Asked
-    // once per device: the answer takes microseconds.
-    static std::atomic<int> pair_slots_of[kMaxDevices] = {};
-    int device = 0;
-    if ((err = cudaGetDevice(&device)) != cudaSuccess) return -static_cast<int>(err);
-    int pair_slots = device < kMaxDevices ? pair_slots_of[device].load(std::memory_order_relaxed) : 0;
-    if (pair_slots == 0) {
-      config.gridDim = dim3(2);
-      if ((err = cudaOccupancyMaxActiveClusters(&pair_slots, kernel, &config)) != cudaSuccess)
-        return -static_cast<int>(err);
-      if (pair_slots < 1) return -static_cast<int>(cudaErrorInvalidConfiguration);
-      if (device < kMaxDevices) pair_slots_of[device].store(pair_slots, std::memory_order_relaxed);
-    }
-    blocks = blocks < 2 * int64_t{pair_slots} ? blocks : 2 * int64_t{pair_slots};
-    blocks -= blocks % 2;
-  }
-  config.gridDim = dim3(static_cast<unsigned>(blocks));
-  return -static_cast<int>(cudaLaunchKernelEx(&config, kernel, p, run));
-}
-
-template <class T, int HeadDim, bool Bounded>
-int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
-  // A cluster's two blocks take tiles 2c and 2c + 1 of each turn
-  // (block_tile): one (b, h)'s where its query tiles are even.
-  if constexpr (sdpa_sm90_shape(HeadDim, Bounded).kv_multicast) {
-    if (fp.query_tiles % 2 == 0) return launch_tiles<T, Tiles<HeadDim, Bounded, true>>(p, fp, stream);
-  }
-  return launch_tiles<T, Tiles<HeadDim, Bounded, false>>(p, fp, stream);
+  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, run);
+  return -static_cast<int>(cudaGetLastError());
 }
 }  // namespace sm90
 

@@ -101,9 +101,9 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
          encode_rows(fp.q, fp.q_steps, type, p.q, p.batch, p.heads_q, p.queries, p.head_dim,
                      static_cast<uint32_t>(shape.block_m())) &&
          encode_rows(fp.k, fp.k_steps, type, p.k, p.batch, p.heads_kv, p.keys, p.head_dim,
-                     static_cast<uint32_t>(shape.kv_box_rows())) &&
+                     static_cast<uint32_t>(shape.block_n)) &&
          encode_rows(fp.v, fp.v_steps, type, p.v, p.batch, p.heads_kv, p.keys, p.head_dim_v,
-                     static_cast<uint32_t>(shape.kv_box_rows()));
+                     static_cast<uint32_t>(shape.block_n));
 }
 
 }  // namespace baracuda::kernels::sm90

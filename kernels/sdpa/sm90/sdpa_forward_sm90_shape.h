@@ -18,20 +18,14 @@ struct SdpaSm90Shape {
   // The running max moves only where a tile's passes it by more than this
   // (log2 units), so that most tiles owe O no rescale; -1: on every tile.
   int rescale_slack;
-  // Where every row sees every key and a (b, h)'s query tiles pair up,
-  // blocks run in clusters of two on a pair of tiles and share each K and V
-  // tile: each brings half of it (kv_box_rows) into both blocks, so that L2
-  // serves each tile once for both (forward_params decides per problem).
-  bool kv_multicast = false;
   // O leaves through a staging tile of the block's rows in shared memory and
   // TMA stores, else straight from the registers (where the block has no room).
   bool smem_epilogue = false;
   constexpr int block_m() const { return 64 * consumers; }
-  constexpr int kv_box_rows() const { return kv_multicast ? block_n / 2 : block_n; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
-           persistent == o.persistent && rescale_slack == o.rescale_slack && kv_multicast == o.kv_multicast &&
+           persistent == o.persistent && rescale_slack == o.rescale_slack &&
            smem_epilogue == o.smem_epilogue;
   }
 };
@@ -71,7 +65,7 @@ struct SdpaSm90Shape {
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
   return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
-          short_tile ? -1 : 8, !bounded && head_dim_tile != 256, head_dim_tile != 256};
+          short_tile ? -1 : 8, head_dim_tile != 256};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;

@@ -23,19 +23,6 @@ __device__ __forceinline__ void tma_load_4d(uint32_t dst, const CUtensorMap *map
       : "memory");
 }
 
-// The same box into shared memory at dst in every block of the cluster
-// whose bit is set in cta_mask (bit r: rank r), each copy counted on the
-// mbarrier at bar's offset in its own block.
-__device__ __forceinline__ void tma_load_4d_multicast(uint32_t dst, const CUtensorMap *map, uint32_t bar,
-                                                      uint16_t cta_mask, int32_t c0, int32_t c1, int32_t c2,
-                                                      int32_t c3) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, "
-      "%5, %6, %7}], [%2], %3;\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "h"(cta_mask), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-      : "memory");
-}
-
 // Adds a shared-memory box into `map`'s f32 tensor at coordinates (c0
 // innermost .. c3), element by element; the box's parts outside the tensor
 // are dropped. Completes in this thread's bulk group (bulk_commit, bulk_wait_read).
@@ -79,28 +66,6 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 }
 __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
-// This block's rank in its cluster.
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
-  return rank;
-}
-
-// One arrival on the mbarrier at bar's offset in the cluster's block `rank`
-// (this block's own too), releasing this thread's earlier accesses at cluster scope.
-__device__ __forceinline__ void mbarrier_arrive_in_block(uint32_t bar, uint32_t rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
-}
-
-// Every thread of the cluster's blocks meets here: what each did before is
-// visible to all after (and no block leaves while another may still name its
-// shared memory).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 // Registers per thread of the calling warpgroup from here on (multiples of 8, 24 to 256).
