@@ -1,8 +1,9 @@
 """cuDNN's attention forward through PyTorch on the probe's bf16 rows, timed by
 bench/torch_sdpa.py's own function (run from the staged tree's root), then
 the probe's decoding rows (GQA through enable_gqa; K and V read once), then
-the D 128 rows on bench_ops' data (`rows`, `decode`, `bits` or `all`); with
-`small`, the rows of few tiles timed over 20 calls back to back."""
+the D 128 rows on bench_ops' data, and the rows of few tiles timed over 20
+calls back to back: arguments `rows`, `decode` (`decode-new`: its last four
+rows), `bits`, `small`, or none for all."""
 import sys
 
 sys.path.insert(0, "bench")
@@ -50,8 +51,8 @@ def batched_ms(B, H, S, D, causal, n=20):
         return median_ms(calls, 15) / n
 
 
-which = sys.argv[1] if len(sys.argv) > 1 else "all"
-if which in ("rows", "all"):
+which = set(sys.argv[1:]) or {"all"}
+if which & {"rows", "all"}:
     for B, H, S, D in ROWS:
         for causal in (False, True):
             ms = time_row("cudnn", torch.bfloat16, B, H, S, D, causal, False)
@@ -59,19 +60,19 @@ if which in ("rows", "all"):
             tflops = f"{flops / ms / 1e9:6.1f}" if ms else "  n/a"
             print(f"cuDNN B{B} H{H} S{S} D{D} {'causal' if causal else 'full':6s} {ms or 0:7.4f} ms {tflops} TF",
                   flush=True)
-if which in ("decode", "all"):
-    for B, Hq, Hkv, Q, K, D in DECODE:
+if which & {"decode", "decode-new", "all"}:
+    for B, Hq, Hkv, Q, K, D in DECODE if which & {"decode", "all"} else DECODE[9:]:
         ms = decode_ms(B, Hq, Hkv, Q, K, D)
         gbs = f"{2 * B * Hkv * K * D * 2 / ms / 1e6:5.0f}" if ms else "  n/a"
         print(f"cuDNN decode B{B} Hq{Hq} Hkv{Hkv} Q{Q} K{K} D{D} {ms or 0:7.4f} ms {gbs} GB/s", flush=True)
-if which in ("bits", "all"):
+if which & {"bits", "all"}:
     for B, H, S, D in ROWS[:1]:
         for causal in (False, True):
             ms = bits_ms(B, H, S, D, causal)
             flops = 4.0 * B * H * S * S * D / (2 if causal else 1)
             print(f"cuDNN bits B{B} H{H} S{S} D{D} {'causal' if causal else 'full':6s} {ms:7.4f} ms "
                   f"{flops / ms / 1e9:6.1f} TF", flush=True)
-if which in ("small", "all"):
+if which & {"small", "all"}:
     for B, H, S, D in ROWS[5:]:
         for causal in (False, True):
             ms = batched_ms(B, H, S, D, causal)
