@@ -13,9 +13,12 @@
 // puts P V's wait ahead of tile t's softmax; a loop that kept the softmax
 // under P V ran 3-5% slower, bench/NOTES.md session 17). Between the
 // consumers, named barriers pass the turn to issue round the groups, so
-// that one's softmax runs under the others' products. The score pipeline
-// (scale, softcap, ALiBi, masks, windows) is sdpa_tc_scores.cuh's, which
-// the wgmma accumulator layout matches per warp.
+// that one's softmax runs under the others' products. A group's finished O
+// leaves through its rows of a staging tile in shared memory and TMA stores
+// that run on under its next tile (SdpaSm90Shape::smem_epilogue), else
+// straight from the registers. The score pipeline (scale, softcap, ALiBi,
+// masks, windows) is sdpa_tc_scores.cuh's, which the wgmma accumulator
+// layout matches per warp.
 // Instantiated per dtype and head-size tile by
 // sdpa_forward_sm90_<dtype>_d<tile>.cu.
 #pragma once
