@@ -50,11 +50,13 @@ inline constexpr int64_t kAny = INT64_MAX;
 // H200, session 18's probe (bench/probes/sdpa_forward_sm90, bf16, cuDNN
 // 9.19 through PyTorch timed in the same call; bench/NOTES.md): on problems
 // of at most 16 (b, h) at 1024 and 2048 queries and keys (fewer query tiles
-// than SMs), the Hopper forward ran 1.2x to 2.4x cuDNN at D 64 and 128 and
-// 0.99x to 1.46x at D 256, both causal modes, in four calls over two
-// sessions (cuDNN's times there include PyTorch's cost per call).
+// than SMs), the Hopper forward ran 1.2x to 2.4x cuDNN's single calls at
+// D 64 and 128, both causal modes, in five calls over two sessions, and
+// 0.97x to 1.15x timed over 20 calls back to back (no host time between
+// them); at D 256 0.98x to 1.46x single, 0.86x / 0.98x back to back, so
+// cuDNN keeps D 256.
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
-    {90, 0, 0, 8, 256, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
+    {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
     {90, -1, 0, 8, 256, -1, 1, kAny, 1, kAny, 1, kAny, Faster::Cudnn},
 };
