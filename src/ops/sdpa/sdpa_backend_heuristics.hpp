@@ -51,10 +51,10 @@ inline constexpr int64_t kAny = INT64_MAX;
 // 9.19 through PyTorch timed in the same call; bench/NOTES.md): on problems
 // of at most 16 (b, h) at 1024 and 2048 queries and keys (fewer query tiles
 // than SMs), the Hopper forward ran 1.2x to 2.4x cuDNN's single calls at
-// D 64 and 128, both causal modes, in five calls over two sessions, and
-// 0.97x to 1.15x timed over 20 calls back to back (no host time between
-// them); at D 256 0.98x to 1.46x single, 0.86x / 0.98x back to back, so
-// cuDNN keeps D 256.
+// D 64 and 128, both causal modes, in six calls over two sessions, and
+// 0.97x to 1.25x timed over 20 calls back to back (no host time between
+// them; two calls); at D 256 0.98x to 1.46x single, 0.85x-0.86x / 0.98x
+// back to back, so cuDNN keeps D 256.
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
     {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
