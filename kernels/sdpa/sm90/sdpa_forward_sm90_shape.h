@@ -64,7 +64,7 @@ struct SdpaSm90Shape {
 //   columns measured the same as 128 (645-651 against 648, B4 H32 S4096).
 // - At 64 and 128 columns O leaves through a staging tile in shared memory
 //   and TMA stores that run on under the next tile (session 18's probe:
-//   1.01-1.07x on the attention table's D 64 and 128 rows). At 256 columns
+//   1.00-1.07x on the attention table's D 64 and 128 rows). At 256 columns
 //   the block has no room for it (225 KiB with 80-key tiles).
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
