@@ -35,6 +35,24 @@ TEST_CASE("sdpa backends: the decoding step past D 128 forward goes to the sm_80
   }
 }
 
+TEST_CASE("sdpa backends: the forward of at most 16 (b, h) at 1024 to 2048 queries and keys goes to the Hopper kernel "
+          "up to D 128",
+          "[sdpa]") {
+  for (bool causal : {false, true}) {
+    CHECK(faster_backend(shape(90, false, 256, causal, 16, 1024, 1024)) == Faster::Cudnn);
+    for (int32_t d : {64, 128}) {
+      INFO("causal " << causal << " D " << d);
+      CHECK(faster_backend(shape(90, false, d, causal, 8, 2048, 2048)) == Faster::Bespoke);
+      CHECK(faster_backend(shape(90, false, d, causal, 16, 1024, 1024)) == Faster::Bespoke);
+      CHECK(faster_backend(shape(90, true, d, causal, 16, 1024, 1024)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, false, d, causal, 17, 1024, 1024)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, false, d, causal, 16, 4096, 4096)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, false, d, causal, 16, 1024, 4096)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, false, d, causal, 16, 512, 512)) == Faster::Cudnn);
+    }
+  }
+}
+
 TEST_CASE("sdpa backends: archs the table has no measurement for go to the bespoke kernels", "[sdpa]") {
   for (int32_t sm : {80, 86, 89, 100, 120})
     for (bool backward : {false, true}) {
@@ -44,7 +62,8 @@ TEST_CASE("sdpa backends: archs the table has no measurement for go to the bespo
 }
 
 TEST_CASE("sdpa backends: a region covers its bounds and nothing past them", "[sdpa]") {
-  const baracuda::sdpa::MeasuredRegion r{90, 1, BARACUDA_DTYPE_F16, 64, 128, 0, 32, 1024, 4096, 2048, Faster::Cudnn};
+  const baracuda::sdpa::MeasuredRegion r{
+      90, 1, BARACUDA_DTYPE_F16, 64, 128, 0, 32, 64, 1024, 4096, 2048, 8192, Faster::Cudnn};
   ShapeClass c{90, true, BARACUDA_DTYPE_F16, 64, false, 32, 1024, 2048};
   CHECK(covers(r, c));
   c.head_dim = 128;
@@ -52,9 +71,9 @@ TEST_CASE("sdpa backends: a region covers its bounds and nothing past them", "[s
   for (auto miss : {+[](ShapeClass &x) { x.sm = 89; }, +[](ShapeClass &x) { x.backward = false; },
                     +[](ShapeClass &x) { x.dtype = BARACUDA_DTYPE_BF16; }, +[](ShapeClass &x) { x.head_dim = 136; },
                     +[](ShapeClass &x) { x.head_dim = 56; }, +[](ShapeClass &x) { x.causal = true; },
-                    +[](ShapeClass &x) { x.batch_heads = 31; }, +[](ShapeClass &x) { x.queries = 1023; },
-                    +[](ShapeClass &x) { x.queries = 4097; },
-                    +[](ShapeClass &x) { x.keys = 2047; }}) {
+                    +[](ShapeClass &x) { x.batch_heads = 31; }, +[](ShapeClass &x) { x.batch_heads = 65; },
+                    +[](ShapeClass &x) { x.queries = 1023; }, +[](ShapeClass &x) { x.queries = 4097; },
+                    +[](ShapeClass &x) { x.keys = 2047; }, +[](ShapeClass &x) { x.keys = 8193; }}) {
     ShapeClass m = c;
     miss(m);
     CHECK_FALSE(covers(r, m));

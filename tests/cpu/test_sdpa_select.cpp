@@ -43,17 +43,18 @@ const baracuda_dtype_t kDtypes[] = {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16, BAR
                                     BARACUDA_DTYPE_F32_STRICT};
 
 // The forward's variant: f32's tensor-core kernel is chosen where tf32 MMAs
-// far outrun the f32 CUDA cores (sm 80 and 90, not sm 86, 89 and 120).
+// far outrun the f32 CUDA cores (sm 80 and 90, not sm 86, 89 and 120); f16
+// and bf16 take the Hopper kernel on sm 90 (every build serving sm 90 holds it).
 std::string forward_variant(baracuda_dtype_t dtype, int32_t sm) {
   if (dtype == BARACUDA_DTYPE_F32 && (sm == 80 || sm == 90)) return "sm80_3xtf32";
   if (!tensor_cores(dtype)) return "simt";
-  return sm == 89 ? "sm89" : "sm80";
+  return sm == 89 ? "sm89" : sm == 90 ? "sm90_wgmma" : "sm80";
 }
 
 }  // namespace
 
-TEST_CASE("sdpa: the forward is sm89's on sm 89, sm80's on other archs, 3xtf32 for f32 where it fits, simt for f64 "
-          "and f32_strict",
+TEST_CASE("sdpa: the forward is sm89's on sm 89, the Hopper kernel's on sm 90, sm80's on other archs, 3xtf32 for f32 "
+          "where it fits, simt for f64 and f32_strict",
           "[sdpa][select]") {
   for (int32_t sm : {80, 86, 89, 90, 120}) {
     if (!build_serves(sm)) continue;
@@ -148,7 +149,7 @@ TEST_CASE("sdpa: UNSUPPORTED lists why each candidate refused", "[sdpa][select]"
   CHECK(select_for(d, 90).status == BARACUDA_STATUS_UNSUPPORTED);
   require_message({"sdpa: no implementation serves this problem on sm 90",
                    "sdpa_fwd_cudnn: needs a device: its graph is built on the GPU at select (target_sm 90 was named)",
-                   "sdpa_fwd_sm90_wgmma: chosen only when BARACUDA_FORCE_CANDIDATE names it",
+                   "sdpa_fwd_sm90_wgmma: head_dim 272 is over 256",
                    "sdpa_fwd_sm89: chosen only for target sm 89", "sdpa_fwd_sm80: head_dim 272 is over 256",
                    "sdpa_fwd_sm80_3xtf32: dtype bf16 is not served (f32)",
                    "sdpa_fwd_simt: dtype bf16 is not served (f32, f64, f32_strict)"});
@@ -219,14 +220,15 @@ TEST_CASE("sdpa: the cuDNN candidates, forced, need a device; BESPOKE_ONLY exclu
   }
 }
 
-TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced", "[sdpa][select]") {
+TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 first among the bespoke kernels, on no other sm",
+          "[sdpa][select]") {
   if (!build_serves(90)) return;
   const char *forced = "sdpa_fwd_sm90_wgmma";
   baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA, BARACUDA_DTYPE_BF16);
   d.head_dim = 96;  // served in the 128 tile
-  CHECK(std::string(select_for(d, 90).info.kernel_name) == "sdpa_fwd_sm80_bf16_d96");
-  setenv("BARACUDA_FORCE_CANDIDATE", forced, 1);
   const Selected on_90 = select_for(d, 90);
+  const Selected bespoke_only = select_for(d, 90, BARACUDA_SELECT_BESPOKE_ONLY | BARACUDA_SELECT_DETERMINISTIC);
+  setenv("BARACUDA_FORCE_CANDIDATE", forced, 1);
   const Selected on_89 = select_for(d, 89);
   const std::string on_89_message = baracuda_last_error_message();
   d.dtype = BARACUDA_DTYPE_F32;
@@ -238,6 +240,8 @@ TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 only when forced"
   CHECK(on_90.info.backend == BARACUDA_BACKEND_BESPOKE);
   CHECK(on_90.info.deterministic == 1);
   CHECK(on_90.workspace == 0);
+  REQUIRE(bespoke_only.status == BARACUDA_STATUS_SUCCESS);
+  CHECK(std::string(bespoke_only.info.kernel_name) == "sdpa_fwd_sm90_wgmma_bf16_d96");
   if (build_serves(89)) {
     CHECK(on_89.status == BARACUDA_STATUS_UNSUPPORTED);
     CHECK(on_89_message.find("sdpa_fwd_sm90_wgmma: chosen only for target sm 90") != std::string::npos);

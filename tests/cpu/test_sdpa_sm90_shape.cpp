@@ -1,6 +1,7 @@
 // The Hopper attention forward's cuts (kernels/sdpa/sm90/sdpa_forward_sm90_shape.h):
-// which problems take a third consumer warpgroup, every shape's shared memory
-// within sm_90's per-block limit, and the consumers' register split. No GPU.
+// which problems take a third consumer warpgroup and stage O in shared
+// memory, every shape's shared memory within sm_90's per-block limit, and
+// the consumers' register split. No GPU.
 #include <catch2/catch.hpp>
 
 #include "sdpa/sdpa_visible_keys.h"
@@ -22,6 +23,18 @@ TEST_CASE("sdpa sm90: every tile is persistent, 64-column tiles with three consu
       CHECK(sdpa_sm90_shape(tile, bounded).persistent);
       CHECK(sdpa_sm90_shape(tile, bounded).rescale_slack == 8);
     }
+}
+
+TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores but at 256 columns", "[heuristics][sdpa]") {
+  for (bool bounded : {false, true}) {
+    CHECK(sdpa_sm90_shape(64, bounded).smem_epilogue);
+    CHECK(sdpa_sm90_shape(128, bounded).smem_epilogue);
+    CHECK_FALSE(sdpa_sm90_shape(256, bounded).smem_epilogue);
+    // The staging tile takes as much shared memory as Q.
+    SdpaSm90Shape direct = sdpa_sm90_shape(128, bounded);
+    direct.smem_epilogue = false;
+    CHECK(sdpa_sm90_smem_bytes(sdpa_sm90_shape(128, bounded)) - sdpa_sm90_smem_bytes(direct) == 128u * 256u);
+  }
 }
 
 TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {

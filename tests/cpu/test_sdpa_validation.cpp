@@ -313,5 +313,5 @@ TEST_CASE("sdpa: empty problems validate their arguments and run with no launch"
   TestPlan p(&d.header);
   baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
   REQUIRE(baracuda_plan_get_info(p.plan, &info) == BARACUDA_STATUS_SUCCESS);
-  CHECK(std::string(info.kernel_name) == "sdpa_fwd_sm80_bf16_d64");
+  CHECK(std::string(info.kernel_name) == (build_serves(90) ? "sdpa_fwd_sm90_wgmma_bf16_d64" : "sdpa_fwd_sm80_bf16_d64"));
 }

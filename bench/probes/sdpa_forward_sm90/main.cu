@@ -35,6 +35,7 @@ __attribute__((weak)) int probe_forward_v3(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v4(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v5(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v6(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_sm80(const void *, cudaStream_t);  // sm80.cu: the sm_80 forward
 struct Variant {
   const char *name;
   int (*run)(const void *, cudaStream_t);
@@ -179,6 +180,11 @@ static void check(const std::vector<Variant> &vs) {
       {"S300 D64 Dv128 causal", 1, 2, 2, 300, 300, 64, 128, true, false, -1, -1, 0, 0},
       {"S130 D128 Dv64", 1, 2, 1, 130, 130, 128, 64, false, false, -1, -1, 0, 0},
       {"S1000 D128 causal", 1, 2, 2, 1000, 1000, 128, 128, true, false, -1, -1, 0, 0},
+      // Even query tiles of every row seeing every key: cluster pairs.
+      {"Q256 K300 D256 GQA 2", 1, 4, 2, 256, 300, 256, 256, false, false, -1, -1, 0, 0},
+      {"Q384 K1000 D64 ALiBi", 2, 2, 2, 384, 1000, 64, 64, false, false, -1, -1, 1, 0},
+      {"Q250 K77 D128 softcap 30", 2, 3, 3, 250, 77, 128, 128, false, false, -1, -1, 0, 30},
+      {"S1024 D128 GQA 2", 1, 4, 2, 1024, 1024, 128, 128, false, false, -1, -1, 0, 0},
   };
   std::mt19937_64 g(17);
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -241,9 +247,18 @@ static void check(const std::vector<Variant> &vs) {
 }
 
 // Roughly normal values from a hash of the index (the sum of four uniforms): the timed rows are large.
-__global__ void fill_hash(bf *x, size_t n, uint64_t seed) {
+// With bits (PROBE_DATA=bits), bench_ops' data instead: random bits under
+// the mask 0x3F7F, finite values below 1 whose exponents are uniform, so
+// that most are tiny (bench/bench_harness.hpp's fill_random).
+__global__ void fill_hash(bf *x, size_t n, uint64_t seed, bool bits) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     uint64_t h = (i + seed) * 0x9E3779B97F4A7C15ull;
+    if (bits) {
+      h ^= h >> 31;
+      h *= 0xBF58476D1CE4E5B9ull;
+      x[i] = __ushort_as_bfloat16(static_cast<unsigned short>((h >> 20) & 0x3F7F));
+      continue;
+    }
     float s = 0;
     for (int r = 0; r < 4; ++r) {
       h ^= h >> 29;
@@ -255,6 +270,51 @@ __global__ void fill_hash(bf *x, size_t n, uint64_t seed) {
   }
 }
 
+// Buffers for a timed case, filled with hashed values.
+static Buffers filled(const Case &c) {
+  Buffers b = alloc(c);
+  const bool bits = getenv("PROBE_DATA") != nullptr && std::string(getenv("PROBE_DATA")) == "bits";
+  fill_hash<<<1024, 256>>>(b.q, b.nq, 1, bits);
+  fill_hash<<<1024, 256>>>(b.k, b.nk, 2 * b.nq, bits);
+  fill_hash<<<1024, 256>>>(b.v, b.nv, 3 * b.nq, bits);
+  CK(cudaGetLastError());
+  return b;
+}
+
+// Each variant's median ms on p, launches interleaved round by round (25
+// after 3 warm-ups), variant i writing outs[i]; -1 where it does not build
+// p's tile. PROBE_BATCH=n: each timed sample is n launches back to back
+// (over n), so that no host time between launches counts.
+static std::vector<double> interleaved_ms(const std::vector<Variant> &vs, SdpaProblem p, const std::vector<bf *> &outs) {
+  const int batch = getenv("PROBE_BATCH") ? std::max(1, atoi(getenv("PROBE_BATCH"))) : 1;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<std::vector<float>> ms(vs.size());
+  for (int round = 0; round < 28; ++round)
+    for (size_t i = 0; i < vs.size(); ++i) {
+      p.out.data = outs[i];
+      CK(cudaEventRecord(e0));
+      bool ran = true;
+      for (int n = 0; n < batch && ran; ++n) ran = launch(vs[i], p);
+      if (!ran) continue;
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float t = 0;
+      CK(cudaEventElapsedTime(&t, e0, e1));
+      if (round >= 3) ms[i].push_back(t / batch);
+    }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::vector<double> medians(vs.size(), -1);
+  for (size_t i = 0; i < vs.size(); ++i)
+    if (!ms[i].empty()) {
+      std::sort(ms[i].begin(), ms[i].end());
+      medians[i] = ms[i][ms[i].size() / 2];
+    }
+  return medians;
+}
+
 static void time_rows(const std::vector<Variant> &vs) {
   struct Row {
     int64_t B, H, S;
@@ -264,60 +324,67 @@ static void time_rows(const std::vector<Variant> &vs) {
   const Row rows[] = {{4, 32, 4096, 128}, {2, 32, 8192, 128}, {16, 16, 1024, 64}, {8, 16, 2048, 256},
                       {8, 16, 4096, 64},  {1, 8, 2048, 128},  {2, 8, 1024, 64},   {1, 16, 1024, 256}};
   const int only = getenv("PROBE_D") ? atoi(getenv("PROBE_D")) : 0;  // 0: every head size
+  const bool small = getenv("PROBE_SMALL") != nullptr;               // only the last three rows
   for (const Row &r : rows)
     for (bool causal : {false, true}) {
-      if (only != 0 && r.D != only) continue;
+      if ((only != 0 && r.D != only) || (small && &r < rows + 5)) continue;
       const Case c{"", r.B, r.H, r.H, r.S, r.S, r.D, r.D, causal, false, -1, -1, 0, 0};
-      Buffers b = alloc(c);
-      fill_hash<<<1024, 256>>>(b.q, b.nq, 1);
-      fill_hash<<<1024, 256>>>(b.k, b.nk, 2 * b.nq);
-      fill_hash<<<1024, 256>>>(b.v, b.nv, 3 * b.nq);
-      CK(cudaGetLastError());
-      SdpaProblem p = problem(c, b);
+      Buffers b = filled(c);
       std::vector<bf *> outs(vs.size());
       for (size_t i = 0; i < vs.size(); ++i) CK(cudaMalloc(&outs[i], b.no * 2));
-      cudaEvent_t e0, e1;
-      CK(cudaEventCreate(&e0));
-      CK(cudaEventCreate(&e1));
-      std::vector<std::vector<float>> ms(vs.size());
-      for (int round = 0; round < 28; ++round)
-        for (size_t i = 0; i < vs.size(); ++i) {
-          p.out.data = outs[i];
-          CK(cudaEventRecord(e0));
-          if (!launch(vs[i], p)) continue;
-          CK(cudaEventRecord(e1));
-          CK(cudaEventSynchronize(e1));
-          float t = 0;
-          CK(cudaEventElapsedTime(&t, e0, e1));
-          if (round >= 3) ms[i].push_back(t);
-        }
+      const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs);
       const double flops = 4.0 * r.B * r.H * double(r.S) * r.S * r.D * (causal ? 0.5 : 1.0);
       std::vector<bf> base_out(b.no), out(b.no);
       CK(cudaMemcpy(base_out.data(), outs[0], b.no * 2, cudaMemcpyDeviceToHost));
-      std::sort(ms[0].begin(), ms[0].end());
-      const double base_ms = ms[0][ms[0].size() / 2];
+      const double base_ms = ms[0];
       char row[96];
       snprintf(row, sizeof row, "B%lld H%lld S%lld D%d %s", (long long)r.B, (long long)r.H, (long long)r.S, r.D,
                causal ? "causal" : "full");
       for (size_t i = 1; i < vs.size(); ++i) {
-        if (ms[i].empty()) continue;
+        if (ms[i] < 0) continue;
         CK(cudaMemcpy(out.data(), outs[i], b.no * 2, cudaMemcpyDeviceToHost));
         double diff = 0;
         for (size_t e = 0; e < out.size(); ++e)
           diff = std::max(diff, double(std::fabs(bf_to_f(out[e]) - bf_to_f(base_out[e]))));
         const bool same = memcmp(out.data(), base_out.data(), out.size() * 2) == 0;
-        std::sort(ms[i].begin(), ms[i].end());
-        const double v_ms = ms[i][ms[i].size() / 2];
+        const double v_ms = ms[i];
         printf("time %-24s | base %.4f ms %5.1f TF | %s %.4f ms %5.1f TF | %.3fx | %s (max diff %.1e)\n", row, base_ms,
                flops / base_ms / 1e9, vs[i].name, v_ms, flops / v_ms / 1e9, base_ms / v_ms,
                same ? "bits = base" : "bits differ", diff);
       }
       if (vs.size() == 1) printf("time %-24s | base %.4f ms %5.1f TF\n", row, base_ms, flops / base_ms / 1e9);
       for (bf *o : outs) CK(cudaFree(o));
-      CK(cudaEventDestroy(e0));
-      CK(cudaEventDestroy(e1));
       release(b);
     }
+}
+
+// Decoding (Q 1 to 16 queries against K 4096 to 32768 keys, GQA 8: 32
+// query heads on 4 kv heads; D 128, a row at 64 and two at 256; then
+// without GQA, and Q 64): every Hopper variant beside the sm_80 forward, launches interleaved round by round (median of 25 after 3);
+// GB/s counts K and V read once.
+static void time_decode(std::vector<Variant> vs) {
+  if (probe_forward_sm80 != nullptr) vs.push_back({"sm80", probe_forward_sm80});
+  struct Row {
+    int64_t B, Hq, Hkv, Q, K;
+    int D;
+  };
+  const Row rows[] = {{8, 32, 4, 1, 4096, 128},  {8, 32, 4, 1, 16384, 128}, {8, 32, 4, 1, 32768, 128},
+                      {8, 32, 4, 4, 4096, 128},  {8, 32, 4, 4, 32768, 128}, {8, 32, 4, 16, 4096, 128},
+                      {8, 32, 4, 16, 32768, 128}, {1, 32, 4, 1, 32768, 128}, {8, 32, 4, 1, 16384, 64},
+                      {8, 32, 4, 1, 16384, 256},  {8, 32, 4, 16, 16384, 256}, {8, 32, 32, 1, 4096, 128},
+                      {8, 32, 32, 64, 4096, 128}};
+  for (const Row &r : rows) {
+    const Case c{"", r.B, r.Hq, r.Hkv, r.Q, r.K, r.D, r.D, false, false, -1, -1, 0, 0};
+    Buffers b = filled(c);
+    const std::vector<double> ms = interleaved_ms(vs, problem(c, b), std::vector<bf *>(vs.size(), b.o));
+    const double kv_bytes = double(b.nk + b.nv) * 2;
+    printf("decode B%lld Hq%lld Hkv%lld Q%lld K%lld D%d", (long long)r.B, (long long)r.Hq, (long long)r.Hkv,
+           (long long)r.Q, (long long)r.K, r.D);
+    for (size_t i = 0; i < vs.size(); ++i)
+      if (ms[i] >= 0) printf(" | %s %.4f ms %5.0f GB/s", vs[i].name, ms[i], kv_bytes / ms[i] / 1e6);
+    printf("\n");
+    release(b);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -326,5 +393,6 @@ int main(int argc, char **argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
   if (mode == "check" || mode == "all") check(vs);
   if (mode == "time" || mode == "all") time_rows(vs);
+  if (mode == "decode" || mode == "all") time_decode(vs);
   return 0;
 }

@@ -13,9 +13,12 @@
 // puts P V's wait ahead of tile t's softmax; a loop that kept the softmax
 // under P V ran 3-5% slower, bench/NOTES.md session 17). Between the
 // consumers, named barriers pass the turn to issue round the groups, so
-// that one's softmax runs under the others' products. The score pipeline
-// (scale, softcap, ALiBi, masks, windows) is sdpa_tc_scores.cuh's, which
-// the wgmma accumulator layout matches per warp.
+// that one's softmax runs under the others' products. A group's finished O
+// leaves through its rows of a staging tile in shared memory and TMA stores
+// that run on under its next tile (SdpaSm90Shape::smem_epilogue), else
+// straight from the registers. The score pipeline (scale, softcap, ALiBi,
+// masks, windows) is sdpa_tc_scores.cuh's, which the wgmma accumulator
+// layout matches per warp.
 // Instantiated per dtype and head-size tile by
 // sdpa_forward_sm90_<dtype>_d<tile>.cu.
 #pragma once
@@ -53,6 +56,7 @@ struct Tiles {
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
   static constexpr int kRescaleSlack = kShape.rescale_slack;
+  static constexpr bool kSmemEpilogue = kShape.smem_epilogue;
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -63,7 +67,9 @@ struct SmemMap {
   __device__ uint32_t q() const { return base; }
   __device__ uint32_t k(int stage) const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * stage; }
   __device__ uint32_t v(int stage) const { return k(stage) + Ti::kKvBytes; }
-  __device__ uint32_t bars() const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
+  // O's staging tile: Q's layout (slabs of the block's rows).
+  __device__ uint32_t o() const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
+  __device__ uint32_t bars() const { return o() + (Ti::kSmemEpilogue ? Ti::kQBytes : 0); }
   __device__ uint32_t q_full() const { return bars(); }
   __device__ uint32_t k_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
@@ -97,14 +103,18 @@ __device__ __forceinline__ int64_t block_tile(const ForwardParams &fp, int64_t t
 template <class Ti>
 __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp, int64_t tile) {
   BlockWork w;
-  const int64_t bh = tile / fp.query_tiles, j = tile % fp.query_tiles, last = fp.query_tiles - 1;
+  // Every index here is below fp.tiles < 2^31 (forward_params): 32-bit
+  // divisions, inline, where 64-bit ones are calls.
+  const uint32_t tile32 = static_cast<uint32_t>(tile), query_tiles = static_cast<uint32_t>(fp.query_tiles);
+  const uint32_t bh = tile32 / query_tiles, heads_q = static_cast<uint32_t>(p.heads_q);
+  const int64_t j = tile32 % query_tiles, last = fp.query_tiles - 1;
   // Causal rows further down see more keys: a block a tile takes the heavy
   // ones first; persistent blocks alternate heavy and light (block_tile).
   const int64_t m_index = !p.causal ? j : !Ti::kShape.persistent ? last - j : j % 2 == 0 ? last - j / 2 : j / 2;
   w.m0 = m_index * Ti::kBlockM;
-  w.b = bh / p.heads_q;
-  w.h = bh % p.heads_q;
-  w.hk = w.h / fp.group;
+  w.b = bh / heads_q;
+  w.h = bh % heads_q;
+  w.hk = static_cast<uint32_t>(w.h) / static_cast<uint32_t>(fp.group);
   w.m_last = (w.m0 + Ti::kBlockM < p.queries ? w.m0 + Ti::kBlockM : p.queries) - 1;
   w.keys = sdpa_key_tiles(fp.score.visible, w.m0, w.m_last, Ti::kBlockN);
   return w;
@@ -240,6 +250,8 @@ struct Consumer {
   __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
   __device__ void pass_turn() const { named_barrier_arrive(1 + (group + 1) % Ti::kConsumers, 256); }
   __device__ bool last_group() const { return group == Ti::kConsumers - 1; }
+  // This group's own barrier (its 128 threads), after the turn barriers.
+  __device__ void sync_group() const { named_barrier_sync(1 + Ti::kConsumers + group, 128); }
 
   __device__ void run() const {
     float o[1][Ti::kValueBlocks][4], s[1][Ti::kKeyBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
@@ -289,23 +301,70 @@ struct Consumer {
     store_out(o, row_max, row_sum);
   }
 
-  // O's rows normalized, straight from the registers (each thread's column
-  // pairs as 4-byte stores), and their lse.
+  // O's rows normalized, and their lse.
   __device__ void store_out(const float (&o)[1][Ti::kValueBlocks][4], const float (&row_max)[1][2],
                             const float (&row_sum)[1][2]) const {
+    float inv[2];
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int64_t row = w.m0 + sdpa_tc::thread_row<kWarpRows>(0, hr);
+      inv[hr] =
+          sdpa_tc::finish_row(row_max[0][hr], row_sum[0][hr], fp.score.mul, sdpa_tc::lse_at(p, w.b, w.h, row));
+    }
+    if constexpr (Ti::kSmemEpilogue)
+      store_staged(o, inv);
+    else
+      store_direct(o, inv);
+  }
+
+  // Through this group's rows of the staging tile, laid out as TMA's
+  // 128-byte swizzle reads them, then one thread's TMA stores, one a 64-column
+  // slab; rows past the queries and columns past Dv are outside OUT's tensor
+  // map and not written. The stores run on while the group starts its next tile.
+  __device__ void store_staged(const float (&o)[1][Ti::kValueBlocks][4], const float (&inv)[2]) const {
+    const bool issuer = threadIdx.x % 128 == 0;
+    if (issuer) bulk_wait_read();  // the last tile's stores have read the staging rows
+    sync_group();
+    // stmatrix: matrices (rows 0-7 | 8-15 of the warp's 16) x (columns 0-7 |
+    // 8-15 of a 16-column step); lane l addresses row l % 8 of matrix l / 8.
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int row = static_cast<int>(threadIdx.x) / 32 * kWarpRows + (lane / 8 % 2) * 8 + lane % 8;
+#pragma unroll
+    for (int kk = 0; kk < Ti::kValueBlocks / 2; ++kk) {
+      const uint32_t r[4] = {sdpa_tc::pack2<T>(o[0][2 * kk][0] * inv[0], o[0][2 * kk][1] * inv[0]),
+                             sdpa_tc::pack2<T>(o[0][2 * kk][2] * inv[1], o[0][2 * kk][3] * inv[1]),
+                             sdpa_tc::pack2<T>(o[0][2 * kk + 1][0] * inv[0], o[0][2 * kk + 1][1] * inv[0]),
+                             sdpa_tc::pack2<T>(o[0][2 * kk + 1][2] * inv[1], o[0][2 * kk + 1][3] * inv[1])};
+      const int col = 16 * kk + lane / 16 * 8;  // the first of the lane's 8 columns
+      const int chunk = (col % 64 / 8) ^ (row % 8);  // its 16 bytes' place in the swizzled 128-byte row
+      stmatrix_x4(sm.o() + col / 64 * Ti::kQSlabBytes + row * 128 + chunk * 16, r);
+    }
+    fence_async_shared();
+    sync_group();
+    const int64_t first_row = w.m0 + group * Ti::kConsumerRows;
+    if (issuer && first_row < p.queries) {
+#pragma unroll 1
+      for (int j = 0; j < Ti::kSlabs && 64 * j < p.head_dim_v; ++j)
+        tma_store_4d(&fp.o, sm.o() + j * Ti::kQSlabBytes + group * Ti::kConsumerRows * 128, 64 * j,
+                     static_cast<int32_t>(first_row), static_cast<int32_t>(w.h * fp.o_steps.head),
+                     static_cast<int32_t>(w.b * fp.o_steps.batch));
+      bulk_commit();
+    }
+  }
+
+  // Straight from the registers, each thread's column pairs as 4-byte stores.
+  __device__ void store_direct(const float (&o)[1][Ti::kValueBlocks][4], const float (&inv)[2]) const {
     T *out = static_cast<T *>(p.out.data) + w.b * p.out.stride[0] + w.h * p.out.stride[1];
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       const int64_t row = w.m0 + sdpa_tc::thread_row<kWarpRows>(0, hr);
-      const float inv =
-          sdpa_tc::finish_row(row_max[0][hr], row_sum[0][hr], fp.score.mul, sdpa_tc::lse_at(p, w.b, w.h, row));
       if (row >= p.queries) continue;
 #pragma unroll
       for (int db = 0; db < Ti::kValueBlocks; ++db) {
         const int col = sdpa_tc::thread_col(db, 0);
         if (col < p.head_dim_v)
           *reinterpret_cast<uint32_t *>(out + row * p.out.stride[2] + col) =
-              sdpa_tc::pack2<T>(o[0][db][2 * hr] * inv, o[0][db][2 * hr + 1] * inv);
+              sdpa_tc::pack2<T>(o[0][db][2 * hr] * inv[hr], o[0][db][2 * hr + 1] * inv[hr]);
       }
     }
   }
@@ -348,6 +407,8 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       consumer.run();
       first += static_cast<uint32_t>(w.keys.end - w.keys.begin);
     }
+    // The staging tile must outlive its last stores' reads.
+    if (Ti::kSmemEpilogue && threadIdx.x % 128 == 0) bulk_wait_read();
   }
 }
 

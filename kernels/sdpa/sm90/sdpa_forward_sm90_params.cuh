@@ -25,6 +25,8 @@ struct AxisSteps {
 
 struct ForwardParams {
   CUtensorMap q, k, v;  // [B, H, S, D] views: boxes of 64 columns by the tile's rows, 128-byte swizzle
+  CUtensorMap o;        // OUT, boxes of 64 columns by a consumer's 64 rows (SdpaSm90Shape::smem_epilogue)
+  AxisSteps o_steps;
   AxisSteps q_steps, k_steps, v_steps;
   sdpa_tc::ScoreParams score;
   int64_t tiles;        // query tiles of the whole problem, one block each
@@ -92,7 +94,10 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
   fp.pair_shift = 0;
   const bool out_aligned = reinterpret_cast<uintptr_t>(p.out.data) % 16 == 0 && p.out.stride[0] % 8 == 0 &&
                            p.out.stride[1] % 8 == 0 && p.out.stride[2] % 8 == 0;
+  const SdpaTensor out{p.out.data, {p.out.stride[0], p.out.stride[1], p.out.stride[2]}};
   return out_aligned && fp.tiles < INT32_MAX &&
+         (!shape.smem_epilogue ||
+          encode_rows(fp.o, fp.o_steps, type, out, p.batch, p.heads_q, p.queries, p.head_dim_v, 64)) &&
          encode_rows(fp.q, fp.q_steps, type, p.q, p.batch, p.heads_q, p.queries, p.head_dim,
                      static_cast<uint32_t>(shape.block_m())) &&
          encode_rows(fp.k, fp.k_steps, type, p.k, p.batch, p.heads_kv, p.keys, p.head_dim,

@@ -18,11 +18,15 @@ struct SdpaSm90Shape {
   // The running max moves only where a tile's passes it by more than this
   // (log2 units), so that most tiles owe O no rescale; -1: on every tile.
   int rescale_slack;
+  // O leaves through a staging tile of the block's rows in shared memory and
+  // TMA stores, else straight from the registers (where the block has no room).
+  bool smem_epilogue = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
-           persistent == o.persistent && rescale_slack == o.rescale_slack;
+           persistent == o.persistent && rescale_slack == o.rescale_slack &&
+           smem_epilogue == o.smem_epilogue;
   }
 };
 
@@ -58,10 +62,14 @@ struct SdpaSm90Shape {
 //   keys ran 1.018x / 1.042x (session 17's sixth probe; session 15, before
 //   the slack and persistent blocks: 572 against 559). 176 keys at 128
 //   columns measured the same as 128 (645-651 against 648, B4 H32 S4096).
+// - At 64 and 128 columns O leaves through a staging tile in shared memory
+//   and TMA stores that run on under the next tile (session 18's probe:
+//   1.00-1.07x on the attention table's D 64 and 128 rows). At 256 columns
+//   the block has no room for it (225 KiB with 80-key tiles).
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
   return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
-          short_tile ? -1 : 8};
+          short_tile ? -1 : 8, head_dim_tile != 256};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
@@ -78,12 +86,14 @@ static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false, -1}) == 240 &&
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
-// Q, then per stage a K and a V tile, then the mbarriers (Q full and empty;
-// per stage K and V full and empty), and the slack that aligns the tiles to
-// a swizzle atom.
+// Q, then per stage a K and a V tile, O's staging tile (smem_epilogue),
+// then the mbarriers (Q full and empty; per stage K and V full and empty),
+// and the slack that aligns the tiles to a swizzle atom.
 constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
-  return (s.block_m() + 2 * s.stages * s.block_n) * row_bytes + 8 * (2 + 4 * s.stages) + kSdpaSm90SwizzleAlign;
+  const int staged_rows = s.smem_epilogue ? s.block_m() : 0;
+  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (2 + 4 * s.stages) +
+         kSdpaSm90SwizzleAlign;
 }
 
 // The most any problem's block of a head-size tile takes.

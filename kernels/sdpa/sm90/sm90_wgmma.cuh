@@ -83,6 +83,14 @@ __device__ __forceinline__ void stmatrix_x4_trans(uint32_t address, const uint32
                : "memory");
 }
 
+// The same, untransposed: lane l gives the address of row l % 8 of matrix
+// l / 8, which receives that row (16 contiguous bytes).
+__device__ __forceinline__ void stmatrix_x4(uint32_t address, const uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "r"(r[0]), "r"(r[1]),
+               "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
 // An accumulator d (8-column blocks) as RS wgmma A fragments rounded to T:
 // fragment kk holds columns 16 kk to 16 kk + 15 (blocks 2 kk and 2 kk + 1).
 template <class T, int Blocks>

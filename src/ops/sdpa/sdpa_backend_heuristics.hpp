@@ -32,7 +32,7 @@ struct MeasuredRegion {
   int32_t dtype;  // a baracuda_dtype_t, or 0 for f16 and bf16 alike
   int32_t min_head_dim, max_head_dim;
   int32_t causal;  // 0, 1, or -1 for both
-  int64_t min_batch_heads, min_queries, max_queries, min_keys;
+  int64_t min_batch_heads, max_batch_heads, min_queries, max_queries, min_keys, max_keys;
   Faster faster;
 };
 
@@ -44,17 +44,29 @@ inline constexpr int64_t kAny = INT64_MAX;
 // decoding (Q 1, K 4096, B*H 256). cuDNN ran 1.03x to 2.7x the sm_80 kernel
 // forward and 1.2x to 3.6x backward on every shape but one: the decoding
 // step at D 256, where the sm_80 forward ran 1.25x (non-causal) and 2x
-// (causal) cuDNN's. At D 64 the decoding step was a tie (1.00x to 1.05x).
+// (causal) cuDNN's (the Hopper forward, first among the bespoke kernels on
+// sm 90 since session 18, runs 2.7x the sm_80 one there). At D 64 the
+// decoding step was a tie (1.00x to 1.05x).
+// H200, session 18's probe (bench/probes/sdpa_forward_sm90, bf16, cuDNN
+// 9.19 through PyTorch timed in the same call; bench/NOTES.md): on problems
+// of at most 16 (b, h) at 1024 and 2048 queries and keys (fewer query tiles
+// than SMs), the Hopper forward ran 1.2x to 2.4x cuDNN's single calls at
+// D 64 and 128, both causal modes, in six calls over two sessions, and
+// 0.97x to 1.25x timed over 20 calls back to back (no host time between
+// them; two calls); at D 256 0.98x to 1.46x single, 0.85x-0.86x / 0.98x
+// back to back, so cuDNN keeps D 256.
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
-    {90, 0, 0, 129, 256, -1, 1, 1, 1, 1, Faster::Bespoke},
-    {90, -1, 0, 8, 256, -1, 1, 1, kAny, 1, Faster::Cudnn},
+    {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
+    {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
+    {90, -1, 0, 8, 256, -1, 1, kAny, 1, kAny, 1, kAny, Faster::Cudnn},
 };
 
 constexpr bool covers(const MeasuredRegion &r, const ShapeClass &c) {
   return r.sm == c.sm && (r.pass < 0 || r.pass == static_cast<int32_t>(c.backward)) &&
          (r.dtype == 0 || r.dtype == c.dtype) && c.head_dim >= r.min_head_dim && c.head_dim <= r.max_head_dim &&
          (r.causal < 0 || r.causal == static_cast<int32_t>(c.causal)) && c.batch_heads >= r.min_batch_heads &&
-         c.queries >= r.min_queries && c.queries <= r.max_queries && c.keys >= r.min_keys;
+         c.batch_heads <= r.max_batch_heads && c.queries >= r.min_queries && c.queries <= r.max_queries &&
+         c.keys >= r.min_keys && c.keys <= r.max_keys;
 }
 
 constexpr Faster faster_backend(const ShapeClass &c) {

@@ -48,7 +48,6 @@ struct Variant {
   size_t (*least_smem)(const Spec &);  // the shared memory a block needs at the least
   bool needs_fast_tf32 = false;        // chosen only where tf32 MMAs far outrun f32 CUDA cores
   bool (*built)() = nullptr;           // NULL: always built; else whether this build holds its code
-  bool only_when_forced = false;       // served only to BARACUDA_FORCE_CANDIDATE naming it
   // NULL: the checks above are all; else why it cannot serve s beyond them (null: it can).
   const char *(*refusal)(const Spec &) = nullptr;
 };
@@ -83,13 +82,15 @@ size_t simt_smem(const Spec &s) {
   return kernels::sdpa_simt_least_smem(Backward, dtype_bytes(s.dtype), s.head_dim, s.head_dim_v);
 }
 
-// The Hopper kernel: sm_90a code, which runs on sm 90 alone. Not yet measured
-// ahead of cuDNN or the sm_80 kernel on any shape, it serves only when forced
-// (tests, benchmarks) until a measured row puts it first.
+// The Hopper kernel: sm_90a code, which runs on sm 90 alone. First among the
+// bespoke kernels there: on the H200 (bf16) 1.2-2.3x the sm_80 kernel on the
+// attention table (session 17's final run) and 1.9-3.0x on the decoding
+// rows at D 128 (Q 1 to 16 against K 4096 to 32768, GQA 8), 1.1x at D 64
+// (session 18's probe, bench/NOTES.md).
 constexpr Variant<ForwardFn> kForwardSm90{
     {"sdpa_fwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_forward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_forward_sm90_bf16}},
-    nullptr, forward_smem_sm90, false, kernels::sdpa_forward_sm90_built, true};
+    nullptr, forward_smem_sm90, false, kernels::sdpa_forward_sm90_built};
 // The sm_89 variant is tuned for that arch alone (its smaller shared memory
 // and L2); elsewhere the sm_80 kernel is the better one. It has no backward:
 // on sm 89 the backward is the sm_80 one.
@@ -127,7 +128,7 @@ constexpr Variant<BackwardFn> kBackwardSm80{
 constexpr Variant<BackwardFn> kBackwardSm90{
     {"sdpa_bwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, false, false}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
-    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built, false,
+    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built,
     backward_refusal_sm90};
 // The same entries told p.deterministic: dq summed in a fixed order (the key
 // tiles of a query tile one after the other, each waiting for the last's
@@ -135,7 +136,7 @@ constexpr Variant<BackwardFn> kBackwardSm90{
 constexpr Variant<BackwardFn> kBackwardSm90Deterministic{
     {"sdpa_bwd_sm90_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
-    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built, false,
+    kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built,
     backward_refusal_sm90_deterministic};
 constexpr Variant<BackwardFn> kBackwardSm80Deterministic{
     {"sdpa_bwd_sm80_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
@@ -318,8 +319,6 @@ WhyNot backward_extents_bounded(const Spec &s) {
 
 template <class Fn, size_t N>
 WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContext &ctx) {
-  if (v.only_when_forced && !ctx.forces(v.traits.name))
-    return cat("chosen only when BARACUDA_FORCE_CANDIDATE names it (not yet measured ahead of the others)");
   if (v.built != nullptr && !v.built()) return cat("this build holds no code for it (gpu_arch lacks ", v.min_sm, ")");
   if (v.only_sm != 0 && ctx.target_sm != v.only_sm) return cat("chosen only for target sm ", v.only_sm);
   if (ctx.target_sm < v.min_sm) return cat("needs sm ", v.min_sm, " or newer");
@@ -362,8 +361,8 @@ constexpr Candidate<Spec> candidate() {
 }
 
 // In order of preference. cuDNN serves where the measured table
-// (sdpa_backend_heuristics.hpp) puts it ahead; the Hopper forward only when
-// forced, the Hopper backward ahead of the sm_80 one wherever it serves.
+// (sdpa_backend_heuristics.hpp) puts it ahead; the Hopper kernels ahead of
+// the sm_80 ones wherever they serve.
 const Candidate<Spec> kForwardCandidates[] = {
     cudnn_candidate<kCudnnForward>(),
     candidate<ForwardFn, kForwardSm90>(),
