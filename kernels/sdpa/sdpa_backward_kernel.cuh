@@ -292,11 +292,14 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
   constexpr SdpaBackwardBarriers kBarriers = Tr::kBarriers;
-  static_assert(ST >= 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
+  // kDqSplit is kDq with a step's loads in two groups (sdpa_backward_traits.h).
+  constexpr bool kSplit = kPrefetch == SdpaBackwardPrefetch::kDqSplit;
+  constexpr bool kDqLoads = kSplit || kPrefetch == SdpaBackwardPrefetch::kDq;
+  static_assert(ST >= 2 || kDqLoads, "one stage is refilled only once dQ runs");
   static_assert(ST == 2 || kPrefetch != SdpaBackwardPrefetch::kScores, "kScores loads one step ahead");
   static_assert(Tr::kHeadPerGroup % 64 == 0 || Tr::kHeadPerGroup <= 32,
                 "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
-  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch != SdpaBackwardPrefetch::kDq,
+  static_assert(kBarriers == SdpaBackwardBarriers::kFour || !kDqLoads,
                 "loads among dQ's products need a barrier after dK's and dV's");
   constexpr bool kScoresAhead = kPrefetch == SdpaBackwardPrefetch::kScoresAhead;
   constexpr bool kOneBarrier = kBarriers == SdpaBackwardBarriers::kOne;
@@ -342,7 +345,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int64_t per_head = range.last - range.first + 1;
   const int64_t steps = per_head > 0 ? per_head * group : 0;
 
-  // Issues the loads of the step at `c` into stage `stage` as one group. A
+  // Issues the loads of the step at `c` into stage `stage` as one group
+  // (kSplit: Q and lse, then dO and delta). A
   // load past the last step (real false) copies nothing and zero-fills the
   // stage, so that no branch splits the code it is scheduled into; c is
   // then any step's, whose addresses are valid.
@@ -353,13 +357,16 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     const E *dout = static_cast<const E *>(p.dout.data) + b * p.dout.stride[0] + c.head * p.dout.stride[1] +
                     q0 * p.dout.stride[2];
     load_tile<BR, HT, Tr::kThreads>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D, Aligned);
+    const int64_t i = q0 + threadIdx.x;
+    const bool valid = threadIdx.x < rows;
+    if (threadIdx.x < BR) {
+      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + c.head * p.lse_stride[1];
+      cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
+    }
+    if constexpr (kSplit) cp_async_commit();
     load_tile<BR, HT, Tr::kThreads>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2], rows, Dv,
                                     Aligned);
     if (threadIdx.x < BR) {
-      const int64_t i = q0 + threadIdx.x;
-      const bool valid = threadIdx.x < rows;
-      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + c.head * p.lse_stride[1];
-      cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
       const float *delta = delta_ws + (b * p.heads_q + c.head) * p.queries;
       cp_async_4(sDelta + stage * BR + threadIdx.x, valid ? delta + i : delta, valid);
     }
@@ -375,9 +382,10 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
-  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq                                 ? ST
+  constexpr int kAhead = kDqLoads                                                          ? ST
                          : kScoresAhead || kPrefetch == SdpaBackwardPrefetch::kGradients ? ST - 1
                                                                                            : 1;
+  constexpr int kGroups = kSplit ? 2 : 1;  // copy groups a step
   StepCursor at{hkv * group, range.first};
   StepCursor next = at;
   int64_t loaded = 0;  // steps whose loads were issued
@@ -413,7 +421,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     // with kScoresAhead or kOneBarrier, waited for before the last step's
     // middle barrier), and every warp is done with step t - 1.
     if constexpr (!kOneBarrier) {
-      if constexpr (!kScoresAhead) cp_async_wait<kAhead - 1>();
+      if constexpr (!kScoresAhead) cp_async_wait<kGroups * kAhead - 1>();  // kSplit: Q's group
       __syncthreads();
     }
     T *sdS = sdS0 + (SB == 2 ? static_cast<int>(t & 1) : 0) * BC * BR;
@@ -428,8 +436,14 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     const uint32_t q_s = shared_address(sQ + stage * BR * HT), do_s = shared_address(sdO + stage * BR * HT);
     const int next_stage = stage + 1 == ST ? 0 : stage + 1;
     {
-      constexpr bool kAmong = Tr::kProbabilities == SdpaBackwardProbabilities::kAmongProducts;
+      constexpr bool kLagged = Tr::kProbabilities == SdpaBackwardProbabilities::kStoredLaggedAmongProducts;
+      constexpr bool kStoredAmong = kLagged || Tr::kProbabilities == SdpaBackwardProbabilities::kStoredAmongProducts;
+      constexpr bool kAmong = kStoredAmong || Tr::kProbabilities == SdpaBackwardProbabilities::kAmongProducts;
       if constexpr (!kScoresAhead) scores(stage);
+      if constexpr (kSplit) {  // dO's group
+        cp_async_wait<kGroups * (kAhead - 1)>();
+        __syncthreads();
+      }
       float dp[KA][NS][4] = {};
       auto dp_products = [&](auto after_step) {
         mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane, after_step);
@@ -442,7 +456,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
       auto store = [&](int m) {
-        store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
+        if constexpr (!kStoredAmong) store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
         store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
       };
       auto gradients = [&](auto kind, int m) {
@@ -473,12 +487,22 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         auto among = [&](auto kind) {
           constexpr ScoreKind Kind = decltype(kind)::value;
           constexpr int kSteps = HT / 16, kPerStep = (KA * NS + kSteps - 1) / kSteps;
+          auto store_tiles_of_step = [&](int k) {
+#pragma unroll
+            for (int x = k * kPerStep; x < (k + 1) * kPerStep && x < KA * NS; ++x)
+              store_rounded<BR>(sP, *reinterpret_cast<const float(*)[1][4]>(&s[x / NS][x % NS]),
+                                key_row + x / NS * 16, own0 + x % NS * 8, lane);
+          };
           dp_products([&](int k) {
+            if constexpr (kLagged)
+              if (k > 0) store_tiles_of_step(k - 1);
 #pragma unroll
             for (int x = k * kPerStep; x < (k + 1) * kPerStep && x < KA * NS; ++x)
               tile_probabilities<Kind>(s[x / NS], x % NS, lse_s, p, band, hc, key0 + key_row + x / NS * 16, my_q0,
                                        lane);
+            if constexpr (kStoredAmong && !kLagged) store_tiles_of_step(k);
           });
+          if constexpr (kLagged) store_tiles_of_step(kSteps - 1);
 #pragma unroll
           for (int m = 0; m < KA; ++m) {
 #pragma unroll
@@ -552,7 +576,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
       __syncthreads();
       // dQ reads only dS^T and K: this stage's Q/dO rows are free.
-      if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
+      if constexpr (kDqLoads) load_next(stage);
       add_dq();
     }
     at.advance(range);

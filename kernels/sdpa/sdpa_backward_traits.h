@@ -21,8 +21,11 @@ namespace baracuda::kernels {
 // phase starts, and the next step's S^T products run at the end of this
 // one, among dK's, so that the score phase opens on S^T in registers (its
 // exponentials then issue among dP^T's products); kGradients, the step
-// Stages - 1 ahead's after the middle barrier (kTwo, kOne).
-enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead, kGradients };
+// Stages - 1 ahead's after the middle barrier (kTwo, kOne); kDqSplit,
+// kDq's with Q (and lse) and dO (and delta) in two copy groups, the S^T
+// products waiting for Q's alone and dP^T's for dO's behind a second block
+// barrier, so that dO's copies land during S^T's products.
+enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead, kGradients, kDqSplit };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
@@ -39,8 +42,17 @@ enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
 
 // Where the plain and masked score paths compute P^T: kAfterProducts, after
 // dP^T's products, with dS^T; kAmongProducts, one 8-column tile after each
-// of dP^T's steps (the exponentials issue among the products).
-enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
+// of dP^T's steps (the exponentials issue among the products);
+// kStoredAmongProducts, kAmongProducts with each tile rounded and stored as
+// P^T as soon as it is computed, so that the store holds the exponentials
+// ahead of dP^T's later steps (ptxas otherwise sinks them past the last).
+// kStoredLaggedAmongProducts: each stored a step of products later.
+enum class SdpaBackwardProbabilities {
+  kAfterProducts,
+  kAmongProducts,
+  kStoredAmongProducts,
+  kStoredLaggedAmongProducts
+};
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
