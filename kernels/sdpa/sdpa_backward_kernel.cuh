@@ -103,10 +103,11 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t s
 // columns from a_row, a multiple of 16 M (rows [0, 16 KSteps)), ldmatrix
 // transposing them, B the rows [0, 16 KSteps) of a
 // shared [*, Cols] tile from column col0 (a multiple of 64, or of 32 with
-// N <= 4), transposed by ldmatrix.
-template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N>
+// N <= 4), transposed by ldmatrix. after_step(kk) runs after step kk's
+// products are issued, as in mma_rows_by_rows.
+template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N, class AfterStep>
 __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
-                                                 int lane) {
+                                                 int lane, AfterStep &&after_step) {
   const uint32_t a_off = ATransposed ? row_offset<ACols>(lane % 8 + (lane / 16) * 8, a_row + (lane / 8) % 2 * 8)
                                      : row_offset<ACols>(a_row + lane % 16, (lane / 16) * 8);
   const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
@@ -130,7 +131,13 @@ __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t s
         mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
       }
     }
+    after_step(kk);
   }
+}
+template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N>
+__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
+                                                 int lane) {
+  mma_tile_by_tile<T, ATransposed, ACols, Cols, KSteps>(c, sa, a_row, sb, col0, lane, [](int) {});
 }
 
 // Stores an accumulator tile rounded to T (16 rows from row0, 8 N columns
@@ -223,6 +230,26 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
+// The reductions [first, last) of one dQ chunk's (row tile, half, column
+// tile) list into the f32 workspace (add_dq_part's arguments); Bounded:
+// each predicated on its row and column being in the tile.
+template <class Tr, bool Bounded>
+__device__ __forceinline__ void reduce_dq(float *dq_lane, const float (&dq)[Tr::kDqRowAtoms][Tr::kDqChunk / 8][4],
+                                          int first, int last, int c0, int col0, int dq_row, int rows_left, int D,
+                                          float scale, int lane) {
+  constexpr int NQ = Tr::kDqChunk / 8;
+#pragma unroll
+  for (int x = first; x < last; ++x) {
+    const int m = x / (2 * NQ), half = x / NQ % 2, n = x % NQ;
+    const int row = m * 16 + half * 8;  // from the lane's first
+    const bool row_in = dq_row + lane / 4 + row < rows_left;
+    red_add_f32x2_if(!Bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_lane + row * D + c0 + n * 8,
+                     scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
+  }
+}
+template <class Tr>
+constexpr int kDqReductionsPerChunk = Tr::kDqRowAtoms * 2 * (Tr::kDqChunk / 8);
+
 // One key tile's part of dQ = dS K for a query tile, scaled and added into
 // the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns
 // columns from dq_col. dq_lane: the lane's first target (row dq_row + lane /
@@ -248,25 +275,12 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
     if (c0 == 0) before_reductions();
     // A whole tile's reductions need no bounds: the common case, without
     // the predicates that the compiler turns into a branch per reduction.
-    // One row pointer per (m, half); the columns ride in the immediates.
-    auto add = [&](auto bounded) {
-#pragma unroll
-      for (int m = 0; m < QA; ++m)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = m * 16 + half * 8;  // from the lane's first
-          float *at = dq_lane + row * D + c0;
-          const bool row_in = dq_row + lane / 4 + row < rows_left;
-#pragma unroll
-          for (int n = 0; n < Tr::kDqChunk / 8; ++n)
-            red_add_f32x2_if(!bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), at + n * 8,
-                             scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
-        }
-    };
+    // The columns ride in the immediates.
+    constexpr int kAll = kDqReductionsPerChunk<Tr>;
     if (rows_left == BR && D == HT)
-      add(std::false_type{});
+      reduce_dq<Tr, false>(dq_lane, dq, 0, kAll, c0, col0, dq_row, rows_left, D, scale, lane);
     else
-      add(std::true_type{});
+      reduce_dq<Tr, true>(dq_lane, dq, 0, kAll, c0, col0, dq_row, rows_left, D, scale, lane);
   }
 }
 
@@ -292,14 +306,11 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
   constexpr SdpaBackwardBarriers kBarriers = Tr::kBarriers;
-  // kDqSplit is kDq with a step's loads in two groups (sdpa_backward_traits.h).
-  constexpr bool kSplit = kPrefetch == SdpaBackwardPrefetch::kDqSplit;
-  constexpr bool kDqLoads = kSplit || kPrefetch == SdpaBackwardPrefetch::kDq;
-  static_assert(ST >= 2 || kDqLoads, "one stage is refilled only once dQ runs");
+  static_assert(ST >= 2 || kPrefetch == SdpaBackwardPrefetch::kDq, "one stage is refilled only once dQ runs");
   static_assert(ST == 2 || kPrefetch != SdpaBackwardPrefetch::kScores, "kScores loads one step ahead");
   static_assert(Tr::kHeadPerGroup % 64 == 0 || Tr::kHeadPerGroup <= 32,
                 "dK's and dV's column steps within 64 columns of a multiple of 32 (row_offset)");
-  static_assert(kBarriers == SdpaBackwardBarriers::kFour || !kDqLoads,
+  static_assert(kBarriers != SdpaBackwardBarriers::kTwo || kPrefetch != SdpaBackwardPrefetch::kDq,
                 "loads among dQ's products need a barrier after dK's and dV's");
   constexpr bool kScoresAhead = kPrefetch == SdpaBackwardPrefetch::kScoresAhead;
   constexpr bool kOneBarrier = kBarriers == SdpaBackwardBarriers::kOne;
@@ -345,8 +356,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int64_t per_head = range.last - range.first + 1;
   const int64_t steps = per_head > 0 ? per_head * group : 0;
 
-  // Issues the loads of the step at `c` into stage `stage` as one group
-  // (kSplit: Q and lse, then dO and delta). A
+  // Issues the loads of the step at `c` into stage `stage` as one group. A
   // load past the last step (real false) copies nothing and zero-fills the
   // stage, so that no branch splits the code it is scheduled into; c is
   // then any step's, whose addresses are valid.
@@ -357,16 +367,13 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     const E *dout = static_cast<const E *>(p.dout.data) + b * p.dout.stride[0] + c.head * p.dout.stride[1] +
                     q0 * p.dout.stride[2];
     load_tile<BR, HT, Tr::kThreads>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D, Aligned);
-    const int64_t i = q0 + threadIdx.x;
-    const bool valid = threadIdx.x < rows;
-    if (threadIdx.x < BR) {
-      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + c.head * p.lse_stride[1];
-      cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
-    }
-    if constexpr (kSplit) cp_async_commit();
     load_tile<BR, HT, Tr::kThreads>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2], rows, Dv,
                                     Aligned);
     if (threadIdx.x < BR) {
+      const int64_t i = q0 + threadIdx.x;
+      const bool valid = threadIdx.x < rows;
+      const float *lse = static_cast<const float *>(p.lse) + b * p.lse_stride[0] + c.head * p.lse_stride[1];
+      cp_async_4(sLse + stage * BR + threadIdx.x, valid ? lse + i * p.lse_stride[2] : lse, valid);
       const float *delta = delta_ws + (b * p.heads_q + c.head) * p.queries;
       cp_async_4(sDelta + stage * BR + threadIdx.x, valid ? delta + i : delta, valid);
     }
@@ -382,10 +389,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
-  constexpr int kAhead = kDqLoads                                                          ? ST
+  constexpr int kAhead = kPrefetch == SdpaBackwardPrefetch::kDq                                 ? ST
                          : kScoresAhead || kPrefetch == SdpaBackwardPrefetch::kGradients ? ST - 1
                                                                                            : 1;
-  constexpr int kGroups = kSplit ? 2 : 1;  // copy groups a step
   StepCursor at{hkv * group, range.first};
   StepCursor next = at;
   int64_t loaded = 0;  // steps whose loads were issued
@@ -421,7 +427,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     // with kScoresAhead or kOneBarrier, waited for before the last step's
     // middle barrier), and every warp is done with step t - 1.
     if constexpr (!kOneBarrier) {
-      if constexpr (!kScoresAhead) cp_async_wait<kGroups * kAhead - 1>();  // kSplit: Q's group
+      if constexpr (!kScoresAhead) cp_async_wait<kAhead - 1>();
       __syncthreads();
     }
     T *sdS = sdS0 + (SB == 2 ? static_cast<int>(t & 1) : 0) * BC * BR;
@@ -436,13 +442,15 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     const uint32_t q_s = shared_address(sQ + stage * BR * HT), do_s = shared_address(sdO + stage * BR * HT);
     const int next_stage = stage + 1 == ST ? 0 : stage + 1;
     {
-      constexpr bool kLagged = Tr::kProbabilities == SdpaBackwardProbabilities::kStoredLaggedAmongProducts;
-      constexpr bool kStoredAmong = kLagged || Tr::kProbabilities == SdpaBackwardProbabilities::kStoredAmongProducts;
-      constexpr bool kAmong = kStoredAmong || Tr::kProbabilities == SdpaBackwardProbabilities::kAmongProducts;
-      if constexpr (!kScoresAhead) scores(stage);
-      if constexpr (kSplit) {  // dO's group
-        cp_async_wait<kGroups * (kAhead - 1)>();
-        __syncthreads();
+      constexpr bool kAmong = Tr::kProbabilities == SdpaBackwardProbabilities::kAmongProducts;
+      const bool full = hc.softcap > 0.f || p.alibi != 0;
+      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
+      // A warp's part of a masked tile that sees nothing (past a causal
+      // diagonal) skips its products and stores zeros (kSkipHidden).
+      const bool hidden = Tr::kSkipHidden && !full && !plain &&
+                          tile_hidden(band, q0 + own0, kOwnQueries, key0 + key_row, 16 * KA, p.queries, p.keys);
+      if constexpr (!kScoresAhead) {
+        if (!hidden) scores(stage);
       }
       float dp[KA][NS][4] = {};
       auto dp_products = [&](auto after_step) {
@@ -456,7 +464,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
       auto store = [&](int m) {
-        if constexpr (!kStoredAmong) store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
+        store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
         store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
       };
       auto gradients = [&](auto kind, int m) {
@@ -467,8 +475,6 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       using Full = std::integral_constant<ScoreKind, ScoreKind::kFull>;
       using Plain = std::integral_constant<ScoreKind, ScoreKind::kPlain>;
       using Masked = std::integral_constant<ScoreKind, ScoreKind::kMasked>;
-      const bool full = hc.softcap > 0.f || p.alibi != 0;
-      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
       if constexpr (!kAmong) {
 #pragma unroll
         for (int m = 0; m < KA; ++m) {
@@ -487,22 +493,12 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         auto among = [&](auto kind) {
           constexpr ScoreKind Kind = decltype(kind)::value;
           constexpr int kSteps = HT / 16, kPerStep = (KA * NS + kSteps - 1) / kSteps;
-          auto store_tiles_of_step = [&](int k) {
-#pragma unroll
-            for (int x = k * kPerStep; x < (k + 1) * kPerStep && x < KA * NS; ++x)
-              store_rounded<BR>(sP, *reinterpret_cast<const float(*)[1][4]>(&s[x / NS][x % NS]),
-                                key_row + x / NS * 16, own0 + x % NS * 8, lane);
-          };
           dp_products([&](int k) {
-            if constexpr (kLagged)
-              if (k > 0) store_tiles_of_step(k - 1);
 #pragma unroll
             for (int x = k * kPerStep; x < (k + 1) * kPerStep && x < KA * NS; ++x)
               tile_probabilities<Kind>(s[x / NS], x % NS, lse_s, p, band, hc, key0 + key_row + x / NS * 16, my_q0,
                                        lane);
-            if constexpr (kStoredAmong && !kLagged) store_tiles_of_step(k);
           });
-          if constexpr (kLagged) store_tiles_of_step(kSteps - 1);
 #pragma unroll
           for (int m = 0; m < KA; ++m) {
 #pragma unroll
@@ -519,11 +515,19 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           for (int m = 0; m < KA; ++m) gradients(Full{}, m);
         } else if (plain) {
           among(Plain{});
+        } else if (hidden) {
+#pragma unroll
+          for (int m = 0; m < KA; ++m) {  // dp's zeros
+            store_rounded<BR>(sP, dp[m], key_row + m * 16, own0, lane);
+            store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
+          }
         } else {
           among(Masked{});
         }
       }
     }
+    const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
+    float *dq_lane = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset;
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
     auto add_dq = [&] {
@@ -538,9 +542,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           while (load_acquire(turn) != rank) __nanosleep(64);
         __syncthreads();
       };
-      const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
-      add_dq_part<T, Tr>(dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset, rows_left, D,
-                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane, wait_turn);
+      add_dq_part<T, Tr>(dq_lane, rows_left, D, hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col,
+                         lane, wait_turn);
       if (turn != nullptr) {
         __threadfence();
         __syncthreads();
@@ -561,9 +564,33 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       // dQ's reductions go out before dK's products, among which they issue
       // (and the next step's S^T products); the deterministic mode's turn is
       // waited for last.
+      auto dk_products = [&](auto after_step) {
+        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane, after_step);
+      };
       if (turns == nullptr) {
-        add_dq();
-        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        if constexpr (Tr::kDqReductions == SdpaBackwardDqReductions::kAmongDkProducts) {
+          // A whole tile's reductions a share after each of dK's steps, the
+          // others' (unbounded, their predicates a branch each) before them.
+          static_assert(Tr::kDqColumns == Tr::kDqChunk, "dQ in one chunk");
+          constexpr int kAll = kDqReductionsPerChunk<Tr>, kPerStep = (kAll + BR / 16 - 1) / (BR / 16);
+          float dq[QA][Tr::kDqChunk / 8][4] = {};
+          mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col, lane);
+          if (rows_left == BR && D == HT) {
+            dk_products([&](int kk) {
+              // ptxas hoists the reductions above the products unless a
+              // warp barrier holds them (it orders memory operations).
+              __syncwarp();
+              const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
+              reduce_dq<Tr, false>(dq_lane, dq, kk * kPerStep, last, 0, dq_col, dq_row, rows_left, D, hc.scale, lane);
+            });
+          } else {
+            reduce_dq<Tr, true>(dq_lane, dq, 0, kAll, 0, dq_col, dq_row, rows_left, D, hc.scale, lane);
+            dk_products([](int) {});
+          }
+        } else {
+          add_dq();
+          dk_products([](int) {});
+        }
         if constexpr (kScoresAhead) scores(next_stage);
       } else {
         mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
@@ -576,7 +603,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
       __syncthreads();
       // dQ reads only dS^T and K: this stage's Q/dO rows are free.
-      if constexpr (kDqLoads) load_next(stage);
+      if constexpr (kPrefetch == SdpaBackwardPrefetch::kDq) load_next(stage);
       add_dq();
     }
     at.advance(range);

@@ -21,11 +21,8 @@ namespace baracuda::kernels {
 // phase starts, and the next step's S^T products run at the end of this
 // one, among dK's, so that the score phase opens on S^T in registers (its
 // exponentials then issue among dP^T's products); kGradients, the step
-// Stages - 1 ahead's after the middle barrier (kTwo, kOne); kDqSplit,
-// kDq's with Q (and lse) and dO (and delta) in two copy groups, the S^T
-// products waiting for Q's alone and dP^T's for dO's behind a second block
-// barrier, so that dO's copies land during S^T's products.
-enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead, kGradients, kDqSplit };
+// Stages - 1 ahead's after the middle barrier (kTwo, kOne).
+enum class SdpaBackwardPrefetch { kScores, kDq, kScoresAhead, kGradients };
 
 // The barriers of an iteration besides the one that opens it: kFour, the
 // key group's before dV and dK, the block's before dQ and one closing the
@@ -42,21 +39,23 @@ enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
 
 // Where the plain and masked score paths compute P^T: kAfterProducts, after
 // dP^T's products, with dS^T; kAmongProducts, one 8-column tile after each
-// of dP^T's steps (the exponentials issue among the products);
-// kStoredAmongProducts, kAmongProducts with each tile rounded and stored as
-// P^T as soon as it is computed, so that the store holds the exponentials
-// ahead of dP^T's later steps (ptxas otherwise sinks them past the last).
-// kStoredLaggedAmongProducts: each stored a step of products later.
-enum class SdpaBackwardProbabilities {
-  kAfterProducts,
-  kAmongProducts,
-  kStoredAmongProducts,
-  kStoredLaggedAmongProducts
-};
+// of dP^T's steps (the exponentials issue among the products).
+enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
 
+// Where the atomic mode's dQ reductions issue (kTwo, kOne):
+// kAfterDqProducts, all after dQ's products, ahead of dK's;
+// kAmongDkProducts, a share after each of dK's steps (dQ in one chunk, a
+// whole tile), so that they leave the SM spread over the phase rather than
+// in one burst.
+enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
+
+// SkipHidden: a warp whose part of a masked tile sees no pair (past a causal
+// diagonal) skips its S^T and dP^T products and stores zeros (with
+// kAmongProducts).
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
-          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts>
+          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts, bool SkipHidden = false,
+          SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -75,6 +74,10 @@ struct SdpaBackwardShape {
   static constexpr SdpaBackwardBarriers kBarriers = Barriers;
   static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
   static constexpr SdpaBackwardProbabilities kProbabilities = Probabilities;
+  static constexpr bool kSkipHidden = SkipHidden;
+  static constexpr SdpaBackwardDqReductions kDqReductions = DqReductions;
+  static_assert(!SkipHidden || Probabilities != SdpaBackwardProbabilities::kAfterProducts,
+                "the hidden parts' zeros are stored on kAmongProducts' path");
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -161,8 +164,9 @@ struct SdpaBackwardWide<64> {
 };
 template <>
 struct SdpaBackwardWide<128> {
-  using Traits = SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, SdpaBackwardPrefetch::kGradients,
-                                   SdpaBackwardBarriers::kOne, 64, SdpaBackwardProbabilities::kAmongProducts>;
+  using Traits =
+      SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, SdpaBackwardPrefetch::kGradients, SdpaBackwardBarriers::kOne, 64,
+                        SdpaBackwardProbabilities::kAmongProducts, true, SdpaBackwardDqReductions::kAmongDkProducts>;
   static constexpr bool kMasked = true;
 };
 template <>
