@@ -263,6 +263,35 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
+  constexpr int kAll = kDqReductionsPerChunk<Tr>;
+  if constexpr (Tr::kDqReductions == SdpaBackwardDqReductions::kAmongNextChunk) {
+    if (rows_left == BR && D == HT) {
+      // A whole tile: each chunk's reductions a share after each step of
+      // the next chunk's products, the last chunk's after them.
+      constexpr int kChunks = Tr::kDqColumns / Tr::kDqChunk, kSteps = BC / 16;
+      constexpr int kPerStep = (kAll + kSteps - 1) / kSteps;
+      float dq[2][QA][Tr::kDqChunk / 8][4];
+      zero_accumulators(dq[0]);
+      mma_tile_by_tile<T, true, BR, HT, kSteps>(dq[0], sdS, dq_row, sK, dq_col, lane);
+      before_reductions();
+#pragma unroll
+      for (int c = 1; c < kChunks; ++c) {
+        const int c0 = (c - 1) * Tr::kDqChunk;  // the chunk reduced
+        zero_accumulators(dq[c % 2]);
+        mma_tile_by_tile<T, true, BR, HT, kSteps>(dq[c % 2], sdS, dq_row, sK, dq_col + c * Tr::kDqChunk, lane,
+                                                  [&](int kk) {
+          __syncwarp();  // holds the reductions after the step (ptxas hoists them otherwise)
+          const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
+          reduce_dq<Tr, false>(dq_lane, dq[(c - 1) % 2], kk * kPerStep, last, c0, dq_col + c0, dq_row, rows_left, D,
+                               scale, lane);
+        });
+      }
+      constexpr int c0 = (kChunks - 1) * Tr::kDqChunk;
+      reduce_dq<Tr, false>(dq_lane, dq[(kChunks - 1) % 2], 0, kAll, c0, dq_col + c0, dq_row, rows_left, D, scale,
+                           lane);
+      return;
+    }
+  }
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
@@ -276,7 +305,6 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
     // A whole tile's reductions need no bounds: the common case, without
     // the predicates that the compiler turns into a branch per reduction.
     // The columns ride in the immediates.
-    constexpr int kAll = kDqReductionsPerChunk<Tr>;
     if (rows_left == BR && D == HT)
       reduce_dq<Tr, false>(dq_lane, dq, 0, kAll, c0, col0, dq_row, rows_left, D, scale, lane);
     else
@@ -577,9 +605,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col, lane);
           if (rows_left == BR && D == HT) {
             dk_products([&](int kk) {
-              // ptxas hoists the reductions above the products unless a
-              // warp barrier holds them (it orders memory operations).
-              __syncwarp();
+              __syncwarp();  // holds the reductions after the step (ptxas hoists them otherwise)
               const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
               reduce_dq<Tr, false>(dq_lane, dq, kk * kPerStep, last, 0, dq_col, dq_row, rows_left, D, hc.scale, lane);
             });

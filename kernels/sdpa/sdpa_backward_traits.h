@@ -42,12 +42,14 @@ enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
 // of dP^T's steps (the exponentials issue among the products).
 enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
 
-// Where the atomic mode's dQ reductions issue (kTwo, kOne):
-// kAfterDqProducts, all after dQ's products, ahead of dK's;
-// kAmongDkProducts, a share after each of dK's steps (dQ in one chunk, a
-// whole tile), so that they leave the SM spread over the phase rather than
-// in one burst.
-enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
+// Where dQ's reductions issue: kAfterDqProducts, each chunk's after its
+// products; kAmongDkProducts (atomic mode, kTwo, kOne), a share after each
+// of dK's steps (dQ in one chunk, a whole tile); kAmongNextChunk, each
+// chunk's a share after each step of the next chunk's products (whole
+// tiles), so that they leave the SM spread over the phase rather than in
+// one burst. A warp barrier after each step holds them there (ptxas
+// hoists them above the products otherwise).
+enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts, kAmongNextChunk };
 
 // SkipHidden: a warp whose part of a masked tile sees no pair (past a causal
 // diagonal) skips its S^T and dP^T products and stores zeros (with
