@@ -74,17 +74,4 @@ BARACUDA_HOST_DEVICE_INLINE bool tile_fully_visible(const Band &b, int64_t q0, i
   return true;
 }
 
-// Whether no (query, key) pair of the two tiles (clamped to the Q and K
-// extents) is visible, so that the kernel may skip their products: the
-// parts of a causal mask's diagonal tiles past the diagonal. Exact, since a
-// query's visible keys are one run (upper >= 0) that moves with the query.
-BARACUDA_HOST_DEVICE_INLINE bool tile_hidden(const Band &b, int64_t q0, int queries, int64_t key0, int keys,
-                                             int64_t num_queries, int64_t num_keys) {
-  if (q0 >= num_queries || key0 >= num_keys) return true;
-  const int64_t q_last = q0 + queries < num_queries ? q0 + queries - 1 : num_queries - 1;
-  const int64_t key_last = key0 + keys < num_keys ? key0 + keys - 1 : num_keys - 1;
-  if (b.upper != Band::kUnbounded && key0 > q_last + b.shift + b.upper) return true;
-  return b.left >= 0 && key_last < q0 + b.shift - b.left;
-}
-
 }  // namespace baracuda::kernels::sdpa

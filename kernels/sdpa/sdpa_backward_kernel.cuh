@@ -264,34 +264,6 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
   constexpr int kAll = kDqReductionsPerChunk<Tr>;
-  if constexpr (Tr::kDqReductions == SdpaBackwardDqReductions::kAmongNextChunk) {
-    if (rows_left == BR && D == HT) {
-      // A whole tile: each chunk's reductions a share after each step of
-      // the next chunk's products, the last chunk's after them.
-      constexpr int kChunks = Tr::kDqColumns / Tr::kDqChunk, kSteps = BC / 16;
-      constexpr int kPerStep = (kAll + kSteps - 1) / kSteps;
-      float dq[2][QA][Tr::kDqChunk / 8][4];
-      zero_accumulators(dq[0]);
-      mma_tile_by_tile<T, true, BR, HT, kSteps>(dq[0], sdS, dq_row, sK, dq_col, lane);
-      before_reductions();
-#pragma unroll
-      for (int c = 1; c < kChunks; ++c) {
-        const int c0 = (c - 1) * Tr::kDqChunk;  // the chunk reduced
-        zero_accumulators(dq[c % 2]);
-        mma_tile_by_tile<T, true, BR, HT, kSteps>(dq[c % 2], sdS, dq_row, sK, dq_col + c * Tr::kDqChunk, lane,
-                                                  [&](int kk) {
-          __syncwarp();  // holds the reductions after the step (ptxas hoists them otherwise)
-          const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
-          reduce_dq<Tr, false>(dq_lane, dq[(c - 1) % 2], kk * kPerStep, last, c0, dq_col + c0, dq_row, rows_left, D,
-                               scale, lane);
-        });
-      }
-      constexpr int c0 = (kChunks - 1) * Tr::kDqChunk;
-      reduce_dq<Tr, false>(dq_lane, dq[(kChunks - 1) % 2], 0, kAll, c0, dq_col + c0, dq_row, rows_left, D, scale,
-                           lane);
-      return;
-    }
-  }
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
@@ -471,15 +443,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     const int next_stage = stage + 1 == ST ? 0 : stage + 1;
     {
       constexpr bool kAmong = Tr::kProbabilities == SdpaBackwardProbabilities::kAmongProducts;
-      const bool full = hc.softcap > 0.f || p.alibi != 0;
-      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
-      // A warp's part of a masked tile that sees nothing (past a causal
-      // diagonal) skips its products and stores zeros (kSkipHidden).
-      const bool hidden = Tr::kSkipHidden && !full && !plain &&
-                          tile_hidden(band, q0 + own0, kOwnQueries, key0 + key_row, 16 * KA, p.queries, p.keys);
-      if constexpr (!kScoresAhead) {
-        if (!hidden) scores(stage);
-      }
+      if constexpr (!kScoresAhead) scores(stage);
       float dp[KA][NS][4] = {};
       auto dp_products = [&](auto after_step) {
         mma_rows_by_rows<T, HT>(dp, shared_address(sV), key_row, do_s + own0 * HT * 2, lane, after_step);
@@ -503,6 +467,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       using Full = std::integral_constant<ScoreKind, ScoreKind::kFull>;
       using Plain = std::integral_constant<ScoreKind, ScoreKind::kPlain>;
       using Masked = std::integral_constant<ScoreKind, ScoreKind::kMasked>;
+      const bool full = hc.softcap > 0.f || p.alibi != 0;
+      const bool plain = !full && tile_fully_visible(band, q0, BR, key0, BC, p.queries, p.keys);
       if constexpr (!kAmong) {
 #pragma unroll
         for (int m = 0; m < KA; ++m) {
@@ -543,12 +509,6 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           for (int m = 0; m < KA; ++m) gradients(Full{}, m);
         } else if (plain) {
           among(Plain{});
-        } else if (hidden) {
-#pragma unroll
-          for (int m = 0; m < KA; ++m) {  // dp's zeros
-            store_rounded<BR>(sP, dp[m], key_row + m * 16, own0, lane);
-            store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
-          }
         } else {
           among(Masked{});
         }
@@ -589,25 +549,28 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       // The stage the step before last read.
       if constexpr (kPrefetch == SdpaBackwardPrefetch::kGradients) load_next((stage + kAhead) % ST);
       mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
-      // dQ's reductions go out before dK's products, among which they issue
-      // (and the next step's S^T products); the deterministic mode's turn is
-      // waited for last.
+      // dQ's reductions go out before dK's products, or among them
+      // (kAmongDkProducts), and before the next step's S^T products; the
+      // deterministic mode's turn is waited for last.
       auto dk_products = [&](auto after_step) {
         mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane, after_step);
       };
       if (turns == nullptr) {
         if constexpr (Tr::kDqReductions == SdpaBackwardDqReductions::kAmongDkProducts) {
-          // A whole tile's reductions a share after each of dK's steps, the
-          // others' (unbounded, their predicates a branch each) before them.
+          // A whole tile's reductions a share after each of dK's steps, a
+          // partial tile's (bounded, their predicates a branch each) before
+          // them.
           static_assert(Tr::kDqColumns == Tr::kDqChunk, "dQ in one chunk");
           constexpr int kAll = kDqReductionsPerChunk<Tr>, kPerStep = (kAll + BR / 16 - 1) / (BR / 16);
           float dq[QA][Tr::kDqChunk / 8][4] = {};
-          mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col, lane);
+          mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col,
+                                                     lane);
           if (rows_left == BR && D == HT) {
             dk_products([&](int kk) {
-              __syncwarp();  // holds the reductions after the step (ptxas hoists them otherwise)
+              __syncwarp();  // keeps ptxas from hoisting the reductions above the step
               const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
-              reduce_dq<Tr, false>(dq_lane, dq, kk * kPerStep, last, 0, dq_col, dq_row, rows_left, D, hc.scale, lane);
+              reduce_dq<Tr, false>(dq_lane, dq, kk * kPerStep, last, 0, dq_col, dq_row, rows_left, D, hc.scale,
+                                   lane);
             });
           } else {
             reduce_dq<Tr, true>(dq_lane, dq, 0, kAll, 0, dq_col, dq_row, rows_left, D, hc.scale, lane);

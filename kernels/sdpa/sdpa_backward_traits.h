@@ -42,21 +42,17 @@ enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
 // of dP^T's steps (the exponentials issue among the products).
 enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
 
-// Where dQ's reductions issue: kAfterDqProducts, each chunk's after its
-// products; kAmongDkProducts (atomic mode, kTwo, kOne), a share after each
-// of dK's steps (dQ in one chunk, a whole tile); kAmongNextChunk, each
-// chunk's a share after each step of the next chunk's products (whole
-// tiles), so that they leave the SM spread over the phase rather than in
-// one burst. A warp barrier after each step holds them there (ptxas
-// hoists them above the products otherwise).
-enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts, kAmongNextChunk };
+// Where the atomic mode's dQ reductions issue: kAfterDqProducts, each
+// chunk's after its products; kAmongDkProducts (kTwo, kOne), a share after
+// each of dK's steps (dQ in one chunk, a whole tile), so that they leave
+// the SM spread over the phase rather than in one burst. A warp barrier
+// after each step holds them there: ptxas hoists them above the products
+// otherwise.
+enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
 
-// SkipHidden: a warp whose part of a masked tile sees no pair (past a causal
-// diagonal) skips its S^T and dP^T products and stores zeros (with
-// kAmongProducts).
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
-          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts, bool SkipHidden = false,
+          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts,
           SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
@@ -76,10 +72,7 @@ struct SdpaBackwardShape {
   static constexpr SdpaBackwardBarriers kBarriers = Barriers;
   static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
   static constexpr SdpaBackwardProbabilities kProbabilities = Probabilities;
-  static constexpr bool kSkipHidden = SkipHidden;
   static constexpr SdpaBackwardDqReductions kDqReductions = DqReductions;
-  static_assert(!SkipHidden || Probabilities != SdpaBackwardProbabilities::kAfterProducts,
-                "the hidden parts' zeros are stored on kAmongProducts' path");
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -152,7 +145,17 @@ struct SdpaBackwardTraits<256>
 // 162.2 -> 170.6), where the two-stage 64-query tiles of session 16 gave
 // 189.4; at D 64 FlashAttention-2's 128 x 128 tiles of 8 warps 165.4 ->
 // 175.1, but 121.9 -> 117.9 under a causal mask, where the diagonal tiles
-// waste more.
+// waste more. Session 18 (same harness, every row's whole op; the main
+// kernel without its dq reductions ran 1.22-1.24x faster, without its
+// exponentials 1.01-1.02x): the reductions spread among dK's products at
+// D 128 274.9 -> 295.3 (causal 246.1 -> 262.5; S 8192 284.6 -> 306.7,
+// causal 269.2 -> 288.8), at D 64 188.5 -> 195.0 (with the mask 132.1 ->
+// 133.3, the narrow tiles kept there); at D 256 dQ in 32-column chunks
+// 210.9 -> 222.6 (causal 180.6 -> 186.6; their reductions among the next
+// chunk's products 221.8 / 187.8). Lost: skipping the products of a warp's
+// part of a masked tile that sees no pair (+0.2-0.4% alone, -4% beside the
+// spread reductions at D 128, -2 to -6% at D 64 and 256 with 190-240 B of
+// spills).
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
@@ -160,20 +163,21 @@ struct SdpaBackwardWide {
 };
 template <>
 struct SdpaBackwardWide<64> {
-  using Traits = SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo,
-                                   128, SdpaBackwardProbabilities::kAmongProducts>;
+  using Traits =
+      SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo, 128,
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts>;
   static constexpr bool kMasked = false;
 };
 template <>
 struct SdpaBackwardWide<128> {
   using Traits =
       SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, SdpaBackwardPrefetch::kGradients, SdpaBackwardBarriers::kOne, 64,
-                        SdpaBackwardProbabilities::kAmongProducts, true, SdpaBackwardDqReductions::kAmongDkProducts>;
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts>;
   static constexpr bool kMasked = true;
 };
 template <>
 struct SdpaBackwardWide<256> {
-  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
+  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
                                    128, SdpaBackwardProbabilities::kAmongProducts>;
   static constexpr bool kMasked = true;
 };
