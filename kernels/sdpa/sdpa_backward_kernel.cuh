@@ -318,6 +318,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
                 "the next step's S^T is read only after the middle block barrier");
   static_assert(kPrefetch != SdpaBackwardPrefetch::kGradients || kBarriers != SdpaBackwardBarriers::kFour,
                 "loads after the middle barrier");
+  static_assert(Tr::kDqReductions == SdpaBackwardDqReductions::kAfterDqProducts ||
+                    kBarriers != SdpaBackwardBarriers::kFour,
+                "kFour's dQ runs after dK");
   static_assert(!kOneBarrier || (kPrefetch == SdpaBackwardPrefetch::kGradients && ST >= 3),
                 "with no opening barrier a stage is loaded a step before the barrier that shows it");
   extern __shared__ uint4 smem_raw[];
