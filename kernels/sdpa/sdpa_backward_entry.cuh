@@ -51,7 +51,8 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
     if (status != 0) return status;
   }
   if (rows > 0) {
-    sdpa_backward_dq_kernel<T><<<row_grid(rows * p.head_dim, kRowThreads), kRowThreads, 0, stream>>>(p, dq);
+    const int64_t chunks = rows * (p.head_dim / kDqColumnsPerThread);
+    sdpa_backward_dq_kernel<T><<<row_grid(chunks, kRowThreads), kRowThreads, 0, stream>>>(p, dq);
     if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
   }
   return 0;

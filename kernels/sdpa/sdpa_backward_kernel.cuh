@@ -103,10 +103,11 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t s
 // columns from a_row, a multiple of 16 M (rows [0, 16 KSteps)), ldmatrix
 // transposing them, B the rows [0, 16 KSteps) of a
 // shared [*, Cols] tile from column col0 (a multiple of 64, or of 32 with
-// N <= 4), transposed by ldmatrix.
-template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N>
+// N <= 4), transposed by ldmatrix. after_step(kk) runs after step kk's
+// products are issued, as in mma_rows_by_rows.
+template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N, class AfterStep>
 __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
-                                                 int lane) {
+                                                 int lane, AfterStep &&after_step) {
   const uint32_t a_off = ATransposed ? row_offset<ACols>(lane % 8 + (lane / 16) * 8, a_row + (lane / 8) % 2 * 8)
                                      : row_offset<ACols>(a_row + lane % 16, (lane / 16) * 8);
   const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
@@ -130,7 +131,13 @@ __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t s
         mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
       }
     }
+    after_step(kk);
   }
+}
+template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int N>
+__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
+                                                 int lane) {
+  mma_tile_by_tile<T, ATransposed, ACols, Cols, KSteps>(c, sa, a_row, sb, col0, lane, [](int) {});
 }
 
 // Stores an accumulator tile rounded to T (16 rows from row0, 8 N columns
@@ -223,6 +230,26 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
+// The reductions [first, last) of one dQ chunk's (row tile, half, column
+// tile) list into the f32 workspace (add_dq_part's arguments); Bounded:
+// each predicated on its row and column being in the tile.
+template <class Tr, bool Bounded>
+__device__ __forceinline__ void reduce_dq(float *dq_lane, const float (&dq)[Tr::kDqRowAtoms][Tr::kDqChunk / 8][4],
+                                          int first, int last, int c0, int col0, int dq_row, int rows_left, int D,
+                                          float scale, int lane) {
+  constexpr int NQ = Tr::kDqChunk / 8;
+#pragma unroll
+  for (int x = first; x < last; ++x) {
+    const int m = x / (2 * NQ), half = x / NQ % 2, n = x % NQ;
+    const int row = m * 16 + half * 8;  // from the lane's first
+    const bool row_in = dq_row + lane / 4 + row < rows_left;
+    red_add_f32x2_if(!Bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_lane + row * D + c0 + n * 8,
+                     scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
+  }
+}
+template <class Tr>
+constexpr int kDqReductionsPerChunk = Tr::kDqRowAtoms * 2 * (Tr::kDqChunk / 8);
+
 // One key tile's part of dQ = dS K for a query tile, scaled and added into
 // the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns
 // columns from dq_col. dq_lane: the lane's first target (row dq_row + lane /
@@ -236,6 +263,7 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   constexpr int BR = Tr::kQueries, BC = Tr::kKeys, QA = Tr::kDqRowAtoms, HT = Tr::kHeadTile;
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
+  constexpr int kAll = kDqReductionsPerChunk<Tr>;
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
@@ -248,25 +276,11 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
     if (c0 == 0) before_reductions();
     // A whole tile's reductions need no bounds: the common case, without
     // the predicates that the compiler turns into a branch per reduction.
-    // One row pointer per (m, half); the columns ride in the immediates.
-    auto add = [&](auto bounded) {
-#pragma unroll
-      for (int m = 0; m < QA; ++m)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = m * 16 + half * 8;  // from the lane's first
-          float *at = dq_lane + row * D + c0;
-          const bool row_in = dq_row + lane / 4 + row < rows_left;
-#pragma unroll
-          for (int n = 0; n < Tr::kDqChunk / 8; ++n)
-            red_add_f32x2_if(!bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), at + n * 8,
-                             scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
-        }
-    };
+    // The columns ride in the immediates.
     if (rows_left == BR && D == HT)
-      add(std::false_type{});
+      reduce_dq<Tr, false>(dq_lane, dq, 0, kAll, c0, col0, dq_row, rows_left, D, scale, lane);
     else
-      add(std::true_type{});
+      reduce_dq<Tr, true>(dq_lane, dq, 0, kAll, c0, col0, dq_row, rows_left, D, scale, lane);
   }
 }
 
@@ -304,6 +318,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
                 "the next step's S^T is read only after the middle block barrier");
   static_assert(kPrefetch != SdpaBackwardPrefetch::kGradients || kBarriers != SdpaBackwardBarriers::kFour,
                 "loads after the middle barrier");
+  static_assert(Tr::kDqReductions == SdpaBackwardDqReductions::kAfterDqProducts ||
+                    kBarriers != SdpaBackwardBarriers::kFour,
+                "kFour's dQ runs after dK");
   static_assert(!kOneBarrier || (kPrefetch == SdpaBackwardPrefetch::kGradients && ST >= 3),
                 "with no opening barrier a stage is loaded a step before the barrier that shows it");
   extern __shared__ uint4 smem_raw[];
@@ -500,6 +517,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         }
       }
     }
+    const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
+    float *dq_lane = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset;
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
     auto add_dq = [&] {
@@ -514,9 +533,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           while (load_acquire(turn) != rank) __nanosleep(64);
         __syncthreads();
       };
-      const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
-      add_dq_part<T, Tr>(dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset, rows_left, D,
-                         hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col, lane, wait_turn);
+      add_dq_part<T, Tr>(dq_lane, rows_left, D, hc.scale, shared_address(sdS), shared_address(sK), dq_row, dq_col,
+                         lane, wait_turn);
       if (turn != nullptr) {
         __threadfence();
         __syncthreads();
@@ -534,12 +552,37 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       // The stage the step before last read.
       if constexpr (kPrefetch == SdpaBackwardPrefetch::kGradients) load_next((stage + kAhead) % ST);
       mma_tile_by_tile<T, false, BR, HT, BR / 16>(dv, shared_address(sP), key_row, do_s, my_cols, lane);
-      // dQ's reductions go out before dK's products, among which they issue
-      // (and the next step's S^T products); the deterministic mode's turn is
-      // waited for last.
+      // dQ's reductions go out before dK's products, or among them
+      // (kAmongDkProducts), and before the next step's S^T products; the
+      // deterministic mode's turn is waited for last.
+      auto dk_products = [&](auto after_step) {
+        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane, after_step);
+      };
       if (turns == nullptr) {
-        add_dq();
-        mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);
+        if constexpr (Tr::kDqReductions == SdpaBackwardDqReductions::kAmongDkProducts) {
+          // A whole tile's reductions a share after each of dK's steps, a
+          // partial tile's (bounded, their predicates a branch each) before
+          // them.
+          static_assert(Tr::kDqColumns == Tr::kDqChunk, "dQ in one chunk");
+          constexpr int kAll = kDqReductionsPerChunk<Tr>, kPerStep = (kAll + BR / 16 - 1) / (BR / 16);
+          float dq[QA][Tr::kDqChunk / 8][4] = {};
+          mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col,
+                                                     lane);
+          if (rows_left == BR && D == HT) {
+            dk_products([&](int kk) {
+              __syncwarp();  // keeps ptxas from hoisting the reductions above the step
+              const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
+              reduce_dq<Tr, false>(dq_lane, dq, kk * kPerStep, last, 0, dq_col, dq_row, rows_left, D, hc.scale,
+                                   lane);
+            });
+          } else {
+            reduce_dq<Tr, true>(dq_lane, dq, 0, kAll, 0, dq_col, dq_row, rows_left, D, hc.scale, lane);
+            dk_products([](int) {});
+          }
+        } else {
+          add_dq();
+          dk_products([](int) {});
+        }
         if constexpr (kScoresAhead) scores(next_stage);
       } else {
         mma_tile_by_tile<T, false, BR, HT, BR / 16>(dk, shared_address(sdS), key_row, q_s, my_cols, lane);

@@ -33,15 +33,13 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
                               int smem_optin, cudaStream_t stream) {
   using Narrow = SdpaBackwardTraits<HeadTile>;
   using Wide = typename SdpaBackwardWide<HeadTile>::Traits;
-  const bool masked = p.causal || p.window_left >= 0 || p.window_right >= 0;
   static_assert(Wide::kKeys % Narrow::kKeys == 0 && Wide::kQueries % Narrow::kQueries == 0,
                 "the wide grid no larger than the narrow one (sdpa_backward_grid_fits checks that), the "
                 "deterministic counters (one per query tile of the narrow height) enough for both");
   if constexpr (!std::is_same_v<Wide, Narrow>) {
     // Other key tiles would add other dq parts: the deterministic mode keeps
     // the narrow tiles' bits on every device.
-    if (smem_optin >= Wide::kSmemBytes && (Wide::kKeys == Narrow::kKeys || turns == nullptr) &&
-        (SdpaBackwardWide<HeadTile>::kMasked || !masked))
+    if (smem_optin >= Wide::kSmemBytes && (Wide::kKeys == Narrow::kKeys || turns == nullptr))
       return sdpa_backward_launch_tiles<T, Wide>(p, delta, dq, turns, aligned, stream);
   }
   return sdpa_backward_launch_tiles<T, Narrow>(p, delta, dq, turns, aligned, stream);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "sdpa/sdpa_problem.h"
+#include "sdpa/sdpa_tc_primitives.cuh"
 
 namespace baracuda::kernels::sdpa {
 
@@ -37,16 +38,38 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const 
   }
 }
 
+// One 16-byte global store (at 16-byte aligned); a uint4 store through a
+// cast pointer came out of nvcc as four 4-byte ones.
+__device__ __forceinline__ void store_16_bytes(void *at, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(at), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
+
+// Eight columns a thread (D is a multiple of 8): two 16-byte loads of the
+// dense accumulator and one 16-byte store where the dq row allows it, the
+// row's (b, h, i) worked out once per eight elements (a thread an element
+// spent most of this pass on 64-bit divisions).
+constexpr int kDqColumnsPerThread = 8;
 template <class T>
 __global__ void __launch_bounds__(kRowThreads) sdpa_backward_dq_kernel(const SdpaProblem p, const float *dq_acc) {
-  const int64_t n = p.batch * p.heads_q * p.queries * p.head_dim;
+  constexpr int C = kDqColumnsPerThread;
+  const int64_t chunks_per_row = p.head_dim / C;
+  const int64_t n = p.batch * p.heads_q * p.queries * chunks_per_row;
   const int64_t threads = static_cast<int64_t>(gridDim.x) * kRowThreads;
   for (int64_t e = blockIdx.x * static_cast<int64_t>(kRowThreads) + threadIdx.x; e < n; e += threads) {
-    const int64_t c = e % p.head_dim, r = e / p.head_dim;
+    const int64_t c = e % chunks_per_row * C, r = e / chunks_per_row;
     const int64_t i = r % p.queries, bh = r / p.queries;
     const int64_t h = bh % p.heads_q, b = bh / p.heads_q;
-    T *dq = static_cast<T *>(p.dq.data) + b * p.dq.stride[0] + h * p.dq.stride[1] + i * p.dq.stride[2];
-    dq[c] = static_cast<T>(dq_acc[e]);
+    T *dq = static_cast<T *>(p.dq.data) + b * p.dq.stride[0] + h * p.dq.stride[1] + i * p.dq.stride[2] + c;
+    const float4 *acc = reinterpret_cast<const float4 *>(dq_acc + e * C);
+    const float4 lo = acc[0], hi = acc[1];
+    const float v[C] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    if (reinterpret_cast<uintptr_t>(dq) % 16 == 0) {
+      using sdpa_tc::pack2;
+      store_16_bytes(dq, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
+    } else {
+#pragma unroll
+      for (int k = 0; k < C; ++k) dq[k] = static_cast<T>(v[k]);
+    }
   }
 }
 

@@ -42,9 +42,18 @@ enum class SdpaBackwardBarriers { kFour, kTwo, kOne };
 // of dP^T's steps (the exponentials issue among the products).
 enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
 
+// Where the atomic mode's dQ reductions issue: kAfterDqProducts, each
+// chunk's after its products; kAmongDkProducts (kTwo, kOne), a share after
+// each of dK's steps (dQ in one chunk, a whole tile), so that they leave
+// the SM spread over the phase rather than in one burst. A warp barrier
+// after each step holds them there: ptxas hoists them above the products
+// otherwise.
+enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
+
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
-          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts>
+          SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts,
+          SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -63,6 +72,7 @@ struct SdpaBackwardShape {
   static constexpr SdpaBackwardBarriers kBarriers = Barriers;
   static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
   static constexpr SdpaBackwardProbabilities kProbabilities = Probabilities;
+  static constexpr SdpaBackwardDqReductions kDqReductions = DqReductions;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -110,7 +120,11 @@ struct SdpaBackwardShape {
 // 164.3 -> 181.5 (165.7 -> 183.4 in the second probe). Session 17 (two
 // probes): the D 128 tile with S^T a step ahead and P^T among dP^T's
 // products 254.5 -> 257.2 (causal 226.6 -> 225.5; S^T ahead with P^T after
-// dP^T 239.3, three stages 250.6).
+// dP^T 239.3, three stages 250.6). Session 18 (the narrow D 128 tile
+// forced on an H200, beside itself in one run): dQ's reductions spread among
+// dK's products 264.0 -> 280.4 (causal 234.5 -> 248.8; S 8192 270.5 ->
+// 292.4, causal 256.1 -> 272.4); dQ in 32-column chunks at D 256 191.8 ->
+// 191.0 (causal 170.9 -> 170.5), not taken.
 template <int HeadTile>
 struct SdpaBackwardTraits;
 template <>
@@ -119,15 +133,14 @@ struct SdpaBackwardTraits<64>
 template <>
 struct SdpaBackwardTraits<128>
     : SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScoresAhead, SdpaBackwardBarriers::kTwo, 64,
-                        SdpaBackwardProbabilities::kAmongProducts> {};
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts> {};
 template <>
 struct SdpaBackwardTraits<256>
     : SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour> {};
 
 // The tiles a head tile runs with where a block may take more shared memory
 // than sm_80's 163 KB (sm_90, 100-103: 227 KB); the launch falls back to
-// SdpaBackwardTraits elsewhere, and where kMasked is false for problems with
-// a causal mask or a window. Session 17 (bf16 TFLOP/s on an H200 beside the
+// SdpaBackwardTraits elsewhere. Session 17 (bf16 TFLOP/s on an H200 beside the
 // previous kernel in one run, bench/NOTES.md): at D 128 no opening barrier
 // (kOne, 226 KB) 254.5 -> 264.7 (causal 226.6 -> 233.1; B2 H32 S8192 265.3
 // -> 278.2, causal 251.5 -> 260.7), with P^T after dP^T's products 258.1;
@@ -135,29 +148,38 @@ struct SdpaBackwardTraits<256>
 // 162.2 -> 170.6), where the two-stage 64-query tiles of session 16 gave
 // 189.4; at D 64 FlashAttention-2's 128 x 128 tiles of 8 warps 165.4 ->
 // 175.1, but 121.9 -> 117.9 under a causal mask, where the diagonal tiles
-// waste more.
+// waste more. Session 18 (same harness, every row's whole op; the main
+// kernel without its dq reductions ran 1.22-1.24x faster, without its
+// exponentials 1.01-1.02x): the reductions spread among dK's products at
+// D 128 274.9 -> 295.3 (causal 246.1 -> 262.5; S 8192 284.6 -> 306.7,
+// causal 269.2 -> 288.8), at D 64 188.5 -> 195.0 (with the mask, where
+// the narrow tiles ran, 132.1 -> 133.3; 132.0 -> 133.2 in a second run);
+// at D 256 dQ in 32-column chunks
+// 210.9 -> 222.6 (causal 180.6 -> 186.6; their reductions among the next
+// chunk's products 221.8 / 187.8). Lost: skipping the products of a warp's
+// part of a masked tile that sees no pair (+0.2-0.4% alone, -4% beside the
+// spread reductions at D 128, -2 to -6% at D 64 and 256 with 190-240 B of
+// spills).
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
-  static constexpr bool kMasked = true;
 };
 template <>
 struct SdpaBackwardWide<64> {
-  using Traits = SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo,
-                                   128, SdpaBackwardProbabilities::kAmongProducts>;
-  static constexpr bool kMasked = false;
+  using Traits =
+      SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo, 128,
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts>;
 };
 template <>
 struct SdpaBackwardWide<128> {
-  using Traits = SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, SdpaBackwardPrefetch::kGradients,
-                                   SdpaBackwardBarriers::kOne, 64, SdpaBackwardProbabilities::kAmongProducts>;
-  static constexpr bool kMasked = true;
+  using Traits =
+      SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, SdpaBackwardPrefetch::kGradients, SdpaBackwardBarriers::kOne, 64,
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts>;
 };
 template <>
 struct SdpaBackwardWide<256> {
-  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 64, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
+  using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
                                    128, SdpaBackwardProbabilities::kAmongProducts>;
-  static constexpr bool kMasked = true;
 };
 
 }  // namespace baracuda::kernels
