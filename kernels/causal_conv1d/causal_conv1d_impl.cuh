@@ -3,7 +3,8 @@
 // run's layout (staged: conv1d_time_tiles.cuh, conv1d_row_groups.cuh, conv1d_channel_tiles.cuh;
 // element-wise: conv1d_elementwise.cuh), then the side kernels
 // (conv1d_side_kernels.cuh); the update (conv1d_update.cuh; one token over dense
-// channels: conv1d_update_vectors.cuh).
+// channels: conv1d_update_vectors.cuh; a circular state of short rows:
+// conv1d_update_circular.cuh).
 #pragma once
 
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
@@ -12,6 +13,7 @@
 #include "causal_conv1d/conv1d_side_kernels.cuh"
 #include "causal_conv1d/conv1d_time_tiles.cuh"
 #include "causal_conv1d/conv1d_update.cuh"
+#include "causal_conv1d/conv1d_update_circular.cuh"
 #include "causal_conv1d/conv1d_update_vectors.cuh"
 #include "common/overlap_launch.cuh"
 
@@ -143,6 +145,13 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
       else update_vectors_kernel<T, W, Wt, 8><<<grid, kUpdateThreads, 0, stream>>>(p);
       return launch_error();
     }
+  }
+  if (launch.kernel == Conv1dKernel::UpdateCircularRows) {
+    constexpr int kMin = Conv1dUpdateCircularTraits::kMinRowBytes, R = Conv1dUpdateCircularTraits::kRowsPerThread;
+    if (launch.vector_bytes == kMin) update_circular_rows_kernel<T, W, Wt, kMin, R><<<grid, kUpdateThreads, 0, stream>>>(p);
+    else if (launch.vector_bytes == 2 * kMin) update_circular_rows_kernel<T, W, Wt, 2 * kMin, R><<<grid, kUpdateThreads, 0, stream>>>(p);
+    else update_circular_rows_kernel<T, W, Wt, 4 * kMin, R><<<grid, kUpdateThreads, 0, stream>>>(p);
+    return launch_error();
   }
   update_kernel<T, W, Wt><<<grid, kUpdateThreads, 0, stream>>>(p);
   return launch_error();

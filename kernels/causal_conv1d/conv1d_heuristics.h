@@ -23,6 +23,7 @@
 
 #include "causal_conv1d/conv1d_problem.h"
 #include "causal_conv1d/conv1d_traits.h"
+#include "causal_conv1d/conv1d_update_circular.h"
 
 namespace baracuda::kernels {
 
@@ -34,7 +35,8 @@ enum class Conv1dKernel {
   WalkChannels,
   Update,
   StagedRowGroups,
-  UpdateVectors
+  UpdateVectors,
+  UpdateCircularRows
 };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
@@ -49,7 +51,7 @@ struct Conv1dLaunch {
   int64_t partial_slots = 0;
   int64_t chunk = Conv1dTraits::kChunk;
   int64_t grid_z = 1;
-  int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes
+  int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes; UpdateCircularRows: a state row's
   bool sums_direct = false;
 };
 
@@ -179,12 +181,14 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   using namespace conv1d_heuristics;
   using K = Conv1dKernel;
   if (pass == Conv1dPass::Update) {  // blocks of channels by batch rows
-    const int bytes = update_vector_bytes(p, elem_bytes);
-    const int64_t y = p.batch < 1 ? 1 : p.batch < kMaxGridY ? p.batch : kMaxGridY;
+    const int bytes = update_vector_bytes(p, elem_bytes), row_bytes = bytes ? 0 : update_circular_row_bytes(p, elem_bytes);
+    const int64_t rows = row_bytes ? ceil_div(p.batch, Conv1dUpdateCircularTraits::kRowsPerThread) : p.batch;
+    const int64_t y = rows < 1 ? 1 : rows < kMaxGridY ? rows : kMaxGridY;
     const int64_t lanes = bytes ? p.channels / (bytes / elem_bytes) : p.channels;
-    Conv1dLaunch l{bytes ? K::UpdateVectors : K::Update, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
-    l.grid_z = ceil_div(p.batch, y);
-    l.vector_bytes = bytes;
+    const K kernel = bytes ? K::UpdateVectors : row_bytes ? K::UpdateCircularRows : K::Update;
+    Conv1dLaunch l{kernel, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
+    l.grid_z = ceil_div(rows, y);
+    l.vector_bytes = bytes ? bytes : row_bytes;
     return l;
   }
   const bool forward = pass == Conv1dPass::Forward;
@@ -242,6 +246,7 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_walk_channels";
     case Conv1dKernel::Update:
     case Conv1dKernel::UpdateVectors:
+    case Conv1dKernel::UpdateCircularRows:
       break;
   }
   return "";

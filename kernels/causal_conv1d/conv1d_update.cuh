@@ -25,30 +25,93 @@ struct UpdateRow {
   __device__ T &operator[](int64_t i) const { return data[i * stride]; }
 };
 
+// Batch row b's state row (b, or CONV_STATE_INDICES[b]) and its
+// CACHE_SEQLENS entry (0 without), both loaded before either is used: one
+// round trip.
+struct UpdateRowIndex {
+  int64_t state_row;
+  int32_t seqlen;
+};
+__device__ __forceinline__ UpdateRowIndex update_row_index(const Conv1dProblem &p, int64_t b) {
+  UpdateRowIndex r{b, 0};
+  if (p.state_indices.data) r.state_row = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
+  if (p.cache_seqlens.data) r.seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
+  return r;
+}
+// A padding row (negative index) or an index past the pool: left untouched.
+__device__ __forceinline__ bool skipped_row(const Conv1dProblem &p, int64_t state_row) {
+  return state_row < 0 || state_row >= p.state_rows;
+}
+// A circular state's slot of token 0, in [0, S) (a 32-bit remainder: |seqlen| < 2^31).
+__device__ __forceinline__ int64_t circular_slot(int32_t seqlen, int64_t S) {
+  int64_t pos = S > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(S);
+  return pos < 0 ? pos + S : pos;
+}
+
+// A circular state's writer: token i goes to the slot after token i-1's.
+template <class T>
+struct CircularSlots {
+  UpdateRow<T> state;
+  int64_t next, S;
+  __device__ void operator()(T token) {
+    state[next] = token;
+    next = next + 1 == S ? 0 : next + 1;
+  }
+};
+
+// Tokens i0 .. i0 + kUpdateChunk - 1 of x (those below n), loaded together.
+template <class T>
+__device__ __forceinline__ void load_tokens(T (&tokens)[kUpdateChunk], const UpdateRow<const T> &x, int64_t i0,
+                                            int64_t n) {
+#pragma unroll
+  for (int k = 0; k < kUpdateChunk; ++k)
+    if (i0 + k < n) tokens[k] = x[i0 + k];
+}
+
+// Steps the n tokens of x through the window (win[1..W-1]: the W-1 inputs
+// before token 0): y for each, and each token to on_token once its y is
+// stored, a chunk of tokens at a time through `tokens`. With
+// kFirstChunkLoaded the caller loaded the first chunk with the window (one
+// round trip for both).
+template <bool kFirstChunkLoaded, class T, int W, class Wt, class OnToken>
+__device__ __forceinline__ void step_tokens(const Taps<T, W, Wt> &taps, T (&win)[W], T (&tokens)[kUpdateChunk],
+                                            const UpdateRow<const T> &x, const UpdateRow<T> &y, int64_t n, bool silu,
+                                            OnToken &&on_token) {
+  using A = Acc<T>;
+  for (int64_t i0 = 0; i0 < n; i0 += kUpdateChunk) {
+    if (i0 > 0 || !kFirstChunkLoaded) load_tokens(tokens, x, i0, n);
+#pragma unroll
+    for (int k = 0; k < kUpdateChunk; ++k) {
+      if (i0 + k >= n) break;
+#pragma unroll
+      for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
+      win[W - 1] = tokens[k];
+      A z = taps.bias;
+#pragma unroll
+      for (int j = 0; j < W; ++j) z += taps.w[j] * Accum<T>::load(win[j]);
+      y[i0 + k] = Accum<T>::store(silu ? activate<T, true>(z) : z);
+      on_token(tokens[k]);
+    }
+  }
+}
+
 // The grid is (channel blocks, batch rows, batch rows / kMaxGridY): b and c
 // come from the block index with no division, and no loop holds registers
 // (which cap the threads in flight, the whole speed of a large batch).
 template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W, sizeof(T)))
     update_kernel(Conv1dProblem p) {
-  using A = Acc<T>;
   const int64_t c = static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x;
   const int64_t b = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
   if (c >= p.channels || b >= p.batch) return;
   const Taps<T, W, Wt> taps(p, c);
   const int64_t n = p.length, S = p.state_len;
   const bool circular = p.cache_seqlens.data != nullptr;
-  // Both indices are loaded before either is used: one round trip.
-  int64_t sb = b;  // the state row
-  int32_t seqlen = 0;
-  if (p.state_indices.data) sb = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
-  if (circular) seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
-  if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
-  const UpdateRow<T> state(p.state, sb, c), y(p.y, b, c);
+  const UpdateRowIndex row = update_row_index(p, b);
+  if (skipped_row(p, row.state_row)) return;
+  const UpdateRow<T> state(p.state, row.state_row, c), y(p.y, b, c);
   const UpdateRow<const T> x(p.x, b, c);
-  // Circular: the slot of token 0, in [0, S) (a 32-bit remainder: |seqlen| < 2^31).
-  int64_t pos = S > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(S);
-  if (pos < 0) pos += S;
+  const int64_t pos = circular_slot(row.seqlen, S);  // circular: the slot of token 0
 
   T win[W];  // the W inputs ending at the current token; the state's last W-1 before token 0
 #pragma unroll
@@ -71,28 +134,11 @@ __global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W,
     for (int k = 0; k < kUpdateChunk; ++k)
       if (s0 + k < head) state[s0 + k] = moved[k];
   }
-  int64_t next_slot = pos;  // circular: the slot token i writes
-  for (int64_t i0 = 0; i0 < n; i0 += kUpdateChunk) {
-    T tokens[kUpdateChunk];
-#pragma unroll
-    for (int k = 0; k < kUpdateChunk; ++k)
-      if (i0 + k < n) tokens[k] = x[i0 + k];
-#pragma unroll
-    for (int k = 0; k < kUpdateChunk; ++k) {
-      if (i0 + k >= n) break;
-#pragma unroll
-      for (int j = 0; j + 1 < W; ++j) win[j] = win[j + 1];
-      win[W - 1] = tokens[k];
-      A z = taps.bias;
-#pragma unroll
-      for (int j = 0; j < W; ++j) z += taps.w[j] * Accum<T>::load(win[j]);
-      y[i0 + k] = Accum<T>::store(p.silu ? activate<T, true>(z) : z);
-      if (circular) {
-        state[next_slot] = tokens[k];
-        next_slot = next_slot + 1 == S ? 0 : next_slot + 1;
-      }
-    }
-  }
+  T tokens[kUpdateChunk];
+  CircularSlots<T> slots{state, pos, S};
+  step_tokens<false>(taps, win, tokens, x, y, n, p.silu, [&](T token) {
+    if (circular) slots(token);
+  });
   // The shifted state's last W-1 entries are the window's.
   if (!circular)
 #pragma unroll

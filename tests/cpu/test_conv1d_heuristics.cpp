@@ -14,6 +14,7 @@ using baracuda::kernels::Conv1dKernel;
 using baracuda::kernels::Conv1dLaunch;
 using baracuda::kernels::Conv1dPass;
 using baracuda::kernels::Conv1dProblem;
+using baracuda::kernels::Conv1dUpdateCircularTraits;
 using baracuda::kernels::Conv1dTraits;
 using baracuda::kernels::Conv1dView;
 using baracuda::kernels::dense_conv1d_problem;
@@ -307,8 +308,52 @@ TEST_CASE("conv1d heuristics: the one-token update over dense channels takes 16-
   CHECK(general(q, 2));
   q = p, q.x.data = offset_pointer(4);
   CHECK(general(q, 2));
-  q = p, q.cache_seqlens.data = offset_pointer(0), q.state_len = 16;  // a circular state
+  q = p, q.cache_seqlens.data = offset_pointer(0), q.state_len = 7;  // a circular state (of rows of 14 bytes)
   CHECK(general(q, 2));
+}
+
+TEST_CASE("conv1d heuristics: a circular state of 16-, 32- or 64-byte rows takes the circular-rows kernel",
+          "[heuristics][causal_conv1d]") {
+  auto circular = [](int64_t batch, int64_t channels, int64_t state_len) {
+    Conv1dProblem p = dense_update(batch, channels, 4, state_len);
+    p.cache_seqlens.data = offset_pointer(0);
+    return p;
+  };
+  const int64_t threads = Conv1dTraits::kUpdateThreads, rows = Conv1dUpdateCircularTraits::kRowsPerThread;
+  Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Update, 2, circular(7, threads + 1, 16));
+  CHECK(l.kernel == Conv1dKernel::UpdateCircularRows);
+  CHECK(l.vector_bytes == 32);
+  CHECK(l.grid_x == 2);
+  CHECK(l.grid_y == (7 + rows - 1) / rows);
+  CHECK(l.grid_z == 1);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, circular(3, 8, 8)).vector_bytes == 16);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 4, circular(3, 8, 16)).vector_bytes == 64);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 8, circular(3, 8, 2)).vector_bytes == 16);
+  Conv1dProblem q = circular(3, 8, 16);
+  q.length = 5;  // several tokens
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, q).kernel == Conv1dKernel::UpdateCircularRows);
+  q = circular(3, 8, 16), q.state.stride[1] = 24;  // rows padded to 48 bytes: still 16-byte aligned
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, q).kernel == Conv1dKernel::UpdateCircularRows);
+  // Each of these takes the thread-per-channel kernel.
+  auto general = [](const Conv1dProblem &p, int elem_bytes) {
+    return choose_conv1d_launch(Conv1dPass::Update, elem_bytes, p).kernel == Conv1dKernel::Update;
+  };
+  CHECK(general(circular(3, 8, 12), 2));   // 24 bytes: not a power of two
+  CHECK(general(circular(3, 8, 64), 2));   // 128 bytes: past kMaxRowBytes
+  CHECK(general(circular(3, 8, 4), 2));    // 8 bytes
+  q = circular(3, 8, 16), q.state.stride[1] = 20;  // 40-byte rows: not 16-byte aligned
+  CHECK(general(q, 2));
+  q = circular(3, 8, 16), q.state.stride[0] = 8 * 16 + 4;
+  CHECK(general(q, 2));
+  q = circular(3, 8, 16), q.state.data = offset_pointer(8);
+  CHECK(general(q, 2));
+  q = circular(3, 8, 16), q.state.stride[2] = 2, q.state.stride[1] = 32;  // strided along S
+  CHECK(general(q, 2));
+  CHECK(general(dense_update(3, 8, 4, 16), 2));  // shifted, not circular
+  // A batch past kMaxGridY rows of blocks: the rest along z.
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, circular(rows * 65535 * 2 + 1, 8, 16));
+  CHECK(l.grid_y == 65535);
+  CHECK(l.grid_z == 3);
 }
 
 TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace", "[heuristics][causal_conv1d]") {

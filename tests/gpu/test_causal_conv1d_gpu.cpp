@@ -242,7 +242,7 @@ TEST_CASE("causal conv1d update steps rows of a state pool through CONV_STATE_IN
 TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels", "[gpu][causal_conv1d][pool]") {
   // 520 channels: 65 vectors of 8 in 16-bit (a second block of one), 130 of 4
   // in f32; a shifted state of exactly W-1 (the vector kernel's) and, on the
-  // same sizes, a circular one (the thread-per-channel kernel's); one-token
+  // same sizes, a circular one of 7 (the thread-per-channel kernel's); one-token
   // steps around a three-token one (the general kernel), alone and through a
   // pool with padding rows.
   uint64_t seed = 9500;
@@ -258,6 +258,29 @@ TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels
           c.pool = pool;
           c.state_len = circular ? 7 : width - 1;
           c.steps = {1, 1, 3, 1};
+          CHECK_CASE(c, run_conv1d_update);
+        }
+}
+
+TEST_CASE("causal conv1d update over a circular state of 16-, 32- and 64-byte rows", "[gpu][causal_conv1d][pool]") {
+  // The rows the circular-rows kernel loads whole (conv1d_update_circular.h):
+  // every dtype and width over states of 16, 32 and 64 bytes (where they hold
+  // the window), 70 channels (a partial second block), 7 batch rows (an odd
+  // count, for a kernel taking two a thread), steps of one and of several
+  // tokens whose slots wrap, alone and through a pool with padding rows.
+  uint64_t seed = 9700;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : kWidths)
+      for (int64_t row_bytes : {16, 32, 64})
+        for (int64_t pool : {0, 23}) {
+          Conv1dUpdateCase c = make_update_case(dtype, width, true, seed++);
+          c.state_len = row_bytes / (baracuda_dtype_bits(dtype) / 8);
+          if (c.state_len < width - 1) continue;
+          const bool half = dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16;
+          c.weight_dtype = half && seed % 2 ? BARACUDA_DTYPE_F32 : 0;
+          c.batch = 7;
+          c.channels = 70;
+          c.pool = pool;
           CHECK_CASE(c, run_conv1d_update);
         }
 }
