@@ -6,14 +6,23 @@ replays interleaved, median over the replays.
     python3 run.py <libupdate_probe.so> <tridao folder or -> base tree [more...]
 
 Each row first runs every side once from the same state: y and the state
-bit-equal to the baseline's (check "bits" / "DIFF"), and beside Tri Dao's
-(W <= 4) y within the benchmark's tolerance and the states equal."""
+bit-equal to the baseline's (check "bits" / "DIFF"); the baseline's against
+the benchmark's float64 reference (y within its tolerance, the batch rows'
+states equal: "ref ok"); and beside Tri Dao's (W <= 4) y within the
+tolerance and the states equal."""
 import ctypes
+import os
 import sys
+import types
 
 import torch
 
-CALLS, REPLAYS = 20, 15
+# The benchmark's float64 reference and graph capture (its module wants the bindings only for its plans).
+sys.modules.setdefault("baracuda", types.ModuleType("baracuda"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from tridao_conv1d_update import CALLS, captured, reference  # noqa: E402
+
+REPLAYS = 15
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32, "f64": torch.float64}
 CODE = {("bf16", "f32"): 0, ("bf16", "bf16"): 1, ("f16", "f32"): 2, ("f32", "f32"): 3, ("f64", "f64"): 4}
 TOLERANCE = {"bf16": 1e-2, "f16": 2e-3, "f32": 1e-5, "f64": 1e-12}
@@ -69,18 +78,7 @@ class Row:
 
 def graph(call):
     """call captured CALLS times, and call (whose tensors the graph writes: they live as long as it)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            call()
-    torch.cuda.current_stream().wait_stream(side)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(CALLS):
-            call()
-    g.replay()
-    return g, call
+    return captured(call), call
 
 
 def bits(t):
@@ -130,6 +128,11 @@ def time_row(spec, entries, tridao):
     torch.cuda.synchronize()
     check = "bits" if all(torch.equal(bits(outs[0][0]), bits(s)) and torch.equal(bits(outs[0][1]), bits(y))
                           for s, y in outs[1:]) else "DIFF"
+    ref_y, ref_state = reference(r.x, r.state, r.w, r.bias, r.seqlens, r.indices)
+    base_state = outs[0][0][r.indices.long()] if r.indices is not None else outs[0][0]
+    err = (outs[0][1].double() - ref_y).abs().max().item() / max(ref_y.abs().max().item(), 1e-30)
+    ok = err <= TOLERANCE[spec[0]] and torch.equal(base_state, ref_state.to(base_state.dtype))
+    check += f", ref {'ok' if ok else 'DIFF'} (y {err:.1e})"
     if with_tridao:
         st, y = r.state.clone(), torch.zeros_like(r.x)
         r.theirs(tridao, st, y)()
