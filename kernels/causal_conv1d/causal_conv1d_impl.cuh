@@ -147,13 +147,17 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
     }
   }
   if (launch.kernel == Conv1dKernel::UpdateCircularRows) {
-    constexpr int kMin = Conv1dUpdateCircularTraits::kMinRowBytes, R = Conv1dUpdateCircularTraits::kRowsPerThread;
-    if (launch.vector_bytes == kMin) update_circular_rows_kernel<T, W, Wt, kMin, R><<<grid, kUpdateThreads, 0, stream>>>(p);
-    else if (launch.vector_bytes == 2 * kMin) update_circular_rows_kernel<T, W, Wt, 2 * kMin, R><<<grid, kUpdateThreads, 0, stream>>>(p);
-    else update_circular_rows_kernel<T, W, Wt, 4 * kMin, R><<<grid, kUpdateThreads, 0, stream>>>(p);
-    return launch_error();
+    const auto rows = [&](auto bytes) {
+      update_circular_rows_kernel<T, W, Wt, decltype(bytes)::value><<<grid, kUpdateThreads, 0, stream>>>(p);
+      return launch_error();
+    };
+    constexpr int kMin = Conv1dUpdateCircularTraits::kMinRowBytes;  // 16, 32 or 64 bytes
+    if (launch.vector_bytes == kMin) return rows(std::integral_constant<int, kMin>{});
+    if (launch.vector_bytes == 2 * kMin) return rows(std::integral_constant<int, 2 * kMin>{});
+    return rows(std::integral_constant<int, 4 * kMin>{});
   }
-  update_kernel<T, W, Wt><<<grid, kUpdateThreads, 0, stream>>>(p);
+  if (launch.offsets32) update_kernel<T, W, Wt, int32_t><<<grid, kUpdateThreads, 0, stream>>>(p);
+  else update_kernel<T, W, Wt, int64_t><<<grid, kUpdateThreads, 0, stream>>>(p);
   return launch_error();
 }
 

@@ -23,7 +23,7 @@
 
 #include "causal_conv1d/conv1d_problem.h"
 #include "causal_conv1d/conv1d_traits.h"
-#include "causal_conv1d/conv1d_update_circular.h"
+#include "causal_conv1d/conv1d_update_choice.h"
 
 namespace baracuda::kernels {
 
@@ -52,6 +52,7 @@ struct Conv1dLaunch {
   int64_t chunk = Conv1dTraits::kChunk;
   int64_t grid_z = 1;
   int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes; UpdateCircularRows: a state row's
+  bool offsets32 = false;  // Update, UpdateCircularRows: 32-bit offsets (conv1d_update_choice.h)
   bool sums_direct = false;
 };
 
@@ -182,13 +183,13 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   using K = Conv1dKernel;
   if (pass == Conv1dPass::Update) {  // blocks of channels by batch rows
     const int bytes = update_vector_bytes(p, elem_bytes), row_bytes = bytes ? 0 : update_circular_row_bytes(p, elem_bytes);
-    const int64_t rows = row_bytes ? ceil_div(p.batch, Conv1dUpdateCircularTraits::kRowsPerThread) : p.batch;
-    const int64_t y = rows < 1 ? 1 : rows < kMaxGridY ? rows : kMaxGridY;
+    const int64_t y = p.batch < 1 ? 1 : p.batch < kMaxGridY ? p.batch : kMaxGridY;
     const int64_t lanes = bytes ? p.channels / (bytes / elem_bytes) : p.channels;
     const K kernel = bytes ? K::UpdateVectors : row_bytes ? K::UpdateCircularRows : K::Update;
     Conv1dLaunch l{kernel, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
-    l.grid_z = ceil_div(rows, y);
+    l.grid_z = ceil_div(p.batch, y);
     l.vector_bytes = bytes ? bytes : row_bytes;
+    l.offsets32 = !bytes && update_offsets_fit_int32(p);
     return l;
   }
   const bool forward = pass == Conv1dPass::Forward;

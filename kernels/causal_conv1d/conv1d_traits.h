@@ -210,8 +210,10 @@ struct Conv1dTraits {
   // (a guess: the update benchmark ran at this value only, bench/NOTES.md
   // sessions 13 and 14).
   static constexpr int64_t kUpdateWideVectorsFrom = int64_t{1} << 17;
-  static constexpr int update_blocks(int width, int elem_bytes) {
-    return width <= 4 && elem_bytes <= 4 ? kUpdateBlocks : 1;
+  // With 32-bit offsets (conv1d_update_choice.h), this many.
+  static constexpr int kUpdateBlocks32 = 32;
+  static constexpr int update_blocks(int width, int elem_bytes, int index_bytes) {
+    return width > 4 || elem_bytes > 4 ? 1 : index_bytes == 4 ? kUpdateBlocks32 : kUpdateBlocks;
   }
 
   // bf16's sigmoid through one tanh.approx (error 2^-11, under bf16's output

@@ -15,54 +15,77 @@ namespace baracuda::kernels::conv1d {
 constexpr int kUpdateThreads = Conv1dTraits::kUpdateThreads;
 constexpr int kUpdateChunk = Conv1dTraits::kUpdateChunk;
 
-// A row of a [B, C, L] view: element i of (b, c).
-template <class T>
+// A row of a [B, C, L] view: element i of (b, c), offsets computed in I
+// (int32_t where the host found every offset of the problem under 2^31:
+// conv1d_update_choice.h).
+template <class T, class I>
 struct UpdateRow {
+  using Elem = T;
+  using Index = I;
   T *data;
-  int64_t stride;
-  __device__ UpdateRow(const Conv1dView &v, int64_t b, int64_t c)
-      : data(at<T>(v, b, c, 0)), stride(v.stride[2]) {}
-  __device__ T &operator[](int64_t i) const { return data[i * stride]; }
+  I stride;
+  __device__ UpdateRow(const Conv1dView &v, I b, I c)
+      : data(static_cast<T *>(v.data) + (b * static_cast<I>(v.stride[0]) + c * static_cast<I>(v.stride[1]))),
+        stride(static_cast<I>(v.stride[2])) {}
+  __device__ T &operator[](I i) const { return data[i * stride]; }
 };
+
+// Channel c's taps and bias, as Taps reads them, at offsets in I.
+template <class T, int W, class Wt, class I>
+__device__ __forceinline__ Taps<T, W, Wt> update_taps(const Conv1dProblem &p, I c) {
+  Taps<T, W, Wt> t;
+  const Wt *w = static_cast<const Wt *>(p.weight.data) + c * static_cast<I>(p.weight.stride[0]);
+#pragma unroll
+  for (int k = 0; k < W; ++k) t.w[k] = Accum<Wt>::load(w[k * static_cast<I>(p.weight.stride[1])]);
+  const Wt *bias = static_cast<const Wt *>(p.bias.data);
+  t.bias = bias ? Accum<Wt>::load(bias[c * static_cast<I>(p.bias.stride[0])]) : Acc<T>(0);
+  return t;
+}
 
 // Batch row b's state row (b, or CONV_STATE_INDICES[b]) and its
 // CACHE_SEQLENS entry (0 without), both loaded before either is used: one
 // round trip.
+template <class I>
 struct UpdateRowIndex {
-  int64_t state_row;
+  I state_row;
   int32_t seqlen;
 };
-__device__ __forceinline__ UpdateRowIndex update_row_index(const Conv1dProblem &p, int64_t b) {
-  UpdateRowIndex r{b, 0};
-  if (p.state_indices.data) r.state_row = static_cast<const int32_t *>(p.state_indices.data)[b * p.state_indices.stride[0]];
-  if (p.cache_seqlens.data) r.seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * p.cache_seqlens.stride[0]];
+template <class I>
+__device__ __forceinline__ UpdateRowIndex<I> update_row_index(const Conv1dProblem &p, I b) {
+  UpdateRowIndex<I> r{b, 0};
+  if (p.state_indices.data)
+    r.state_row = static_cast<const int32_t *>(p.state_indices.data)[b * static_cast<I>(p.state_indices.stride[0])];
+  if (p.cache_seqlens.data)
+    r.seqlen = static_cast<const int32_t *>(p.cache_seqlens.data)[b * static_cast<I>(p.cache_seqlens.stride[0])];
   return r;
 }
 // A padding row (negative index) or an index past the pool: left untouched.
-__device__ __forceinline__ bool skipped_row(const Conv1dProblem &p, int64_t state_row) {
+template <class I>
+__device__ __forceinline__ bool skipped_row(const Conv1dProblem &p, I state_row) {
   return state_row < 0 || state_row >= p.state_rows;
 }
 // A circular state's slot of token 0, in [0, S) (a 32-bit remainder: |seqlen| < 2^31).
-__device__ __forceinline__ int64_t circular_slot(int32_t seqlen, int64_t S) {
-  int64_t pos = S > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(S);
+template <class I>
+__device__ __forceinline__ I circular_slot(int32_t seqlen, I S) {
+  I pos = S > INT32_MAX ? seqlen : seqlen % static_cast<int32_t>(S);
   return pos < 0 ? pos + S : pos;
 }
 
 // A circular state's writer: token i goes to the slot after token i-1's.
-template <class T>
+template <class Row>
 struct CircularSlots {
-  UpdateRow<T> state;
-  int64_t next, S;
-  __device__ void operator()(T token) {
+  using I = typename Row::Index;
+  Row state;
+  I next, S;
+  __device__ void operator()(typename Row::Elem token) {
     state[next] = token;
     next = next + 1 == S ? 0 : next + 1;
   }
 };
 
 // Tokens i0 .. i0 + kUpdateChunk - 1 of x (those below n), loaded together.
-template <class T>
-__device__ __forceinline__ void load_tokens(T (&tokens)[kUpdateChunk], const UpdateRow<const T> &x, int64_t i0,
-                                            int64_t n) {
+template <class T, class XRow, class I = typename XRow::Index>
+__device__ __forceinline__ void load_tokens(T (&tokens)[kUpdateChunk], const XRow &x, I i0, I n) {
 #pragma unroll
   for (int k = 0; k < kUpdateChunk; ++k)
     if (i0 + k < n) tokens[k] = x[i0 + k];
@@ -73,12 +96,12 @@ __device__ __forceinline__ void load_tokens(T (&tokens)[kUpdateChunk], const Upd
 // stored, a chunk of tokens at a time through `tokens`. With
 // kFirstChunkLoaded the caller loaded the first chunk with the window (one
 // round trip for both).
-template <bool kFirstChunkLoaded, class T, int W, class Wt, class OnToken>
+template <bool kFirstChunkLoaded, class T, int W, class Wt, class XRow, class YRow, class OnToken,
+          class I = typename XRow::Index>
 __device__ __forceinline__ void step_tokens(const Taps<T, W, Wt> &taps, T (&win)[W], T (&tokens)[kUpdateChunk],
-                                            const UpdateRow<const T> &x, const UpdateRow<T> &y, int64_t n, bool silu,
-                                            OnToken &&on_token) {
+                                            const XRow &x, const YRow &y, I n, bool silu, OnToken &&on_token) {
   using A = Acc<T>;
-  for (int64_t i0 = 0; i0 < n; i0 += kUpdateChunk) {
+  for (I i0 = 0; i0 < n; i0 += kUpdateChunk) {
     if (i0 > 0 || !kFirstChunkLoaded) load_tokens(tokens, x, i0, n);
 #pragma unroll
     for (int k = 0; k < kUpdateChunk; ++k) {
@@ -98,36 +121,38 @@ __device__ __forceinline__ void step_tokens(const Taps<T, W, Wt> &taps, T (&win)
 // The grid is (channel blocks, batch rows, batch rows / kMaxGridY): b and c
 // come from the block index with no division, and no loop holds registers
 // (which cap the threads in flight, the whole speed of a large batch).
-template <class T, int W, class Wt = T>
-__global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W, sizeof(T)))
+// Offsets in I: int32_t where they fit (fewer instructions a thread, which a
+// large batch's time counts too: session 18), else int64_t.
+template <class T, int W, class Wt, class I>
+__global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W, sizeof(T), sizeof(I)))
     update_kernel(Conv1dProblem p) {
-  const int64_t c = static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x;
-  const int64_t b = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  const I c = static_cast<I>(blockIdx.x) * kUpdateThreads + threadIdx.x;
+  const I b = static_cast<I>(blockIdx.z) * gridDim.y + blockIdx.y;
   if (c >= p.channels || b >= p.batch) return;
-  const Taps<T, W, Wt> taps(p, c);
-  const int64_t n = p.length, S = p.state_len;
+  const Taps<T, W, Wt> taps = update_taps<T, W, Wt>(p, c);
+  const I n = static_cast<I>(p.length), S = static_cast<I>(p.state_len);
   const bool circular = p.cache_seqlens.data != nullptr;
-  const UpdateRowIndex row = update_row_index(p, b);
+  const UpdateRowIndex<I> row = update_row_index(p, b);
   if (skipped_row(p, row.state_row)) return;
-  const UpdateRow<T> state(p.state, row.state_row, c), y(p.y, b, c);
-  const UpdateRow<const T> x(p.x, b, c);
-  const int64_t pos = circular_slot(row.seqlen, S);  // circular: the slot of token 0
+  const UpdateRow<T, I> state(p.state, row.state_row, c), y(p.y, b, c);
+  const UpdateRow<const T, I> x(p.x, b, c);
+  const I pos = circular_slot(row.seqlen, S);  // circular: the slot of token 0
 
   T win[W];  // the W inputs ending at the current token; the state's last W-1 before token 0
 #pragma unroll
   for (int j = 0; j < W - 1; ++j) {
-    int64_t q = circular ? pos - (W - 1) + j : S - (W - 1) + j;  // S >= W-1
+    I q = circular ? pos - (W - 1) + j : S - (W - 1) + j;  // S >= W-1
     win[j + 1] = state[q < 0 ? q + S : q];
   }
   // A shifted state longer than the window: its entries before the last W-1,
   // state[s] = (state ++ x)[s + n], in ascending chunks, each read whole
   // before it is written over (and before the window's entries are).
-  const int64_t head = circular ? 0 : S - (W - 1);
-  for (int64_t s0 = 0; s0 < head; s0 += kUpdateChunk) {
+  const I head = circular ? 0 : S - (W - 1);
+  for (I s0 = 0; s0 < head; s0 += kUpdateChunk) {
     T moved[kUpdateChunk];
 #pragma unroll
     for (int k = 0; k < kUpdateChunk; ++k) {
-      const int64_t q = s0 + k + n;
+      const I q = s0 + k + n;
       if (s0 + k < head) moved[k] = q < S ? state[q] : x[q - S];
     }
 #pragma unroll
@@ -135,7 +160,7 @@ __global__ void __launch_bounds__(kUpdateThreads, Conv1dTraits::update_blocks(W,
       if (s0 + k < head) state[s0 + k] = moved[k];
   }
   T tokens[kUpdateChunk];
-  CircularSlots<T> slots{state, pos, S};
+  CircularSlots<UpdateRow<T, I>> slots{state, pos, S};
   step_tokens<false>(taps, win, tokens, x, y, n, p.silu, [&](T token) {
     if (circular) slots(token);
   });

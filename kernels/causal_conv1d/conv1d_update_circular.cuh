@@ -1,18 +1,23 @@
 // The decoding update over a circular state of short contiguous rows
-// (conv1d_update_circular.h): a thread per channel of R batch rows, which
-// share its taps. update_kernel gathered the W-1 entries before the slot of
-// token 0 only once CACHE_SEQLENS had answered (two memory round trips, as
-// Tri Dao's). Here the thread loads its channel's whole row as 16-byte
-// vectors (the sector the gather reads anyway: 16 bf16 entries are 32
-// bytes), whose address needs no slot, and picks the window from
-// registers: without a pool, the rows, the tokens, the taps and the indices
-// are one round trip. With a pool a row waits for its index, as in both
-// others. The tokens go to their slots one element each, as update_kernel
-// writes them.
+// (conv1d_update_choice.h): a thread per (batch row, channel), as
+// update_kernel, lean where that kernel is general, since at a large batch
+// the threads' instructions, not only their memory round trips, are the time
+// (H200, session 18: loading the row whole, which took update_kernel's
+// second round trip away, gained 1-4% while its window was picked by
+// selects). Here:
+// - offsets are 32-bit (the host checked every one under 2^31: conv1d_update_choice.h);
+// - the thread loads its channel's whole row as 16-byte vectors (the sector
+//   the gather of W-1 entries reads anyway: 16 bf16 entries are 32 bytes),
+//   whose address needs no slot: without a pool the row, the tokens, the
+//   taps and the indices are one round trip; with a pool the row waits for
+//   its index, as in update_kernel;
+// - the slot is the same across the block (one batch row), so the window is
+//   read from registers at constant indices behind uniform branches.
+// The tokens go to their slots one element each, as update_kernel writes them.
 #pragma once
 
 #include "causal_conv1d/conv1d_update.cuh"
-#include "causal_conv1d/conv1d_update_circular.h"
+#include "causal_conv1d/conv1d_update_choice.h"
 #include "causal_conv1d/conv1d_update_vectors.cuh"
 
 namespace baracuda::kernels::conv1d {
@@ -24,75 +29,74 @@ __device__ __forceinline__ uint32_t row_word(const Packs<T, N, 16> &row, int i) 
   return i % 4 == 0 ? v.x : i % 4 == 1 ? v.y : i % 4 == 2 ? v.z : v.w;
 }
 
-// Entry k of the row: selects over its words (k is the same across a block),
-// so that the row stays in registers.
+// Entry k of the row (k a constant once unrolled).
 template <class T, int N>
 __device__ __forceinline__ T row_entry(const Packs<T, N, 16> &row, int k) {
-  constexpr int E = sizeof(T), kWords = N * E / 4;
+  constexpr int E = sizeof(T);
   typename Word<E>::type bits;
   if constexpr (E == 8) {
-    uint32_t lo = 0, hi = 0;
-#pragma unroll
-    for (int i = 0; i < kWords; i += 2) {
-      lo = i / 2 == k ? row_word(row, i) : lo;
-      hi = i / 2 == k ? row_word(row, i + 1) : hi;
-    }
-    bits = static_cast<uint64_t>(hi) << 32 | lo;
+    bits = static_cast<uint64_t>(row_word(row, 2 * k + 1)) << 32 | row_word(row, 2 * k);
   } else {
-    const int at = k * E / 4;
-    uint32_t word = 0;
-#pragma unroll
-    for (int i = 0; i < kWords; ++i) word = i == at ? row_word(row, i) : word;
-    bits = static_cast<typename Word<E>::type>(word >> (8 * (k * E % 4)));
+    bits = static_cast<typename Word<E>::type>(row_word(row, k * E / 4) >> (8 * (k * E % 4)));
   }
   T v;
   memcpy(&v, &bits, E);
   return v;
 }
 
-// The grid is (channel blocks, batch rows / R, by z past kMaxGridY), R
-// batch rows b0 + r a thread; RowBytes is the state row's (S * sizeof(T)).
-template <class T, int W, class Wt, int RowBytes, int R>
-__global__ void __launch_bounds__(kUpdateThreads, Conv1dUpdateCircularTraits::blocks(W, sizeof(T), RowBytes, R))
+// win[1..W-1] = the row's entries first, first + 1, ... (mod N), first in
+// [Lo, Hi): a binary search by branches (uniform: first is the block's) down
+// to leaves that read constant indices.
+template <int Lo, int Hi, class T, int N, int W>
+__device__ __forceinline__ void window_from_row(const Packs<T, N, 16> &row, int first, T (&win)[W]) {
+  if constexpr (Hi - Lo == 1) {
+#pragma unroll
+    for (int j = 0; j < W - 1; ++j) win[j + 1] = row_entry(row, (Lo + j) % N);
+  } else {
+    constexpr int Mid = (Lo + Hi) / 2;
+    if (first < Mid) {
+      window_from_row<Lo, Mid>(row, first, win);
+    } else {
+      window_from_row<Mid, Hi>(row, first, win);
+    }
+  }
+}
+
+// The grid is update_kernel's; RowBytes is the state row's (S * sizeof(T), a power of two).
+template <class T, int W, class Wt, int RowBytes>
+__global__ void __launch_bounds__(kUpdateThreads, Conv1dUpdateCircularTraits::blocks(W, sizeof(T), RowBytes))
     update_circular_rows_kernel(Conv1dProblem p) {
   constexpr int S = RowBytes / static_cast<int>(sizeof(T));
-  const int64_t c = static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x;
-  const int64_t b0 = (static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * R;
-  if (c >= p.channels || b0 >= p.batch) return;
-  const Taps<T, W, Wt> taps(p, c);
+  const int32_t c = blockIdx.x * kUpdateThreads + threadIdx.x;
+  const int32_t b = blockIdx.z * gridDim.y + blockIdx.y;
+  if (c >= p.channels || b >= p.batch) return;
+  const Taps<T, W, Wt> taps = update_taps<T, W, Wt>(p, c);
+  const UpdateRowIndex<int32_t> index = update_row_index(p, b);
+  const UpdateRow<const T, int32_t> x(p.x, b, c);
+  T tokens[kUpdateChunk];
+  if (p.length == 1) {
+    tokens[0] = x[0];  // the common step alone: one load, not a chunk's predicated ones
+  } else {
+    load_tokens(tokens, x, 0, static_cast<int32_t>(p.length));
+  }
   const bool pooled = p.state_indices.data != nullptr;
-  UpdateRowIndex index[R];
-  T tokens[R][kUpdateChunk];
-  Packs<T, S, 16> row[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int64_t b = b0 + r;
-    if (b >= p.batch) break;
-    index[r] = update_row_index(p, b);
-    load_tokens(tokens[r], UpdateRow<const T>(p.x, b, c), 0, p.length);
-    if (!pooled) row[r].load(at<T>(p.state, b, c, 0));  // row b's address is known: no wait for the indices
-  }
+  const T *rows = static_cast<const T *>(p.state.data) + c * static_cast<int32_t>(p.state.stride[1]);
+  const int32_t row_stride = static_cast<int32_t>(p.state.stride[0]);
+  Packs<T, S, 16> row;
+  if (!pooled) row.load(rows + b * row_stride);  // row b's address is known: no wait for the indices
   issued_before_here();
-  if (pooled)
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      if (b0 + r < p.batch && !skipped_row(p, index[r].state_row))
-        row[r].load(at<T>(p.state, index[r].state_row, c, 0));
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int64_t b = b0 + r;
-    if (b >= p.batch || (pooled && skipped_row(p, index[r].state_row))) continue;
-    const int pos = static_cast<int>(circular_slot(index[r].seqlen, S));
-    T win[W];  // the W-1 entries before token 0's slot, oldest first, in win[1..]
-#pragma unroll
-    for (int j = 0; j < W - 1; ++j) {
-      const int q = pos - (W - 1) + j;  // S >= W-1
-      win[j + 1] = row_entry(row[r], q < 0 ? q + S : q);
-    }
-    CircularSlots<T> slots{UpdateRow<T>(p.state, index[r].state_row, c), pos, S};
-    step_tokens<true>(taps, win, tokens[r], UpdateRow<const T>(p.x, b, c), UpdateRow<T>(p.y, b, c), p.length, p.silu,
-                      slots);
+  if (pooled) {
+    if (skipped_row(p, index.state_row)) return;
+    row.load(rows + index.state_row * row_stride);
   }
+  // S divides 2^32: the slots mod S of the unsigned seqlen are those of the signed one.
+  const uint32_t seqlen = static_cast<uint32_t>(index.seqlen);
+  T win[W];  // the W-1 entries before token 0's slot, oldest first, in win[1..]
+  window_from_row<0, S>(row, static_cast<int>((seqlen - (W - 1)) % S), win);
+  CircularSlots<UpdateRow<T, int32_t>> slots{UpdateRow<T, int32_t>(p.state, index.state_row, c),
+                                             static_cast<int32_t>(seqlen % S), S};
+  step_tokens<true>(taps, win, tokens, x, UpdateRow<T, int32_t>(p.y, b, c), static_cast<int32_t>(p.length), p.silu,
+                    slots);
 }
 
 }  // namespace baracuda::kernels::conv1d

@@ -14,7 +14,6 @@ using baracuda::kernels::Conv1dKernel;
 using baracuda::kernels::Conv1dLaunch;
 using baracuda::kernels::Conv1dPass;
 using baracuda::kernels::Conv1dProblem;
-using baracuda::kernels::Conv1dUpdateCircularTraits;
 using baracuda::kernels::Conv1dTraits;
 using baracuda::kernels::Conv1dView;
 using baracuda::kernels::dense_conv1d_problem;
@@ -319,12 +318,13 @@ TEST_CASE("conv1d heuristics: a circular state of 16-, 32- or 64-byte rows takes
     p.cache_seqlens.data = offset_pointer(0);
     return p;
   };
-  const int64_t threads = Conv1dTraits::kUpdateThreads, rows = Conv1dUpdateCircularTraits::kRowsPerThread;
+  const int64_t threads = Conv1dTraits::kUpdateThreads;
   Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Update, 2, circular(7, threads + 1, 16));
   CHECK(l.kernel == Conv1dKernel::UpdateCircularRows);
   CHECK(l.vector_bytes == 32);
+  CHECK(l.offsets32);
   CHECK(l.grid_x == 2);
-  CHECK(l.grid_y == (7 + rows - 1) / rows);
+  CHECK(l.grid_y == 7);
   CHECK(l.grid_z == 1);
   CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, circular(3, 8, 8)).vector_bytes == 16);
   CHECK(choose_conv1d_launch(Conv1dPass::Update, 4, circular(3, 8, 16)).vector_bytes == 64);
@@ -350,10 +350,47 @@ TEST_CASE("conv1d heuristics: a circular state of 16-, 32- or 64-byte rows takes
   q = circular(3, 8, 16), q.state.stride[2] = 2, q.state.stride[1] = 32;  // strided along S
   CHECK(general(q, 2));
   CHECK(general(dense_update(3, 8, 4, 16), 2));  // shifted, not circular
+  q = circular(3, 8, 16), q.x.stride[0] = int64_t{1} << 30;  // offsets past 2^31: 64-bit ones
+  CHECK(general(q, 2));
+  CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Update, 2, q).offsets32);
   // A batch past kMaxGridY rows of blocks: the rest along z.
-  l = choose_conv1d_launch(Conv1dPass::Update, 2, circular(rows * 65535 * 2 + 1, 8, 16));
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, circular(65535 * 2 + 1, 8, 16));
   CHECK(l.grid_y == 65535);
   CHECK(l.grid_z == 3);
+}
+
+TEST_CASE("conv1d heuristics: the update computes 32-bit offsets where every offset fits",
+          "[heuristics][causal_conv1d]") {
+  auto offsets32 = [](const Conv1dProblem &p) {
+    return choose_conv1d_launch(Conv1dPass::Update, 2, p).offsets32;
+  };
+  Conv1dProblem p = dense_update(3, 62, 5, 4);  // the thread-per-channel kernel
+  p.state_rows = 3;
+  REQUIRE(choose_conv1d_launch(Conv1dPass::Update, 2, p).kernel == Conv1dKernel::Update);
+  CHECK(offsets32(p));
+  p.length = 4, p.x.stride[0] = 62 * 4, p.x.stride[1] = 4, p.y = p.x;  // several tokens
+  CHECK(offsets32(p));
+  // The largest offset of an operand at 2^31 - 1, and one past it.
+  const int64_t reach = INT32_MAX;
+  Conv1dProblem q = p;
+  q.x.stride[0] = (reach - 61 * 4 - 3) / 2;  // B 3: offsets up to 2 * stride[0] + 61 * 4 + 3
+  CHECK(offsets32(q));
+  q.x.stride[0] += 1;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.state.stride[0] = -(reach / 2);  // negative strides count by magnitude
+  CHECK_FALSE(offsets32(q));
+  q = p, q.weight.stride[1] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.bias.stride[0] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.cache_seqlens.data = offset_pointer(0), q.cache_seqlens.stride[0] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.state_indices.data = offset_pointer(0), q.state_indices.stride[0] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.state_rows = int64_t{1} << 31;  // a pool of 2^31 rows
+  CHECK_FALSE(offsets32(q));
+  // The vector kernel keeps its 64-bit offsets.
+  CHECK_FALSE(offsets32(dense_update(3, 64, 4, 3)));
 }
 
 TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace", "[heuristics][causal_conv1d]") {

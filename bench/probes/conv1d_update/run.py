@@ -33,6 +33,7 @@ def rows():
     r = [("bf16", "f32", b, 5376, 4, 1, 16, pool) for pool in (False, True) for b in (1, 4, 16, 64, 128, 256, 512)]
     r += [("bf16", "f32", b, c, 4, 1, 0, False) for b, c in ((16, 5376), (64, 2048), (512, 8192))]
     r += [("bf16", "f32", b, 5376, 4, n, s, False) for s in (16, 0) for n in (2, 4, 8) for b in (64, 256)]
+    r += [("bf16", "f32", b, 5376, 4, 2, s, False) for s in (16, 0) for b in (1, 16)]
     r += [("bf16", "f32", b, 5376, w, 1, s, False) for w in (6, 8) for s in (16, 0) for b in (64, 256)]
     r += [(x, wt, b, 4096, 4, 1, 16, False) for x, wt in (("f32", "f32"), ("f16", "f32"), ("bf16", "bf16"))
           for b in (64, 512)]
