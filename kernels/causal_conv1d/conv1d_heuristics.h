@@ -189,7 +189,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     Conv1dLaunch l{kernel, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
     l.grid_z = ceil_div(p.batch, y);
     l.vector_bytes = bytes ? bytes : row_bytes;
-    l.offsets32 = !bytes && update_offsets_fit_int32(p);
+    l.offsets32 = row_bytes || (!bytes && update_kernel_offsets32(p));
     return l;
   }
   const bool forward = pass == Conv1dPass::Forward;

@@ -30,13 +30,31 @@ struct UpdateRow {
   __device__ T &operator[](I i) const { return data[i * stride]; }
 };
 
-// Channel c's taps and bias, as Taps reads them, at offsets in I.
+// Channel c's taps and bias, as Taps reads them, at offsets in I. Taps of
+// 8 or 16 bytes a channel in a dense, aligned [C, W] come as one vector (a
+// warp's W loads were W requests over the same sectors).
 template <class T, int W, class Wt, class I>
 __device__ __forceinline__ Taps<T, W, Wt> update_taps(const Conv1dProblem &p, I c) {
   Taps<T, W, Wt> t;
   const Wt *w = static_cast<const Wt *>(p.weight.data) + c * static_cast<I>(p.weight.stride[0]);
+  constexpr int kBytes = W * static_cast<int>(sizeof(Wt));
+  bool loaded = false;
+  if constexpr (kBytes == 8 || kBytes == 16) {
+    if (p.weight.stride[1] == 1 && p.weight.stride[0] == W && reinterpret_cast<uintptr_t>(p.weight.data) % kBytes == 0) {
+      Vec<Wt, W> v;
+      v.raw = *reinterpret_cast<const decltype(v.raw) *>(w);
 #pragma unroll
-  for (int k = 0; k < W; ++k) t.w[k] = Accum<Wt>::load(w[k * static_cast<I>(p.weight.stride[1])]);
+      for (int k = 0; k < W; ++k) {
+        Wt tap;
+        memcpy(&tap, &v.v[k], sizeof(Wt));
+        t.w[k] = Accum<Wt>::load(tap);
+      }
+      loaded = true;
+    }
+  }
+  if (!loaded)
+#pragma unroll
+    for (int k = 0; k < W; ++k) t.w[k] = Accum<Wt>::load(w[k * static_cast<I>(p.weight.stride[1])]);
   const Wt *bias = static_cast<const Wt *>(p.bias.data);
   t.bias = bias ? Accum<Wt>::load(bias[c * static_cast<I>(p.bias.stride[0])]) : Acc<T>(0);
   return t;

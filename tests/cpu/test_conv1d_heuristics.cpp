@@ -14,6 +14,7 @@ using baracuda::kernels::Conv1dKernel;
 using baracuda::kernels::Conv1dLaunch;
 using baracuda::kernels::Conv1dPass;
 using baracuda::kernels::Conv1dProblem;
+using baracuda::kernels::Conv1dUpdateOffsetsTraits;
 using baracuda::kernels::Conv1dTraits;
 using baracuda::kernels::Conv1dView;
 using baracuda::kernels::dense_conv1d_problem;
@@ -364,16 +365,19 @@ TEST_CASE("conv1d heuristics: the update computes 32-bit offsets where every off
   auto offsets32 = [](const Conv1dProblem &p) {
     return choose_conv1d_launch(Conv1dPass::Update, 2, p).offsets32;
   };
-  Conv1dProblem p = dense_update(3, 62, 5, 4);  // the thread-per-channel kernel
-  p.state_rows = 3;
+  const int64_t batch = Conv1dUpdateOffsetsTraits::kInt32From / 62 + 1;  // B*C from kInt32From up
+  Conv1dProblem p = dense_update(batch, 62, 5, 4);  // the thread-per-channel kernel
+  p.state_rows = batch;
   REQUIRE(choose_conv1d_launch(Conv1dPass::Update, 2, p).kernel == Conv1dKernel::Update);
   CHECK(offsets32(p));
   p.length = 4, p.x.stride[0] = 62 * 4, p.x.stride[1] = 4, p.y = p.x;  // several tokens
   CHECK(offsets32(p));
+  CHECK_FALSE(offsets32(dense_update(batch - 2, 62, 5, 4)));  // B*C under kInt32From
+  CHECK_FALSE(offsets32(dense_update(batch, 62, Conv1dUpdateOffsetsTraits::kInt32MaxWidth + 1, 8)));
   // The largest offset of an operand at 2^31 - 1, and one past it.
   const int64_t reach = INT32_MAX;
   Conv1dProblem q = p;
-  q.x.stride[0] = (reach - 61 * 4 - 3) / 2;  // B 3: offsets up to 2 * stride[0] + 61 * 4 + 3
+  q.x.stride[0] = (reach - 61 * 4 - 3) / (batch - 1);  // offsets up to (B-1) stride[0] + 61 * 4 + 3
   CHECK(offsets32(q));
   q.x.stride[0] += 1;
   CHECK_FALSE(offsets32(q));
@@ -390,7 +394,7 @@ TEST_CASE("conv1d heuristics: the update computes 32-bit offsets where every off
   q = p, q.state_rows = int64_t{1} << 31;  // a pool of 2^31 rows
   CHECK_FALSE(offsets32(q));
   // The vector kernel keeps its 64-bit offsets.
-  CHECK_FALSE(offsets32(dense_update(3, 64, 4, 3)));
+  CHECK_FALSE(offsets32(dense_update(batch, 64, 4, 3)));
 }
 
 TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace", "[heuristics][causal_conv1d]") {
