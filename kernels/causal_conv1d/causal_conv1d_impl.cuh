@@ -141,9 +141,17 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
   if constexpr (sizeof(T) <= 4 && W <= Conv1dTraits::kUpdateVectorMaxWidth) {
     if (launch.kernel == Conv1dKernel::UpdateVectors) {
-      if (launch.vector_bytes == 16) update_vectors_kernel<T, W, Wt, 16><<<grid, kUpdateThreads, 0, stream>>>(p);
-      else update_vectors_kernel<T, W, Wt, 8><<<grid, kUpdateThreads, 0, stream>>>(p);
-      return launch_error();
+      const auto vectors = [&](auto bytes, auto tokens) {
+        update_vectors_kernel<T, W, Wt, decltype(bytes)::value, decltype(tokens)::value>
+            <<<grid, kUpdateThreads, 0, stream>>>(p);
+        return launch_error();
+      };
+      using One = std::integral_constant<int, 1>;
+      if (launch.vector_bytes == 16) return vectors(std::integral_constant<int, 16>{}, One{});
+      const std::integral_constant<int, 8> bytes{};  // steps of several tokens: 8-byte vectors (update_vectors_fit)
+      if (p.length == 2) return vectors(bytes, std::integral_constant<int, 2>{});
+      if (p.length == 4) return vectors(bytes, std::integral_constant<int, 4>{});
+      return vectors(bytes, One{});
     }
   }
   if (launch.kernel == Conv1dKernel::UpdateCircularRows) {

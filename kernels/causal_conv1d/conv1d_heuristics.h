@@ -118,19 +118,24 @@ inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t
   return {k, ceil_div(groups, Conv1dTraits::kThreads), pairs < kMaxGridY ? pairs : kMaxGridY, pairs, chunk};
 }
 
-// The update's one-token kernel over vectors of `bytes` of channels
-// (conv1d_update_vectors.cuh) serves p: one token, 2- or 4-byte x, W <=
-// kUpdateVectorMaxWidth, whole vectors of channels; x, y, WEIGHT and BIAS
-// dense along C (WEIGHT [C, W] contiguous) and aligned to a vector, as each
-// batch row's start; the state a shifted [., C, W-1] row (not circular),
-// contiguous and aligned likewise.
+// The update's kernel over vectors of `bytes` of channels
+// (conv1d_update_vectors.cuh) serves p: one token, or 2 or 4 over 8-byte
+// vectors (kUpdateVectorTokens); 2- or 4-byte x, W <= kUpdateVectorMaxWidth,
+// whole vectors of channels; x, y, WEIGHT and BIAS dense along C (x and y
+// [B, C, n] contiguous past B; WEIGHT [C, W] contiguous) and aligned to a
+// vector, as each batch row's start; the state a shifted [., C, W-1] row
+// (not circular), contiguous and aligned likewise.
 inline bool update_vectors_fit(const Conv1dProblem &p, int elem_bytes, int bytes) {
-  const int64_t vec = bytes / elem_bytes;
-  auto dense = [&](const Conv1dView &v) { return v.stride[1] == 1 && v.stride[0] % vec == 0 && aligned(v, bytes); };
+  const int64_t vec = bytes / elem_bytes, n = p.length;
+  const bool tokens = n == 1 || (bytes == 8 && n <= Conv1dTraits::kUpdateVectorTokens && (n == 2 || n == 4));
+  auto dense = [&](const Conv1dView &v) {
+    const bool rows = n == 1 ? v.stride[1] == 1 : v.stride[1] == n && v.stride[2] == 1;
+    return rows && v.stride[0] % (vec * n) == 0 && aligned(v, bytes);
+  };
   const int64_t S = p.width - 1;
   const bool shifted_state = !p.cache_seqlens.data && p.state_len == S && p.state.stride[2] == 1 && p.state.stride[1] == S &&
                              p.state.stride[0] % vec == 0 && aligned(p.state, bytes);
-  return p.length == 1 && elem_bytes <= 4 && p.width <= Conv1dTraits::kUpdateVectorMaxWidth &&
+  return tokens && elem_bytes <= 4 && p.width <= Conv1dTraits::kUpdateVectorMaxWidth &&
          p.channels % vec == 0 && dense(p.x) && dense(p.y) && p.weight.stride[1] == 1 &&
          p.weight.stride[0] == p.width && aligned(p.weight, bytes) &&
          (!p.bias.data || (p.bias.stride[0] == 1 && aligned(p.bias, bytes))) && shifted_state;

@@ -204,6 +204,9 @@ struct Conv1dTraits {
   // thread holds 16 bytes of channels' taps, window and token (wider windows
   // take the thread-per-channel kernel).
   static constexpr int kUpdateVectorMaxWidth = 4;
+  // Steps of 2 and 4 tokens up to this many take that kernel too, over
+  // 8-byte vectors (a thread's history of W-1 + n inputs a channel).
+  static constexpr int kUpdateVectorTokens = 4;
   // A thread takes 16 bytes of channels from this many bytes of x (B*C
   // elements) up, 8 below: a small batch's time is one block's life, and a
   // thread's math between its loads and its stores grows with its channels.

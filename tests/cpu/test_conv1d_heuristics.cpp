@@ -291,8 +291,26 @@ TEST_CASE("conv1d heuristics: the one-token update over dense channels takes 16-
   CHECK(general(dense_update(3, 62, 4, 3), 2));           // channels not a whole number of vectors
   CHECK(general(dense_update(3, 64, 5, 4), 2));           // wider than kUpdateVectorMaxWidth
   CHECK(general(dense_update(3, 64, 4, 5), 2));           // a shifted state longer than W-1
-  Conv1dProblem q = p;
-  q.length = 2;  // two tokens
+  // Steps of 2 and 4 tokens over [B, C, n] x and y: 8-byte vectors, even where a step of one would take 16.
+  auto tokens = [](Conv1dProblem q, int64_t n) {
+    q.length = n;
+    for (Conv1dView *v : {&q.x, &q.y}) v->stride[0] = q.channels * n, v->stride[1] = n, v->stride[2] = 1;
+    return q;
+  };
+  for (const int64_t n : {2, 4}) {
+    CAPTURE(n);
+    l = choose_conv1d_launch(Conv1dPass::Update, 2, tokens(dense_update(wide_batch, 8 * threads + 8, 4, 3), n));
+    CHECK(l.kernel == Conv1dKernel::UpdateVectors);
+    CHECK(l.vector_bytes == 8);
+    CHECK(l.grid_x == 3);
+  }
+  CHECK(general(tokens(p, 3), 2));  // 3 tokens
+  CHECK(general(tokens(p, 8), 2));  // past kUpdateVectorTokens
+  Conv1dProblem q = tokens(p, 2);
+  q.x.stride[1] = 3, q.x.stride[0] = 64 * 3;  // each channel's tokens not contiguous with the next's
+  CHECK(general(q, 2));
+  q = p;
+  q.length = 2;  // two tokens in a view of one
   CHECK(general(q, 2));
   q = p, q.x.stride[1] = 2;  // x strided along C
   CHECK(general(q, 2));

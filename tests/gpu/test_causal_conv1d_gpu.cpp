@@ -239,12 +239,13 @@ TEST_CASE("causal conv1d update steps rows of a state pool through CONV_STATE_IN
       }
 }
 
-TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels", "[gpu][causal_conv1d][pool]") {
+TEST_CASE("causal conv1d update steps over vectors of channels", "[gpu][causal_conv1d][pool]") {
   // 520 channels: 65 vectors of 8 in 16-bit (a second block of one), 130 of 4
   // in f32; a shifted state of exactly W-1 (the vector kernel's) and, on the
-  // same sizes, a circular one of 7 (the thread-per-channel kernel's); one-token
-  // steps around a three-token one (the general kernel), alone and through a
-  // pool with padding rows.
+  // same sizes, a circular one of 7 (the thread-per-channel kernel's); steps
+  // of one token and of two and four (the vector kernel's too, over 8-byte
+  // vectors) around a three-token one (the general kernel), alone and
+  // through a pool with padding rows.
   uint64_t seed = 9500;
   for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16})
     for (int32_t width : {2, 3, 4})
@@ -257,7 +258,7 @@ TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels
           c.channels = 520;
           c.pool = pool;
           c.state_len = circular ? 7 : width - 1;
-          c.steps = {1, 1, 3, 1};
+          c.steps = {1, 2, 1, 3, 4, 1};
           CHECK_CASE(c, run_conv1d_update);
         }
 }
