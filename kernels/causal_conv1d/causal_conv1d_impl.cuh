@@ -156,7 +156,11 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   }
   if (launch.kernel == Conv1dKernel::UpdateCircularRows) {
     const auto rows = [&](auto bytes) {
-      update_circular_rows_kernel<T, W, Wt, decltype(bytes)::value><<<grid, kUpdateThreads, 0, stream>>>(p);
+      constexpr int kBytes = decltype(bytes)::value;
+      if (p.state_indices.data)
+        update_circular_rows_kernel<T, W, Wt, kBytes, true><<<grid, kUpdateThreads, 0, stream>>>(p);
+      else
+        update_circular_rows_kernel<T, W, Wt, kBytes, false><<<grid, kUpdateThreads, 0, stream>>>(p);
       return launch_error();
     };
     constexpr int kMin = Conv1dUpdateCircularTraits::kMinRowBytes;  // 16, 32 or 64 bytes

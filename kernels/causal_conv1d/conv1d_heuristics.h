@@ -133,8 +133,8 @@ inline bool update_vectors_fit(const Conv1dProblem &p, int elem_bytes, int bytes
     return rows && v.stride[0] % (vec * n) == 0 && aligned(v, bytes);
   };
   const int64_t S = p.width - 1;
-  const bool shifted_state = !p.cache_seqlens.data && p.state_len == S && p.state.stride[2] == 1 && p.state.stride[1] == S &&
-                             p.state.stride[0] % vec == 0 && aligned(p.state, bytes);
+  const bool shifted_state = !p.cache_seqlens.data && p.state_len == S && p.state.stride[2] == 1 &&
+                             p.state.stride[1] == S && p.state.stride[0] % vec == 0 && aligned(p.state, bytes);
   return tokens && elem_bytes <= 4 && p.width <= Conv1dTraits::kUpdateVectorMaxWidth &&
          p.channels % vec == 0 && dense(p.x) && dense(p.y) && p.weight.stride[1] == 1 &&
          p.weight.stride[0] == p.width && aligned(p.weight, bytes) &&
@@ -187,7 +187,8 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   using namespace conv1d_heuristics;
   using K = Conv1dKernel;
   if (pass == Conv1dPass::Update) {  // blocks of channels by batch rows
-    const int bytes = update_vector_bytes(p, elem_bytes), row_bytes = bytes ? 0 : update_circular_row_bytes(p, elem_bytes);
+    const int bytes = update_vector_bytes(p, elem_bytes);
+    const int row_bytes = bytes ? 0 : update_circular_row_bytes(p, elem_bytes);
     const int64_t y = p.batch < 1 ? 1 : p.batch < kMaxGridY ? p.batch : kMaxGridY;
     const int64_t lanes = bytes ? p.channels / (bytes / elem_bytes) : p.channels;
     const K kernel = bytes ? K::UpdateVectors : row_bytes ? K::UpdateCircularRows : K::Update;

@@ -40,7 +40,8 @@ __device__ __forceinline__ Taps<T, W, Wt> update_taps(const Conv1dProblem &p, I 
   constexpr int kBytes = W * static_cast<int>(sizeof(Wt));
   bool loaded = false;
   if constexpr (kBytes == 8 || kBytes == 16) {
-    if (p.weight.stride[1] == 1 && p.weight.stride[0] == W && reinterpret_cast<uintptr_t>(p.weight.data) % kBytes == 0) {
+    const bool dense = p.weight.stride[1] == 1 && p.weight.stride[0] == W;
+    if (dense && reinterpret_cast<uintptr_t>(p.weight.data) % kBytes == 0) {
       Vec<Wt, W> v;
       v.raw = *reinterpret_cast<const decltype(v.raw) *>(w);
 #pragma unroll

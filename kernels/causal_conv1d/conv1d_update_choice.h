@@ -18,15 +18,19 @@ struct Conv1dUpdateCircularTraits {
   static constexpr int kMinRowBytes = 16;
   static constexpr int kMaxRowBytes = 64;
   // Blocks of kUpdateThreads per SM the kernel is compiled for (its
-  // registers): the threads in flight are a large batch's speed. At 32 (32
-  // registers) widths up to 4 of 2- and 4-byte x over rows of up to 32 bytes
-  // spill nothing, at 24 (40) rows of 64 bytes and up to 16 entries; the
-  // others spilled (up to 280 bytes) and stay uncapped.
-  static constexpr int kBlocks = 32;
+  // registers): the threads in flight are a large batch's speed. Widths up
+  // to 4 of 2- and 4-byte x over rows of up to 32 bytes spill nothing at 32
+  // (32 registers) or 24 (40), rows of 64 bytes and up to 16 entries at 24;
+  // the others spilled (up to 280 bytes) and stay uncapped. Without a pool
+  // 24 ran faster than 32, through a pool slower (session 18, H200, bf16,
+  // circular state of 16, C5376, two probes: B256 25.25 -> 24.46 us, pool
+  // B256 24.85 -> 25.53).
+  static constexpr int kBlocks = 24;
+  static constexpr int kBlocksPooled = 32;
   static constexpr int kBlocksWideRows = 24;
-  static constexpr int blocks(int width, int elem_bytes, int row_bytes) {
+  static constexpr int blocks(int width, int elem_bytes, int row_bytes, bool pooled) {
     if (width > 4 || elem_bytes > 4 || row_bytes / elem_bytes > 16) return 1;
-    return row_bytes <= 32 ? kBlocks : kBlocksWideRows;
+    return row_bytes > 32 ? kBlocksWideRows : pooled ? kBlocksPooled : kBlocks;
   }
 };
 

@@ -62,9 +62,11 @@ __device__ __forceinline__ void window_from_row(const Packs<T, N, 16> &row, int 
   }
 }
 
-// The grid is update_kernel's; RowBytes is the state row's (S * sizeof(T), a power of two).
-template <class T, int W, class Wt, int RowBytes>
-__global__ void __launch_bounds__(kUpdateThreads, Conv1dUpdateCircularTraits::blocks(W, sizeof(T), RowBytes))
+// The grid is update_kernel's; RowBytes is the state row's (S * sizeof(T), a
+// power of two); Pooled: CONV_STATE_INDICES given (each form without the
+// other's instructions, and with its own blocks an SM).
+template <class T, int W, class Wt, int RowBytes, bool Pooled>
+__global__ void __launch_bounds__(kUpdateThreads, Conv1dUpdateCircularTraits::blocks(W, sizeof(T), RowBytes, Pooled))
     update_circular_rows_kernel(Conv1dProblem p) {
   constexpr int S = RowBytes / static_cast<int>(sizeof(T));
   const int32_t c = blockIdx.x * kUpdateThreads + threadIdx.x;
@@ -79,13 +81,12 @@ __global__ void __launch_bounds__(kUpdateThreads, Conv1dUpdateCircularTraits::bl
   } else {
     load_tokens(tokens, x, 0, static_cast<int32_t>(p.length));
   }
-  const bool pooled = p.state_indices.data != nullptr;
   const T *rows = static_cast<const T *>(p.state.data) + c * static_cast<int32_t>(p.state.stride[1]);
   const int32_t row_stride = static_cast<int32_t>(p.state.stride[0]);
   Packs<T, S, 16> row;
-  if (!pooled) row.load(rows + b * row_stride);  // row b's address is known: no wait for the indices
+  if constexpr (!Pooled) row.load(rows + b * row_stride);  // row b's address is known: no wait for the indices
   issued_before_here();
-  if (pooled) {
+  if constexpr (Pooled) {
     if (skipped_row(p, index.state_row)) return;
     row.load(rows + index.state_row * row_stride);
   }
