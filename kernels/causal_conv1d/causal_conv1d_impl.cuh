@@ -3,7 +3,8 @@
 // run's layout (staged: conv1d_time_tiles.cuh, conv1d_row_groups.cuh, conv1d_channel_tiles.cuh;
 // element-wise: conv1d_elementwise.cuh), then the side kernels
 // (conv1d_side_kernels.cuh); the update (conv1d_update.cuh; one token over dense
-// channels: conv1d_update_vectors.cuh).
+// channels: conv1d_update_vectors.cuh; a circular state of short rows:
+// conv1d_update_circular.cuh).
 #pragma once
 
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
@@ -12,6 +13,7 @@
 #include "causal_conv1d/conv1d_side_kernels.cuh"
 #include "causal_conv1d/conv1d_time_tiles.cuh"
 #include "causal_conv1d/conv1d_update.cuh"
+#include "causal_conv1d/conv1d_update_circular.cuh"
 #include "causal_conv1d/conv1d_update_vectors.cuh"
 #include "common/overlap_launch.cuh"
 
@@ -139,12 +141,35 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
   if constexpr (sizeof(T) <= 4 && W <= Conv1dTraits::kUpdateVectorMaxWidth) {
     if (launch.kernel == Conv1dKernel::UpdateVectors) {
-      if (launch.vector_bytes == 16) update_vectors_kernel<T, W, Wt, 16><<<grid, kUpdateThreads, 0, stream>>>(p);
-      else update_vectors_kernel<T, W, Wt, 8><<<grid, kUpdateThreads, 0, stream>>>(p);
-      return launch_error();
+      const auto vectors = [&](auto bytes, auto tokens) {
+        update_vectors_kernel<T, W, Wt, decltype(bytes)::value, decltype(tokens)::value>
+            <<<grid, kUpdateThreads, 0, stream>>>(p);
+        return launch_error();
+      };
+      using One = std::integral_constant<int, 1>;
+      if (launch.vector_bytes == 16) return vectors(std::integral_constant<int, 16>{}, One{});
+      const std::integral_constant<int, 8> bytes{};  // steps of several tokens: 8-byte vectors (update_vectors_fit)
+      if (p.length == 2) return vectors(bytes, std::integral_constant<int, 2>{});
+      if (p.length == 4) return vectors(bytes, std::integral_constant<int, 4>{});
+      return vectors(bytes, One{});
     }
   }
-  update_kernel<T, W, Wt><<<grid, kUpdateThreads, 0, stream>>>(p);
+  if (launch.kernel == Conv1dKernel::UpdateCircularRows) {
+    const auto rows = [&](auto bytes) {
+      constexpr int kBytes = decltype(bytes)::value;
+      if (p.state_indices.data)
+        update_circular_rows_kernel<T, W, Wt, kBytes, true><<<grid, kUpdateThreads, 0, stream>>>(p);
+      else
+        update_circular_rows_kernel<T, W, Wt, kBytes, false><<<grid, kUpdateThreads, 0, stream>>>(p);
+      return launch_error();
+    };
+    constexpr int kMin = Conv1dUpdateCircularTraits::kMinRowBytes;  // 16, 32 or 64 bytes
+    if (launch.vector_bytes == kMin) return rows(std::integral_constant<int, kMin>{});
+    if (launch.vector_bytes == 2 * kMin) return rows(std::integral_constant<int, 2 * kMin>{});
+    return rows(std::integral_constant<int, 4 * kMin>{});
+  }
+  if (launch.offsets32) update_kernel<T, W, Wt, int32_t><<<grid, kUpdateThreads, 0, stream>>>(p);
+  else update_kernel<T, W, Wt, int64_t><<<grid, kUpdateThreads, 0, stream>>>(p);
   return launch_error();
 }
 

@@ -23,6 +23,7 @@
 
 #include "causal_conv1d/conv1d_problem.h"
 #include "causal_conv1d/conv1d_traits.h"
+#include "causal_conv1d/conv1d_update_choice.h"
 
 namespace baracuda::kernels {
 
@@ -34,7 +35,8 @@ enum class Conv1dKernel {
   WalkChannels,
   Update,
   StagedRowGroups,
-  UpdateVectors
+  UpdateVectors,
+  UpdateCircularRows
 };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
@@ -49,7 +51,8 @@ struct Conv1dLaunch {
   int64_t partial_slots = 0;
   int64_t chunk = Conv1dTraits::kChunk;
   int64_t grid_z = 1;
-  int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes
+  int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes; UpdateCircularRows: a state row's
+  bool offsets32 = false;  // Update, UpdateCircularRows: 32-bit offsets (conv1d_update_choice.h)
   bool sums_direct = false;
 };
 
@@ -115,19 +118,24 @@ inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t
   return {k, ceil_div(groups, Conv1dTraits::kThreads), pairs < kMaxGridY ? pairs : kMaxGridY, pairs, chunk};
 }
 
-// The update's one-token kernel over vectors of `bytes` of channels
-// (conv1d_update_vectors.cuh) serves p: one token, 2- or 4-byte x, W <=
-// kUpdateVectorMaxWidth, whole vectors of channels; x, y, WEIGHT and BIAS
-// dense along C (WEIGHT [C, W] contiguous) and aligned to a vector, as each
-// batch row's start; the state a shifted [., C, W-1] row (not circular),
-// contiguous and aligned likewise.
+// The update's kernel over vectors of `bytes` of channels
+// (conv1d_update_vectors.cuh) serves p: one token, or 2 or 4 over 8-byte
+// vectors (kUpdateVectorTokens); 2- or 4-byte x, W <= kUpdateVectorMaxWidth,
+// whole vectors of channels; x, y, WEIGHT and BIAS dense along C (x and y
+// [B, C, n] contiguous past B; WEIGHT [C, W] contiguous) and aligned to a
+// vector, as each batch row's start; the state a shifted [., C, W-1] row
+// (not circular), contiguous and aligned likewise.
 inline bool update_vectors_fit(const Conv1dProblem &p, int elem_bytes, int bytes) {
-  const int64_t vec = bytes / elem_bytes;
-  auto dense = [&](const Conv1dView &v) { return v.stride[1] == 1 && v.stride[0] % vec == 0 && aligned(v, bytes); };
+  const int64_t vec = bytes / elem_bytes, n = p.length;
+  const bool tokens = n == 1 || (bytes == 8 && n <= Conv1dTraits::kUpdateVectorTokens && (n == 2 || n == 4));
+  auto dense = [&](const Conv1dView &v) {
+    const bool rows = n == 1 ? v.stride[1] == 1 : v.stride[1] == n && v.stride[2] == 1;
+    return rows && v.stride[0] % (vec * n) == 0 && aligned(v, bytes);
+  };
   const int64_t S = p.width - 1;
-  const bool shifted_state = !p.cache_seqlens.data && p.state_len == S && p.state.stride[2] == 1 && p.state.stride[1] == S &&
-                             p.state.stride[0] % vec == 0 && aligned(p.state, bytes);
-  return p.length == 1 && elem_bytes <= 4 && p.width <= Conv1dTraits::kUpdateVectorMaxWidth &&
+  const bool shifted_state = !p.cache_seqlens.data && p.state_len == S && p.state.stride[2] == 1 &&
+                             p.state.stride[1] == S && p.state.stride[0] % vec == 0 && aligned(p.state, bytes);
+  return tokens && elem_bytes <= 4 && p.width <= Conv1dTraits::kUpdateVectorMaxWidth &&
          p.channels % vec == 0 && dense(p.x) && dense(p.y) && p.weight.stride[1] == 1 &&
          p.weight.stride[0] == p.width && aligned(p.weight, bytes) &&
          (!p.bias.data || (p.bias.stride[0] == 1 && aligned(p.bias, bytes))) && shifted_state;
@@ -180,11 +188,14 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   using K = Conv1dKernel;
   if (pass == Conv1dPass::Update) {  // blocks of channels by batch rows
     const int bytes = update_vector_bytes(p, elem_bytes);
+    const int row_bytes = bytes ? 0 : update_circular_row_bytes(p, elem_bytes);
     const int64_t y = p.batch < 1 ? 1 : p.batch < kMaxGridY ? p.batch : kMaxGridY;
     const int64_t lanes = bytes ? p.channels / (bytes / elem_bytes) : p.channels;
-    Conv1dLaunch l{bytes ? K::UpdateVectors : K::Update, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
+    const K kernel = bytes ? K::UpdateVectors : row_bytes ? K::UpdateCircularRows : K::Update;
+    Conv1dLaunch l{kernel, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
     l.grid_z = ceil_div(p.batch, y);
-    l.vector_bytes = bytes;
+    l.vector_bytes = bytes ? bytes : row_bytes;
+    l.offsets32 = row_bytes || (!bytes && update_kernel_offsets32(p));
     return l;
   }
   const bool forward = pass == Conv1dPass::Forward;
@@ -242,6 +253,7 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_walk_channels";
     case Conv1dKernel::Update:
     case Conv1dKernel::UpdateVectors:
+    case Conv1dKernel::UpdateCircularRows:
       break;
   }
   return "";

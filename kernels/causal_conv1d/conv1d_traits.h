@@ -204,14 +204,21 @@ struct Conv1dTraits {
   // thread holds 16 bytes of channels' taps, window and token (wider windows
   // take the thread-per-channel kernel).
   static constexpr int kUpdateVectorMaxWidth = 4;
+  // Steps of 2 and 4 tokens up to this many take that kernel too, over
+  // 8-byte vectors (a thread's history of W-1 + n inputs a channel).
+  static constexpr int kUpdateVectorTokens = 4;
   // A thread takes 16 bytes of channels from this many bytes of x (B*C
   // elements) up, 8 below: a small batch's time is one block's life, and a
-  // thread's math between its loads and its stores grows with its channels
-  // (a guess: the update benchmark ran at this value only, bench/NOTES.md
-  // sessions 13 and 14).
-  static constexpr int64_t kUpdateWideVectorsFrom = int64_t{1} << 17;
-  static constexpr int update_blocks(int width, int elem_bytes) {
-    return width <= 4 && elem_bytes <= 4 ? kUpdateBlocks : 1;
+  // thread's math between its loads and its stores grows with its channels.
+  // At 2^19 rather than 2^17 (session 18, H200, bf16 x, f32 weights, W 4):
+  // B16 C5376 2.60 -> 2.19 us, B64 C2048 2.85 -> 2.45, B512 C8192 unchanged.
+  static constexpr int64_t kUpdateWideVectorsFrom = int64_t{1} << 19;
+  // With 32-bit offsets (conv1d_update_choice.h), this many: at 32 (32
+  // registers) W 4 spilled 4 bytes, and 24 ran as fast or faster on most
+  // rows of several tokens (session 18: n 4 B256 19.9 -> 19.0 us).
+  static constexpr int kUpdateBlocks32 = 24;
+  static constexpr int update_blocks(int width, int elem_bytes, int index_bytes) {
+    return width > 4 || elem_bytes > 4 ? 1 : index_bytes == 4 ? kUpdateBlocks32 : kUpdateBlocks;
   }
 
   // bf16's sigmoid through one tanh.approx (error 2^-11, under bf16's output

@@ -1,8 +1,9 @@
-// The decoding update's common case, one token a step over dense channels: a
-// thread takes 16 bytes of channels (8 in 16-bit, 4 in f32) of one batch row,
-// or 8 bytes where the batch is small (more threads, each with half the math
-// between its loads and its stores), so that x, y, the taps and a shifted
-// state's rows move as vectors.
+// The decoding update's common case, one token a step (or a few: speculative
+// decoding) over dense channels: a thread takes 16 bytes of channels (8 in
+// 16-bit, 4 in f32) of one batch row, or 8 bytes where the batch is small or
+// the step has several tokens (more threads, each with less math between its
+// loads and its stores), so that x, y, the taps and a shifted state's rows
+// move as vectors.
 // Its time is a large batch's blocks in flight (memory latency, not
 // bandwidth): the thread-per-channel kernel (conv1d_update.cuh) held 25
 // blocks of 64 channels an SM, 1600 channels in flight; this one issues ~14
@@ -56,8 +57,9 @@ union Packs {
 // padding test: a memory round trip each.
 __device__ __forceinline__ void issued_before_here() { __syncwarp(__activemask()); }
 
-// The grid is update_kernel's, each thread Bytes of channels (conv1d_heuristics.h's update_vector_bytes).
-template <class T, int W, class Wt, int Bytes>
+// The grid is update_kernel's, each thread Bytes of channels (conv1d_heuristics.h's update_vector_bytes) and
+// their N tokens (x and y [B, C, N] with each channel's N contiguous: a thread's are V * N in a row).
+template <class T, int W, class Wt, int Bytes, int N>
 __global__ void __launch_bounds__(kUpdateThreads) update_vectors_kernel(Conv1dProblem p) {
   constexpr int V = Bytes / static_cast<int>(sizeof(T)), S = W - 1;
   const int64_t c0 = (static_cast<int64_t>(blockIdx.x) * kUpdateThreads + threadIdx.x) * V;
@@ -69,32 +71,37 @@ __global__ void __launch_bounds__(kUpdateThreads) update_vectors_kernel(Conv1dPr
   taps.load(static_cast<const Wt *>(p.weight.data) + c0 * W);
   Packs<Wt, V, Bytes> bias{};
   if (p.bias.data) bias.load(static_cast<const Wt *>(p.bias.data) + c0);
-  Packs<T, V, Bytes> x;
-  x.load(static_cast<const T *>(p.x.data) + b * p.x.stride[0] + c0);
+  Packs<T, V * N, Bytes> x;  // channel c0 + v's token i at v * N + i
+  x.load(static_cast<const T *>(p.x.data) + b * p.x.stride[0] + c0 * N);
   issued_before_here();
   if (sb < 0 || sb >= p.state_rows) return;  // padding (or an index past the pool): untouched
   T *const row = static_cast<T *>(p.state.data) + sb * p.state.stride[0];
-  Packs<T, V * S, Bytes> window;  // channel c0 + v's inputs before the token at v * S + j, oldest first
+  Packs<T, V * S, Bytes> window;  // channel c0 + v's inputs before token 0 at v * S + j, oldest first
   window.load(row + c0 * S);
   issued_before_here();
 
-  Acc<T> y[V];
+  // Input k of channel v's history (its window, then its tokens).
+  auto input = [&](int v, int k) { return k < S ? window.value(v * S + k) : x.value(v * N + k - S); };
+  Acc<T> y[V * N];
 #pragma unroll
-  for (int v = 0; v < V; ++v) {
-    Acc<T> z = bias.value(v);  // summed oldest first, as update_kernel and the forward do
+  for (int v = 0; v < V; ++v)
 #pragma unroll
-    for (int j = 0; j < S; ++j) z += taps.value(v * W + j) * window.value(v * S + j);
-    z += taps.value(v * W + S) * x.value(v);
-    y[v] = p.silu ? activate<T, true>(z) : z;
-  }
-  store_run<T, V>(static_cast<T *>(p.y.data) + b * p.y.stride[0] + c0, y);
-  // The state shifts by one: each channel's oldest entry drops, the token joins.
+    for (int i = 0; i < N; ++i) {
+      Acc<T> z = bias.value(v);  // summed oldest first, as update_kernel and the forward do
 #pragma unroll
-  for (int v = 0; v < V; ++v) {
+      for (int j = 0; j < W; ++j) z += taps.value(v * W + j) * input(v, i + j);
+      y[v * N + i] = p.silu ? activate<T, true>(z) : z;
+    }
+  T *const out = static_cast<T *>(p.y.data) + b * p.y.stride[0] + c0 * N;
 #pragma unroll
-    for (int j = 0; j + 1 < S; ++j) window.elem[v * S + j] = window.elem[v * S + j + 1];
-    window.elem[v * S + S - 1] = x.elem[v];
-  }
+  for (int k = 0; k < N; ++k) store_run<T, V>(out + k * V, y + k * V);
+  // The state shifts by N: each channel keeps the last S of its history
+  // (ascending, each entry read before it is written over).
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+#pragma unroll
+    for (int j = 0; j < S; ++j)
+      window.elem[v * S + j] = N + j < S ? window.elem[v * S + N + j] : x.elem[v * N + N + j - S];
   window.store(row + c0 * S);
 }
 

@@ -14,6 +14,7 @@ using baracuda::kernels::Conv1dKernel;
 using baracuda::kernels::Conv1dLaunch;
 using baracuda::kernels::Conv1dPass;
 using baracuda::kernels::Conv1dProblem;
+using baracuda::kernels::Conv1dUpdateOffsetsTraits;
 using baracuda::kernels::Conv1dTraits;
 using baracuda::kernels::Conv1dView;
 using baracuda::kernels::dense_conv1d_problem;
@@ -290,8 +291,26 @@ TEST_CASE("conv1d heuristics: the one-token update over dense channels takes 16-
   CHECK(general(dense_update(3, 62, 4, 3), 2));           // channels not a whole number of vectors
   CHECK(general(dense_update(3, 64, 5, 4), 2));           // wider than kUpdateVectorMaxWidth
   CHECK(general(dense_update(3, 64, 4, 5), 2));           // a shifted state longer than W-1
-  Conv1dProblem q = p;
-  q.length = 2;  // two tokens
+  // Steps of 2 and 4 tokens over [B, C, n] x and y: 8-byte vectors, even where a step of one would take 16.
+  auto tokens = [](Conv1dProblem q, int64_t n) {
+    q.length = n;
+    for (Conv1dView *v : {&q.x, &q.y}) v->stride[0] = q.channels * n, v->stride[1] = n, v->stride[2] = 1;
+    return q;
+  };
+  for (const int64_t n : {2, 4}) {
+    CAPTURE(n);
+    l = choose_conv1d_launch(Conv1dPass::Update, 2, tokens(dense_update(wide_batch, 8 * threads + 8, 4, 3), n));
+    CHECK(l.kernel == Conv1dKernel::UpdateVectors);
+    CHECK(l.vector_bytes == 8);
+    CHECK(l.grid_x == 3);
+  }
+  CHECK(general(tokens(p, 3), 2));  // 3 tokens
+  CHECK(general(tokens(p, 8), 2));  // past kUpdateVectorTokens
+  Conv1dProblem q = tokens(p, 2);
+  q.x.stride[1] = 3, q.x.stride[0] = 64 * 3;  // each channel's tokens not contiguous with the next's
+  CHECK(general(q, 2));
+  q = p;
+  q.length = 2;  // two tokens in a view of one
   CHECK(general(q, 2));
   q = p, q.x.stride[1] = 2;  // x strided along C
   CHECK(general(q, 2));
@@ -307,8 +326,93 @@ TEST_CASE("conv1d heuristics: the one-token update over dense channels takes 16-
   CHECK(general(q, 2));
   q = p, q.x.data = offset_pointer(4);
   CHECK(general(q, 2));
-  q = p, q.cache_seqlens.data = offset_pointer(0), q.state_len = 16;  // a circular state
+  q = p, q.cache_seqlens.data = offset_pointer(0), q.state_len = 7;  // a circular state (of rows of 14 bytes)
   CHECK(general(q, 2));
+}
+
+TEST_CASE("conv1d heuristics: a circular state of 16-, 32- or 64-byte rows takes the circular-rows kernel",
+          "[heuristics][causal_conv1d]") {
+  auto circular = [](int64_t batch, int64_t channels, int64_t state_len) {
+    Conv1dProblem p = dense_update(batch, channels, 4, state_len);
+    p.cache_seqlens.data = offset_pointer(0);
+    return p;
+  };
+  const int64_t threads = Conv1dTraits::kUpdateThreads;
+  Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Update, 2, circular(7, threads + 1, 16));
+  CHECK(l.kernel == Conv1dKernel::UpdateCircularRows);
+  CHECK(l.vector_bytes == 32);
+  CHECK(l.offsets32);
+  CHECK(l.grid_x == 2);
+  CHECK(l.grid_y == 7);
+  CHECK(l.grid_z == 1);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, circular(3, 8, 8)).vector_bytes == 16);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 4, circular(3, 8, 16)).vector_bytes == 64);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 8, circular(3, 8, 2)).vector_bytes == 16);
+  Conv1dProblem q = circular(3, 8, 16);
+  q.length = 5;  // several tokens
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, q).kernel == Conv1dKernel::UpdateCircularRows);
+  q = circular(3, 8, 16), q.state.stride[1] = 24;  // rows padded to 48 bytes: still 16-byte aligned
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, q).kernel == Conv1dKernel::UpdateCircularRows);
+  // Each of these takes the thread-per-channel kernel.
+  auto general = [](const Conv1dProblem &p, int elem_bytes) {
+    return choose_conv1d_launch(Conv1dPass::Update, elem_bytes, p).kernel == Conv1dKernel::Update;
+  };
+  CHECK(general(circular(3, 8, 12), 2));   // 24 bytes: not a power of two
+  CHECK(general(circular(3, 8, 64), 2));   // 128 bytes: past kMaxRowBytes
+  CHECK(general(circular(3, 8, 4), 2));    // 8 bytes
+  q = circular(3, 8, 16), q.state.stride[1] = 20;  // 40-byte rows: not 16-byte aligned
+  CHECK(general(q, 2));
+  q = circular(3, 8, 16), q.state.stride[0] = 8 * 16 + 4;
+  CHECK(general(q, 2));
+  q = circular(3, 8, 16), q.state.data = offset_pointer(8);
+  CHECK(general(q, 2));
+  q = circular(3, 8, 16), q.state.stride[2] = 2, q.state.stride[1] = 32;  // strided along S
+  CHECK(general(q, 2));
+  CHECK(general(dense_update(3, 8, 4, 16), 2));  // shifted, not circular
+  q = circular(3, 8, 16), q.x.stride[0] = int64_t{1} << 30;  // offsets past 2^31: 64-bit ones
+  CHECK(general(q, 2));
+  CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Update, 2, q).offsets32);
+  // A batch past kMaxGridY rows of blocks: the rest along z.
+  l = choose_conv1d_launch(Conv1dPass::Update, 2, circular(65535 * 2 + 1, 8, 16));
+  CHECK(l.grid_y == 65535);
+  CHECK(l.grid_z == 3);
+}
+
+TEST_CASE("conv1d heuristics: the update computes 32-bit offsets where every offset fits",
+          "[heuristics][causal_conv1d]") {
+  auto offsets32 = [](const Conv1dProblem &p) {
+    return choose_conv1d_launch(Conv1dPass::Update, 2, p).offsets32;
+  };
+  const int64_t batch = Conv1dUpdateOffsetsTraits::kInt32From / 62 + 1;  // B*C from kInt32From up
+  Conv1dProblem p = dense_update(batch, 62, 5, 4);  // the thread-per-channel kernel
+  p.state_rows = batch;
+  REQUIRE(choose_conv1d_launch(Conv1dPass::Update, 2, p).kernel == Conv1dKernel::Update);
+  CHECK(offsets32(p));
+  p.length = 4, p.x.stride[0] = 62 * 4, p.x.stride[1] = 4, p.y = p.x;  // several tokens
+  CHECK(offsets32(p));
+  CHECK_FALSE(offsets32(dense_update(batch - 2, 62, 5, 4)));  // B*C under kInt32From
+  CHECK_FALSE(offsets32(dense_update(batch, 62, Conv1dUpdateOffsetsTraits::kInt32MaxWidth + 1, 8)));
+  // The largest offset of an operand at 2^31 - 1, and one past it.
+  const int64_t reach = INT32_MAX;
+  Conv1dProblem q = p;
+  q.x.stride[0] = (reach - 61 * 4 - 3) / (batch - 1);  // offsets up to (B-1) stride[0] + 61 * 4 + 3
+  CHECK(offsets32(q));
+  q.x.stride[0] += 1;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.state.stride[0] = -(reach / 2);  // negative strides count by magnitude
+  CHECK_FALSE(offsets32(q));
+  q = p, q.weight.stride[1] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.bias.stride[0] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.cache_seqlens.data = offset_pointer(0), q.cache_seqlens.stride[0] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.state_indices.data = offset_pointer(0), q.state_indices.stride[0] = reach;
+  CHECK_FALSE(offsets32(q));
+  q = p, q.state_rows = int64_t{1} << 31;  // a pool of 2^31 rows
+  CHECK_FALSE(offsets32(q));
+  // The vector kernel keeps its 64-bit offsets.
+  CHECK_FALSE(offsets32(dense_update(batch, 64, 4, 3)));
 }
 
 TEST_CASE("conv1d heuristics: the backward's partial-sum slots fit the workspace", "[heuristics][causal_conv1d]") {

@@ -239,12 +239,13 @@ TEST_CASE("causal conv1d update steps rows of a state pool through CONV_STATE_IN
       }
 }
 
-TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels", "[gpu][causal_conv1d][pool]") {
+TEST_CASE("causal conv1d update steps over vectors of channels", "[gpu][causal_conv1d][pool]") {
   // 520 channels: 65 vectors of 8 in 16-bit (a second block of one), 130 of 4
   // in f32; a shifted state of exactly W-1 (the vector kernel's) and, on the
-  // same sizes, a circular one (the thread-per-channel kernel's); one-token
-  // steps around a three-token one (the general kernel), alone and through a
-  // pool with padding rows.
+  // same sizes, a circular one of 7 (the thread-per-channel kernel's); steps
+  // of one token and of two and four (the vector kernel's too, over 8-byte
+  // vectors) around a three-token one (the general kernel), alone and
+  // through a pool with padding rows.
   uint64_t seed = 9500;
   for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16})
     for (int32_t width : {2, 3, 4})
@@ -257,9 +258,115 @@ TEST_CASE("causal conv1d one-token update steps over 16-byte vectors of channels
           c.channels = 520;
           c.pool = pool;
           c.state_len = circular ? 7 : width - 1;
-          c.steps = {1, 1, 3, 1};
+          c.steps = {1, 2, 1, 3, 4, 1};
           CHECK_CASE(c, run_conv1d_update);
         }
+}
+
+TEST_CASE("causal conv1d update over a circular state of 16-, 32- and 64-byte rows", "[gpu][causal_conv1d][pool]") {
+  // The rows the circular-rows kernel loads whole (conv1d_update_choice.h):
+  // every dtype and width over states of 16, 32 and 64 bytes (where they hold
+  // the window), 70 channels (a partial second block), 7 batch rows (an odd
+  // count, for a kernel taking two a thread), steps of one and of several
+  // tokens whose slots wrap, alone and through a pool with padding rows.
+  uint64_t seed = 9700;
+  for (baracuda_dtype_t dtype : kDtypes)
+    for (int32_t width : kWidths)
+      for (int64_t row_bytes : {16, 32, 64})
+        for (int64_t pool : {0, 23}) {
+          Conv1dUpdateCase c = make_update_case(dtype, width, true, seed++);
+          c.state_len = row_bytes / (baracuda_dtype_bits(dtype) / 8);
+          if (c.state_len < width - 1) continue;
+          const bool half = dtype == BARACUDA_DTYPE_F16 || dtype == BARACUDA_DTYPE_BF16;
+          c.weight_dtype = half && seed % 2 ? BARACUDA_DTYPE_F32 : 0;
+          c.batch = 7;
+          c.channels = 70;
+          c.pool = pool;
+          CHECK_CASE(c, run_conv1d_update);
+        }
+}
+
+TEST_CASE("causal conv1d update indexes a state pool past 2^31 elements", "[gpu][causal_conv1d][large]") {
+  // bf16, C 2, W 4, batch rows stepping pool rows P-1 (which starts past
+  // element 2^31: the kernels' 64-bit offsets) and 0: a circular state of 16
+  // and one token, a shifted state of 3 and two tokens.
+  auto bf16 = [](uint16_t v) {
+    const uint32_t bits = static_cast<uint32_t>(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return static_cast<double>(f);
+  };
+  auto value = [](int64_t i) { return static_cast<uint16_t>(0x3f80 + (i * 37 % 97)); };  // bf16 in [1, 2)
+  const uint16_t taps[8] = {0x3f80, 0xbf00, 0x3e80, 0x3f00, 0x3f40, 0x3e00, 0xbf80, 0x3f80};
+  for (const bool circular : {true, false}) {
+    const int64_t B = 2, C = 2, W = 4, S = circular ? 16 : 3, n = circular ? 1 : 2;
+    const int64_t P = (int64_t{1} << 31) / (C * S) + 2, row = C * S;
+    const int32_t indices[2] = {static_cast<int32_t>(P - 1), 0}, seqlens[2] = {37, 5};
+    INFO((circular ? "circular" : "shifted") << ", pool of " << P << " rows");
+    void *state = nullptr, *x = nullptr, *y = nullptr, *w = nullptr, *idx = nullptr, *lens = nullptr;
+    REQUIRE(cudaMalloc(&state, P * row * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(&x, B * C * n * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(&y, B * C * n * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(&w, sizeof taps) == cudaSuccess);
+    REQUIRE(cudaMalloc(&idx, sizeof indices) == cudaSuccess);
+    REQUIRE(cudaMalloc(&lens, sizeof seqlens) == cudaSuccess);
+    std::vector<uint16_t> rows(B * row), tokens(B * C * n);
+    for (int64_t i = 0; i < B * row; ++i) rows[i] = value(i);
+    for (int64_t i = 0; i < B * C * n; ++i) tokens[i] = value(1000 + i);
+    for (int64_t b = 0; b < B; ++b)
+      REQUIRE(cudaMemcpy(static_cast<uint16_t *>(state) + indices[b] * row, &rows[b * row], row * 2,
+                         cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(x, tokens.data(), tokens.size() * 2, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(w, taps, sizeof taps, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(idx, indices, sizeof indices, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(lens, seqlens, sizeof seqlens, cudaMemcpyHostToDevice) == cudaSuccess);
+
+    baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_UPDATE_DESC_INIT;
+    d.dtype = BARACUDA_DTYPE_BF16;
+    d.batch = B, d.channels = C, d.seq_len = n, d.width = W, d.state_len = S;
+    const int64_t seq[3] = {B, C, n}, wshape[2] = {C, W}, sshape[3] = {P, C, S}, bshape[1] = {B};
+    std::vector<baracuda_arg_t> args = {
+        {BARACUDA_ARG_X, baracuda_tensor_contiguous(x, BARACUDA_DTYPE_BF16, 3, seq)},
+        {BARACUDA_ARG_WEIGHT, baracuda_tensor_contiguous(w, BARACUDA_DTYPE_BF16, 2, wshape)},
+        {BARACUDA_ARG_Y, baracuda_tensor_contiguous(y, BARACUDA_DTYPE_BF16, 3, seq)},
+        {BARACUDA_ARG_STATE, baracuda_tensor_contiguous(state, BARACUDA_DTYPE_BF16, 3, sshape)},
+        {BARACUDA_ARG_CONV_STATE_INDICES, baracuda_tensor_contiguous(idx, BARACUDA_DTYPE_I32, 1, bshape)}};
+    if (circular)
+      args.push_back({BARACUDA_ARG_CACHE_SEQLENS, baracuda_tensor_contiguous(lens, BARACUDA_DTYPE_I32, 1, bshape)});
+    baracuda_plan_t plan = nullptr;
+    REQUIRE(baracuda_plan_select(&d.header, nullptr, &plan) == BARACUDA_STATUS_SUCCESS);
+    REQUIRE(baracuda_plan_run(plan, args.data(), static_cast<int32_t>(args.size()), nullptr, 0, nullptr) ==
+            BARACUDA_STATUS_SUCCESS);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    baracuda_plan_destroy(plan);
+
+    std::vector<uint16_t> got_y(B * C * n), got_rows(B * row);
+    REQUIRE(cudaMemcpy(got_y.data(), y, got_y.size() * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int64_t b = 0; b < B; ++b)
+      REQUIRE(cudaMemcpy(&got_rows[b * row], static_cast<uint16_t *>(state) + indices[b] * row, row * 2,
+                         cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t c = 0; c < C; ++c) {
+        const uint16_t *old = &rows[b * row + c * S], *tok = &tokens[(b * C + c) * n];
+        std::vector<uint16_t> history, expect(old, old + S);  // the window's inputs, oldest first; the new row
+        const int64_t pos = seqlens[b] % S;
+        for (int64_t j = 0; j < W - 1; ++j)
+          history.push_back(circular ? old[(pos - (W - 1) + j + S) % S] : old[S - (W - 1) + j]);
+        for (int64_t i = 0; i < n; ++i) {
+          history.push_back(tok[i]);
+          if (circular) expect[(pos + i) % S] = tok[i];
+        }
+        if (!circular) expect.assign(history.end() - S, history.end());  // S = W-1 here
+        for (int64_t i = 0; i < n; ++i) {
+          double z = 0;
+          for (int64_t k = 0; k < W; ++k) z += bf16(taps[c * W + k]) * bf16(history[i + k]);
+          INFO("b " << b << " c " << c << " token " << i);
+          CHECK(std::fabs(bf16(got_y[(b * C + c) * n + i]) - z) <= 8e-3 * std::fabs(z) + 1e-6);
+        }
+        for (int64_t s = 0; s < S; ++s) CHECK(got_rows[b * row + c * S + s] == expect[s]);
+      }
+    for (void *ptr : {state, x, y, w, idx, lens}) cudaFree(ptr);
+  }
 }
 
 TEST_CASE("causal conv1d forward indexes past 2^31 elements", "[gpu][causal_conv1d][large]") {
