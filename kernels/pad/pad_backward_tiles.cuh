@@ -22,6 +22,7 @@
 #include "common/element_words.cuh"
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
+#include "common/slot_staging.cuh"
 #include "pad/pad_backward_copies.cuh"
 #include "pad/pad_tiles_heuristics.h"
 #include "pad/pad_tiles_traits.h"
@@ -63,6 +64,23 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scrat
   return before + inclusive - v;
 }
 
+// dx column c of a row whose dy sources are slots [k0, k1): their copies of
+// it added in order from -0.0 (each slot's inner copies ascending).
+template <class T, IndexMap M>
+__device__ __forceinline__ T tile_cell_sum(const TileSlots &s, const RowTiles &t, int32_t k0, int32_t k1, int64_t c,
+                                           int64_t lo, int64_t n, int64_t m) {
+  using A = typename Accum<T>::type;
+  const CopyRun run = copy_run<M>(c, lo, n, m);
+  A sum = A(-0.0);
+  for (int32_t k = k0; k < k1; ++k) {
+    const T *slot = reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
+    if (run.before >= 0) sum += Accum<T>::load(slot[run.before]);
+    for (int64_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(slot[j]);
+    if (run.after >= 0) sum += Accum<T>::load(slot[run.after]);
+  }
+  return Accum<T>::store(sum);
+}
+
 // [a, b): dx columns with one inner source each (column c reads dy column
 // c + pad_low); slots: the dy rows a round stages.
 template <class T, IndexMap M>
@@ -78,6 +96,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   __shared__ int32_t s_count[kThreads];  // a row's dy sources
   __shared__ int32_t s_first[kThreads];  // the index of its first among the tile's
   __shared__ int32_t s_scratch[kThreads / 32];
+  __shared__ uint64_t staged;
   const TileSlots s = tile_slots(tile_smem, t, slots);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
@@ -97,21 +116,24 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   const int64_t lo = p.pad_low[inner], n = p.out_extent[inner], m = p.in_extent[inner];
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
-  const int32_t zone = edge_zone(t.width, a, b, V);
-  for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
-    __syncthreads();                     // s_first written; the last round's slots read
+  const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V);
+  const SlotSource src{reinterpret_cast<uintptr_t>(p.in), reinterpret_cast<uintptr_t>(p.in) + t.source_span * Bytes};
+  auto stage = [&](int32_t k, int64_t source) {
+    s.phase[k] = stage_slot_row<Bytes>(s.slot + static_cast<int64_t>(k) * t.slot_vectors, p.in, source, t.window, src,
+                                       &staged);
+  };
+  slot_staging_begin(&staged);
+  for (int32_t r0 = 0, round = 0; r0 < nrows; ++round) {  // rounds: the rows [r0, r1) whose sources fit the slots
+    __syncthreads();                                     // s_first written; the last round's slots read
     const int32_t base = s_first[r0];
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
     const int32_t r1 = r0 + __syncthreads_count(fits);
-    if (fits && count == 1) set_tile_row<Bytes>(s, first - base, p.in, own);
+    if (fits && count == 1) stage(first - base, own);
     for (int32_t k = 0; fits && count > 1 && k < count; ++k) {
       RowCoords rc(row0 + r, p.out_extent, inner);  // nth_copy_row_at asks from the last axis on, as rc gives them
-      set_tile_row<Bytes>(s, first - base + k, p.in,
-                          nth_copy_row_at<M>([&](int d) { return rc.next(p.out_extent[d]); }, axes, count, k));
+      stage(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(p.out_extent[d]); }, axes, count, k));
     }
-    __syncthreads();
-    stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
-    __syncthreads();
+    slot_staging_finish(&staged, round);
 
     // The vectors of the round's rows inside columns [a, b): each from its
     // row's slots in order.
@@ -137,21 +159,33 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       *reinterpret_cast<uint4 *>(out + l0) = y.vector;
     }
-    // The other cells of the round's rows, a cell a thread.
-    for (int32_t i = threadIdx.x; i < (r1 - r0) * zone; i += kThreads) {
-      const int32_t q = i / zone, cr = r0 + q;
-      const int32_t c = edge_column(t, tv, cr, a, b, V, i - q * zone);
-      if (c == t.width) continue;
-      const CopyRun run = copy_run<M>(c, lo, n, m);
-      A sum = A(-0.0);
-      const int32_t k0 = s_first[cr] - base, k1 = k0 + s_count[cr];
-      for (int32_t k = k0; k < k1; ++k) {
-        const T *slot = reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
-        if (run.before >= 0) sum += Accum<T>::load(slot[run.before]);
-        for (int64_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(slot[j]);
-        if (run.after >= 0) sum += Accum<T>::load(slot[run.after]);
+    // The edge vectors of the round's rows (columns of several sources, row
+    // ends), a cell at a time into a vector a thread; a vector with cells
+    // of another round's rows or outside the tile stores its own cells.
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row; i += kThreads) {
+      const int32_t q = i / per_row, cr = r0 + q;
+      const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, i - q * per_row, cr == r0);
+      if (l0 == INT32_MIN) continue;
+      const int32_t c0 = l0 - cr * w;
+      if (c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1)) {
+        // in row cr, or across its end into row cr + 1 of this round
+        const int32_t k0 = s_first[cr] - base, k1 = k0 + s_count[cr];
+        const int32_t j0 = c0 + V > w ? s_first[cr + 1] - base : 0, j1 = c0 + V > w ? j0 + s_count[cr + 1] : 0;
+        P y;
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const bool wraps = c0 + e >= w;
+          y.elem[e] = tile_cell_sum<T, M>(s, t, wraps ? j0 : k0, wraps ? j1 : k1, wraps ? c0 + e - w : c0 + e, lo, n, m);
+        }
+        *reinterpret_cast<uint4 *>(out + l0) = y.vector;
+        continue;
       }
-      out[cr * t.width + c] = Accum<T>::store(sum);
+      for (int e = 0; e < V; ++e) {
+        const int32_t l = l0 + e, lr = l < 0 ? -1 : l / w;
+        if (lr < r0 || lr >= r1 || l >= tv.span) continue;
+        const int32_t k0 = s_first[lr] - base;
+        out[l] = tile_cell_sum<T, M>(s, t, k0, k0 + s_count[lr], l - lr * w, lo, n, m);
+      }
     }
     r0 = r1;
   }

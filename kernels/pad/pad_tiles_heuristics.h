@@ -17,6 +17,9 @@ namespace baracuda::kernels {
 constexpr int32_t kMaxTileRows = 2 * PadTilesTraits::kThreads;
 constexpr uint32_t kMaxTileSmemBytes = 48 * 1024 - 4 * kMaxTileRows - 64;
 
+// The largest inner extent and pad the forward's tiles map (in int32 sums of a few such terms).
+constexpr int64_t kMaxTileInnerIndex = int64_t{1} << 29;
+
 // The source columns a pad forward's rows read: all of each input row, but
 // the columns a constant pad crops away.
 inline void pad_forward_window(const RowsProblem &p, int64_t &begin, int64_t &count) {
@@ -59,6 +62,9 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   int64_t begin, window;
   pad_forward_window(p, begin, window);
   if (!row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxRowBytes)) return false;
+  // The kernel maps the inner axis's columns in 32-bit arithmetic.
+  const int64_t n = p.in_extent[p.rank - 1], lo = p.pad_low[p.rank - 1];
+  if (n > kMaxTileInnerIndex || lo > kMaxTileInnerIndex || lo < -kMaxTileInnerIndex) return false;
   const int64_t row_bytes = p.out_extent[p.rank - 1] * elem_bytes;
   const int64_t tile = row_bytes > PadTilesTraits::kLongRowBytes ? PadTilesTraits::kLongTileBytes
                                                                    : PadTilesTraits::kTileBytes;
