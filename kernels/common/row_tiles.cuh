@@ -30,6 +30,21 @@ __device__ __forceinline__ TileSlots tile_slots(uint4 *smem, const RowTiles &t, 
   return s;
 }
 
+// Row g of a tile's problem (g < 2^31) split into its outer coordinates,
+// innermost first, by calls to next(d) for d from rank - 2 down to 0, each a
+// multiply-shift division (a 32-bit division is some twenty instructions).
+// Callers unroll over d, so that each divisor is a parameter at a constant offset.
+struct TileRowCoords {
+  uint32_t rest;
+  __device__ explicit TileRowCoords(int64_t g) : rest(static_cast<uint32_t>(g)) {}
+  __device__ int64_t next(const RowTiles &t, const int64_t *extent, int d) {
+    const uint32_t q = fast_divide(rest, t.outer_div[d]);
+    const uint32_t c = rest - q * static_cast<uint32_t>(extent[d]);
+    rest = q;
+    return c;
+  }
+};
+
 // The 16 bytes of a slot from its element `elem` on (any 16-byte phase):
 // two aligned shared loads and a funnel shift.
 template <int Bytes>

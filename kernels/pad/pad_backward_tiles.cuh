@@ -35,13 +35,14 @@ constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 // one a row with one source has). Its coordinates are found on the way, not
 // kept: a block's rows are listed with few registers.
 template <IndexMap M>
-__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, int64_t g, int64_t &own) {
-  const int inner = p.rank - 1;
-  RowCoords rc(g, p.out_extent, inner);
+__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own) {
+  TileRowCoords rc(g);
   int64_t count = 1;
   own = 0;
-  for (int d = inner - 1; d >= 0; --d) {
-    const int64_t c = rc.next(p.out_extent[d]);
+#pragma unroll
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= p.rank - 1) continue;
+    const int64_t c = rc.next(t, p.out_extent, d);
     count *= copy_count<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
     own += (c + p.pad_low[d]) * p.in_stride[d];
   }
@@ -107,7 +108,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   int32_t count = 0;
   int64_t own = 0;
   if (r < nrows) {
-    count = static_cast<int32_t>(dx_row_sources<M>(p, row0 + r, own));  // at most slots (the host's bound)
+    count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
     s_count[r] = count;
   }
   const int32_t first = block_exclusive_sum(count, s_scratch);
@@ -130,8 +131,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
     const int32_t r1 = r0 + __syncthreads_count(fits);
     if (fits && count == 1) stage(first - base, own);
     for (int32_t k = 0; fits && count > 1 && k < count; ++k) {
-      RowCoords rc(row0 + r, p.out_extent, inner);  // nth_copy_row_at asks from the last axis on, as rc gives them
-      stage(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(p.out_extent[d]); }, axes, count, k));
+      TileRowCoords rc(row0 + r);  // nth_copy_row_at asks from the last axis on, as rc gives them
+      stage(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, count, k));
     }
     slot_staging_finish(&staged, round);
 

@@ -27,13 +27,14 @@ constexpr int kTileThreads = PadTilesTraits::kThreads;
 // Where output row g's window starts in the input (its outer axes mapped),
 // or -1 for a row of fill values.
 template <IndexMap M>
-__device__ __forceinline__ int64_t pad_source_row(const RowsProblem &p, int64_t g) {
-  const int inner = p.rank - 1;
-  RowCoords rc(g, p.out_extent, inner);
+__device__ __forceinline__ int64_t pad_source_row(const RowsProblem &p, const RowTiles &t, int64_t g) {
+  TileRowCoords rc(g);
   int64_t i = 0;
   bool fill = false;
-  for (int d = inner - 1; d >= 0; --d) {
-    const int64_t m = map_index<M>(rc.next(p.out_extent[d]), p.pad_low[d], p.in_extent[d]);
+#pragma unroll
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= p.rank - 1) continue;
+    const int64_t m = map_index<M>(rc.next(t, p.out_extent, d), p.pad_low[d], p.in_extent[d]);
     fill |= m < 0;
     i += m * p.in_stride[d];
   }
@@ -75,7 +76,7 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   const SlotSource src{reinterpret_cast<uintptr_t>(p.in), reinterpret_cast<uintptr_t>(p.in) + t.source_span * Bytes};
   slot_staging_begin(&staged);
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
-    const int64_t source = t.window > 0 ? pad_source_row<M>(p, row0 + r) : -1;
+    const int64_t source = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
     int32_t o = kFillRow;
     if (source >= 0) {
       uint4 *slot = tile_smem + static_cast<int64_t>(r) * t.slot_vectors;

@@ -32,10 +32,14 @@ inline void pad_forward_window(const RowsProblem &p, int64_t &begin, int64_t &co
 
 // Tiles serve short rows (output and staged window at most max_row_bytes)
 // of a dense output aligned to its elements, read from unit-stride input
-// rows aligned to their elements.
+// rows aligned to their elements, fewer than 2^31 rows (their coordinates
+// are found by 32-bit multiply-shift divisions).
 inline bool row_tiles_serve(const RowsProblem &p, int elem_bytes, int64_t window, int64_t max_row_bytes) {
   const int inner = p.rank - 1;
   const int64_t w = p.out_extent[inner];
+  int64_t rows = 1;
+  for (int d = 0; d < inner && rows < INT32_MAX; ++d) rows *= p.out_extent[d];
+  if (rows >= INT32_MAX) return false;
   const uintptr_t align = static_cast<uintptr_t>(elem_bytes < 16 ? elem_bytes : 16);
   return dense_output(p) && p.in_stride[inner] == 1 && w >= 1 && w * elem_bytes <= max_row_bytes &&
          window * elem_bytes <= max_row_bytes && reinterpret_cast<uintptr_t>(p.out) % align == 0 &&

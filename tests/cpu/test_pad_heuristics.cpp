@@ -240,6 +240,9 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   REQUIRE(pad_backward_takes_tiles(many, 4, most, 2, st));
   CHECK(st.slots == most);
   CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, 2, st));
+  // 2^31 rows or more: their coordinates do not fit the kernels' 32-bit divisions.
+  CHECK(pad_forward_takes_tiles(at(pad_forward({32767, 65536, 4}, {0, 0, 1}, {0, 0, 1}, IndexMap::Reflect)), 4, t));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({32768, 65536, 4}, {0, 0, 1}, {0, 0, 1}, IndexMap::Reflect)), 4, t));
   // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
   RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
   gapped.out_stride[0] += 4;
@@ -257,18 +260,19 @@ TEST_CASE("row tiles: every output vector of a tile written once, inside a row o
   using baracuda::kernels::edge_vector_start;
   using baracuda::kernels::edge_vectors_per_row;
   // Tiles of every small shape: vectors of 1 to 16 elements, rows narrower
-  // and wider than a vector, interiors of any columns, some rows all fill,
-  // the tile's rows in rounds of up to `round` rows (the backward's rounds:
-  // a round's first row takes the vector across its start).
+  // and wider than a vector, interiors of any columns, rows 1 and 4 or rows
+  // 0 and 3 all fill, the tile's rows in rounds of up to `round` rows (the
+  // backward's rounds: a round's first row takes the vector across its start).
   int64_t tiles = 0;
   for (int32_t v = 1; v <= 16; v *= 2)
     for (int32_t width = 1; width <= 3 * v + 3; ++width)
       for (int32_t a = 0; a <= width; a += 1 + width / 5)
         for (int32_t b = a; b <= width; b += 1 + width / 5)
           for (int32_t first = 1 - v; first <= 0; first += (v + 2) / 3)
-            for (int32_t round = 1; round <= 3; ++round) {
+            for (int32_t trial = 0; trial < 6; ++trial) {
+              const int32_t round = 1 + trial / 2, fills = trial % 2;
               const int32_t rows = 5, span = rows * width, count = (span - first + v - 1) / v;
-              const auto fill_row = [](int32_t r) { return r == 1 || r == 4; };
+              const auto fill_row = [fills](int32_t r) { return fills ? r == 0 || r == 3 : r == 1 || r == 4; };
               const int32_t per_row = edge_vectors_per_row(width, a, b, v);
               std::vector<int32_t> writes(static_cast<size_t>(count) * v, 0);  // per element of the vectors
               for (int32_t k = 0; k < count; ++k) {  // the vectors inside one row's columns
