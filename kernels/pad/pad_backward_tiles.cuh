@@ -65,21 +65,65 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scrat
   return before + inclusive - v;
 }
 
+// Slot k's dy row, from its first element.
+template <class T>
+__device__ __forceinline__ const T *slot_row(const TileSlots &s, const RowTiles &t, int32_t k) {
+  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
+}
+
+// Adds a dy row's copies of dx column c to sum, in ascending order.
+template <class T, IndexMap M, class A>
+__device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
+  const CopyRunOf<int32_t> run = copy_run<M>(c, lo, n, m);
+  if (run.before >= 0) sum += Accum<T>::load(row[run.before]);
+  for (int32_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(row[j]);
+  if (run.after >= 0) sum += Accum<T>::load(row[run.after]);
+}
+
 // dx column c of a row whose dy sources are slots [k0, k1): their copies of
-// it added in order from -0.0 (each slot's inner copies ascending).
+// it added in order from -0.0.
 template <class T, IndexMap M>
-__device__ __forceinline__ T tile_cell_sum(const TileSlots &s, const RowTiles &t, int32_t k0, int32_t k1, int64_t c,
-                                           int64_t lo, int64_t n, int64_t m) {
-  using A = typename Accum<T>::type;
-  const CopyRun run = copy_run<M>(c, lo, n, m);
-  A sum = A(-0.0);
-  for (int32_t k = k0; k < k1; ++k) {
-    const T *slot = reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
-    if (run.before >= 0) sum += Accum<T>::load(slot[run.before]);
-    for (int64_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(slot[j]);
-    if (run.after >= 0) sum += Accum<T>::load(slot[run.after]);
-  }
+__device__ __forceinline__ T cell_sum(const TileSlots &s, const RowTiles &t, int32_t k0, int32_t k1, int32_t c,
+                                      int32_t lo, int32_t n, int32_t m) {
+  typename Accum<T>::type sum(-0.0);
+  for (int32_t k = k0; k < k1; ++k) add_copies<T, M>(sum, slot_row<T>(s, t, k), c, lo, n, m);
   return Accum<T>::store(sum);
+}
+
+// A vector of dx cells: its first `split` cells columns c0, c0 + 1, ... of a
+// row whose sources are slots [k0, k1), the rest columns 0, 1, ... of the
+// next row, whose sources are slots [j0, j1); each cell summed as cell_sum
+// does, a slot's row read once for up to 4 of its cells (4 sums a thread at
+// a time, which the registers of kSumMinBlocks blocks an SM hold).
+template <class T, IndexMap M>
+__device__ __forceinline__ uint4 vector_sums(const TileSlots &s, const RowTiles &t, int32_t k0, int32_t k1,
+                                             int32_t j0, int32_t j1, int32_t c0, int32_t split, int32_t lo,
+                                             int32_t n, int32_t m) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int kPart = P::kCount < 4 ? P::kCount : 4;
+  P y;
+#pragma unroll
+  for (int part = 0; part < P::kCount; part += kPart) {
+    A acc[kPart];
+#pragma unroll
+    for (int e = 0; e < kPart; ++e) acc[e] = A(-0.0);
+    for (int32_t k = k0; k < k1 && part < split; ++k) {
+      const T *row = slot_row<T>(s, t, k);
+#pragma unroll
+      for (int e = 0; e < kPart; ++e)
+        if (part + e < split) add_copies<T, M>(acc[e], row, c0 + part + e, lo, n, m);
+    }
+    for (int32_t k = j0; k < j1 && part + kPart > split; ++k) {
+      const T *row = slot_row<T>(s, t, k);
+#pragma unroll
+      for (int e = 0; e < kPart; ++e)
+        if (part + e >= split) add_copies<T, M>(acc[e], row, part + e - split, lo, n, m);
+    }
+#pragma unroll
+    for (int e = 0; e < kPart; ++e) y.elem[part + e] = Accum<T>::store(acc[e]);
+  }
+  return y.vector;
 }
 
 // [a, b): dx columns with one inner source each (column c reads dy column
@@ -118,6 +162,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
   const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V);
+  // The inner axis in 32-bit: dx and dy rows of tiles are short.
+  const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   const SlotSource src{reinterpret_cast<uintptr_t>(p.in), reinterpret_cast<uintptr_t>(p.in) + t.source_span * Bytes};
   auto stage = [&](int32_t k, int64_t source) {
     s.phase[k] = stage_slot_row<Bytes>(s.slot + static_cast<int64_t>(k) * t.slot_vectors, p.in, source, t.window, src,
@@ -170,22 +216,17 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       const int32_t c0 = l0 - cr * w;
       if (c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1)) {
         // in row cr, or across its end into row cr + 1 of this round
-        const int32_t k0 = s_first[cr] - base, k1 = k0 + s_count[cr];
-        const int32_t j0 = c0 + V > w ? s_first[cr + 1] - base : 0, j1 = c0 + V > w ? j0 + s_count[cr + 1] : 0;
-        P y;
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const bool wraps = c0 + e >= w;
-          y.elem[e] = tile_cell_sum<T, M>(s, t, wraps ? j0 : k0, wraps ? j1 : k1, wraps ? c0 + e - w : c0 + e, lo, n, m);
-        }
-        *reinterpret_cast<uint4 *>(out + l0) = y.vector;
+        const bool wraps = c0 + V > w;
+        const int32_t k0 = s_first[cr] - base, j0 = wraps ? s_first[cr + 1] - base : 0;
+        *reinterpret_cast<uint4 *>(out + l0) = vector_sums<T, M>(
+            s, t, k0, k0 + s_count[cr], j0, wraps ? j0 + s_count[cr + 1] : 0, c0, wraps ? w - c0 : V, lo32, n32, m32);
         continue;
       }
       for (int e = 0; e < V; ++e) {
         const int32_t l = l0 + e, lr = l < 0 ? -1 : l / w;
         if (lr < r0 || lr >= r1 || l >= tv.span) continue;
         const int32_t k0 = s_first[lr] - base;
-        out[l] = tile_cell_sum<T, M>(s, t, k0, k0 + s_count[lr], l - lr * w, lo, n, m);
+        out[l] = cell_sum<T, M>(s, t, k0, k0 + s_count[lr], l - lr * w, lo32, n32, m32);
       }
     }
     r0 = r1;
