@@ -109,11 +109,11 @@ __device__ __forceinline__ int64_t nth_copy_row_at(CoordAt &&coord_at, const Cop
     if (d >= a.axes) continue;
     const CopyRun r = copy_run<M>(coord_at(d), a.lo[d], a.n[d], a.m[d]);
     const int64_t size = copy_run_size(r);
-    int64_t pick;
-    if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
+    int64_t pick = 0;  // the copy of a row's single copy along most axes needs no division
+    if (size > 1 && count <= INT32_MAX) {  // 32-bit division: several times cheaper
       pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
       rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
-    } else {
+    } else if (size > 1) {
       pick = rest % size;
       rest /= size;
     }
