@@ -1,11 +1,13 @@
-// The device side of row tiles (row_tiles.h): a tile's shared memory, and
-// the 16-byte output vectors it writes.
+// The device side of row tiles (row_tiles.h): a tile's shared memory, its
+// source rows staged with asynchronous 16-byte copies, and the 16-byte
+// output vectors it writes.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "common/async_copy.cuh"
 #include "common/element_words.cuh"
 #include "common/row_tiles.h"
 #include "common/shifted_load.cuh"
@@ -16,18 +18,68 @@ namespace baracuda::kernels {
 
 // A backward tile's shared memory: slot k (slot_vectors 16-byte vectors
 // from slot + k * slot_vectors) holds a source row, staged from the 16-byte
-// boundary at or before its first element (common/slot_staging.cuh);
-// phase[k] is how many elements precede that one in the slot.
+// boundary at or before its first element; source[k] is that element's
+// offset into the input, phase[k] how many elements precede it in the slot.
 struct TileSlots {
   uint4 *slot;
+  int64_t *source;
   int32_t *phase;
 };
 
 __device__ __forceinline__ TileSlots tile_slots(uint4 *smem, const RowTiles &t, int32_t slots) {
   TileSlots s;
   s.slot = smem;
-  s.phase = reinterpret_cast<int32_t *>(smem + static_cast<int64_t>(slots) * t.slot_vectors);
+  s.source = reinterpret_cast<int64_t *>(smem + static_cast<int64_t>(slots) * t.slot_vectors);
+  s.phase = reinterpret_cast<int32_t *>(s.source + slots);
   return s;
+}
+
+// How many elements precede input element `source` in its slot.
+template <int Bytes>
+__device__ __forceinline__ int32_t slot_phase(const void *in, int64_t source) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(static_cast<const unsigned char *>(in) + source * Bytes);
+  return static_cast<int32_t>((at & 15u) / Bytes);
+}
+
+// Stages the windows of the first n slots, slot k's starting at input
+// element source[k] (-1: nothing staged): each 16-byte vector a window
+// touches as an asynchronous copy by its own thread, all in flight
+// together, where the vector lies inside the input's span (its bytes beyond
+// the window land in the slot unread); the elements of the few others (at
+// the input's two ends) one by one, so that no read leaves the input.
+// Consecutive threads copy consecutive vectors of a slot, so that a warp's
+// copies of a row are whole sectors (a bulk copy a row, by the copy engine,
+// ran 1-5 points of copy slower, bench/NOTES.md session 18). Returns once
+// this thread's copies have landed; the caller syncs the block before
+// reading the slots.
+template <int Bytes>
+__device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &t, int32_t n, uint4 *slots,
+                                                const int64_t *source) {
+  using E = typename Word<Bytes>::type;
+  const int32_t total = n * t.slot_vectors;
+  const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
+  for (int32_t f = threadIdx.x; f < total; f += blockDim.x) {
+    const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(f), t.slot_div));
+    const int32_t v = f - k * t.slot_vectors;
+    const int64_t from = source[k];
+    if (from < 0) continue;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(static_cast<const unsigned char *>(in) + from * Bytes);
+    const uintptr_t end = first + static_cast<uintptr_t>(t.window) * Bytes;
+    const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v);
+    uint4 *to = slots + static_cast<int64_t>(k) * t.slot_vectors + v;
+    if (chunk >= end) continue;
+    if (chunk >= in_begin && chunk + 16 <= in_end) {
+      async_copy16(to, reinterpret_cast<const void *>(chunk));
+      continue;
+    }
+#pragma unroll
+    for (int j = 0; j < 16 / Bytes; ++j) {
+      const uintptr_t at = chunk + j * Bytes;
+      if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
+    }
+  }
+  async_copy_commit();
+  async_copy_wait<0>();
 }
 
 // Row g of a tile's problem (g < 2^31) split into its outer coordinates,

@@ -36,14 +36,15 @@ struct RowTiles {
   int32_t slot_vectors;     // 16-byte vectors of a row's slot: the window at any 16-byte phase
   int64_t source_span;      // elements from the input's first that its last lies within
   FastDivisor width_div;    // of width
+  FastDivisor slot_div;     // of slot_vectors
   FastDivisor outer_div[kMaxRank - 1];  // of each outer output extent (rows < 2^31)
-  uint32_t smem_bytes;      // a block's shared memory: the slots, a word a row (its phase or origin), extra bytes
+  uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and a word (phase or origin), extra bytes
 };
 
 // The shared memory a tile of `rows` rows of `slot_vectors` vectors and
 // `extra` more bytes a row takes (those from a 16-byte boundary).
 inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t extra) {
-  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 4 + extra) + (extra > 0 ? 15 : 0));
+  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + extra) + (extra > 0 ? 15 : 0));
 }
 
 // A tile's 16-byte output vectors (v elements each; vector k starts at
@@ -96,6 +97,7 @@ inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t win
   t.source_span = 1;
   for (int d = 0; d < p.rank; ++d) t.source_span += (p.in_extent[d] > 0 ? p.in_extent[d] - 1 : 0) * p.in_stride[d];
   t.width_div = fast_divisor(t.width);
+  t.slot_div = fast_divisor(t.slot_vectors > 0 ? t.slot_vectors : 1);
   for (int d = 0; d < inner; ++d) t.outer_div[d] = fast_divisor(p.out_extent[d]);
   t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors, extra);
   return t;

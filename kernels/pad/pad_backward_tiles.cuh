@@ -22,7 +22,6 @@
 #include "common/element_words.cuh"
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
-#include "common/slot_staging.cuh"
 #include "pad/pad_backward_copies.cuh"
 #include "pad/pad_tiles_heuristics.h"
 #include "pad/pad_tiles_traits.h"
@@ -141,7 +140,6 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   __shared__ int32_t s_count[kThreads];  // a row's dy sources
   __shared__ int32_t s_first[kThreads];  // the index of its first among the tile's
   __shared__ int32_t s_scratch[kThreads / 32];
-  __shared__ uint64_t staged;
   const TileSlots s = tile_slots(tile_smem, t, slots);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
@@ -164,23 +162,23 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V);
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
-  const SlotSource src{reinterpret_cast<uintptr_t>(p.in), reinterpret_cast<uintptr_t>(p.in) + t.source_span * Bytes};
-  auto stage = [&](int32_t k, int64_t source) {
-    s.phase[k] = stage_slot_row<Bytes>(s.slot + static_cast<int64_t>(k) * t.slot_vectors, p.in, source, t.window, src,
-                                       &staged);
+  auto list = [&](int32_t k, int64_t source) {
+    s.source[k] = source;
+    s.phase[k] = slot_phase<Bytes>(p.in, source);
   };
-  slot_staging_begin(&staged);
-  for (int32_t r0 = 0, round = 0; r0 < nrows; ++round) {  // rounds: the rows [r0, r1) whose sources fit the slots
-    __syncthreads();                                     // s_first written; the last round's slots read
+  for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
+    __syncthreads();                    // s_first written; the last round's slots read
     const int32_t base = s_first[r0];
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
     const int32_t r1 = r0 + __syncthreads_count(fits);
-    if (fits && count == 1) stage(first - base, own);
+    if (fits && count == 1) list(first - base, own);
     for (int32_t k = 0; fits && count > 1 && k < count; ++k) {
       TileRowCoords rc(row0 + r);  // nth_copy_row_at asks from the last axis on, as rc gives them
-      stage(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, count, k));
+      list(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, count, k));
     }
-    slot_staging_finish(&staged, round);
+    __syncthreads();
+    stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s.slot, s.source);
+    __syncthreads();
 
     // The vectors of the round's rows inside columns [a, b): each from its
     // row's slots in order.

@@ -1,6 +1,6 @@
 // Pad forward of short rows in tiles (common/row_tiles.h): a block stages
-// the source rows of a run of whole output rows through shared memory (a
-// row a thread, common/slot_staging.cuh), then writes the run as 16-byte
+// the source rows of a run of whole output rows through shared memory, then
+// writes the run as 16-byte
 // vectors: those inside one row's interior as a shifted 16 bytes of the
 // row's slot (or the fill, on a row of fill values), the edge vectors (pad
 // columns, row ends) an element at a time into a vector a thread. A tile of
@@ -16,7 +16,6 @@
 #include "common/element_words.cuh"
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
-#include "common/slot_staging.cuh"
 #include "pad/pad_tiles_heuristics.h"
 #include "pad/pad_tiles_traits.h"
 
@@ -67,25 +66,22 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   using P = Pack16<E>;
   constexpr int V = P::kCount;
   extern __shared__ uint4 tile_smem[];
-  __shared__ uint64_t staged;
-  int32_t *origin = reinterpret_cast<int32_t *>(tile_smem + static_cast<int64_t>(t.rows_per_block) * t.slot_vectors);
+  int64_t *source = reinterpret_cast<int64_t *>(tile_smem + static_cast<int64_t>(t.rows_per_block) * t.slot_vectors);
+  int32_t *origin = reinterpret_cast<int32_t *>(source + t.rows_per_block);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const int inner = p.rank - 1;
   const int64_t n = p.in_extent[inner], lo = p.pad_low[inner];
-  const SlotSource src{reinterpret_cast<uintptr_t>(p.in), reinterpret_cast<uintptr_t>(p.in) + t.source_span * Bytes};
-  slot_staging_begin(&staged);
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
-    const int64_t source = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
-    int32_t o = kFillRow;
-    if (source >= 0) {
-      uint4 *slot = tile_smem + static_cast<int64_t>(r) * t.slot_vectors;
-      const int32_t phase = stage_slot_row<Bytes>(slot, p.in, source + t.window_begin, t.window, src, &staged);
-      o = r * (t.slot_vectors * (16 / Bytes)) + phase - static_cast<int32_t>(t.window_begin + lo);
-    }
-    origin[r] = o;
+    const int64_t row = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
+    source[r] = row < 0 ? -1 : row + t.window_begin;
+    origin[r] = row < 0 ? kFillRow
+                        : r * (t.slot_vectors * (16 / Bytes)) + slot_phase<Bytes>(p.in, row + t.window_begin) -
+                              static_cast<int32_t>(t.window_begin + lo);
   }
-  slot_staging_finish(&staged, 0);
+  __syncthreads();
+  stage_tile_rows<Bytes>(p.in, t, nrows, tile_smem, source);
+  __syncthreads();
 
   // The interior columns [a, b) of a row that reads its input; a row of fill
   // values is fill from 0 to width.
