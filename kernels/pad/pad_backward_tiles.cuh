@@ -205,14 +205,19 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       *reinterpret_cast<uint4 *>(out + l0) = y.vector;
     }
     // The edge vectors of the round's rows (columns of several sources, row
-    // ends), a cell at a time into a vector a thread; a vector with cells
-    // of another round's rows or outside the tile stores its own cells.
-    for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row; i += kThreads) {
-      const int32_t q = i / per_row, cr = r0 + q;
-      const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, i - q * per_row, cr == r0);
+    // ends): a vector a thread, its cells summed a slot at a time. Replicate
+    // takes a cell a thread (a cell on its edge sums a run as long as the
+    // pad, which one thread's vector of cells ran 5-10 points of copy slower,
+    // bench/NOTES.md session 18), as does a vector with cells of another
+    // round's rows or outside the tile.
+    constexpr int kCells = M == IndexMap::Replicate ? 1 : V;  // a thread's cells of a vector
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
+      const int32_t item = i / (V / kCells), e0 = (i - item * (V / kCells)) * kCells;
+      const int32_t q = item / per_row, cr = r0 + q;
+      const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, item - q * per_row, cr == r0);
       if (l0 == INT32_MIN) continue;
       const int32_t c0 = l0 - cr * w;
-      if (c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1)) {
+      if (kCells == V && c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1)) {
         // in row cr, or across its end into row cr + 1 of this round
         const bool wraps = c0 + V > w;
         const int32_t k0 = s_first[cr] - base, j0 = wraps ? s_first[cr + 1] - base : 0;
@@ -220,7 +225,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
             s, t, k0, k0 + s_count[cr], j0, wraps ? j0 + s_count[cr + 1] : 0, c0, wraps ? w - c0 : V, lo32, n32, m32);
         continue;
       }
-      for (int e = 0; e < V; ++e) {
+      for (int e = e0; e < e0 + kCells; ++e) {
         const int32_t l = l0 + e, lr = l < 0 ? -1 : l / w;
         if (lr < r0 || lr >= r1 || l >= tv.span) continue;
         const int32_t k0 = s_first[lr] - base;
