@@ -38,13 +38,13 @@ struct RowTiles {
   FastDivisor width_div;    // of width
   FastDivisor slot_div;     // of slot_vectors
   FastDivisor outer_div[kMaxRank - 1];  // of each outer output extent (rows < 2^31)
-  uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and a word (phase or origin), extra bytes
+  uint32_t smem_bytes;      // a block's shared memory: the slots, each one's copies (12 bytes) and word, extra bytes
 };
 
 // The shared memory a tile of `rows` rows of `slot_vectors` vectors and
 // `extra` more bytes a row takes (those from a 16-byte boundary).
 inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t extra) {
-  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + extra) + (extra > 0 ? 15 : 0));
+  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + 4 + extra) + (extra > 0 ? 15 : 0));
 }
 
 // A tile's 16-byte output vectors (v elements each; vector k starts at

@@ -64,10 +64,18 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scrat
   return before + inclusive - v;
 }
 
+// The staged dy rows as the sums read them: slot k's row starts phase[k]
+// elements into it.
+struct StagedRows {
+  const uint4 *slot;
+  const int32_t *phase;
+  int32_t slot_vectors;
+};
+
 // Slot k's dy row, from its first element.
 template <class T>
-__device__ __forceinline__ const T *slot_row(const TileSlots &s, const RowTiles &t, int32_t k) {
-  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
+__device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
+  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.phase[k];
 }
 
 // Adds a dy row's copies of dx column c to sum, in ascending order.
@@ -82,10 +90,10 @@ __device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int3
 // dx column c of a row whose dy sources are slots [k0, k1): their copies of
 // it added in order from -0.0.
 template <class T, IndexMap M>
-__device__ __forceinline__ T cell_sum(const TileSlots &s, const RowTiles &t, int32_t k0, int32_t k1, int32_t c,
+__device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k1, int32_t c,
                                       int32_t lo, int32_t n, int32_t m) {
   typename Accum<T>::type sum(-0.0);
-  for (int32_t k = k0; k < k1; ++k) add_copies<T, M>(sum, slot_row<T>(s, t, k), c, lo, n, m);
+  for (int32_t k = k0; k < k1; ++k) add_copies<T, M>(sum, slot_row<T>(s, k), c, lo, n, m);
   return Accum<T>::store(sum);
 }
 
@@ -95,7 +103,7 @@ __device__ __forceinline__ T cell_sum(const TileSlots &s, const RowTiles &t, int
 // does, a slot's row read once for up to 4 of its cells (4 sums a thread at
 // a time, which the registers of kSumMinBlocks blocks an SM hold).
 template <class T, IndexMap M>
-__device__ __forceinline__ uint4 vector_sums(const TileSlots &s, const RowTiles &t, int32_t k0, int32_t k1,
+__device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, int32_t k1,
                                              int32_t j0, int32_t j1, int32_t c0, int32_t split, int32_t lo,
                                              int32_t n, int32_t m) {
   using A = typename Accum<T>::type;
@@ -108,13 +116,13 @@ __device__ __forceinline__ uint4 vector_sums(const TileSlots &s, const RowTiles 
 #pragma unroll
     for (int e = 0; e < kPart; ++e) acc[e] = A(-0.0);
     for (int32_t k = k0; k < k1 && part < split; ++k) {
-      const T *row = slot_row<T>(s, t, k);
+      const T *row = slot_row<T>(s, k);
 #pragma unroll
       for (int e = 0; e < kPart; ++e)
         if (part + e < split) add_copies<T, M>(acc[e], row, c0 + part + e, lo, n, m);
     }
     for (int32_t k = j0; k < j1 && part + kPart > split; ++k) {
-      const T *row = slot_row<T>(s, t, k);
+      const T *row = slot_row<T>(s, k);
 #pragma unroll
       for (int e = 0; e < kPart; ++e)
         if (part + e >= split) add_copies<T, M>(acc[e], row, part + e - split, lo, n, m);
@@ -141,6 +149,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   __shared__ int32_t s_first[kThreads];  // the index of its first among the tile's
   __shared__ int32_t s_scratch[kThreads / 32];
   const TileSlots s = tile_slots(tile_smem, t, slots);
+  int32_t *phase = tile_words(s, slots);
+  const StagedRows staged{s.slot, phase, t.slot_vectors};
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const CopyAxes axes = dx_to_dy(p);
@@ -163,8 +173,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   auto list = [&](int32_t k, int64_t source) {
-    s.source[k] = source;
-    s.phase[k] = slot_phase<Bytes>(p.in, source);
+    set_slot_copies<Bytes>(s, k, p.in, t, source);
+    phase[k] = slot_phase<Bytes>(p.in, source);
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     __syncthreads();                    // s_first written; the last round's slots read
@@ -177,7 +187,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       list(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, count, k));
     }
     __syncthreads();
-    stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s.slot, s.source);
+    stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
     __syncthreads();
 
     // The vectors of the round's rows inside columns [a, b): each from its
@@ -195,7 +205,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       for (int32_t k = k0; k < k1; ++k) {
         P x;
         x.vector = slot_vector<Bytes>(s.slot + static_cast<int64_t>(k) * t.slot_vectors,
-                                      s.phase[k] + static_cast<int32_t>(c + lo));
+                                      phase[k] + static_cast<int32_t>(c + lo));
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -222,14 +232,14 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
         const bool wraps = c0 + V > w;
         const int32_t k0 = s_first[cr] - base, j0 = wraps ? s_first[cr + 1] - base : 0;
         *reinterpret_cast<uint4 *>(out + l0) = vector_sums<T, M>(
-            s, t, k0, k0 + s_count[cr], j0, wraps ? j0 + s_count[cr + 1] : 0, c0, wraps ? w - c0 : V, lo32, n32, m32);
+            staged, k0, k0 + s_count[cr], j0, wraps ? j0 + s_count[cr + 1] : 0, c0, wraps ? w - c0 : V, lo32, n32, m32);
         continue;
       }
       for (int e = e0; e < e0 + kCells; ++e) {
         const int32_t l = l0 + e, lr = l < 0 ? -1 : l / w;
         if (lr < r0 || lr >= r1 || l >= tv.span) continue;
         const int32_t k0 = s_first[lr] - base;
-        out[l] = cell_sum<T, M>(s, t, k0, k0 + s_count[lr], l - lr * w, lo32, n32, m32);
+        out[l] = cell_sum<T, M>(staged, k0, k0 + s_count[lr], l - lr * w, lo32, n32, m32);
       }
     }
     r0 = r1;

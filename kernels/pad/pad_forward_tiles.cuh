@@ -66,21 +66,21 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   using P = Pack16<E>;
   constexpr int V = P::kCount;
   extern __shared__ uint4 tile_smem[];
-  int64_t *source = reinterpret_cast<int64_t *>(tile_smem + static_cast<int64_t>(t.rows_per_block) * t.slot_vectors);
-  int32_t *origin = reinterpret_cast<int32_t *>(source + t.rows_per_block);
+  const TileSlots s = tile_slots(tile_smem, t, t.rows_per_block);
+  int32_t *origin = tile_words(s, t.rows_per_block);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const int inner = p.rank - 1;
   const int64_t n = p.in_extent[inner], lo = p.pad_low[inner];
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
     const int64_t row = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
-    source[r] = row < 0 ? -1 : row + t.window_begin;
+    set_slot_copies<Bytes>(s, r, p.in, t, row < 0 ? -1 : row + t.window_begin);
     origin[r] = row < 0 ? kFillRow
                         : r * (t.slot_vectors * (16 / Bytes)) + slot_phase<Bytes>(p.in, row + t.window_begin) -
                               static_cast<int32_t>(t.window_begin + lo);
   }
   __syncthreads();
-  stage_tile_rows<Bytes>(p.in, t, nrows, tile_smem, source);
+  stage_tile_rows<Bytes>(p.in, t, nrows, s);
   __syncthreads();
 
   // The interior columns [a, b) of a row that reads its input; a row of fill

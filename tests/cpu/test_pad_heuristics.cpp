@@ -162,7 +162,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.window_begin == 0);
   CHECK(t.window == 512);
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
-  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
+  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 16));
   CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
   // Its backward: dx rows of 512 a tile of kSumTileBytes, dy rows of 514 staged, a
   // slot for each and the spare ones (dx rows 1 and 510 have two sources).
