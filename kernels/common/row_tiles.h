@@ -38,6 +38,7 @@ struct RowTiles {
   FastDivisor width_div;    // of width
   FastDivisor slot_div;     // of slot_vectors
   FastDivisor outer_div[kMaxRank - 1];  // of each outer output extent (rows < 2^31)
+  FastDivisor edge_div;     // of the edge vectors a row (edge_vectors_per_row), set at launch
   uint32_t smem_bytes;      // a block's shared memory: the slots, each one's copies (12 bytes) and word, extra bytes
 };
 
@@ -57,6 +58,13 @@ inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t 
 BARACUDA_HOST_DEVICE_INLINE int32_t edge_vectors_per_row(int32_t width, int32_t a, int32_t b, int32_t v) {
   const int32_t ends = (a + 2 * v - 1) / v + (width - b + 2 * v - 2) / v, all = (width + 2 * v - 1) / v;
   return ends < all ? ends : all;
+}
+
+// The columns [a, b) of an output row of `width` that read input columns
+// c - lo of an input row of n (a pad's interior).
+BARACUDA_HOST_DEVICE_INLINE void interior_columns(int64_t lo, int64_t n, int32_t width, int32_t &a, int32_t &b) {
+  a = static_cast<int32_t>(lo < 0 ? 0 : lo > width ? width : lo);
+  b = static_cast<int32_t>(lo + n < a ? a : lo + n > width ? width : lo + n);
 }
 
 // The first vector start at or after tile-relative element x.

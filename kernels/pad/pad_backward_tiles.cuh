@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
     constexpr int kCells = M == IndexMap::Replicate ? 1 : V;  // a thread's cells of a vector
     for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
       const int32_t item = i / (V / kCells), e0 = (i - item * (V / kCells)) * kCells;
-      const int32_t q = item / per_row, cr = r0 + q;
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(item), t.edge_div)), cr = r0 + q;
       const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, item - q * per_row, cr == r0);
       if (l0 == INT32_MIN) continue;
       const int32_t c0 = l0 - cr * w;
@@ -236,8 +236,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
         continue;
       }
       for (int e = e0; e < e0 + kCells; ++e) {
-        const int32_t l = l0 + e, lr = l < 0 ? -1 : l / w;
-        if (lr < r0 || lr >= r1 || l >= tv.span) continue;
+        const int32_t l = l0 + e;
+        if (l < 0 || l >= tv.span) continue;
+        const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
+        if (lr < r0 || lr >= r1) continue;
         const int32_t k0 = s_first[lr] - base;
         out[l] = cell_sum<T, M>(staged, k0, k0 + s_count[lr], l - lr * w, lo32, n32, m32);
       }
@@ -250,8 +252,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
 template <class T, IndexMap M>
 int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a, int32_t b, cudaStream_t stream) {
   if (s.t.blocks > INT_MAX) return 3;
+  RowTiles with_edges = s.t;
+  with_edges.edge_div = fast_divisor(edge_vectors_per_row(s.t.width, a, b, 16 / static_cast<int32_t>(sizeof(T))));
   pad_backward_tiles_kernel<T, M><<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(
-      p, s.t, s.slots, a, b);
+      p, with_edges, s.slots, a, b);
   return -static_cast<int>(cudaGetLastError());
 }
 

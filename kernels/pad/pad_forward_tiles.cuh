@@ -86,8 +86,8 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   // The interior columns [a, b) of a row that reads its input; a row of fill
   // values is fill from 0 to width.
   const int32_t w = t.width;
-  const int32_t a = static_cast<int32_t>(lo < 0 ? 0 : lo > w ? w : lo);
-  const int32_t b = static_cast<int32_t>(lo + n < a ? a : lo + n > w ? w : lo + n);
+  int32_t a, b;
+  interior_columns(lo, n, w, a, b);
   E fill;
   memcpy(&fill, p.fill, Bytes);
   P fill_pack;
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   const int32_t per_row = edge_vectors_per_row(w, a, b, V), lo32 = static_cast<int32_t>(lo);
   const int32_t n32 = static_cast<int32_t>(n);
   for (int32_t i = threadIdx.x; i < nrows * per_row; i += kTileThreads) {
-    const int32_t r = i / per_row, o = origin[r];
+    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), t.edge_div)), o = origin[r];
     const bool fill_row = o == kFillRow;
     const int32_t l0 = edge_vector_start(tv.first, w, r, fill_row ? 0 : a, fill_row ? w : b, V, i - r * per_row, r == 0);
     if (l0 == INT32_MIN) continue;
@@ -131,8 +131,10 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
       continue;
     }
     for (int e = 0; e < V; ++e) {  // a tile end, or rows narrower than a vector
-      const int32_t l = l0 + e, rr = l / w;
-      if (l >= 0 && l < tv.span) out[l] = tile_element<M>(slots, origin[rr], l - rr * w, lo32, n32, fill);
+      const int32_t l = l0 + e;
+      if (l < 0 || l >= tv.span) continue;
+      const int32_t rr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
+      out[l] = tile_element<M>(slots, origin[rr], l - rr * w, lo32, n32, fill);
     }
   }
 }
@@ -141,7 +143,12 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
 template <int Bytes, IndexMap M>
 int launch_pad_forward_tiles(const RowsProblem &p, const RowTiles &t, cudaStream_t stream) {
   if (t.blocks > INT_MAX) return 3;
-  pad_forward_tiles_kernel<Bytes, M><<<static_cast<unsigned>(t.blocks), kTileThreads, t.smem_bytes, stream>>>(p, t);
+  int32_t a, b;
+  interior_columns(p.pad_low[p.rank - 1], p.in_extent[p.rank - 1], t.width, a, b);
+  RowTiles with_edges = t;
+  with_edges.edge_div = fast_divisor(edge_vectors_per_row(t.width, a, b, 16 / Bytes));
+  pad_forward_tiles_kernel<Bytes, M>
+      <<<static_cast<unsigned>(t.blocks), kTileThreads, t.smem_bytes, stream>>>(p, with_edges);
   return -static_cast<int>(cudaGetLastError());
 }
 
