@@ -37,21 +37,54 @@ struct RowTiles {
   int64_t source_span;      // elements from the input's first that its last lies within
   FastDivisor width_div;    // of width
   FastDivisor slot_div;     // of slot_vectors
-  uint32_t smem_bytes;      // a block's shared memory: the slots, each row's source offset and phase, extra bytes
+  FastDivisor outer_div[kMaxRank - 1];  // of each outer output extent (rows < 2^31)
+  FastDivisor edge_div;     // of the edge vectors a row (edge_vectors_per_row), set at launch
+  uint32_t smem_bytes;      // a block's shared memory: the slots, each one's copies (12 bytes) and word, extra bytes
 };
 
 // The shared memory a tile of `rows` rows of `slot_vectors` vectors and
 // `extra` more bytes a row takes (those from a 16-byte boundary).
 inline uint32_t row_tile_smem_bytes(int64_t rows, int64_t slot_vectors, int64_t extra) {
-  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + extra) + (extra > 0 ? 15 : 0));
+  return static_cast<uint32_t>(rows * (slot_vectors * 16 + 8 + 4 + 4 + extra) + (extra > 0 ? 15 : 0));
 }
 
-// The most columns of a row of `width` left outside the 16-byte vectors that
-// lie inside its columns [a, b), v elements a vector: those before a and from
-// b on, and up to v - 1 more each side where the vectors' boundaries fall.
-BARACUDA_HOST_DEVICE_INLINE int32_t edge_zone(int32_t width, int32_t a, int32_t b, int32_t v) {
-  const int32_t most = a + (width - b) + 2 * (v - 1);
-  return most < width ? most : width;
+// A tile's 16-byte output vectors (v elements each; vector k starts at
+// tile-relative element first + k * v, first in (-v, 0]) are either inside
+// one row's columns [x0, x1) (its interior, or all of a row of fill values)
+// or edge vectors, each counted with the row its first element lies in; a
+// row may also take the vector across its start (row 0 does: the vector
+// that starts before the tile). At most this many edge vectors a row of
+// `width` whose columns [x0, x1) contain [a, b):
+BARACUDA_HOST_DEVICE_INLINE int32_t edge_vectors_per_row(int32_t width, int32_t a, int32_t b, int32_t v) {
+  const int32_t ends = (a + 2 * v - 1) / v + (width - b + 2 * v - 2) / v, all = (width + 2 * v - 1) / v;
+  return ends < all ? ends : all;
+}
+
+// The columns [a, b) of an output row of `width` that read input columns
+// c - lo of an input row of n (a pad's interior).
+BARACUDA_HOST_DEVICE_INLINE void interior_columns(int64_t lo, int64_t n, int32_t width, int32_t &a, int32_t &b) {
+  a = static_cast<int32_t>(lo < 0 ? 0 : lo > width ? width : lo);
+  b = static_cast<int32_t>(lo + n < a ? a : lo + n > width ? width : lo + n);
+}
+
+// The first vector start at or after tile-relative element x.
+BARACUDA_HOST_DEVICE_INLINE int32_t vector_start_from(int32_t first, int32_t x, int32_t v) {
+  return x + ((first - x) & (v - 1));
+}
+
+// Where row r's q-th edge vector starts (its columns [x0, x1) as above;
+// with_start: it takes the vector across its start too), or INT32_MIN where
+// the row has fewer: the vectors before its first one inside [x0, x1), then
+// those from the end of its last.
+BARACUDA_HOST_DEVICE_INLINE int32_t edge_vector_start(int32_t first, int32_t width, int32_t r, int32_t x0,
+                                                      int32_t x1, int32_t v, int32_t q, bool with_start) {
+  const int32_t row = r * width;
+  const int32_t begin = with_start ? row - ((row - first) & (v - 1)) : vector_start_from(first, row, v);
+  const int32_t end = vector_start_from(first, row + width, v);
+  const int32_t inside = vector_start_from(first, row + x0, v), past = vector_start_from(first, row + x1 - v + 1, v);
+  const int32_t heads = inside < past ? (inside - begin) / v : 0;
+  const int32_t s = q < heads ? begin + q * v : (inside < past ? past : begin) + (q - heads) * v;
+  return s < end ? s : INT32_MIN;
 }
 
 // Tiles of rows_per_block rows of p's output, staging source columns
@@ -73,6 +106,7 @@ inline RowTiles make_row_tiles(const RowsProblem &p, int elem_bytes, int64_t win
   for (int d = 0; d < p.rank; ++d) t.source_span += (p.in_extent[d] > 0 ? p.in_extent[d] - 1 : 0) * p.in_stride[d];
   t.width_div = fast_divisor(t.width);
   t.slot_div = fast_divisor(t.slot_vectors > 0 ? t.slot_vectors : 1);
+  for (int d = 0; d < inner; ++d) t.outer_div[d] = fast_divisor(p.out_extent[d]);
   t.smem_bytes = row_tile_smem_bytes(rows_per_block, t.slot_vectors, extra);
   return t;
 }

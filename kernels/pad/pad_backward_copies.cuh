@@ -15,18 +15,21 @@ namespace baracuda::kernels {
 // The output indices that copy input index i, in ascending order: a run
 // [begin, end) with at most one single index before it and one after it
 // (-1: none). n: input extent, m = lo + n + hi: output extent. Scalars, so
-// that a caller indexing them stays in registers.
-struct CopyRun {
-  int64_t before, begin, end, after;
+// that a caller indexing them stays in registers; of any signed index type
+// (the row tiles' short rows take 32-bit ones).
+template <class I>
+struct CopyRunOf {
+  I before, begin, end, after;
 };
+using CopyRun = CopyRunOf<int64_t>;
 
-template <IndexMap M>
-__host__ __device__ __forceinline__ CopyRun copy_run(int64_t i, int64_t lo, int64_t n, int64_t m) {
-  const int64_t j = i + lo;  // where the forward put x[i] itself
-  CopyRun r{-1, j, j + 1, -1};
+template <IndexMap M, class I>
+__host__ __device__ __forceinline__ CopyRunOf<I> copy_run(I i, I lo, I n, I m) {
+  const I j = i + lo;  // where the forward put x[i] itself
+  CopyRunOf<I> r{-1, j, j + 1, -1};
   if constexpr (M == IndexMap::Reflect) {
     if (i >= 1 && i <= lo) r.before = lo - i;
-    const int64_t mirror = lo + 2 * (n - 1) - i;
+    const I mirror = lo + 2 * (n - 1) - i;
     if (mirror >= lo + n && mirror < m) r.after = mirror;
   } else if constexpr (M == IndexMap::Replicate) {
     if (i == 0) r.begin = 0;
@@ -106,11 +109,11 @@ __device__ __forceinline__ int64_t nth_copy_row_at(CoordAt &&coord_at, const Cop
     if (d >= a.axes) continue;
     const CopyRun r = copy_run<M>(coord_at(d), a.lo[d], a.n[d], a.m[d]);
     const int64_t size = copy_run_size(r);
-    int64_t pick;
-    if (count <= INT32_MAX) {  // 32-bit division: several times cheaper
+    int64_t pick = 0;  // the copy of a row's single copy along most axes needs no division
+    if (size > 1 && count <= INT32_MAX) {  // 32-bit division: several times cheaper
       pick = static_cast<uint32_t>(rest) % static_cast<uint32_t>(size);
       rest = static_cast<uint32_t>(rest) / static_cast<uint32_t>(size);
-    } else {
+    } else if (size > 1) {
       pick = rest % size;
       rest /= size;
     }

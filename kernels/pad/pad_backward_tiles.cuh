@@ -34,13 +34,14 @@ constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 // one a row with one source has). Its coordinates are found on the way, not
 // kept: a block's rows are listed with few registers.
 template <IndexMap M>
-__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, int64_t g, int64_t &own) {
-  const int inner = p.rank - 1;
-  RowCoords rc(g, p.out_extent, inner);
+__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own) {
+  TileRowCoords rc(g);
   int64_t count = 1;
   own = 0;
-  for (int d = inner - 1; d >= 0; --d) {
-    const int64_t c = rc.next(p.out_extent[d]);
+#pragma unroll
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= p.rank - 1) continue;
+    const int64_t c = rc.next(t, p.out_extent, d);
     count *= copy_count<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
     own += (c + p.pad_low[d]) * p.in_stride[d];
   }
@@ -63,6 +64,75 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scrat
   return before + inclusive - v;
 }
 
+// The staged dy rows as the sums read them: slot k's row starts phase[k]
+// elements into it.
+struct StagedRows {
+  const uint4 *slot;
+  const int32_t *phase;
+  int32_t slot_vectors;
+};
+
+// Slot k's dy row, from its first element.
+template <class T>
+__device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
+  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.phase[k];
+}
+
+// Adds a dy row's copies of dx column c to sum, in ascending order.
+template <class T, IndexMap M, class A>
+__device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
+  const CopyRunOf<int32_t> run = copy_run<M>(c, lo, n, m);
+  if (run.before >= 0) sum += Accum<T>::load(row[run.before]);
+  for (int32_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(row[j]);
+  if (run.after >= 0) sum += Accum<T>::load(row[run.after]);
+}
+
+// dx column c of a row whose dy sources are slots [k0, k1): their copies of
+// it added in order from -0.0.
+template <class T, IndexMap M>
+__device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k1, int32_t c,
+                                      int32_t lo, int32_t n, int32_t m) {
+  typename Accum<T>::type sum(-0.0);
+  for (int32_t k = k0; k < k1; ++k) add_copies<T, M>(sum, slot_row<T>(s, k), c, lo, n, m);
+  return Accum<T>::store(sum);
+}
+
+// A vector of dx cells: its first `split` cells columns c0, c0 + 1, ... of a
+// row whose sources are slots [k0, k1), the rest columns 0, 1, ... of the
+// next row, whose sources are slots [j0, j1); each cell summed as cell_sum
+// does, a slot's row read once for up to 4 of its cells (4 sums a thread at
+// a time, which the registers of kSumMinBlocks blocks an SM hold).
+template <class T, IndexMap M>
+__device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, int32_t k1,
+                                             int32_t j0, int32_t j1, int32_t c0, int32_t split, int32_t lo,
+                                             int32_t n, int32_t m) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int kPart = P::kCount < 4 ? P::kCount : 4;
+  P y;
+#pragma unroll
+  for (int part = 0; part < P::kCount; part += kPart) {
+    A acc[kPart];
+#pragma unroll
+    for (int e = 0; e < kPart; ++e) acc[e] = A(-0.0);
+    for (int32_t k = k0; k < k1 && part < split; ++k) {
+      const T *row = slot_row<T>(s, k);
+#pragma unroll
+      for (int e = 0; e < kPart; ++e)
+        if (part + e < split) add_copies<T, M>(acc[e], row, c0 + part + e, lo, n, m);
+    }
+    for (int32_t k = j0; k < j1 && part + kPart > split; ++k) {
+      const T *row = slot_row<T>(s, k);
+#pragma unroll
+      for (int e = 0; e < kPart; ++e)
+        if (part + e >= split) add_copies<T, M>(acc[e], row, part + e - split, lo, n, m);
+    }
+#pragma unroll
+    for (int e = 0; e < kPart; ++e) y.elem[part + e] = Accum<T>::store(acc[e]);
+  }
+  return y.vector;
+}
+
 // [a, b): dx columns with one inner source each (column c reads dy column
 // c + pad_low); slots: the dy rows a round stages.
 template <class T, IndexMap M>
@@ -79,6 +149,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   __shared__ int32_t s_first[kThreads];  // the index of its first among the tile's
   __shared__ int32_t s_scratch[kThreads / 32];
   const TileSlots s = tile_slots(tile_smem, t, slots);
+  int32_t *phase = tile_words(s, slots);
+  const StagedRows staged{s.slot, phase, t.slot_vectors};
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const CopyAxes axes = dx_to_dy(p);
@@ -88,7 +160,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   int32_t count = 0;
   int64_t own = 0;
   if (r < nrows) {
-    count = static_cast<int32_t>(dx_row_sources<M>(p, row0 + r, own));  // at most slots (the host's bound)
+    count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
     s_count[r] = count;
   }
   const int32_t first = block_exclusive_sum(count, s_scratch);
@@ -97,17 +169,22 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
   const int64_t lo = p.pad_low[inner], n = p.out_extent[inner], m = p.in_extent[inner];
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
-  const int32_t zone = edge_zone(t.width, a, b, V);
+  const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V);
+  // The inner axis in 32-bit: dx and dy rows of tiles are short.
+  const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
+  auto list = [&](int32_t k, int64_t source) {
+    set_slot_copies<Bytes>(s, k, p.in, t, source);
+    phase[k] = slot_phase<Bytes>(p.in, source);
+  };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
-    __syncthreads();                     // s_first written; the last round's slots read
+    __syncthreads();                    // s_first written; the last round's slots read
     const int32_t base = s_first[r0];
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
     const int32_t r1 = r0 + __syncthreads_count(fits);
-    if (fits && count == 1) set_tile_row<Bytes>(s, first - base, p.in, own);
+    if (fits && count == 1) list(first - base, own);
     for (int32_t k = 0; fits && count > 1 && k < count; ++k) {
-      RowCoords rc(row0 + r, p.out_extent, inner);  // nth_copy_row_at asks from the last axis on, as rc gives them
-      set_tile_row<Bytes>(s, first - base + k, p.in,
-                          nth_copy_row_at<M>([&](int d) { return rc.next(p.out_extent[d]); }, axes, count, k));
+      TileRowCoords rc(row0 + r);  // nth_copy_row_at asks from the last axis on, as rc gives them
+      list(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, count, k));
     }
     __syncthreads();
     stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
@@ -128,7 +205,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       for (int32_t k = k0; k < k1; ++k) {
         P x;
         x.vector = slot_vector<Bytes>(s.slot + static_cast<int64_t>(k) * t.slot_vectors,
-                                      s.phase[k] + static_cast<int32_t>(c + lo));
+                                      phase[k] + static_cast<int32_t>(c + lo));
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -137,21 +214,35 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       *reinterpret_cast<uint4 *>(out + l0) = y.vector;
     }
-    // The other cells of the round's rows, a cell a thread.
-    for (int32_t i = threadIdx.x; i < (r1 - r0) * zone; i += kThreads) {
-      const int32_t q = i / zone, cr = r0 + q;
-      const int32_t c = edge_column(t, tv, cr, a, b, V, i - q * zone);
-      if (c == t.width) continue;
-      const CopyRun run = copy_run<M>(c, lo, n, m);
-      A sum = A(-0.0);
-      const int32_t k0 = s_first[cr] - base, k1 = k0 + s_count[cr];
-      for (int32_t k = k0; k < k1; ++k) {
-        const T *slot = reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * t.slot_vectors) + s.phase[k];
-        if (run.before >= 0) sum += Accum<T>::load(slot[run.before]);
-        for (int64_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(slot[j]);
-        if (run.after >= 0) sum += Accum<T>::load(slot[run.after]);
+    // The edge vectors of the round's rows (columns of several sources, row
+    // ends): a vector a thread, its cells summed a slot at a time. Replicate
+    // takes a cell a thread (a cell on its edge sums a run as long as the
+    // pad, which one thread's vector of cells ran 5-10 points of copy slower,
+    // bench/NOTES.md session 18), as does a vector with cells of another
+    // round's rows or outside the tile.
+    constexpr int kCells = M == IndexMap::Replicate ? 1 : V;  // a thread's cells of a vector
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
+      const int32_t item = i / (V / kCells), e0 = (i - item * (V / kCells)) * kCells;
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(item), t.edge_div)), cr = r0 + q;
+      const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, item - q * per_row, cr == r0);
+      if (l0 == INT32_MIN) continue;
+      const int32_t c0 = l0 - cr * w;
+      if (kCells == V && c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1)) {
+        // in row cr, or across its end into row cr + 1 of this round
+        const bool wraps = c0 + V > w;
+        const int32_t k0 = s_first[cr] - base, j0 = wraps ? s_first[cr + 1] - base : 0;
+        *reinterpret_cast<uint4 *>(out + l0) = vector_sums<T, M>(
+            staged, k0, k0 + s_count[cr], j0, wraps ? j0 + s_count[cr + 1] : 0, c0, wraps ? w - c0 : V, lo32, n32, m32);
+        continue;
       }
-      out[cr * t.width + c] = Accum<T>::store(sum);
+      for (int e = e0; e < e0 + kCells; ++e) {
+        const int32_t l = l0 + e;
+        if (l < 0 || l >= tv.span) continue;
+        const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
+        if (lr < r0 || lr >= r1) continue;
+        const int32_t k0 = s_first[lr] - base;
+        out[l] = cell_sum<T, M>(staged, k0, k0 + s_count[lr], l - lr * w, lo32, n32, m32);
+      }
     }
     r0 = r1;
   }
@@ -161,8 +252,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
 template <class T, IndexMap M>
 int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a, int32_t b, cudaStream_t stream) {
   if (s.t.blocks > INT_MAX) return 3;
+  RowTiles with_edges = s.t;
+  with_edges.edge_div = fast_divisor(edge_vectors_per_row(s.t.width, a, b, 16 / static_cast<int32_t>(sizeof(T))));
   pad_backward_tiles_kernel<T, M><<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(
-      p, s.t, s.slots, a, b);
+      p, with_edges, s.slots, a, b);
   return -static_cast<int>(cudaGetLastError());
 }
 

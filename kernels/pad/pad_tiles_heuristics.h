@@ -17,6 +17,9 @@ namespace baracuda::kernels {
 constexpr int32_t kMaxTileRows = 2 * PadTilesTraits::kThreads;
 constexpr uint32_t kMaxTileSmemBytes = 48 * 1024 - 4 * kMaxTileRows - 64;
 
+// The largest inner extent and pad the forward's tiles map (in int32 sums of a few such terms).
+constexpr int64_t kMaxTileInnerIndex = int64_t{1} << 29;
+
 // The source columns a pad forward's rows read: all of each input row, but
 // the columns a constant pad crops away.
 inline void pad_forward_window(const RowsProblem &p, int64_t &begin, int64_t &count) {
@@ -29,10 +32,14 @@ inline void pad_forward_window(const RowsProblem &p, int64_t &begin, int64_t &co
 
 // Tiles serve short rows (output and staged window at most max_row_bytes)
 // of a dense output aligned to its elements, read from unit-stride input
-// rows aligned to their elements.
+// rows aligned to their elements, fewer than 2^31 rows (their coordinates
+// are found by 32-bit multiply-shift divisions).
 inline bool row_tiles_serve(const RowsProblem &p, int elem_bytes, int64_t window, int64_t max_row_bytes) {
   const int inner = p.rank - 1;
   const int64_t w = p.out_extent[inner];
+  int64_t rows = 1;
+  for (int d = 0; d < inner && rows < INT32_MAX; ++d) rows *= p.out_extent[d];
+  if (rows >= INT32_MAX) return false;
   const uintptr_t align = static_cast<uintptr_t>(elem_bytes < 16 ? elem_bytes : 16);
   return dense_output(p) && p.in_stride[inner] == 1 && w >= 1 && w * elem_bytes <= max_row_bytes &&
          window * elem_bytes <= max_row_bytes && reinterpret_cast<uintptr_t>(p.out) % align == 0 &&
@@ -59,6 +66,9 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   int64_t begin, window;
   pad_forward_window(p, begin, window);
   if (!row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxRowBytes)) return false;
+  // The kernel maps the inner axis's columns in 32-bit arithmetic.
+  const int64_t n = p.in_extent[p.rank - 1], lo = p.pad_low[p.rank - 1];
+  if (n > kMaxTileInnerIndex || lo > kMaxTileInnerIndex || lo < -kMaxTileInnerIndex) return false;
   const int64_t row_bytes = p.out_extent[p.rank - 1] * elem_bytes;
   const int64_t tile = row_bytes > PadTilesTraits::kLongRowBytes ? PadTilesTraits::kLongTileBytes
                                                                    : PadTilesTraits::kTileBytes;

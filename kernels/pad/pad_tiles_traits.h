@@ -24,6 +24,9 @@ struct PadTilesTraits {
   // The longest rows the forward's tiles take, output and staged source
   // alike (what fits the shared memory beside the tile's bookkeeping).
   static constexpr int64_t kMaxRowBytes = 36864;
+  // Blocks per SM the forward's registers are cut for (40 a thread, no
+  // spill): its edge vectors want a few more than that otherwise.
+  static constexpr int kTileMinBlocks = 6;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy

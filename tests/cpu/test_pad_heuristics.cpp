@@ -162,7 +162,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(t.window_begin == 0);
   CHECK(t.window == 512);
   CHECK(t.slot_vectors == 512 * 4 / 16 + 1);
-  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 12));
+  CHECK(t.smem_bytes == r4_rows * (129 * 16 + 16));
   CHECK(t.source_span == int64_t{512} * 512 * 512);  // whole 16-byte vectors may be read anywhere inside it
   // Its backward: dx rows of 512 a tile of kSumTileBytes, dy rows of 514 staged, a
   // slot for each and the spare ones (dx rows 1 and 510 have two sources).
@@ -240,8 +240,9 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   REQUIRE(pad_backward_takes_tiles(many, 4, most, 2, st));
   CHECK(st.slots == most);
   CHECK_FALSE(pad_backward_takes_tiles(many, 4, most + 1, 2, st));
-  CHECK(edge_zone(10, 0, 0, 4) == 10);
-  CHECK(edge_zone(132, 2, 130, 8) == 2 + 2 + 14);
+  // 2^31 rows or more: their coordinates do not fit the kernels' 32-bit divisions.
+  CHECK(pad_forward_takes_tiles(at(pad_forward({32767, 65536, 4}, {0, 0, 1}, {0, 0, 1}, IndexMap::Reflect)), 4, t));
+  CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({32768, 65536, 4}, {0, 0, 1}, {0, 0, 1}, IndexMap::Reflect)), 4, t));
   // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
   RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
   gapped.out_stride[0] += 4;
@@ -252,4 +253,53 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 2, 6), 2, t));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 1), 2, t));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 0, 3), 4, t));
+}
+
+TEST_CASE("row tiles: every output vector of a tile written once, inside a row or as an edge vector",
+          "[heuristics][pad]") {
+  using baracuda::kernels::edge_vector_start;
+  using baracuda::kernels::edge_vectors_per_row;
+  // Tiles of every small shape: vectors of 1 to 16 elements, rows narrower
+  // and wider than a vector, interiors of any columns, rows 1 and 4 or rows
+  // 0 and 3 all fill, the tile's rows in rounds of up to `round` rows (the
+  // backward's rounds: a round's first row takes the vector across its start).
+  int64_t tiles = 0;
+  for (int32_t v = 1; v <= 16; v *= 2)
+    for (int32_t width = 1; width <= 3 * v + 3; ++width)
+      for (int32_t a = 0; a <= width; a += 1 + width / 5)
+        for (int32_t b = a; b <= width; b += 1 + width / 5)
+          for (int32_t first = 1 - v; first <= 0; first += (v + 2) / 3)
+            for (int32_t trial = 0; trial < 6; ++trial) {
+              const int32_t round = 1 + trial / 2, fills = trial % 2;
+              const int32_t rows = 5, span = rows * width, count = (span - first + v - 1) / v;
+              const auto fill_row = [fills](int32_t r) { return fills ? r == 0 || r == 3 : r == 1 || r == 4; };
+              const int32_t per_row = edge_vectors_per_row(width, a, b, v);
+              std::vector<int32_t> writes(static_cast<size_t>(count) * v, 0);  // per element of the vectors
+              for (int32_t k = 0; k < count; ++k) {  // the vectors inside one row's columns
+                const int32_t l0 = first + k * v;
+                if (l0 < 0) continue;
+                const int32_t r = l0 / width, c = l0 - r * width;
+                if (c >= (fill_row(r) ? 0 : a) && c + v <= (fill_row(r) ? width : b))
+                  for (int32_t e = 0; e < v; ++e) ++writes[static_cast<size_t>(k) * v + e];
+              }
+              for (int32_t r0 = 0; r0 < rows; r0 += round) {
+                const int32_t r1 = std::min(rows, r0 + round);
+                for (int32_t r = r0; r < r1; ++r)
+                  for (int32_t q = 0; q < per_row + 2; ++q) {
+                    const int32_t s = edge_vector_start(first, width, r, fill_row(r) ? 0 : a, fill_row(r) ? width : b,
+                                                        v, q, r == r0);
+                    if (s == INT32_MIN) continue;
+                    REQUIRE(q < per_row);
+                    REQUIRE((s - first) % v == 0);
+                    for (int32_t e = 0; e < v; ++e) {  // the round's own cells
+                      const int32_t l = s + e;
+                      if (l >= 0 && l < span && l / width >= r0 && l / width < r1)
+                        ++writes[static_cast<size_t>((s - first) / v) * v + e];
+                    }
+                  }
+              }
+              for (int32_t l = 0; l < span; ++l) REQUIRE(writes[static_cast<size_t>(l - first)] == 1);
+              ++tiles;
+            }
+  CHECK(tiles > 1000);
 }

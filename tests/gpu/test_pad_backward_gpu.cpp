@@ -168,8 +168,10 @@ TEST_CASE("pad backward of short rows in row tiles: rounds of outer sources, row
   // rows (tiles whose sources take several rounds of their slots), short dx
   // rows of long dy rows (tiles cut to fit the shared memory), dy rows of
   // exactly PadTilesTraits::kMaxSumRowBytes and one element more (the
-  // passes), and rows with a wide band of columns of two inner sources up
-  // to kMaxBandSumRowBytes and one element more (reflect and circular).
+  // passes), rows with a wide band of columns of two inner sources up to
+  // kMaxBandSumRowBytes and one element more (reflect and circular), and dx
+  // rows narrower than a 16-byte vector of 16-bit elements, fed by up to 3
+  // dy rows (edge vectors across several rows, and across rounds).
   uint64_t seed = 1200;
   for (baracuda_dtype_t dtype : kDtypes) {
     const int64_t bytes = baracuda_dtype_bits(dtype) / 8;
@@ -185,6 +187,7 @@ TEST_CASE("pad backward of short rows in row tiles: rounds of outer sources, row
           {{64, 10}, {0, 9}, {0, wide}},
           {{9, row - 3}, {1, 1}, {0, 2}},
           {{9, row - 2}, {1, 1}, {0, 2}},
+          {{200, 4, 5}, {0, 3, 2}, {0, 2, 4}},
       };
       for (const Shape &s : shapes)
         for (Layout dy : {Layout::Contiguous, Layout::Gapped, Layout::Offset})
