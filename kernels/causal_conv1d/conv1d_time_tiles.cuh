@@ -245,7 +245,10 @@ __device__ __forceinline__ void vector_gradients(const Taps<T, W, Wt> &taps, con
 // W-1 g after the run. One vector's g is live at a time and there is no
 // second barrier (through shared memory, the kernel ran at 64 registers and
 // ~59 instructions an element). Partial dw/db per row go to slot
-// b * gridDim.x + blockIdx.x.
+// b * gridDim.x + blockIdx.x; with partials null (Conv1dLaunch::sums_direct:
+// one block column, block row c walking channel c's B rows in b order) the
+// block adds its rows' sums in that order, as the reduction of their slots
+// would, and writes DW and DB itself (no reduction launch after it).
 template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
@@ -270,6 +273,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
   // they had put a round trip to L2 before every row of a block's but the first).
   A pending = A(0);
   int pending_slot = -1;
+  A channel_sum = A(0);  // sums_direct: thread k <= W's sum over the block's rows so far
   stream_stages<Stages>(
       tiles.items,
       [&](int64_t i, int s) {
@@ -314,7 +318,11 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
         if (q.row_ends) {
 #pragma unroll
           for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
-          block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
+          if (partials) {
+            block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
+          } else {
+            channel_sum += block_sum<A, W>(parts);
+          }
 #pragma unroll
           for (int k = 0; k <= W; ++k) parts[k] = A(0);
         }
@@ -323,5 +331,6 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
           pending_slot = -1;
         }
       });
+  if (!partials && tiles.items > 0 && threadIdx.x <= W) store_channel_sum<Wt, W>(p, blockIdx.y, threadIdx.x, channel_sum);
 }
 }  // namespace baracuda::kernels::conv1d
