@@ -118,11 +118,11 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
   __shared__ uint4 stage[kStages][Groups::template kSlots<H>];
   __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (its division done once, by thread 0)
   const Groups groups(p, V, Groups::flat_rows(p, p.x) && Groups::flat_rows(p, p.y));
-  // Every vector's taps (a row each) go out before the wait for the tile's
-  // copies: tile 0's with them, a later tile's at the end of the use before
-  // it. (Loaded after the wait, they put a round trip to L2 between a tile's
-  // copies and its math: a one-tile block's whole life is those in series.)
-  // Lanes past the tile's end take its last row's.
+  // Every vector's taps (a row each), loaded before the first store (a store
+  // of y, which may alias them, had put a round trip of taps before each
+  // vector, Steps a tile); the first tile's go out with its copies (loaded
+  // after the wait, they put a round trip to L2 between a one-tile block's
+  // copies and its math). Lanes past the tile's end take its last row's.
   Taps<T, W, Wt> taps[Steps];
   auto tile_taps = [&](const typename Groups::Start &t) {
     const int n = groups.vectors(t.first);
@@ -142,6 +142,7 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
       [&](int64_t i, int s) {
         const auto t = tile_start[s];
         const int n = groups.vectors(t.first);
+        if (i > 0) tile_taps(t);
 #pragma unroll
         for (int m = 0; m < Steps; ++m) {
           const int j = threadIdx.x + m * kThreads;
@@ -153,8 +154,6 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
           store_run<T, V>(groups.flat ? groups.template flat_at<T>(p.y, t.first, j) : at<T>(p.y, q.b, q.c, int64_t{q.u} * V),
                           out);
         }
-        // (the next tile's start was stored before this use's barrier)
-        if (i + 1 < groups.items) tile_taps(tile_start[s + 1 == kStages ? 0 : s + 1]);
       });
 }
 
