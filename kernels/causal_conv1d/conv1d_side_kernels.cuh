@@ -13,7 +13,7 @@ namespace baracuda::kernels::conv1d {
 // slot order. A thread's loads go out kReduceBatch at a time ahead of its
 // adds (the same adds in the same order): the loop the compiler unrolled by 4
 // made a sum of S slots S / 4 round trips to L2, most of a short backward's
-// reduction (bench/NOTES.md, sessions 17 and 18). Launched overlapping the pass that
+// reduction (bench/NOTES.md, session 17). Launched overlapping the pass that
 // writes the slots (common/overlap_launch.cuh): its launch hides behind the
 // pass's last blocks, and it waits for the pass before its first read.
 template <class T, int W, class Wt = T>
@@ -27,17 +27,15 @@ __global__ void __launch_bounds__(kThreads)
   const int k = static_cast<int>(i - c * (W + 1));
   Acc<T> sum = Acc<T>(0);
   const Acc<T> *slot = partials + i;
-  for (int64_t s = 0; s < slots; s += kBatch, slot += kBatch * stride) {
-    // (a last, partial batch too: its slots one by one, unrolled by 4, were
-    // round trips of their own, and a batch of 8 (B 8) is all of a sum)
-    const int64_t left = slots - s;
+  int64_t s = 0;
+  for (; s + kBatch <= slots; s += kBatch, slot += kBatch * stride) {
     Acc<T> batch[kBatch];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) batch[j] = j < left ? slot[j * stride] : Acc<T>(0);
+    for (int j = 0; j < kBatch; ++j) batch[j] = slot[j * stride];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      if (j < left) sum += batch[j];
+    for (int j = 0; j < kBatch; ++j) sum += batch[j];
   }
+  for (; s < slots; ++s, slot += stride) sum += *slot;
   if (k < W && p.dweight.data) *at<Wt>(p.dweight, c, k, 0) = Accum<Wt>::store(sum);
   if (k == W && p.dbias.data) *at<Wt>(p.dbias, c, 0, 0) = Accum<Wt>::store(sum);
 }
