@@ -449,10 +449,10 @@ struct GradTaps {
 };
 
 // Sums each of the block's threads' parts[W+1] (xor-shuffle tree in a warp,
-// then the warps in order: fixed, so bit-stable): sum k in thread k <= W.
-// Every thread of the block calls it.
-template <class A, int W>
-__device__ __forceinline__ A block_sum(A (&parts)[W + 1]) {
+// then the warps in order: fixed, so bit-stable) and hands sum k to
+// write(k, sum) in thread k <= W (k unsigned, as threadIdx.x). Every thread of the block calls it.
+template <class A, int W, class Write>
+__device__ __forceinline__ void block_sum(A (&parts)[W + 1], Write &&write) {
   constexpr int kWarps = kThreads / 32;
   __shared__ A red[kWarps][W + 1];
 #pragma unroll
@@ -463,22 +463,20 @@ __device__ __forceinline__ A block_sum(A (&parts)[W + 1]) {
     if (threadIdx.x % 32 == 0) red[threadIdx.x / 32][k] = v;
   }
   __syncthreads();
-  A sum = A(0);
   if (threadIdx.x <= W) {
-    sum = red[0][threadIdx.x];
+    A sum = red[0][threadIdx.x];
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) sum += red[w][threadIdx.x];
+    write(threadIdx.x, sum);
   }
   __syncthreads();
-  return sum;
 }
 
 // block_sum into partials[(slot * C + c) * (W+1) + k].
 template <class A, int W>
 __device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, int64_t slot, int64_t channels,
                                                int64_t c) {
-  const A sum = block_sum<A, W>(parts);
-  if (threadIdx.x <= W) partials[(slot * channels + c) * (W + 1) + threadIdx.x] = sum;
+  block_sum<A, W>(parts, [&](unsigned k, A sum) { partials[(slot * channels + c) * (W + 1) + k] = sum; });
 }
 
 // A channel's dw[c, k] (k < W) or db[c] (k == W) of the weights' type Wt,
