@@ -92,8 +92,13 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
   if (launch.grid_x * launch.grid_y > 0) {
     const dim3 grid = grid_of(launch);
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-      with_silu(p.silu,
-                [&](auto silu) { backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials); });
+      with_silu(p.silu, [&](auto silu) {
+        if (launch.sums_direct) {
+          backward_time_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, stream>>>(p, nullptr);
+        } else {
+          backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+        }
+      });
     } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
       with_silu(p.silu, [&](auto silu) {
         backward_row_groups_kernel<T, W, silu, Wt>

@@ -449,11 +449,10 @@ struct GradTaps {
 };
 
 // Sums each of the block's threads' parts[W+1] (xor-shuffle tree in a warp,
-// then the warps in order: fixed, so bit-stable) into
-// partials[(slot * C + c) * (W+1) + k]. Every thread of the block calls it.
-template <class A, int W>
-__device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, int64_t slot, int64_t channels,
-                                               int64_t c) {
+// then the warps in order: fixed, so bit-stable) and hands sum k to
+// write(k, sum) in thread k <= W (k unsigned, as threadIdx.x). Every thread of the block calls it.
+template <class A, int W, class Write>
+__device__ __forceinline__ void block_sum(A (&parts)[W + 1], Write &&write) {
   constexpr int kWarps = kThreads / 32;
   __shared__ A red[kWarps][W + 1];
 #pragma unroll
@@ -468,9 +467,25 @@ __device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, i
     A sum = red[0][threadIdx.x];
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) sum += red[w][threadIdx.x];
-    partials[(slot * channels + c) * (W + 1) + threadIdx.x] = sum;
+    write(threadIdx.x, sum);
   }
   __syncthreads();
+}
+
+// block_sum into partials[(slot * C + c) * (W+1) + k].
+template <class A, int W>
+__device__ __forceinline__ void block_partials(A (&parts)[W + 1], A *partials, int64_t slot, int64_t channels,
+                                               int64_t c) {
+  block_sum<A, W>(parts, [&](unsigned k, A sum) { partials[(slot * channels + c) * (W + 1) + k] = sum; });
+}
+
+// A channel's dw[c, k] (k < W) or db[c] (k == W) of the weights' type Wt,
+// written where the pass sums a channel whole (no reduction after it); sum
+// as the reduction of its slots would leave it (0 + the first slot + ...).
+template <class Wt, int W, class A>
+__device__ __forceinline__ void store_channel_sum(const Conv1dProblem &p, int64_t c, int k, A sum) {
+  if (k < W ? !p.dweight.data : !p.dbias.data) return;
+  *at<Wt>(k < W ? p.dweight : p.dbias, c, k < W ? k : 0, 0) = Accum<Wt>::store(sum);
 }
 
 // upstream with the activation chosen at run time, for the kernels below that

@@ -118,35 +118,40 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
   __shared__ uint4 stage[kStages][Groups::template kSlots<H>];
   __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (its division done once, by thread 0)
   const Groups groups(p, V, Groups::flat_rows(p, p.x) && Groups::flat_rows(p, p.y));
+  // Every vector's taps (a row each), loaded before the first store (a store
+  // of y, which may alias them, had put a round trip of taps before each
+  // vector, Steps a tile); the first tile's go out with its copies (loaded
+  // after the wait, they put a round trip to L2 between a one-tile block's
+  // copies and its math). Lanes past the tile's end take its last row's.
+  Taps<T, W, Wt> taps[Steps];
+  auto tile_taps = [&](const typename Groups::Start &t) {
+    const int n = groups.vectors(t.first);
+#pragma unroll
+    for (int m = 0; m < Steps; ++m) {
+      const int j = threadIdx.x + m * kThreads;
+      taps[m] = forward_taps<T, W, Silu, Wt>(p, groups.place(p, t, j < n ? j : n - 1).c);
+    }
+  };
   stream_stages<kStages>(
       groups.items,
       [&](int64_t i, int s) {
         const auto t = groups.template stage<T, W, H>(p, groups.first_row(i), stage[s]);
         if (threadIdx.x == 0) tile_start[s] = t;
+        if (i == 0) tile_taps(t);
       },
-      [&](int64_t, int s) {
+      [&](int64_t i, int s) {
         const auto t = tile_start[s];
         const int n = groups.vectors(t.first);
-        // Every vector's taps (a row each) before the first store: a store of
-        // y, which may alias them, had put a round trip of taps before each
-        // vector, Steps a tile. Lanes past the tile's end take its last row's.
-        typename Groups::Place q[Steps];
-        Taps<T, W, Wt> taps[Steps];
-#pragma unroll
-        for (int m = 0; m < Steps; ++m) {
-          const int j = threadIdx.x + m * kThreads;
-          q[m] = groups.place(p, t, j < n ? j : n - 1);
-          taps[m] = forward_taps<T, W, Silu, Wt>(p, q[m].c);
-        }
+        if (i > 0) tile_taps(t);
 #pragma unroll
         for (int m = 0; m < Steps; ++m) {
           const int j = threadIdx.x + m * kThreads;
           if (j >= n) break;
-          const TimeWindow<T, W> xw(stage[s], j + q[m].r * H);
+          const typename Groups::Place q = groups.place(p, t, j);
+          const TimeWindow<T, W> xw(stage[s], j + q.r * H);
           A out[V];
           forward_vector<T, W, Silu>(taps[m], xw.win(), out);
-          store_run<T, V>(groups.flat ? groups.template flat_at<T>(p.y, t.first, j)
-                                      : at<T>(p.y, q[m].b, q[m].c, int64_t{q[m].u} * V),
+          store_run<T, V>(groups.flat ? groups.template flat_at<T>(p.y, t.first, j) : at<T>(p.y, q.b, q.c, int64_t{q.u} * V),
                           out);
         }
       });
@@ -205,9 +210,8 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
       sum *= Grad::kGradScale;
       if (partials) {
         partials[(first + r) * (W + 1) + k] = sum;
-      } else if (k < W ? p.dweight.data : p.dbias.data) {  // row first + r is channel first + r
-        const Conv1dView &to = k < W ? p.dweight : p.dbias;
-        *at<Wt>(to, first + r, k < W ? k : 0, 0) = Accum<Wt>::store(A(0) + sum);  // 0 + sum: the reduction's bits
+      } else {  // row first + r is channel first + r
+        store_channel_sum<Wt, W>(p, first + r, k, A(0) + sum);
       }
     }
   };

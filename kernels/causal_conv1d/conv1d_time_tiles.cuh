@@ -245,8 +245,12 @@ __device__ __forceinline__ void vector_gradients(const Taps<T, W, Wt> &taps, con
 // W-1 g after the run. One vector's g is live at a time and there is no
 // second barrier (through shared memory, the kernel ran at 64 registers and
 // ~59 instructions an element). Partial dw/db per row go to slot
-// b * gridDim.x + blockIdx.x.
-template <class T, int W, bool Silu, class Wt = T>
+// b * gridDim.x + blockIdx.x; Direct (Conv1dLaunch::sums_direct: a batch of
+// one, a block a row): the block's sums are DW and DB, written as the
+// reduction of its one slot would (no reduction launch after it). (A
+// compile-time choice: the run-time one cost the kernel with slots 3-9% on
+// grids whose blocks walk several rows, session 18.)
+template <class T, int W, bool Silu, class Wt = T, bool Direct = false>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
@@ -314,7 +318,11 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
         if (q.row_ends) {
 #pragma unroll
           for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
-          block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
+          if constexpr (Direct) {  // (0 + sum: the reduction's bits)
+            block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
+          } else {
+            block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
+          }
 #pragma unroll
           for (int k = 0; k <= W; ++k) parts[k] = A(0);
         }

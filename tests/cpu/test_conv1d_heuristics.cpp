@@ -159,12 +159,40 @@ TEST_CASE("conv1d heuristics: the row groups' backward of a batch of one writes 
     const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, length, 4));
     CHECK(one.kernel == Conv1dKernel::StagedRowGroups);
     CHECK(one.sums_direct);
-    // A batch of two sums its slots after the kernel; the forward has no sums; the time tiles sum per block.
+    // A batch of two sums its slots after the kernel; the forward has no sums; channels-last sums per chunk.
     CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 1000, length, 4)).sums_direct);
     CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, 1000, length, 4)).sums_direct);
-    CHECK_FALSE(
-        choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, 64 * length, 4)).sums_direct);
     CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Backward, bytes, channels_last(1, 1000, length)).sums_direct);
+  }
+}
+
+TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a block a row, writes DW and DB itself",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4, 8}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes;
+    const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_time_tile_steps(bytes) *
+                          Conv1dTraits::kBackwardTilesPerBlock;
+    // Rows of one block column: block row c is channel c, its sums DW and DB.
+    for (const int64_t length : {block / 8, block}) {
+      CAPTURE(length);
+      const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, length, 4));
+      CHECK(one.kernel == Conv1dKernel::StagedTimeTiles);
+      CHECK(one.grid_x == 1);
+      CHECK(one.grid_y == 1000);
+      CHECK(one.sums_direct);
+      // A batch of two, or the forward: the rows grid, sums (if any) in slots.
+      CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 1000, length, 4)).sums_direct);
+      CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, 1000, length, 4)).sums_direct);
+      // More channels than block rows: a block walks several channels, each to its slot.
+      const Conv1dLaunch wide = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 70000, length, 4));
+      CHECK(wide.grid_y == 65535);
+      CHECK_FALSE(wide.sums_direct);
+    }
+    // A row of two block columns: a slot per block.
+    const Conv1dLaunch two = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, block + vec, 4));
+    CHECK(two.grid_x == 2);
+    CHECK_FALSE(two.sums_direct);
   }
 }
 
