@@ -34,6 +34,11 @@ struct SdpaTcConfig {
   // Whether the key loop reads the views' alignment at run time, both kinds
   // of copies compiled into one kernel, rather than one kernel for each.
   bool aligned_at_run_time = false;
+  // The online softmax's slack (sdpa_tc_scores.cuh, settle_row_max): -1
+  // moves each row's running max on every tile; >= 0 keeps it unless a
+  // tile's max passes it by more than that (log2 units), and a warp whose
+  // rows all kept theirs skips O's rescale (other bits, within rounding).
+  int rescale_slack = -1;
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
