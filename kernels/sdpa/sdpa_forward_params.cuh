@@ -55,26 +55,18 @@ inline int device_smem_per_block() {
   return err == cudaSuccess ? smem_limit : -static_cast<int>(err);
 }
 
-// Launches kernel over fp.tiles with smem bytes of dynamic shared memory,
-// with `resident` no more blocks than the device holds at once: 0, 3
-// (UNSUPPORTED: this device's blocks hold less) or a negated CUDA error.
+// Launches kernel over fp.tiles with smem bytes of dynamic shared memory:
+// 0, 3 (UNSUPPORTED: this device's blocks hold less) or a negated CUDA error.
 inline int launch_forward(void (*kernel)(SdpaProblem, ForwardParams), int threads, size_t smem,
-                          const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream, bool resident) {
+                          const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
   if (fp.tiles == 0) return 0;
   const int smem_limit = device_smem_per_block();
   if (smem_limit < 0) return smem_limit;
   if (smem > static_cast<size_t>(smem_limit)) return 3;
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  int64_t blocks = sdpa_tc_grid_blocks(fp.tiles);
-  if (err == cudaSuccess && resident) {
-    int device = 0, sms = 0, per_sm = 0;
-    err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
-    blocks = sdpa_tc_grid_blocks(fp.tiles, static_cast<int64_t>(sms) * (per_sm > 0 ? per_sm : 1));
-  }
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
-  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(p, fp);
+  kernel<<<static_cast<unsigned>(sdpa_tc_grid_blocks(fp.tiles)), threads, smem, stream>>>(p, fp);
   return -static_cast<int>(cudaGetLastError());
 }
 

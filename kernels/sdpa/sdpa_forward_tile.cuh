@@ -53,46 +53,34 @@ struct TileCounts {
   static_assert(kStages >= 1, "a ring of stages slots, or the one-slot pipeline");
 };
 
-// A query tile's place in the problem and its copies into shared memory:
-// Q, and key tile t's K and V into ring slot t % stages. Aligned:
-// fp.aligned, a template flag so that the key loop holds only the cp.async
-// copies (the plain loads of unaligned views are another instantiation,
-// chosen at launch); with kCfg.aligned_at_run_time the one instantiation
-// reads fp.aligned instead (Aligned true).
+// Aligned: fp.aligned, a template flag so that the key loop holds only the
+// cp.async copies (the plain loads of unaligned views are another
+// instantiation, chosen at launch); with kCfg.aligned_at_run_time the one
+// instantiation reads fp.aligned instead (Aligned true).
 template <class K, bool Aligned>
-struct QueryTileCopies {
+__device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile,
+                                             typename K::Smem s_q, typename K::Smem s_kv) {
   using Sh = typename K::Shape;
   using Elem = typename K::Elem;
+  const SdpaQueryTile at = sdpa_query_tile(fp.order, tile);
+  const int64_t bh = at.bh, m0 = at.m_index * Sh::kBlockM;
+  const int64_t b = bh / p.heads_q, h = bh % p.heads_q, hk = h / fp.group;
+  const int64_t m_last = (m0 + Sh::kBlockM < p.queries ? m0 + Sh::kBlockM : p.queries) - 1;
+
+  const Elem *q = static_cast<const Elem *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + m0 * p.q.stride[2];
+  const Elem *k = static_cast<const Elem *>(p.k.data) + b * p.k.stride[0] + hk * p.k.stride[1];
+  const Elem *v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
+  const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
+  SdpaCommonKeys common_keys = sdpa_common_keys(fp.score.visible, m0, m_last);
+  // Opaque to the optimizer, so that the key loop keeps the two bounds
+  // rather than recomputing them from the mask's fields on every tile
+  // (44 uniform instructions a tile at D 128).
+  asm("" : "+l"(common_keys.from), "+l"(common_keys.to));
+  const int64_t n_tiles = key_tiles.end - key_tiles.begin;
   static_assert(!Sh::kCfg.aligned_at_run_time || Sh::kCfg.copies == SdpaTcCopies::kBeforeScores,
                 "the copies among S's products are compiled for one alignment");
-
-  const SdpaProblem &p;
-  const ForwardParams &fp;
-  typename K::Smem s_q, s_kv;
-  int64_t b, h, m0, m_last;
-  const Elem *q, *k, *v;
-  SdpaKeyTiles key_tiles;
-  int64_t n_tiles;
-
-  __device__ __forceinline__ QueryTileCopies(const SdpaProblem &p_, const ForwardParams &fp_, int64_t tile,
-                                             typename K::Smem s_q_, typename K::Smem s_kv_)
-      : p(p_), fp(fp_), s_q(s_q_), s_kv(s_kv_) {
-    const SdpaQueryTile at = sdpa_query_tile(fp.order, tile);
-    const int64_t bh = at.bh;
-    m0 = at.m_index * Sh::kBlockM;
-    b = bh / p.heads_q, h = bh % p.heads_q;
-    const int64_t hk = h / fp.group;
-    m_last = (m0 + Sh::kBlockM < p.queries ? m0 + Sh::kBlockM : p.queries) - 1;
-    q = static_cast<const Elem *>(p.q.data) + b * p.q.stride[0] + h * p.q.stride[1] + m0 * p.q.stride[2];
-    k = static_cast<const Elem *>(p.k.data) + b * p.k.stride[0] + hk * p.k.stride[1];
-    v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
-    key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
-    n_tiles = key_tiles.end - key_tiles.begin;
-  }
-
   // f(std::bool_constant<the views' alignment>).
-  template <class F>
-  __device__ __forceinline__ void aligned_as(F &&f) const {
+  auto aligned_as = [&](auto &&f) {
     if constexpr (Sh::kCfg.aligned_at_run_time) {
       if (fp.aligned)
         f(std::true_type{});
@@ -101,73 +89,46 @@ struct QueryTileCopies {
     } else {
       f(std::bool_constant<Aligned>{});
     }
-  }
-  __device__ __forceinline__ typename K::Smem slot(int64_t t) const {
-    return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes;
-  }
-  __device__ __forceinline__ void load_k(int64_t t) const {
+  };
+  auto slot = [&](int64_t t) { return s_kv + static_cast<uint32_t>(t % Sh::kStages) * Sh::kStageBytes; };
+
+  auto load_k = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
     aligned_as([&](auto aligned) {
       constexpr bool kAligned = decltype(aligned)::value;
       K::template load_k<kAligned>(slot(t), k + n0 * p.k.stride[2], p.k.stride[2], p.keys - n0, p.head_dim);
     });
-  }
-  __device__ __forceinline__ void load_v(int64_t t) const {
+  };
+  auto load_v = [&](int64_t t) {
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
     aligned_as([&](auto aligned) {
       constexpr bool kAligned = decltype(aligned)::value;
       K::template load_v<kAligned>(slot(t) + Sh::kKTileBytes, v + n0 * p.v.stride[2], p.v.stride[2], p.keys - n0,
                                    p.head_dim_v);
     });
-  }
+  };
   // In the ring each key tile is one cp.async group, K and V, committed even
-  // when empty so the key loop's wait counts a fixed number of groups.
-  __device__ __forceinline__ void load_kv(int64_t t) const {
+  // when empty so the wait below counts a fixed number of groups.
+  auto load_kv = [&](int64_t t) {
     if (t < n_tiles) {
       load_k(t);
       load_v(t);
     }
     cp_async_commit();
-  }
-  // Q and the key tiles the key loop finds in flight at its start.
-  __device__ __forceinline__ void issue_first_copies() const {
-    aligned_as([&](auto aligned) {
-      constexpr bool kAligned = decltype(aligned)::value;
-      K::template load_q<kAligned>(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim);
-    });
-    if constexpr (Sh::kStages == 1) {
-      if (n_tiles > 0) load_k(0);
-      cp_async_commit();
-    } else {
-      cp_async_commit();
-#pragma unroll
-      for (int t = 0; t < Sh::kStages - 1; ++t) load_kv(t);
-    }
-  }
-};
+  };
 
-// Query tile `tile`; its first copies already in flight where `issued`.
-// With kCfg.resident_blocks the block's next tile (`next`, past fp.tiles
-// for none) gets its first copies once this one's key loop is done, and
-// this tile's output leaves through the ring's last slot (which those copies
-// leave alone) under them.
-template <class K, bool Aligned>
-__device__ __forceinline__ void forward_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t tile,
-                                             typename K::Smem s_q, typename K::Smem s_kv, bool issued, int64_t next) {
-  using Sh = typename K::Shape;
-  const QueryTileCopies<K, Aligned> copies(p, fp, tile, s_q, s_kv);
-  const int64_t b = copies.b, h = copies.h, m0 = copies.m0, m_last = copies.m_last, n_tiles = copies.n_tiles;
-  const SdpaKeyTiles key_tiles = copies.key_tiles;
-  SdpaCommonKeys common_keys = sdpa_common_keys(fp.score.visible, m0, m_last);
-  // Opaque to the optimizer, so that the key loop keeps the two bounds
-  // rather than recomputing them from the mask's fields on every tile
-  // (44 uniform instructions a tile at D 128).
-  asm("" : "+l"(common_keys.from), "+l"(common_keys.to));
-  auto slot = [&](int64_t t) { return copies.slot(t); };
-  auto load_v = [&](int64_t t) { copies.load_v(t); };
-  auto load_k = [&](int64_t t) { copies.load_k(t); };
-  auto load_kv = [&](int64_t t) { copies.load_kv(t); };
-  if (!issued) copies.issue_first_copies();
+  aligned_as([&](auto aligned) {
+    constexpr bool kAligned = decltype(aligned)::value;
+    K::template load_q<kAligned>(s_q, q, p.q.stride[2], p.queries - m0, p.head_dim);
+  });
+  if constexpr (Sh::kStages == 1) {
+    if (n_tiles > 0) load_k(0);
+    cp_async_commit();
+  } else {
+    cp_async_commit();
+#pragma unroll
+    for (int t = 0; t < Sh::kStages - 1; ++t) load_kv(t);
+  }
 
   float slope_log2 = 0.f;
   if (fp.score.alibi != 0)
@@ -214,12 +175,11 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
     if constexpr (Sh::kStages > 1 && Sh::kCfg.copies == SdpaTcCopies::kAmongScores) {
       // Past the last tile the copies are zero bytes into a slot no warp reads.
-      const int64_t next_t = t + Sh::kStages - 1, next_n0 = (key_tiles.begin + next_t) * Sh::kBlockN;
-      const int64_t next_rows = next_t < n_tiles ? p.keys - next_n0 : 0;
-      typename K::KvCopies k_copies(slot(next_t), copies.k + next_n0 * p.k.stride[2], p.k.stride[2], next_rows,
-                                    p.head_dim);
-      typename K::KvCopies v_copies(slot(next_t) + Sh::kKTileBytes, copies.v + next_n0 * p.v.stride[2],
-                                    p.v.stride[2], next_rows, p.head_dim_v);
+      const int64_t next = t + Sh::kStages - 1, next_n0 = (key_tiles.begin + next) * Sh::kBlockN;
+      const int64_t next_rows = next < n_tiles ? p.keys - next_n0 : 0;
+      typename K::KvCopies k_copies(slot(next), k + next_n0 * p.k.stride[2], p.k.stride[2], next_rows, p.head_dim);
+      typename K::KvCopies v_copies(slot(next) + Sh::kKTileBytes, v + next_n0 * p.v.stride[2], p.v.stride[2],
+                                    next_rows, p.head_dim_v);
       K::template qk_issuing<Aligned>(s, s_q, slot(t), k_copies, v_copies);
       cp_async_commit();
     } else {
@@ -258,14 +218,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   }
   // With no key tile the Q copies were never waited for.
   cp_async_wait<0>();
-  if constexpr (Sh::kCfg.resident_blocks) {
-    static_assert(Sh::kStages >= 2 && Sh::kQTileBytes <= Sh::kStageBytes, "the output leaves through a ring slot");
-    __syncthreads();  // every warp is done with Q and the ring
-    if (next < fp.tiles) QueryTileCopies<K, Aligned>(p, fp, next, s_q, s_kv).issue_first_copies();
-    K::store_out(p, fp, o, row_max, row_sum, b, h, m0, slot(Sh::kStages - 1));
-  } else {
-    K::store_out(p, fp, o, row_max, row_sum, b, h, m0, s_q);
-  }
+  K::store_out(p, fp, o, row_max, row_sum, b, h, m0, s_q);
 }
 
 template <class K, bool Aligned>
@@ -273,9 +226,8 @@ __global__ void __launch_bounds__(K::Shape::kThreads, K::Shape::kCfg.min_blocks)
     forward_kernel(const SdpaProblem p, const ForwardParams fp) {
   extern __shared__ __align__(128) unsigned char smem[];
   const typename K::Smem s_q = K::smem_at(smem), s_kv = K::smem_at(smem + K::Shape::kQTileBytes);
-  constexpr bool kIssuesAhead = K::Shape::kCfg.resident_blocks;
   for (int64_t tile = blockIdx.x; tile < fp.tiles; tile += gridDim.x) {
-    forward_tile<K, Aligned>(p, fp, tile, s_q, s_kv, kIssuesAhead && tile != blockIdx.x, tile + gridDim.x);
+    forward_tile<K, Aligned>(p, fp, tile, s_q, s_kv);
     __syncthreads();  // every warp is done with Q and the ring before the next tile's copies refill them
   }
 }
@@ -284,12 +236,11 @@ __global__ void __launch_bounds__(K::Shape::kThreads, K::Shape::kCfg.min_blocks)
 template <class K>
 int launch_forward(const SdpaProblem &p, size_t smem, cudaStream_t stream) {
   const ForwardParams fp = forward_params(p, K::Shape::kCfg, sizeof(typename K::Elem));
-  constexpr bool kResident = K::Shape::kCfg.resident_blocks;
   if constexpr (K::Shape::kCfg.aligned_at_run_time)
-    return launch_forward(forward_kernel<K, true>, K::Shape::kThreads, smem, p, fp, stream, kResident);
+    return launch_forward(forward_kernel<K, true>, K::Shape::kThreads, smem, p, fp, stream);
   else
     return launch_forward(fp.aligned ? forward_kernel<K, true> : forward_kernel<K, false>, K::Shape::kThreads, smem,
-                          p, fp, stream, kResident);
+                          p, fp, stream);
 }
 
 }  // namespace baracuda::kernels::sdpa_tc

@@ -44,12 +44,7 @@ inline int64_t sdpa_tc_tiles(int64_t batch, int64_t heads_q, int64_t queries, co
   return batch * heads_q * sdpa_tc_query_tiles(queries, c);
 }
 
-// One block per tile, or no more than `resident` (the blocks the device
-// holds at once, for configs with resident_blocks); past 2^31 - 1 tiles the
-// blocks walk the rest.
-inline int64_t sdpa_tc_grid_blocks(int64_t tiles, int64_t resident = INT64_MAX) {
-  const int64_t blocks = tiles < resident ? tiles : resident;
-  return blocks < INT_MAX ? blocks : INT_MAX;
-}
+// One block per tile; past 2^31 - 1 tiles the blocks walk the rest.
+inline int64_t sdpa_tc_grid_blocks(int64_t tiles) { return tiles < INT_MAX ? tiles : INT_MAX; }
 
 }  // namespace baracuda::kernels

@@ -39,11 +39,6 @@ struct SdpaTcConfig {
   // tile's max passes it by more than that (log2 units), and a warp whose
   // rows all kept theirs skips O's rescale (other bits, within rounding).
   int rescale_slack = -1;
-  // Whether the grid holds only the blocks that fit on the device at once,
-  // each walking query tiles; a block issues its next tile's Q and first
-  // K/V copies before this tile's output leaves (through a ring slot), so
-  // that their latency hides under the stores.
-  bool resident_blocks = false;
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
