@@ -88,14 +88,17 @@ __device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], co
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       const int64_t i = m0 + thread_row<WarpRows>(a, hr);
-      // The row's interval in tile columns, clamped to [-1, 64 Ki]: 32 bits.
-      const int lo = static_cast<int>(max(int64_t{-1}, min(v.lo(i) - n0, int64_t{1} << 16)));
-      const int hi = static_cast<int>(max(int64_t{-1}, min(v.hi(i) - n0, int64_t{1} << 16)));
+      // The row's interval in tile columns, clamped to [-1, 64 Ki]: 32 bits,
+      // moved by the thread's first column so that each compare is against
+      // a constant (the columns held apart would be live across a key loop).
+      const int first_col = thread_col(0, 0);
+      const int lo = static_cast<int>(max(int64_t{-1}, min(v.lo(i) - n0, int64_t{1} << 16))) - first_col;
+      const int hi = static_cast<int>(max(int64_t{-1}, min(v.hi(i) - n0, int64_t{1} << 16))) - first_col;
 #pragma unroll
       for (int nb = 0; nb < KeyBlocks; ++nb)
 #pragma unroll
         for (int e = 2 * hr; e < 2 * hr + 2; ++e) {
-          const int col = thread_col(nb, e);
+          const int col = nb * 8 + (e & 1);
           if (col < lo || col > hi) s[a][nb][e] = -INFINITY;
         }
     }
