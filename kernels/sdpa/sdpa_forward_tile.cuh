@@ -188,7 +188,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     if (fp.score.transformed)
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!common_keys.hold(n0, Sh::kBlockN))
-      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
+      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows, true>(s, fp.score.visible, m0, n0);
     constexpr int kSlack = Sh::kCfg.rescale_slack;
     constexpr bool kExpsInPv = Sh::kCfg.exponentials == SdpaTcExponentials::kInPv;
     float correction[Sh::kMAtoms][2], base[Sh::kMAtoms][2];

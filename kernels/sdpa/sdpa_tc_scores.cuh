@@ -80,25 +80,27 @@ __device__ __forceinline__ void transform_scores(float (&s)[MAtoms][KeyBlocks][4
 }
 
 // -inf where key n0 + col is outside row m0 + row's visible interval.
-template <int MAtoms, int KeyBlocks, int WarpRows>
+// ConstantColumns: the interval moved by the thread's first column, each
+// compare against a constant; the sm_80 forward's key loop otherwise kept
+// the 16 columns a thread holds live across it (its spills 84 -> 52 bytes
+// at D 128). The Hopper forward, tuned on its own probe, keeps its code.
+template <int MAtoms, int KeyBlocks, int WarpRows, bool ConstantColumns = false>
 __device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], const SdpaVisibleKeys &v, int64_t m0,
                                             int64_t n0) {
+  const int first_col = ConstantColumns ? thread_col(0, 0) : 0;
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       const int64_t i = m0 + thread_row<WarpRows>(a, hr);
-      // The row's interval in tile columns, clamped to [-1, 64 Ki]: 32 bits,
-      // moved by the thread's first column so that each compare is against
-      // a constant (the columns held apart would be live across a key loop).
-      const int first_col = thread_col(0, 0);
+      // The row's interval in tile columns, clamped to [-1, 64 Ki]: 32 bits.
       const int lo = static_cast<int>(max(int64_t{-1}, min(v.lo(i) - n0, int64_t{1} << 16))) - first_col;
       const int hi = static_cast<int>(max(int64_t{-1}, min(v.hi(i) - n0, int64_t{1} << 16))) - first_col;
 #pragma unroll
       for (int nb = 0; nb < KeyBlocks; ++nb)
 #pragma unroll
         for (int e = 2 * hr; e < 2 * hr + 2; ++e) {
-          const int col = nb * 8 + (e & 1);
+          const int col = ConstantColumns ? nb * 8 + (e & 1) : thread_col(nb, e);
           if (col < lo || col > hi) s[a][nb][e] = -INFINITY;
         }
     }
