@@ -167,16 +167,23 @@ struct TcForward {
                                    const float (&row_max)[Sh::kMAtoms][2], const float (&row_sum)[Sh::kMAtoms][2],
                                    int64_t b, int64_t h, int64_t m0, uint32_t s_q) {
     __syncthreads();
+    // The thread's rows are 8 apart and share their swizzle: its offset at
+    // value block 0 of its first row gives every other (at_block). Opaque to
+    // the optimizer, as is s_q, so that the addresses are formed here rather
+    // than hoisted to the kernel's start and kept across the key loop in
+    // local memory (64 spill stores and loads at D 128).
+    uint32_t first = swizzled<HeadDim>(thread_row<Sh::kWarpRows>(0, 0), thread_col(0, 0));
+    asm volatile("" : "+r"(first), "+r"(s_q));
 #pragma unroll
     for (int a = 0; a < Sh::kMAtoms; ++a)
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
         const int row = thread_row<Sh::kWarpRows>(a, hr);
         const float inv = finish_row(row_max[a][hr], row_sum[a][hr], fp.score.mul, lse_at(p, b, h, m0 + row));
+        const uint32_t row_at = s_q + static_cast<uint32_t>((16 * a + 8 * hr) * HeadDim * 2);
 #pragma unroll
         for (int db = 0; db < Sh::kValueBlocks; ++db)
-          st_shared_4(s_q + swizzled<HeadDim>(row, thread_col(db, 0)),
-                      pack2<T>(o[a][db][2 * hr] * inv, o[a][db][2 * hr + 1] * inv));
+          st_shared_4(row_at + at_block(first, db), pack2<T>(o[a][db][2 * hr] * inv, o[a][db][2 * hr + 1] * inv));
       }
     __syncthreads();
     uint16_t *out =

@@ -29,6 +29,14 @@ __device__ __forceinline__ uint32_t at_step(uint32_t offset_at_step0, int step) 
   return (offset_at_step0 ^ static_cast<uint32_t>(32 * (step % 4))) + static_cast<uint32_t>(128 * (step / 4));
 }
 
+// The same for 8-column block `block` (a 16-byte chunk) of an element
+// offset within its chunk: chunk `block` lands at 8 (block / 8) +
+// ((block % 8) ^ row % 8), an XOR with 16 (block % 8) and an add of
+// 128 (block / 8) bytes of the offset at block 0.
+__device__ __forceinline__ uint32_t at_block(uint32_t offset_at_block0, int block) {
+  return (offset_at_block0 ^ static_cast<uint32_t>(16 * (block % 8))) + static_cast<uint32_t>(128 * (block / 8));
+}
+
 // Eight 2-byte elements from an address with no 16-byte alignment.
 __device__ __forceinline__ uint4 load_8_unaligned(const void *src) {
   const uint16_t *s = static_cast<const uint16_t *>(src);

@@ -71,6 +71,11 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   const Elem *k = static_cast<const Elem *>(p.k.data) + b * p.k.stride[0] + hk * p.k.stride[1];
   const Elem *v = static_cast<const Elem *>(p.v.data) + b * p.v.stride[0] + hk * p.v.stride[1];
   const SdpaKeyTiles key_tiles = sdpa_key_tiles(fp.score.visible, m0, m_last, Sh::kBlockN);
+  SdpaCommonKeys common_keys = sdpa_common_keys(fp.score.visible, m0, m_last);
+  // Opaque to the optimizer, so that the key loop keeps the two bounds
+  // rather than recomputing them from the mask's fields on every tile
+  // (44 uniform instructions a tile at D 128).
+  asm("" : "+l"(common_keys.from), "+l"(common_keys.to));
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
   static_assert(!Sh::kCfg.aligned_at_run_time || Sh::kCfg.copies == SdpaTcCopies::kBeforeScores,
                 "the copies among S's products are compiled for one alignment");
@@ -182,14 +187,16 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     }
     if (fp.score.transformed)
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
-    if (!sdpa_tile_fully_visible(fp.score.visible, m0, m_last, n0, Sh::kBlockN))
-      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score.visible, m0, n0);
+    if (!common_keys.hold(n0, Sh::kBlockN))
+      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows, true>(s, fp.score.visible, m0, n0);
+    constexpr int kSlack = Sh::kCfg.rescale_slack;
+    constexpr bool kExpsInPv = Sh::kCfg.exponentials == SdpaTcExponentials::kInPv;
     float correction[Sh::kMAtoms][2], base[Sh::kMAtoms][2];
-    if constexpr (Sh::kCfg.exponentials == SdpaTcExponentials::kInPv)
-      softmax_maxima(s, row_max, fp.score.mul, base, correction);
+    if constexpr (kExpsInPv)
+      softmax_maxima<Sh::kMAtoms, Sh::kKeyBlocks, kSlack>(s, row_max, fp.score.mul, base, correction);
     else
-      softmax_probabilities(s, row_max, row_sum, fp.score.mul, correction);
-    rescale_rows(o, correction);
+      softmax_probabilities<Sh::kMAtoms, Sh::kKeyBlocks, kSlack>(s, row_max, row_sum, fp.score.mul, correction);
+    if (rescale_owed<kSlack>(correction)) rescale_rows(o, correction);
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
       // its slot under P V.

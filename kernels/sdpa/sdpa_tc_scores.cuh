@@ -80,22 +80,27 @@ __device__ __forceinline__ void transform_scores(float (&s)[MAtoms][KeyBlocks][4
 }
 
 // -inf where key n0 + col is outside row m0 + row's visible interval.
-template <int MAtoms, int KeyBlocks, int WarpRows>
+// ConstantColumns: the interval moved by the thread's first column, each
+// compare against a constant; the sm_80 forward's key loop otherwise kept
+// the 16 columns a thread holds live across it (its spills 84 -> 52 bytes
+// at D 128). The Hopper forward, tuned on its own probe, keeps its code.
+template <int MAtoms, int KeyBlocks, int WarpRows, bool ConstantColumns = false>
 __device__ __forceinline__ void mask_scores(float (&s)[MAtoms][KeyBlocks][4], const SdpaVisibleKeys &v, int64_t m0,
                                             int64_t n0) {
+  const int first_col = ConstantColumns ? thread_col(0, 0) : 0;
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       const int64_t i = m0 + thread_row<WarpRows>(a, hr);
       // The row's interval in tile columns, clamped to [-1, 64 Ki]: 32 bits.
-      const int lo = static_cast<int>(max(int64_t{-1}, min(v.lo(i) - n0, int64_t{1} << 16)));
-      const int hi = static_cast<int>(max(int64_t{-1}, min(v.hi(i) - n0, int64_t{1} << 16)));
+      const int lo = static_cast<int>(max(int64_t{-1}, min(v.lo(i) - n0, int64_t{1} << 16))) - first_col;
+      const int hi = static_cast<int>(max(int64_t{-1}, min(v.hi(i) - n0, int64_t{1} << 16))) - first_col;
 #pragma unroll
       for (int nb = 0; nb < KeyBlocks; ++nb)
 #pragma unroll
         for (int e = 2 * hr; e < 2 * hr + 2; ++e) {
-          const int col = thread_col(nb, e);
+          const int col = ConstantColumns ? nb * 8 + (e & 1) : thread_col(nb, e);
           if (col < lo || col > hi) s[a][nb][e] = -INFINITY;
         }
     }
@@ -125,34 +130,29 @@ __device__ __forceinline__ float thread_row_max(const float (&s)[MAtoms][KeyBloc
   return fmaxf(row_max[a][hr], row_tree<true>(s, a, hr));
 }
 
-// Row (a, hr) of s becomes P = 2^(s mul - mx mul), given its new max mx;
-// its correction, running max and partial sum follow. `kept`: mx is the
-// running max itself, which owes no correction: exactly 1, not 2^(the
-// product's rounding).
-template <int MAtoms, int KeyBlocks>
-__device__ __forceinline__ void exponentiate_row(float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
-                                                 float (&row_sum)[MAtoms][2], float mul,
-                                                 float (&correction)[MAtoms][2], int a, int hr, float mx,
-                                                 bool kept = false) {
-  const float base = mx == -INFINITY ? 0.f : mx * mul;
-  correction[a][hr] = kept ? 1.f : exp2_approx(fmaf(row_max[a][hr], mul, -base));
-  row_max[a][hr] = mx;
-#pragma unroll
-  for (int nb = 0; nb < KeyBlocks; ++nb)
-#pragma unroll
-    for (int e = 2 * hr; e < 2 * hr + 2; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
-  row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
+// A row's running max after a tile whose max (over the row's four threads)
+// is mx: base = the new max * mul (0 for a row that has seen no key), and
+// the correction that O's row and partial sum owe. Slack >= 0: the running
+// max moves only where mx passes it by more than Slack (in log2 units);
+// elsewhere it stays, P may reach 2^Slack and the correction is exactly 1,
+// not 2^(the product's rounding), so that a kernel can skip O's rescale.
+// Slack -1 moves it on every tile.
+template <int Slack>
+__device__ __forceinline__ float settle_row_max(float mx, float &row_max, float mul, float &base) {
+  const bool keep = Slack >= 0 && !(mx * mul > fmaf(row_max, mul, static_cast<float>(Slack)));
+  if (keep) mx = row_max;
+  base = mx == -INFINITY ? 0.f : mx * mul;
+  const float correction = keep ? 1.f : exp2_approx(fmaf(row_max, mul, -base));
+  row_max = mx;
+  return correction;
 }
 
 // One online-softmax step on the scores alone: the running max takes this
-// tile's, the thread's partial row sums are rescaled, s becomes
-// P = 2^(s mul - max mul), and `correction` gets the factor that O's rows
-// still owe (rescale_rows). A row that has seen no key yet keeps max -inf
-// and P 0, never NaN. Split from O's rescale so that a kernel can run it
-// while an earlier tile's P V still writes O. Slack >= 0: the running max
-// moves only where this tile's passes it by more than Slack (in log2
-// units); elsewhere P may reach 2^Slack and the correction is exactly 1, so
-// that a kernel can skip O's rescale. Slack -1 moves it on every tile.
+// tile's (settle_row_max), the thread's partial row sums are rescaled, s
+// becomes P = 2^(s mul - base), and `correction` gets the factor that O's
+// rows still owe (rescale_rows). A row that has seen no key yet keeps max
+// -inf and P 0, never NaN. Split from O's rescale so that a kernel can run
+// it while an earlier tile's P V still writes O.
 template <int MAtoms, int KeyBlocks, int Slack = -1>
 __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
                                                       float (&row_sum)[MAtoms][2], float mul,
@@ -164,19 +164,23 @@ __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBloc
       float mx = thread_row_max(s, row_max, a, hr);
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const bool keep = Slack >= 0 && !(mx * mul > fmaf(row_max[a][hr], mul, static_cast<float>(Slack)));
-      if (keep) mx = row_max[a][hr];
-      exponentiate_row(s, row_max, row_sum, mul, correction, a, hr, mx, keep);
+      float base;
+      correction[a][hr] = settle_row_max<Slack>(mx, row_max[a][hr], mul, base);
+#pragma unroll
+      for (int nb = 0; nb < KeyBlocks; ++nb)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; ++e) s[a][nb][e] = exp2_approx(fmaf(s[a][nb][e], mul, -base));
+      row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
     }
 }
 
 // An online-softmax step in three parts, so that the exponentials can run
 // among P V's products (the same arithmetic as softmax_probabilities): the
 // rows' maxima side by side (each shuffle round over all rows, so that
-// their latencies overlap), giving `base` (max * mul, 0 for a row that has
-// seen no key) and `correction`; then P = 2^(s mul - base) a few key blocks
-// at a time; then the partial row sums, once P is whole.
-template <int MAtoms, int KeyBlocks>
+// their latencies overlap), giving `base` and `correction`
+// (settle_row_max); then P = 2^(s mul - base) a few key blocks at a time;
+// then the partial row sums, once P is whole.
+template <int MAtoms, int KeyBlocks, int Slack = -1>
 __device__ __forceinline__ void softmax_maxima(const float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
                                                float mul, float (&base)[MAtoms][2], float (&correction)[MAtoms][2]) {
   float mx[MAtoms][2];
@@ -193,11 +197,7 @@ __device__ __forceinline__ void softmax_maxima(const float (&s)[MAtoms][KeyBlock
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      base[a][hr] = mx[a][hr] == -INFINITY ? 0.f : mx[a][hr] * mul;
-      correction[a][hr] = exp2_approx(fmaf(row_max[a][hr], mul, -base[a][hr]));
-      row_max[a][hr] = mx[a][hr];
-    }
+    for (int hr = 0; hr < 2; ++hr) correction[a][hr] = settle_row_max<Slack>(mx[a][hr], row_max[a][hr], mul, base[a][hr]);
 }
 // Key blocks [first, first + count) of every row.
 template <int MAtoms, int KeyBlocks>
@@ -217,6 +217,17 @@ __device__ __forceinline__ void softmax_row_sums(const float (&s)[MAtoms][KeyBlo
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], row_tree<false>(s, a, hr));
+}
+
+// Whether some row of this warp owes O a correction other than exactly 1
+// (warp-uniform); with Slack -1 every tile's does.
+template <int Slack, int MAtoms>
+__device__ __forceinline__ bool rescale_owed(const float (&correction)[MAtoms][2]) {
+  if constexpr (Slack < 0) return true;
+  bool owed = false;
+#pragma unroll
+  for (int a = 0; a < MAtoms; ++a) owed = owed || correction[a][0] != 1.f || correction[a][1] != 1.f;
+  return __any_sync(0xffffffffu, owed);
 }
 
 // O's rows times the correction of the step that moved their max.

@@ -34,6 +34,11 @@ struct SdpaTcConfig {
   // Whether the key loop reads the views' alignment at run time, both kinds
   // of copies compiled into one kernel, rather than one kernel for each.
   bool aligned_at_run_time = false;
+  // The online softmax's slack (sdpa_tc_scores.cuh, settle_row_max): -1
+  // moves each row's running max on every tile; >= 0 keeps it unless a
+  // tile's max passes it by more than that (log2 units), and a warp whose
+  // rows all kept theirs skips O's rescale (other bits, within rounding).
+  int rescale_slack = -1;
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
@@ -58,8 +63,22 @@ struct SdpaTcConfig {
 // products 276 / 210 against 261 / 200 (before S 270 / 208). At D 256 every
 // one-kernel-per-alignment variant ran 13-17% behind the previous kernel
 // (263 / 239 against 304 / 278; the previous copies 252 / 221), so the
-// 256 tile keeps the run-time alignment, as do the sm89 256 tile and the
-// f32 kernel (not measured with a kernel per alignment).
+// 256 tile kept the run-time alignment, as do the sm89 256 tile, the
+// 99 KiB sm80 256 tile and the f32 kernel (not measured since). Session 18
+// (bench/NOTES.md; same rows, one process, the variants' launches
+// interleaved): with the output's addresses formed in the epilogue and the
+// mask's columns compared against constants, the D 128 spills fell from
+// 292 to 52 bytes and D 128 ran 371 / 350 / 367 / 360 against 330 / 300 /
+// 330 / 319 (an earlier run: its exponentials in the softmax 361 / 341 /
+// 358 / 351, the copies among S's products 362 / 334 / 365 / 353, 8 warps
+// x 128 keys in 160 KiB 324 / 308); D 64 263 / 198 against 257 / 194 (the
+// exponentials among P V the same); and a kernel per alignment no longer
+// loses at D 256: the wide tile's 325 / 271 against 314 / 264 reading the
+// alignment at run time (the exponentials in the softmax or the copies
+// among S within 0.4% of it). Slack 8 (settle_row_max) ran 2-3% ahead
+// without a mask at D 128 and 0-6% behind elsewhere, and its P of a row's
+// largest score is no longer exactly 1 (a row one key dominates erred 2.4x
+// as much): -1 everywhere.
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
   constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores;
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
@@ -69,7 +88,7 @@ constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) 
   }
   if (head_dim_tile <= 64) return {4, 2, 64, 3, 1, SdpaTcCopies::kAmongScores};
   if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
-  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, kBefore, kInSoftmax, true};
+  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
   return {4, 1, 32, 2, 2, kBefore, kInSoftmax, true};
 }
 

@@ -55,4 +55,14 @@ BARACUDA_HOST_DEVICE_INLINE bool sdpa_tile_fully_visible(const SdpaVisibleKeys &
   return n0 >= v.lo(last) && n0 + block_n - 1 <= v.hi(first);
 }
 
+// The same test for a key loop that holds the keys every query of
+// [first, last] sees, [from, to], computed once per query tile.
+struct SdpaCommonKeys {
+  int64_t from, to;
+  BARACUDA_HOST_DEVICE_INLINE bool hold(int64_t n0, int block_n) const { return n0 >= from && n0 + block_n - 1 <= to; }
+};
+BARACUDA_HOST_DEVICE_INLINE SdpaCommonKeys sdpa_common_keys(const SdpaVisibleKeys &v, int64_t first, int64_t last) {
+  return {v.lo(last), v.hi(first)};
+}
+
 }  // namespace baracuda::kernels
