@@ -62,11 +62,25 @@ __device__ __forceinline__ void window_from_row(const Packs<T, N, 16> &row, int 
   }
 }
 
+// `blocks` capped at what an SM holds on the arch this pass compiles for (sm
+// 86 and 87 stop at 16, sm 89 at 24, the others at 32): a larger
+// launch-bounds minimum is out of range there, and ptxas drops it with a warning.
+__host__ __device__ constexpr int within_resident_blocks(int blocks) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870)
+  return blocks < 16 ? blocks : 16;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 890
+  return blocks < 24 ? blocks : 24;
+#else
+  return blocks < 32 ? blocks : 32;
+#endif
+}
+
 // The grid is update_kernel's; RowBytes is the state row's (S * sizeof(T), a
 // power of two); Pooled: CONV_STATE_INDICES given (each form without the
 // other's instructions, and with its own blocks an SM).
 template <class T, int W, class Wt, int RowBytes, bool Pooled>
-__global__ void __launch_bounds__(kUpdateThreads, Conv1dUpdateCircularTraits::blocks(W, sizeof(T), RowBytes, Pooled))
+__global__ void __launch_bounds__(
+    kUpdateThreads, within_resident_blocks(Conv1dUpdateCircularTraits::blocks(W, sizeof(T), RowBytes, Pooled)))
     update_circular_rows_kernel(Conv1dProblem p) {
   constexpr int S = RowBytes / static_cast<int>(sizeof(T));
   const int32_t c = blockIdx.x * kUpdateThreads + threadIdx.x;
