@@ -334,7 +334,8 @@ WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContex
                s.head_dim_v, "; sm ", ctx.target_sm, " offers ", offered / 1024);
   if (v.refusal != nullptr)
     if (const char *why = v.refusal(s))
-      return cat(why, ": B ", s.batch, ", Hkv ", s.heads_kv, ", Q ", s.queries, ", K ", s.keys);
+      return cat(why, ": B ", s.batch, ", Hkv ", s.heads_kv, ", Q ", s.queries, ", K ", s.keys, ", head_dim ",
+                 s.head_dim, ", head_dim_v ", s.head_dim_v);
   if constexpr (std::is_same_v<Fn, BackwardFn>) return backward_extents_bounded(s);
   else return serves();
 }
