@@ -52,7 +52,8 @@ struct Conv1dLaunch {
   int64_t partial_slots = 0;
   int64_t chunk = Conv1dTraits::kChunk;
   int64_t grid_z = 1;
-  int vector_bytes = 0;  // UpdateVectors: the bytes of channels a thread takes; UpdateCircularRows: a state row's
+  // UpdateVectors: the bytes of channels a thread takes; UpdateCircularRows: a state row's bytes
+  int vector_bytes = 0;
   bool offsets32 = false;  // Update, UpdateCircularRows: 32-bit offsets (conv1d_update_choice.h)
   bool sums_direct = false;
 };
