@@ -9,6 +9,7 @@
 
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
 #include "causal_conv1d/conv1d_elementwise.cuh"
+#include "causal_conv1d/conv1d_register_tiles.cuh"
 #include "causal_conv1d/conv1d_row_groups.cuh"
 #include "causal_conv1d/conv1d_side_kernels.cuh"
 #include "causal_conv1d/conv1d_time_tiles.cuh"
@@ -99,6 +100,15 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
           backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
         }
       });
+    } else if (launch.kernel == Conv1dKernel::RegisterTimeTiles) {
+      if constexpr (sizeof(T) <= 4 && kHaloVecs<T, W> == 1)
+        with_silu(p.silu, [&](auto silu) {
+          if (launch.sums_direct) {
+            backward_register_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, stream>>>(p, nullptr);
+          } else {
+            backward_register_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+          }
+        });
     } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
       with_silu(p.silu, [&](auto silu) {
         backward_row_groups_kernel<T, W, silu, Wt>

@@ -36,7 +36,8 @@ enum class Conv1dKernel {
   Update,
   StagedRowGroups,
   UpdateVectors,
-  UpdateCircularRows
+  UpdateCircularRows,
+  RegisterTimeTiles
 };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
@@ -216,7 +217,14 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t tile =
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
-    Conv1dLaunch l = rows_grid(K::StagedTimeTiles, p, ceil_div(ceil_div(units, tile), per_block));
+    // The backward over rows of whole tiles whose W-1 inputs before a vector
+    // lie in the vector before it: the register tiles.
+    const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
+    const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec;
+    Conv1dLaunch l = rows_grid(registers ? K::RegisterTimeTiles : K::StagedTimeTiles, p,
+                               ceil_div(ceil_div(units, registers ? register_tile : tile), per_block));
+    if (registers && Conv1dTraits::kBackwardRegisterRowsPerBlock > 1 && p.batch > 1)
+      l.grid_y = ceil_div(l.grid_y, Conv1dTraits::kBackwardRegisterRowsPerBlock);
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass
     // was 5-9% of it: session 18, H200, bf16 [1,2048,4096] 21.6 -> 20.5 us,
@@ -251,6 +259,8 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
   switch (k) {
     case Conv1dKernel::StagedTimeTiles:
       return "_staged_time_tiles";
+    case Conv1dKernel::RegisterTimeTiles:
+      return "_register_time_tiles";
     case Conv1dKernel::StagedChannelTiles:
       return "_staged_channel_tiles";
     case Conv1dKernel::StagedRowGroups:

@@ -86,6 +86,24 @@ struct Conv1dTraits {
     if (elem_bytes > 4) return 1;
     return elem_bytes == 4 ? kBackwardTimeBlocksF32 : kBackwardTimeBlocks;
   }
+  // The register tiles' backward (conv1d_register_tiles.cuh: the time tiles'
+  // backward with a warp's run in registers, loaded a tile ahead): blocks
+  // an SM it is compiled for, per element size, and block rows per row of
+  // B*C (1: a block a row's tiles, as the time tiles; 2: each block walks
+  // two rows, the second's loads in flight over the first's math).
+  static constexpr int kBackwardRegisterBlocks = 6;
+  static constexpr int kBackwardRegisterBlocksF32 = 8;
+  static constexpr int backward_register_blocks(int elem_bytes) {
+    return elem_bytes == 4 ? kBackwardRegisterBlocksF32 : kBackwardRegisterBlocks;
+  }
+  static constexpr int kBackwardRegisterRowsPerBlock = 1;
+  // Its vectors a lane takes in a tile (at the time tiles' values, the same
+  // tiles, runs and sums: the same bits).
+  static constexpr int kBackwardRegisterTileSteps = 4;
+  static constexpr int kBackwardRegisterTileStepsF32 = 2;
+  static constexpr int backward_register_tile_steps(int elem_bytes) {
+    return elem_bytes == 4 ? kBackwardRegisterTileStepsF32 : kBackwardRegisterTileSteps;
+  }
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile
   // holds a full tile's bytes (a short row alone left most threads idle and
