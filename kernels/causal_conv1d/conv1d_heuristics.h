@@ -57,6 +57,7 @@ struct Conv1dLaunch {
   int vector_bytes = 0;
   bool offsets32 = false;  // Update, UpdateCircularRows: 32-bit offsets (conv1d_update_choice.h)
   bool sums_direct = false;
+  bool one_tile = false;  // RegisterTimeTiles: a tile a block
 };
 
 namespace conv1d_heuristics {
@@ -220,9 +221,12 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     // The backward over rows of whole tiles whose W-1 inputs before a vector
     // lie in the vector before it: the register tiles.
     const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
-    const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec;
+    const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec &&
+                           (units == register_tile || Conv1dTraits::kBackwardRegisterMultiTile);
     Conv1dLaunch l = rows_grid(registers ? K::RegisterTimeTiles : K::StagedTimeTiles, p,
                                ceil_div(ceil_div(units, registers ? register_tile : tile), per_block));
+    l.one_tile = registers && units == register_tile && l.grid_y == p.batch * p.channels &&
+                 Conv1dTraits::kBackwardRegisterRowsPerBlock == 1;
     if (registers && Conv1dTraits::kBackwardRegisterRowsPerBlock > 1 && p.batch > 1)
       l.grid_y = ceil_div(l.grid_y, Conv1dTraits::kBackwardRegisterRowsPerBlock);
     // A batch of one whose rows are a block each: block row c is channel c,

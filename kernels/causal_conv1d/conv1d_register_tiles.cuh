@@ -66,8 +66,10 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, int64_t b, i
   return v;
 }
 
-template <class T, int W, bool Silu, class Wt = T, bool Direct = false>
-__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(sizeof(T)))
+// OneTile: every block takes one tile (rows of one tile, a block a row):
+// no loads ahead, so fewer registers and more blocks an SM.
+template <class T, int W, bool Silu, class Wt = T, bool Direct = false, bool OneTile = false>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(sizeof(T), OneTile))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
@@ -92,10 +94,11 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   uint4 before = run_before<T, W>(p, q.b, q.c, q.u0 + run - 1);
   AfterRun<T, W> after;
   after.load(p, q.b, q.c, (q.u0 + run + kRun) * V);
-  for (int64_t i = 0; i < tiles.items; ++i) {
+  const int64_t items = OneTile ? 1 : tiles.items;
+  for (int64_t i = 0; i < items; ++i) {
     auto nq = q;
-    tiles.advance(p, nq);
-    const bool more = i + 1 < tiles.items;
+    if (!OneTile) tiles.advance(p, nq);
+    const bool more = !OneTile && i + 1 < items;
     // The next tile's halo inputs and its row's taps go out a tile ahead.
     uint4 next_before = make_uint4(0, 0, 0, 0);
     AfterRun<T, W> next_after = after;

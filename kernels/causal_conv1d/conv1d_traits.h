@@ -93,10 +93,14 @@ struct Conv1dTraits {
   // two rows, the second's loads in flight over the first's math).
   static constexpr int kBackwardRegisterBlocks = 6;
   static constexpr int kBackwardRegisterBlocksF32 = 8;
-  static constexpr int backward_register_blocks(int elem_bytes) {
+  static constexpr int kBackwardRegisterOneTileBlocks = 8;  // blocks of one tile each
+  static constexpr int backward_register_blocks(int elem_bytes, bool one_tile) {
+    if (one_tile) return kBackwardRegisterOneTileBlocks;
     return elem_bytes == 4 ? kBackwardRegisterBlocksF32 : kBackwardRegisterBlocks;
   }
   static constexpr int kBackwardRegisterRowsPerBlock = 1;
+  // Rows of several tiles take them too (else the staged time tiles).
+  static constexpr bool kBackwardRegisterMultiTile = false;
   // Its vectors a lane takes in a tile (at the time tiles' values, the same
   // tiles, runs and sums: the same bits).
   static constexpr int kBackwardRegisterTileSteps = 4;

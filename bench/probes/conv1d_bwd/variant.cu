@@ -48,10 +48,17 @@ int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
     backward_row_groups_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, l.sums_direct ? nullptr : partials);
 #ifdef PROBE_REGISTER_TILES
   } else if (l.kernel == Conv1dKernel::RegisterTimeTiles) {
-    if (l.sums_direct)
-      backward_register_tiles_kernel<T, W, true, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
-    else
-      backward_register_tiles_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, partials);
+    const auto tiles = [&](auto direct, auto one_tile) {
+      backward_register_tiles_kernel<T, W, true, Wt, direct, one_tile>
+          <<<grid, kThreads, 0, s>>>(p, direct ? nullptr : partials);
+    };
+    const std::true_type yes;
+    const std::false_type no;
+    if (l.sums_direct) {
+      l.one_tile ? tiles(yes, yes) : tiles(yes, no);
+    } else {
+      l.one_tile ? tiles(no, yes) : tiles(no, no);
+    }
 #endif
   } else {
     return 1000 + static_cast<int>(l.kernel);  // not a kernel this probe builds
