@@ -227,6 +227,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
                                ceil_div(ceil_div(units, registers ? register_tile : tile), per_block));
     l.one_tile = registers && units == register_tile && l.grid_y == p.batch * p.channels &&
                  Conv1dTraits::kBackwardRegisterRowsPerBlock == 1;
+    if (l.one_tile && Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;
     if (registers && Conv1dTraits::kBackwardRegisterRowsPerBlock > 1 && p.batch > 1)
       l.grid_y = ceil_div(l.grid_y, Conv1dTraits::kBackwardRegisterRowsPerBlock);
     // A batch of one whose rows are a block each: block row c is channel c,

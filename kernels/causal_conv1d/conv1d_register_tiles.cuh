@@ -34,23 +34,39 @@ __device__ __forceinline__ uint4 inputs_before(const uint4 &own, const uint4 &wr
   return v;
 }
 
-// The inputs of g at the timestep t = (u0 + run end) * V + min(lane, W-2)
-// after a run (zeros past the row, as a stage's halo holds there), loaded a
-// tile ahead of its use.
-template <class T, int W>
-struct AfterRun {
-  Acc<T> x[W], dy;
-  __device__ void load(const Conv1dProblem &p, int64_t b, int64_t c, int64_t t) {
-    t += min(static_cast<int>(threadIdx.x % 32), W - 2);
-    const T *xr = at<T>(p.x, b, c, 0);
+// Words first .. last of v from lane src (the others v's own).
+template <int First, int Last>
+__device__ __forceinline__ uint4 words_from(const uint4 &v, int src) {
+  uint4 r = v;
+  if (First <= 0 && 0 <= Last) r.x = __shfl_sync(0xffffffffu, v.x, src);
+  if (First <= 1 && 1 <= Last) r.y = __shfl_sync(0xffffffffu, v.y, src);
+  if (First <= 2 && 2 <= Last) r.z = __shfl_sync(0xffffffffu, v.z, src);
+  if (First <= 3 && 3 <= Last) r.w = __shfl_sync(0xffffffffu, v.w, src);
+  return r;
+}
+
+// The W-1 g after a warp's run, every lane computing all of them, from the
+// run's last vector of x (lane 31's last) and lane 0's vectors of x and dy
+// after the run (zeros past the row, as a stage's halo holds there): the
+// same inputs, so the same g, as the time tiles' upstream_after_run.
+template <class T, int W, class Grad>
+__device__ __forceinline__ void upstream_after_run_lanes(const Grad &taps, const uint4 &last_x, const uint4 &after_x,
+                                                         const uint4 &after_dy, Acc<T> (&later)[W - 1]) {
+  constexpr int V = kTimeVec<T>, E = static_cast<int>(sizeof(T));
+  constexpr int kTail = (V - (W - 1)) * E / 4, kHead = ((W - 1) * E + 3) / 4 - 1;
+  Acc<T> xw[2 * V], dy[V];
+  unpack_raw<T, V>(words_from<kTail, 3>(last_x, 31), xw);
+  unpack_raw<T, V>(words_from<0, kHead>(after_x, 0), xw + V);
+  unpack_raw<T, V>(words_from<0, kHead>(after_dy, 0), dy);
 #pragma unroll
-    for (int k = 0; k < W; ++k) {
-      const int64_t s = t - (W - 1) + k;
-      x[k] = s < p.length ? Accum<T>::load(xr[s]) : Acc<T>(0);
-    }
-    dy = t < p.length ? get<T>(p.dy, b, c, t) : Acc<T>(0);
-  }
-};
+  for (int a = 0; a < W - 1; ++a) later[a] = taps.upstream(xw + V - (W - 1) + a, dy[a]);
+}
+
+// Lane 0's vector of a row at u (zeros past the row's units).
+template <class T>
+__device__ __forceinline__ uint4 lane0_vector(const Conv1dView &v, int64_t b, int64_t c, int64_t u, int64_t units) {
+  return threadIdx.x % 32 == 0 && u < units ? load_vector16(at<T>(v, b, c, u * kTimeVec<T>)) : make_uint4(0, 0, 0, 0);
+}
 
 // Lane 0's vector before its warp's run (x_pad's initial values before the row).
 template <class T, int W>
@@ -68,6 +84,36 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, int64_t b, i
 
 // OneTile: every block takes one tile (rows of one tile, a block a row):
 // no loads ahead, so fewer registers and more blocks an SM.
+// Sums lanes' parts[N] over the warp by halving exchanges (each lane keeps
+// half its values and adds the other half of its partner's): log2(P) levels
+// of P/2, P/4, .. 1 shuffles (P = N rounded up to a power of two) and then
+// an all-reduce of the one value left, where the xor tree took N * 5. Lane
+// l returns sum number `index` (from the lane's bits 4, 3, ..); the lanes
+// l % (32 / P) == 0 hold each of the P once. Fixed order: bit-stable.
+template <class A, int N>
+__device__ __forceinline__ A warp_halving_sum(const A (&parts)[N], int lane, int &index) {
+  constexpr int P = N <= 1 ? 1 : N <= 2 ? 2 : N <= 4 ? 4 : N <= 8 ? 8 : N <= 16 ? 16 : 32;
+  static_assert(N <= 32, "at most a value a lane");
+  A v[P];
+#pragma unroll
+  for (int i = 0; i < P; ++i) v[i] = i < N ? parts[i] : A(0);
+  index = 0;
+#pragma unroll
+  for (int level = 0; (P >> (level + 1)) >= 1; ++level) {
+    const int half = P >> (level + 1), off = 16 >> level;
+    const bool upper = lane & off;
+#pragma unroll
+    for (int i = 0; i < half; ++i) {
+      const A send = upper ? v[i] : v[i + half], keep = upper ? v[i + half] : v[i];
+      v[i] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+    }
+    index += upper ? half : 0;
+  }
+#pragma unroll
+  for (int off = 16 / P; off >= 1; off /= 2) v[0] += __shfl_xor_sync(0xffffffffu, v[0], off);
+  return v[0];
+}
+
 template <class T, int W, bool Silu, class Wt = T, bool Direct = false, bool OneTile = false>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(sizeof(T), OneTile))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
@@ -92,32 +138,27 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
     }
   }
   uint4 before = run_before<T, W>(p, q.b, q.c, q.u0 + run - 1);
-  AfterRun<T, W> after;
-  after.load(p, q.b, q.c, (q.u0 + run + kRun) * V);
+  uint4 after_x = lane0_vector<T>(p.x, q.b, q.c, q.u0 + run + kRun, tiles.units);
+  uint4 after_dy = lane0_vector<T>(p.dy, q.b, q.c, q.u0 + run + kRun, tiles.units);
   const int64_t items = OneTile ? 1 : tiles.items;
   for (int64_t i = 0; i < items; ++i) {
     auto nq = q;
     if (!OneTile) tiles.advance(p, nq);
     const bool more = !OneTile && i + 1 < items;
     // The next tile's halo inputs and its row's taps go out a tile ahead.
-    uint4 next_before = make_uint4(0, 0, 0, 0);
-    AfterRun<T, W> next_after = after;
+    uint4 next_before = make_uint4(0, 0, 0, 0), next_after_x = next_before, next_after_dy = next_before;
     A held[W + 1];
     const bool new_row = more && nq.k == 0;
     if (more) {
       next_before = run_before<T, W>(p, nq.b, nq.c, nq.u0 + run - 1);
-      next_after.load(p, nq.b, nq.c, (nq.u0 + run + kRun) * V);
+      next_after_x = lane0_vector<T>(p.x, nq.b, nq.c, nq.u0 + run + kRun, tiles.units);
+      next_after_dy = lane0_vector<T>(p.dy, nq.b, nq.c, nq.u0 + run + kRun, tiles.units);
     }
     if (new_row)
 #pragma unroll
       for (int k = 0; k <= W; ++k) held[k] = Grad::tap(p, nq.c, k);
-    // The step after the run's shifted g: lanes < W-1 compute one each of the W-1 g after the run.
-    A later[W - 1];
-    {
-      const A g_after = taps.upstream(after.x, after.dy);
-#pragma unroll
-      for (int a = 0; a < W - 1; ++a) later[a] = __shfl_sync(0xffffffffu, g_after, (a - (31 - lane) * V) & 31);
-    }
+    A later[W - 1];  // the step after's shifted g: the W-1 g after the run
+    upstream_after_run_lanes<T, W>(taps, xr[Steps - 1], after_x, after_dy, later);
     T *dxr = at<T>(p.dx, q.b, q.c, (q.u0 + run + lane) * V);
     const int64_t next_u = more ? nq.u0 + run + lane : 0;
     const T *nxs = at<T>(p.x, nq.b, nq.c, next_u * V), *nds = at<T>(p.dy, nq.b, nq.c, next_u * V);
@@ -149,6 +190,12 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
       for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
       if constexpr (Direct) {  // (0 + sum: the reduction's bits)
         block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
+      } else if constexpr (OneTile && Conv1dTraits::kBackwardRegisterWarpSlots) {  // a slot a warp: no barrier
+        int k;
+        const A sum = warp_halving_sum<A, W + 1>(parts, lane, k);
+        constexpr int kHolders = 32 / (W + 1 <= 2 ? 2 : W + 1 <= 4 ? 4 : W + 1 <= 8 ? 8 : 16);
+        const int64_t slot = (q.b * gridDim.x + blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+        if (lane % kHolders == 0 && k <= W) partials[(slot * p.channels + q.c) * (W + 1) + k] = sum;
       } else {
         block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
       }
@@ -157,7 +204,8 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
     }
     if (new_row) taps = Grad(held);
     before = next_before;
-    after = next_after;
+    after_x = next_after_x;
+    after_dy = next_after_dy;
     q = nq;
   }
 }

@@ -99,6 +99,11 @@ struct Conv1dTraits {
     return elem_bytes == 4 ? kBackwardRegisterBlocksF32 : kBackwardRegisterBlocks;
   }
   static constexpr int kBackwardRegisterRowsPerBlock = 1;
+  // The one-tile blocks' partial sums a warp (a slot each, summed by the
+  // halving exchanges, no barrier) instead of a block (the xor tree, then
+  // the warps in order). (In the kernel of several tiles a block they made
+  // ptxas spill 144 bytes at bf16 W 4.)
+  static constexpr bool kBackwardRegisterWarpSlots = true;
   // Rows of several tiles take them too (else the staged time tiles).
   static constexpr bool kBackwardRegisterMultiTile = false;
   // Its vectors a lane takes in a tile (at the time tiles' values, the same
