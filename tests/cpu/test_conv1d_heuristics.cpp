@@ -48,12 +48,21 @@ int64_t tile_steps(Conv1dPass pass, int bytes) {
          (pass == Conv1dPass::Forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
 }
 
+// The kernel of the time tiles a pass over p takes: the register tiles for a
+// backward over rows of one of their tiles (conv1d_register_tiles.cuh).
+Conv1dKernel time_tiles_of(Conv1dPass pass, int bytes, const Conv1dProblem &p) {
+  const int64_t register_tile = 16 / bytes * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
+  const bool registers = pass == Conv1dPass::Backward && bytes <= 4 && p.length == register_tile;
+  return registers ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles;
+}
+
 TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the staged time tiles",
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
       const int64_t tile = tile_steps(pass, bytes);
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile, 4)) == Conv1dKernel::StagedTimeTiles);
+      const Conv1dProblem whole = dense_conv1d_problem(2, 3, tile, 4);
+      CHECK(kernel_of(pass, bytes, whole) == time_tiles_of(pass, bytes, whole));
       // More than half a tile, or vectors not a power of two: rows of their own tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
@@ -176,8 +185,9 @@ TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a bloc
     // Rows of one block column: block row c is channel c, its sums DW and DB.
     for (const int64_t length : {block / 8, block}) {
       CAPTURE(length);
-      const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, length, 4));
-      CHECK(one.kernel == Conv1dKernel::StagedTimeTiles);
+      const Conv1dProblem p = dense_conv1d_problem(1, 1000, length, 4);
+      const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, p);
+      CHECK(one.kernel == time_tiles_of(Conv1dPass::Backward, bytes, p));
       CHECK(one.grid_x == 1);
       CHECK(one.grid_y == 1000);
       CHECK(one.sums_direct);
@@ -196,6 +206,51 @@ TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a bloc
   }
 }
 
+TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time tile takes the register tiles",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes, warps = Conv1dTraits::kThreads / 32;
+    const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
+    // W-1 inputs within the vector before: the one-tile blocks, a row a
+    // block, a dw/db slot per (b, warp); the forward keeps its time tiles.
+    for (int width = Conv1dTraits::kMinWidth; width <= Conv1dTraits::kMaxWidth; ++width) {
+      CAPTURE(width);
+      const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 100, tile, width));
+      if (width - 1 > vec) {
+        CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
+        continue;
+      }
+      CHECK(l.kernel == Conv1dKernel::RegisterTimeTiles);
+      CHECK(l.one_tile == (Conv1dTraits::kBackwardRegisterRowsPerBlock == 1));
+      CHECK(l.grid_x == 1);
+      CHECK(l.grid_y == 300);
+      CHECK(l.partial_slots == (Conv1dTraits::kBackwardRegisterWarpSlots ? 3 * warps : 3));
+      CHECK_FALSE(l.sums_direct);
+      CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 100, tile, width)) ==
+            Conv1dKernel::StagedTimeTiles);
+    }
+    // A batch of one writes DW and DB itself; rows past the grid's y limit
+    // are walked by blocks of several tiles.
+    const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 100, tile, 4));
+    CHECK(one.kernel == Conv1dKernel::RegisterTimeTiles);
+    CHECK(one.sums_direct);
+    const Conv1dLaunch many = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 40000, tile, 4));
+    CHECK(many.grid_y == 65535);
+    CHECK_FALSE(many.one_tile);
+    CHECK(many.partial_slots == 2);
+    // Rows of several tiles, or of part of one: the staged time tiles (but
+    // with kBackwardRegisterMultiTile for whole tiles).
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, tile + vec * Conv1dTraits::kThreads, 4)) ==
+          Conv1dKernel::StagedTimeTiles);
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, 2 * tile, 4)) ==
+          (Conv1dTraits::kBackwardRegisterMultiTile ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles));
+  }
+  // f64 keeps the staged time tiles.
+  CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, 2 * Conv1dTraits::kThreads * 4, 2)) ==
+        Conv1dKernel::StagedTimeTiles);
+}
+
 TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
           "[heuristics][causal_conv1d]") {
   Conv1dProblem p = dense_conv1d_problem(2, 3, 4096, 4);
@@ -203,7 +258,7 @@ TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass t
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::StagedTimeTiles);
   CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::WalkTime);
   p.dx.data = offset_pointer(16);
-  CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::StagedTimeTiles);
+  CHECK(kernel_of(Conv1dPass::Backward, 2, p) == time_tiles_of(Conv1dPass::Backward, 2, p));
   p.y.stride[2] = 2;  // every other timestep of y
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
   p = dense_conv1d_problem(2, 3, 4096, 4);

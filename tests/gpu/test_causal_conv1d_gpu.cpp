@@ -25,9 +25,11 @@ struct Size {
 // tiles than a block takes), channel counts over one block's with a partial
 // last group (136), chunks with a short last one; short rows of a power of
 // two of vectors (64, 256: the row groups, with a partial last group of rows;
-// 128 at B 1: the row groups' backward writes DW and DB itself).
-const Size kSizes[] = {{2, 3, 1},    {1, 5, 2},   {2, 8, 67},  {3, 17, 300}, {2, 16, 1024}, {2, 136, 2056},
-                       {1, 24, 8200}, {4, 33, 64}, {3, 37, 256}, {1, 40, 128}};
+// 128 at B 1: the row groups' backward writes DW and DB itself); rows of one
+// backward time tile (4096 in 16 bits, 1024 in f32: the register tiles'
+// one-tile blocks, a dw/db slot a warp, or DW and DB directly at B 1).
+const Size kSizes[] = {{2, 3, 1},     {1, 5, 2},   {2, 8, 67},  {3, 17, 300}, {2, 16, 1024}, {2, 136, 2056},
+                       {1, 24, 8200}, {4, 33, 64}, {3, 37, 256}, {1, 40, 128}, {3, 9, 4096},  {1, 6, 4096}};
 
 Conv1dCase make_case(int32_t op, baracuda_dtype_t dtype, const Size &s, int32_t width, SeqLayout layout,
                      uint64_t seed) {
