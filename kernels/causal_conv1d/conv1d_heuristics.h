@@ -221,15 +221,17 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     // The backward over rows of whole tiles whose W-1 inputs before a vector
     // lie in the vector before it: the register tiles.
     const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
-    const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec &&
-                           (units == register_tile || Conv1dTraits::kBackwardRegisterMultiTile);
+    const bool whole = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec;
+    const bool one_tile = whole && (units == register_tile || Conv1dTraits::kBackwardRegisterOneTileAll) &&
+                          p.batch * p.channels <= kMaxGridY && Conv1dTraits::kBackwardRegisterRowsPerBlock == 1;
+    const bool registers = one_tile || (whole && (units == register_tile || Conv1dTraits::kBackwardRegisterMultiTile));
     Conv1dLaunch l = rows_grid(registers ? K::RegisterTimeTiles : K::StagedTimeTiles, p,
-                               ceil_div(ceil_div(units, registers ? register_tile : tile), per_block));
-    l.one_tile = registers && units == register_tile && l.grid_y == p.batch * p.channels &&
-                 Conv1dTraits::kBackwardRegisterRowsPerBlock == 1;
-    if (l.one_tile && Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;
+                               one_tile ? units / register_tile
+                                        : ceil_div(ceil_div(units, registers ? register_tile : tile), per_block));
+    l.one_tile = one_tile;
     if (registers && Conv1dTraits::kBackwardRegisterRowsPerBlock > 1 && p.batch > 1)
       l.grid_y = ceil_div(l.grid_y, Conv1dTraits::kBackwardRegisterRowsPerBlock);
+    if (l.one_tile && Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass
     // was 5-9% of it: session 18, H200, bf16 [1,2048,4096] 21.6 -> 20.5 us,

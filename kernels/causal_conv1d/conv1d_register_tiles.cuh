@@ -82,8 +82,8 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, int64_t b, i
   return v;
 }
 
-// OneTile: every block takes one tile (rows of one tile, a block a row):
-// no loads ahead, so fewer registers and more blocks an SM.
+// OneTile: every block takes one tile (block x is tile x of its row): no
+// loads ahead, so fewer registers and more blocks an SM.
 // Sums lanes' parts[N] over the warp by halving exchanges (each lane keeps
 // half its values and adds the other half of its partner's): log2(P) levels
 // of P/2, P/4, .. 1 shuffles (P = N rounded up to a power of two) and then
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
   static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
-  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(true, sizeof(T))>;
+  using Tiles = TimeTiles<Steps, OneTile ? 1 : Conv1dTraits::time_tiles_per_block(true, sizeof(T))>;
   using Grad = GradTaps<T, W, Silu, Wt>;
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Tiles tiles(p, V);

@@ -104,8 +104,11 @@ struct Conv1dTraits {
   // the warps in order). (In the kernel of several tiles a block they made
   // ptxas spill 144 bytes at bf16 W 4.)
   static constexpr bool kBackwardRegisterWarpSlots = true;
-  // Rows of several tiles take them too (else the staged time tiles).
+  // Rows of several tiles take them too (else the staged time tiles): a
+  // block the tiles the time tiles' block takes, or (kBackwardRegisterOneTileAll)
+  // one-tile blocks.
   static constexpr bool kBackwardRegisterMultiTile = false;
+  static constexpr bool kBackwardRegisterOneTileAll = false;
   // Its vectors a lane takes in a tile (at the time tiles' values, the same
   // tiles, runs and sums: the same bits).
   static constexpr int kBackwardRegisterTileSteps = 4;

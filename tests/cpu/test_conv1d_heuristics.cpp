@@ -240,11 +240,15 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
     CHECK_FALSE(many.one_tile);
     CHECK(many.partial_slots == 2);
     // Rows of several tiles, or of part of one: the staged time tiles (but
-    // with kBackwardRegisterMultiTile for whole tiles).
+    // whole tiles with kBackwardRegisterMultiTile, or a block each with
+    // kBackwardRegisterOneTileAll).
     CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, tile + vec * Conv1dTraits::kThreads, 4)) ==
           Conv1dKernel::StagedTimeTiles);
-    CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, 2 * tile, 4)) ==
-          (Conv1dTraits::kBackwardRegisterMultiTile ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles));
+    const Conv1dLaunch two = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, 2 * tile, 4));
+    const bool several = Conv1dTraits::kBackwardRegisterMultiTile || Conv1dTraits::kBackwardRegisterOneTileAll;
+    CHECK(two.kernel == (several ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles));
+    CHECK(two.one_tile == Conv1dTraits::kBackwardRegisterOneTileAll);
+    CHECK(two.grid_x == (Conv1dTraits::kBackwardRegisterOneTileAll ? 2 : 1));
   }
   // f64 keeps the staged time tiles.
   CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, 2 * Conv1dTraits::kThreads * 4, 2)) ==
