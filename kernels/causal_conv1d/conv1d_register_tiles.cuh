@@ -62,19 +62,26 @@ __device__ __forceinline__ void upstream_after_run_lanes(const Grad &taps, const
   for (int a = 0; a < W - 1; ++a) later[a] = taps.upstream(xw + V - (W - 1) + a, dy[a]);
 }
 
-// Lane 0's vector of a row at u (zeros past the row's units).
+// Row (b, c) of a [B, C, L] operand (stride 1 along L: its timesteps are
+// the pointer plus an offset, without a 64-bit multiply each).
 template <class T>
-__device__ __forceinline__ uint4 lane0_vector(const Conv1dView &v, int64_t b, int64_t c, int64_t u, int64_t units) {
-  return threadIdx.x % 32 == 0 && u < units ? load_vector16(at<T>(v, b, c, u * kTimeVec<T>)) : make_uint4(0, 0, 0, 0);
+__device__ __forceinline__ T *row_of(const Conv1dView &v, int64_t b, int64_t c) {
+  return static_cast<T *>(v.data) + b * v.stride[0] + c * v.stride[1];
+}
+
+// Lane 0's vector u of a row (zeros past the row's units).
+template <class T>
+__device__ __forceinline__ uint4 lane0_vector(const T *row, int64_t u, int64_t units) {
+  return threadIdx.x % 32 == 0 && u < units ? load_vector16(row + u * kTimeVec<T>) : make_uint4(0, 0, 0, 0);
 }
 
 // Lane 0's vector before its warp's run (x_pad's initial values before the row).
 template <class T, int W>
-__device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, int64_t b, int64_t c, int64_t u) {
+__device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, const T *row, int64_t b, int64_t c, int64_t u) {
   uint4 v = make_uint4(0, 0, 0, 0);
   if (threadIdx.x % 32 == 0) {
     if (u >= 0) {
-      v = load_vector16(at<T>(p.x, b, c, u * kTimeVec<T>));
+      v = load_vector16(row + u * kTimeVec<T>);
     } else {
       store_initial16<T, W>(p, b, c, u * kTimeVec<T>, 2, &v);
     }
@@ -82,8 +89,6 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, int64_t b, i
   return v;
 }
 
-// OneTile: every block takes one tile (block x is tile x of its row): no
-// loads ahead, so fewer registers and more blocks an SM.
 // Sums lanes' parts[N] over the warp by halving exchanges (each lane keeps
 // half its values and adds the other half of its partner's): log2(P) levels
 // of P/2, P/4, .. 1 shuffles (P = N rounded up to a power of two) and then
@@ -129,17 +134,18 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   Grad taps(p, q.c);
   A parts[W + 1] = {};
   uint4 xr[Steps], dr[Steps];  // this tile's vectors of the lane, then the next tile's
+  const T *xrow = row_of<T>(p.x, q.b, q.c), *dyrow = row_of<T>(p.dy, q.b, q.c);
   {
-    const T *xs = at<T>(p.x, q.b, q.c, (q.u0 + run + lane) * V), *ds = at<T>(p.dy, q.b, q.c, (q.u0 + run + lane) * V);
+    const T *xs = xrow + (q.u0 + run + lane) * V, *ds = dyrow + (q.u0 + run + lane) * V;
 #pragma unroll
     for (int m = Steps - 1; m >= 0; --m) {
       xr[m] = load_vector16(xs + m * 32 * V);
       dr[m] = load_vector16(ds + m * 32 * V);
     }
   }
-  uint4 before = run_before<T, W>(p, q.b, q.c, q.u0 + run - 1);
-  uint4 after_x = lane0_vector<T>(p.x, q.b, q.c, q.u0 + run + kRun, tiles.units);
-  uint4 after_dy = lane0_vector<T>(p.dy, q.b, q.c, q.u0 + run + kRun, tiles.units);
+  uint4 before = run_before<T, W>(p, xrow, q.b, q.c, q.u0 + run - 1);
+  uint4 after_x = lane0_vector<T>(xrow, q.u0 + run + kRun, tiles.units);
+  uint4 after_dy = lane0_vector<T>(dyrow, q.u0 + run + kRun, tiles.units);
   const int64_t items = OneTile ? 1 : tiles.items;
   for (int64_t i = 0; i < items; ++i) {
     auto nq = q;
@@ -149,19 +155,20 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
     uint4 next_before = make_uint4(0, 0, 0, 0), next_after_x = next_before, next_after_dy = next_before;
     A held[W + 1];
     const bool new_row = more && nq.k == 0;
+    const T *next_xrow = more ? row_of<T>(p.x, nq.b, nq.c) : xrow, *next_dyrow = more ? row_of<T>(p.dy, nq.b, nq.c) : dyrow;
     if (more) {
-      next_before = run_before<T, W>(p, nq.b, nq.c, nq.u0 + run - 1);
-      next_after_x = lane0_vector<T>(p.x, nq.b, nq.c, nq.u0 + run + kRun, tiles.units);
-      next_after_dy = lane0_vector<T>(p.dy, nq.b, nq.c, nq.u0 + run + kRun, tiles.units);
+      next_before = run_before<T, W>(p, next_xrow, nq.b, nq.c, nq.u0 + run - 1);
+      next_after_x = lane0_vector<T>(next_xrow, nq.u0 + run + kRun, tiles.units);
+      next_after_dy = lane0_vector<T>(next_dyrow, nq.u0 + run + kRun, tiles.units);
     }
     if (new_row)
 #pragma unroll
       for (int k = 0; k <= W; ++k) held[k] = Grad::tap(p, nq.c, k);
     A later[W - 1];  // the step after's shifted g: the W-1 g after the run
     upstream_after_run_lanes<T, W>(taps, xr[Steps - 1], after_x, after_dy, later);
-    T *dxr = at<T>(p.dx, q.b, q.c, (q.u0 + run + lane) * V);
+    T *dxr = row_of<T>(p.dx, q.b, q.c) + (q.u0 + run + lane) * V;
     const int64_t next_u = more ? nq.u0 + run + lane : 0;
-    const T *nxs = at<T>(p.x, nq.b, nq.c, next_u * V), *nds = at<T>(p.dy, nq.b, nq.c, next_u * V);
+    const T *nxs = next_xrow + next_u * V, *nds = next_dyrow + next_u * V;
 #pragma unroll
     for (int m = Steps - 1; m >= 0; --m) {
       const uint4 xcur = xr[m], dcur = dr[m];
@@ -206,6 +213,8 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
     before = next_before;
     after_x = next_after_x;
     after_dy = next_after_dy;
+    xrow = next_xrow;
+    dyrow = next_dyrow;
     q = nq;
   }
 }
