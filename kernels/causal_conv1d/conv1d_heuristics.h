@@ -222,13 +222,14 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     // lie in the vector before it: the register tiles.
     const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
     const bool whole = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec;
-    const bool one_tile = whole && (units == register_tile || Conv1dTraits::kBackwardRegisterOneTileAll) &&
-                          p.batch * p.channels <= kMaxGridY && Conv1dTraits::kBackwardRegisterRowsPerBlock == 1;
+    const bool one_tile = whole && (units == register_tile || Conv1dTraits::register_one_tile_all(elem_bytes)) &&
+                          Conv1dTraits::kBackwardRegisterRowsPerBlock == 1;
     const bool registers = one_tile || (whole && (units == register_tile || Conv1dTraits::kBackwardRegisterMultiTile));
     Conv1dLaunch l = rows_grid(registers ? K::RegisterTimeTiles : K::StagedTimeTiles, p,
                                one_tile ? units / register_tile
                                         : ceil_div(ceil_div(units, registers ? register_tile : tile), per_block));
     l.one_tile = one_tile;
+    if (one_tile) l.grid_z = ceil_div(p.batch * p.channels, l.grid_y);
     if (registers && Conv1dTraits::kBackwardRegisterRowsPerBlock > 1 && p.batch > 1)
       l.grid_y = ceil_div(l.grid_y, Conv1dTraits::kBackwardRegisterRowsPerBlock);
     if (l.one_tile && Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;

@@ -131,21 +131,29 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   const Tiles tiles(p, V);
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
   auto q = tiles.start(p);
+  if constexpr (OneTile) {  // row z * gridDim.y + y (past 65535 rows, grid_z), tile x
+    q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+    if (q.row >= p.batch * p.channels) return;
+    split_row(q.row, p.channels, q.b, q.c);
+  }
   Grad taps(p, q.c);
   A parts[W + 1] = {};
   uint4 xr[Steps], dr[Steps];  // this tile's vectors of the lane, then the next tile's
-  const T *xrow = row_of<T>(p.x, q.b, q.c), *dyrow = row_of<T>(p.dy, q.b, q.c);
-  {
+  const T *xrow, *dyrow;
+  uint4 before, after_x, after_dy;
+  auto load_tile = [&] {  // q's rows, the lane's vectors of its run and lane 0's halo vectors
+    xrow = row_of<T>(p.x, q.b, q.c), dyrow = row_of<T>(p.dy, q.b, q.c);
     const T *xs = xrow + (q.u0 + run + lane) * V, *ds = dyrow + (q.u0 + run + lane) * V;
 #pragma unroll
     for (int m = Steps - 1; m >= 0; --m) {
       xr[m] = load_vector16(xs + m * 32 * V);
       dr[m] = load_vector16(ds + m * 32 * V);
     }
-  }
-  uint4 before = run_before<T, W>(p, xrow, q.b, q.c, q.u0 + run - 1);
-  uint4 after_x = lane0_vector<T>(xrow, q.u0 + run + kRun, tiles.units);
-  uint4 after_dy = lane0_vector<T>(dyrow, q.u0 + run + kRun, tiles.units);
+    before = run_before<T, W>(p, xrow, q.b, q.c, q.u0 + run - 1);
+    after_x = lane0_vector<T>(xrow, q.u0 + run + kRun, tiles.units);
+    after_dy = lane0_vector<T>(dyrow, q.u0 + run + kRun, tiles.units);
+  };
+  load_tile();
   const int64_t items = OneTile ? 1 : tiles.items;
   for (int64_t i = 0; i < items; ++i) {
     auto nq = q;

@@ -103,12 +103,15 @@ struct Conv1dTraits {
   // halving exchanges, no barrier) instead of a block (the xor tree, then
   // the warps in order). (In the kernel of several tiles a block they made
   // ptxas spill 144 bytes at bf16 W 4.)
-  static constexpr bool kBackwardRegisterWarpSlots = true;
+  static constexpr bool kBackwardRegisterWarpSlots = false;
   // Rows of several tiles take them too (else the staged time tiles): a
   // block the tiles the time tiles' block takes, or (kBackwardRegisterOneTileAll)
   // one-tile blocks.
   static constexpr bool kBackwardRegisterMultiTile = false;
-  static constexpr bool kBackwardRegisterOneTileAll = false;
+  static constexpr bool kBackwardRegisterOneTileAll = true;  // 16-bit elements
+  static constexpr bool register_one_tile_all(int elem_bytes) {
+    return kBackwardRegisterOneTileAll && elem_bytes == 2;
+  }
   // Its vectors a lane takes in a tile (at the time tiles' values, the same
   // tiles, runs and sums: the same bits).
   static constexpr int kBackwardRegisterTileSteps = 4;
