@@ -48,11 +48,22 @@ int64_t tile_steps(Conv1dPass pass, int bytes) {
          (pass == Conv1dPass::Forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
 }
 
-// The kernel of the time tiles a pass over p takes: the register tiles for a
-// backward over rows of one of their tiles (conv1d_register_tiles.cuh).
+// Timesteps of a register tile (conv1d_register_tiles.cuh) for elements of `bytes`.
+int64_t register_tile_steps(int bytes) {
+  return 16 / bytes * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
+}
+
+// Whether the register tiles' one-tile blocks take a backward over rows of
+// `length` (a multiple of 16 bytes) at width 4: rows of one tile, or (16-bit
+// elements) of whole tiles.
+bool one_tile_blocks(int bytes, int64_t length) {
+  const int64_t tile = register_tile_steps(bytes);
+  return bytes <= 4 && length % tile == 0 && (length == tile || Conv1dTraits::register_one_tile_all(bytes));
+}
+
+// The kernel of the time tiles a pass over p takes.
 Conv1dKernel time_tiles_of(Conv1dPass pass, int bytes, const Conv1dProblem &p) {
-  const int64_t register_tile = 16 / bytes * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
-  const bool registers = pass == Conv1dPass::Backward && bytes <= 4 && p.length == register_tile;
+  const bool registers = pass == Conv1dPass::Backward && one_tile_blocks(bytes, p.length);
   return registers ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles;
 }
 
@@ -82,12 +93,14 @@ TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per e
     const int64_t vec = 16 / bytes;
     const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_time_tile_steps(bytes);
     const int64_t block = tile * Conv1dTraits::kBackwardTilesPerBlock;
-    // A row of a block's tiles is one block column; a vector more, a second
-    // (the kernel's TimeTiles counts a row's tiles with the same size).
+    // A row of a block's tiles is one block column (a block a tile where the
+    // register tiles take it); a vector more, a second (the kernel's
+    // TimeTiles counts a row's tiles with the same size).
     Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, block, 4));
-    CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
-    CHECK(l.grid_x == 1);
-    CHECK(l.partial_slots == 2);
+    const int64_t columns = one_tile_blocks(bytes, block) ? block / register_tile_steps(bytes) : 1;
+    CHECK(l.kernel == time_tiles_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, block, 4)));
+    CHECK(l.grid_x == columns);
+    CHECK(l.partial_slots == 2 * columns);
     l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
     CHECK(l.grid_x == 2);
     CHECK(l.partial_slots == 4);
@@ -188,9 +201,10 @@ TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a bloc
       const Conv1dProblem p = dense_conv1d_problem(1, 1000, length, 4);
       const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, p);
       CHECK(one.kernel == time_tiles_of(Conv1dPass::Backward, bytes, p));
-      CHECK(one.grid_x == 1);
       CHECK(one.grid_y == 1000);
-      CHECK(one.sums_direct);
+      // (The register tiles' one-tile blocks of a row of several: slots.)
+      CHECK(one.grid_x == (one_tile_blocks(bytes, length) ? length / register_tile_steps(bytes) : 1));
+      CHECK(one.sums_direct == (one.grid_x == 1));
       // A batch of two, or the forward: the rows grid, sums (if any) in slots.
       CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 1000, length, 4)).sums_direct);
       CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, 1000, length, 4)).sums_direct);
@@ -213,7 +227,7 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
     const int64_t vec = 16 / bytes, warps = Conv1dTraits::kThreads / 32;
     const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
     // W-1 inputs within the vector before: the one-tile blocks, a row a
-    // block, a dw/db slot per (b, warp); the forward keeps its time tiles.
+    // block, a dw/db slot per b (or per (b, warp)); the forward keeps its time tiles.
     for (int width = Conv1dTraits::kMinWidth; width <= Conv1dTraits::kMaxWidth; ++width) {
       CAPTURE(width);
       const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 100, tile, width));
@@ -225,30 +239,34 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
       CHECK(l.one_tile == (Conv1dTraits::kBackwardRegisterRowsPerBlock == 1));
       CHECK(l.grid_x == 1);
       CHECK(l.grid_y == 300);
+      CHECK(l.grid_z == 1);
       CHECK(l.partial_slots == (Conv1dTraits::kBackwardRegisterWarpSlots ? 3 * warps : 3));
       CHECK_FALSE(l.sums_direct);
       CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 100, tile, width)) ==
             Conv1dKernel::StagedTimeTiles);
     }
     // A batch of one writes DW and DB itself; rows past the grid's y limit
-    // are walked by blocks of several tiles.
+    // go on in grid z (block (x, y, z): row z * 65535 + y).
     const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 100, tile, 4));
     CHECK(one.kernel == Conv1dKernel::RegisterTimeTiles);
     CHECK(one.sums_direct);
     const Conv1dLaunch many = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 40000, tile, 4));
+    CHECK(many.one_tile);
     CHECK(many.grid_y == 65535);
-    CHECK_FALSE(many.one_tile);
-    CHECK(many.partial_slots == 2);
-    // Rows of several tiles, or of part of one: the staged time tiles (but
-    // whole tiles with kBackwardRegisterMultiTile, or a block each with
-    // kBackwardRegisterOneTileAll).
+    CHECK(many.grid_z == 2);
+    CHECK(many.grid_y * many.grid_z >= 80000);
+    CHECK(many.partial_slots == (Conv1dTraits::kBackwardRegisterWarpSlots ? 2 * warps : 2));
+    // Rows of part of a tile: the staged time tiles; of several whole tiles:
+    // a block a tile for 16-bit elements (kBackwardRegisterOneTileAll), else
+    // the staged time tiles (but with kBackwardRegisterMultiTile).
     CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, tile + vec * Conv1dTraits::kThreads, 4)) ==
           Conv1dKernel::StagedTimeTiles);
     const Conv1dLaunch two = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, 2 * tile, 4));
-    const bool several = Conv1dTraits::kBackwardRegisterMultiTile || Conv1dTraits::kBackwardRegisterOneTileAll;
-    CHECK(two.kernel == (several ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles));
-    CHECK(two.one_tile == Conv1dTraits::kBackwardRegisterOneTileAll);
-    CHECK(two.grid_x == (Conv1dTraits::kBackwardRegisterOneTileAll ? 2 : 1));
+    const bool blocks_a_tile = Conv1dTraits::register_one_tile_all(bytes);
+    CHECK(two.kernel == (blocks_a_tile || Conv1dTraits::kBackwardRegisterMultiTile ? Conv1dKernel::RegisterTimeTiles
+                                                                                   : Conv1dKernel::StagedTimeTiles));
+    CHECK(two.one_tile == blocks_a_tile);
+    CHECK(two.grid_x == (blocks_a_tile ? 2 : 1));
   }
   // f64 keeps the staged time tiles.
   CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, 2 * Conv1dTraits::kThreads * 4, 2)) ==
@@ -604,6 +622,8 @@ TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 4096, 4) == "causal_conv1d_staged_time_tiles_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 512, 4) ==
         "causal_conv1d_backward_staged_row_groups_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 4096, 4) ==
+        "causal_conv1d_backward_register_time_tiles_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F32, 7, 3) ==
         "causal_conv1d_backward_walk_time_w3_f32");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16, 1, 2) == "causal_conv1d_update_w2_f16");
