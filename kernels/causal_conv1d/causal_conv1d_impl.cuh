@@ -103,16 +103,10 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
     } else if (launch.kernel == Conv1dKernel::RegisterTimeTiles) {
       if constexpr (sizeof(T) <= 4 && kHaloVecs<T, W> == 1)
         with_silu(p.silu, [&](auto silu) {
-          const auto tiles = [&](auto direct, auto one_tile) {
-            backward_register_tiles_kernel<T, W, silu, Wt, direct, one_tile>
-                <<<grid, kThreads, 0, stream>>>(p, direct ? nullptr : partials);
-          };
-          const std::true_type yes;
-          const std::false_type no;
           if (launch.sums_direct) {
-            launch.one_tile ? tiles(yes, yes) : tiles(yes, no);
+            backward_register_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, stream>>>(p, nullptr);
           } else {
-            launch.one_tile ? tiles(no, yes) : tiles(no, no);
+            backward_register_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
           }
         });
     } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {

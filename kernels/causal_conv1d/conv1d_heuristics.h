@@ -57,7 +57,6 @@ struct Conv1dLaunch {
   int vector_bytes = 0;
   bool offsets32 = false;  // Update, UpdateCircularRows: 32-bit offsets (conv1d_update_choice.h)
   bool sums_direct = false;
-  bool one_tile = false;  // RegisterTimeTiles: a tile a block
 };
 
 namespace conv1d_heuristics {
@@ -219,20 +218,17 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
     // The backward over rows of whole tiles whose W-1 inputs before a vector
-    // lie in the vector before it: the register tiles.
+    // lie in the vector before it: the register tiles, a block a tile (rows
+    // past 65535 in grid z).
     const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
-    const bool whole = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec;
-    const bool one_tile = whole && (units == register_tile || Conv1dTraits::register_one_tile_all(elem_bytes)) &&
-                          Conv1dTraits::kBackwardRegisterRowsPerBlock == 1;
-    const bool registers = one_tile || (whole && (units == register_tile || Conv1dTraits::kBackwardRegisterMultiTile));
+    const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec &&
+                           (units == register_tile || Conv1dTraits::register_one_tile_all(elem_bytes));
     Conv1dLaunch l = rows_grid(registers ? K::RegisterTimeTiles : K::StagedTimeTiles, p,
-                               one_tile ? units / register_tile
-                                        : ceil_div(ceil_div(units, registers ? register_tile : tile), per_block));
-    l.one_tile = one_tile;
-    if (one_tile) l.grid_z = ceil_div(p.batch * p.channels, l.grid_y);
-    if (registers && Conv1dTraits::kBackwardRegisterRowsPerBlock > 1 && p.batch > 1)
-      l.grid_y = ceil_div(l.grid_y, Conv1dTraits::kBackwardRegisterRowsPerBlock);
-    if (l.one_tile && Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;
+                               registers ? units / register_tile : ceil_div(ceil_div(units, tile), per_block));
+    if (registers) {
+      l.grid_z = ceil_div(p.batch * p.channels, l.grid_y);
+      if (Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;
+    }
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass
     // was 5-9% of it: session 18, H200, bf16 [1,2048,4096] 21.6 -> 20.5 us,

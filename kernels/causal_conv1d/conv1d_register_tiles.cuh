@@ -1,15 +1,17 @@
-// The time tiles' backward ([B, C, L], stride 1 along L) with each warp's
-// run of a tile in registers instead of a shared-memory ring: the same tiles,
-// runs, steps and sums as backward_time_tiles_kernel (conv1d_time_tiles.cuh),
-// so the same dx, dw and db bits, but a lane loads its own vectors of x and dy
-// a tile ahead (step m of the next tile as soon as step m of this one is
-// unpacked), takes the W-1 inputs before its vector from the lane before by
-// shuffles, and no barrier orders the warps but the row's dw/db sum. The
-// staged kernel waited for a whole tile before any warp could start (one-tile
-// blocks at L 4096 put a full load latency in every block's life) and spent
-// a third of its instructions on staging, addressing and barriers.
-// Full tiles only (rows of a whole number of tiles) and one halo vector
-// (W - 1 <= 16 / sizeof(T)): conv1d_heuristics.h.
+// The time tiles' backward ([B, C, L], stride 1 along L) in one-tile blocks
+// with each warp's run of the tile in registers instead of a shared-memory
+// ring: block (x, y, z) takes tile x of row z * gridDim.y + y, with the
+// runs, steps and sums of a tile of backward_time_tiles_kernel
+// (conv1d_time_tiles.cuh), so the same dx bits, and the same dw and db bits
+// where that kernel's block takes a row of one tile. A lane loads its own
+// vectors of x and dy (each step's arrive on their own: no wait for the
+// whole tile), takes the W-1 inputs before its vector from the lane before
+// by shuffles, and lane 0 the vectors beside its warp's run; no barrier but
+// the dw/db sum. No loads ahead: 64 registers, 8 blocks an SM, where the
+// staged kernel's one-tile blocks (rows of L 4096 in 16 bits) held 6 and
+// waited for a whole tile before any warp could start (session 19, H200:
+// bf16 [8,4096,4096] W4 243.7 -> 203.7 us, Tri Dao's 220.6).
+// Whole tiles only and one halo vector (W - 1 <= 16 / sizeof(T)): conv1d_heuristics.h.
 #pragma once
 
 #include "causal_conv1d/conv1d_time_tiles.cuh"
@@ -119,111 +121,72 @@ __device__ __forceinline__ A warp_halving_sum(const A (&parts)[N], int lane, int
   return v[0];
 }
 
-template <class T, int W, bool Silu, class Wt = T, bool Direct = false, bool OneTile = false>
-__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(sizeof(T), OneTile))
+template <class T, int W, bool Silu, class Wt = T, bool Direct = false>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
   static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
-  using Tiles = TimeTiles<Steps, OneTile ? 1 : Conv1dTraits::time_tiles_per_block(true, sizeof(T))>;
   using Grad = GradTaps<T, W, Silu, Wt>;
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
-  const Tiles tiles(p, V);
+  const TimeTiles<Steps, 1> tiles(p, V);  // (a tile a block: tile blockIdx.x of its row)
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
   auto q = tiles.start(p);
-  if constexpr (OneTile) {  // row z * gridDim.y + y (past 65535 rows, grid_z), tile x
-    q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
-    if (q.row >= p.batch * p.channels) return;
-    split_row(q.row, p.channels, q.b, q.c);
-  }
+  q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
+  if (q.row >= p.batch * p.channels) return;
+  split_row(q.row, p.channels, q.b, q.c);
   Grad taps(p, q.c);
   A parts[W + 1] = {};
-  uint4 xr[Steps], dr[Steps];  // this tile's vectors of the lane, then the next tile's
-  const T *xrow, *dyrow;
-  uint4 before, after_x, after_dy;
-  auto load_tile = [&] {  // q's rows, the lane's vectors of its run and lane 0's halo vectors
-    xrow = row_of<T>(p.x, q.b, q.c), dyrow = row_of<T>(p.dy, q.b, q.c);
+  // The lane's vectors u0 + run + m * 32 + lane of x and dy, and lane 0's beside the warp's run.
+  uint4 xr[Steps], dr[Steps];
+  const T *xrow = row_of<T>(p.x, q.b, q.c), *dyrow = row_of<T>(p.dy, q.b, q.c);
+  {
     const T *xs = xrow + (q.u0 + run + lane) * V, *ds = dyrow + (q.u0 + run + lane) * V;
 #pragma unroll
     for (int m = Steps - 1; m >= 0; --m) {
       xr[m] = load_vector16(xs + m * 32 * V);
       dr[m] = load_vector16(ds + m * 32 * V);
     }
-    before = run_before<T, W>(p, xrow, q.b, q.c, q.u0 + run - 1);
-    after_x = lane0_vector<T>(xrow, q.u0 + run + kRun, tiles.units);
-    after_dy = lane0_vector<T>(dyrow, q.u0 + run + kRun, tiles.units);
-  };
-  load_tile();
-  const int64_t items = OneTile ? 1 : tiles.items;
-  for (int64_t i = 0; i < items; ++i) {
-    auto nq = q;
-    if (!OneTile) tiles.advance(p, nq);
-    const bool more = !OneTile && i + 1 < items;
-    // The next tile's halo inputs and its row's taps go out a tile ahead.
-    uint4 next_before = make_uint4(0, 0, 0, 0), next_after_x = next_before, next_after_dy = next_before;
-    A held[W + 1];
-    const bool new_row = more && nq.k == 0;
-    const T *next_xrow = more ? row_of<T>(p.x, nq.b, nq.c) : xrow, *next_dyrow = more ? row_of<T>(p.dy, nq.b, nq.c) : dyrow;
-    if (more) {
-      next_before = run_before<T, W>(p, next_xrow, nq.b, nq.c, nq.u0 + run - 1);
-      next_after_x = lane0_vector<T>(next_xrow, nq.u0 + run + kRun, tiles.units);
-      next_after_dy = lane0_vector<T>(next_dyrow, nq.u0 + run + kRun, tiles.units);
+  }
+  const uint4 before = run_before<T, W>(p, xrow, q.b, q.c, q.u0 + run - 1);
+  const uint4 after_x = lane0_vector<T>(xrow, q.u0 + run + kRun, tiles.units);
+  const uint4 after_dy = lane0_vector<T>(dyrow, q.u0 + run + kRun, tiles.units);
+  A later[W - 1];  // the step after's shifted g: the W-1 g after the run
+  upstream_after_run_lanes<T, W>(taps, xr[Steps - 1], after_x, after_dy, later);
+  T *dxr = row_of<T>(p.dx, q.b, q.c) + (q.u0 + run + lane) * V;
+#pragma unroll
+  for (int m = Steps - 1; m >= 0; --m) {
+    const uint4 xcur = xr[m], dcur = dr[m];
+    // Lane 31 passes lane 0 its vector of the step below (the one before lane 0's).
+    uint4 prev = inputs_before<T, W>(xcur, xr[m > 0 ? m - 1 : 0], m > 0, lane);
+    if (m == 0 && lane == 0) prev = before;
+    A xw[2 * V];  // the vector before's elements, then this one's: win[e + k] = x[t_e - (W-1) + k]
+    unpack_raw<T, V>(prev, xw);
+    unpack_raw<T, V>(xcur, xw + V);
+    const A *win = xw + V - (W - 1);
+    A g[V], shifted[W - 1];  // shifted[a]: g at vector j + 1 + a / V, element a % V
+    lane_upstream<T, W>(taps, win, dcur, lane, g, shifted);
+    A next[W - 1];
+#pragma unroll
+    for (int a = 0; a < W - 1; ++a) next[a] = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
+    vector_gradients<T, W>(taps.taps, win, g, next, parts, dxr + m * 32 * V);
+#pragma unroll
+    for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
+  }
+  if (q.row_ends) {  // (always: the tile is its row's one in this block; a branch ptxas allocates better around)
+#pragma unroll
+    for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
+    if constexpr (Direct) {  // (0 + sum: the reduction's bits)
+      block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
+    } else if constexpr (Conv1dTraits::kBackwardRegisterWarpSlots) {  // a slot a warp: no barrier
+      int k;
+      const A sum = warp_halving_sum<A, W + 1>(parts, lane, k);
+      constexpr int kHolders = 32 / (W + 1 <= 2 ? 2 : W + 1 <= 4 ? 4 : W + 1 <= 8 ? 8 : 16);
+      const int64_t slot = (q.b * gridDim.x + blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+      if (lane % kHolders == 0 && k <= W) partials[(slot * p.channels + q.c) * (W + 1) + k] = sum;
+    } else {
+      block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
     }
-    if (new_row)
-#pragma unroll
-      for (int k = 0; k <= W; ++k) held[k] = Grad::tap(p, nq.c, k);
-    A later[W - 1];  // the step after's shifted g: the W-1 g after the run
-    upstream_after_run_lanes<T, W>(taps, xr[Steps - 1], after_x, after_dy, later);
-    T *dxr = row_of<T>(p.dx, q.b, q.c) + (q.u0 + run + lane) * V;
-    const int64_t next_u = more ? nq.u0 + run + lane : 0;
-    const T *nxs = next_xrow + next_u * V, *nds = next_dyrow + next_u * V;
-#pragma unroll
-    for (int m = Steps - 1; m >= 0; --m) {
-      const uint4 xcur = xr[m], dcur = dr[m];
-      // Lane 31 passes lane 0 its vector of the next step down (the one before lane 0's).
-      uint4 prev = inputs_before<T, W>(xcur, xr[m > 0 ? m - 1 : 0], m > 0, lane);
-      if (m == 0 && lane == 0) prev = before;
-      if (more) {
-        xr[m] = load_vector16(nxs + m * 32 * V);
-        dr[m] = load_vector16(nds + m * 32 * V);
-      }
-      A xw[2 * V];  // the vector before's elements, then this one's: win[e + k] = x[t_e - (W-1) + k]
-      unpack_raw<T, V>(prev, xw);
-      unpack_raw<T, V>(xcur, xw + V);
-      const A *win = xw + V - (W - 1);
-      A g[V], shifted[W - 1];  // shifted[a]: g at vector j + 1 + a / V, element a % V
-      lane_upstream<T, W>(taps, win, dcur, lane, g, shifted);
-      A next[W - 1];
-#pragma unroll
-      for (int a = 0; a < W - 1; ++a) next[a] = lane + 1 + a / V >= 32 ? later[a] : shifted[a];
-      vector_gradients<T, W>(taps.taps, win, g, next, parts, dxr + m * 32 * V);
-#pragma unroll
-      for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
-    }
-    if (q.row_ends) {
-#pragma unroll
-      for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
-      if constexpr (Direct) {  // (0 + sum: the reduction's bits)
-        block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
-      } else if constexpr (OneTile && Conv1dTraits::kBackwardRegisterWarpSlots) {  // a slot a warp: no barrier
-        int k;
-        const A sum = warp_halving_sum<A, W + 1>(parts, lane, k);
-        constexpr int kHolders = 32 / (W + 1 <= 2 ? 2 : W + 1 <= 4 ? 4 : W + 1 <= 8 ? 8 : 16);
-        const int64_t slot = (q.b * gridDim.x + blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
-        if (lane % kHolders == 0 && k <= W) partials[(slot * p.channels + q.c) * (W + 1) + k] = sum;
-      } else {
-        block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
-      }
-#pragma unroll
-      for (int k = 0; k <= W; ++k) parts[k] = A(0);
-    }
-    if (new_row) taps = Grad(held);
-    before = next_before;
-    after_x = next_after_x;
-    after_dy = next_after_dy;
-    xrow = next_xrow;
-    dyrow = next_dyrow;
-    q = nq;
   }
 }
 

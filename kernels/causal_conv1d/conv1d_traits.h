@@ -86,39 +86,29 @@ struct Conv1dTraits {
     if (elem_bytes > 4) return 1;
     return elem_bytes == 4 ? kBackwardTimeBlocksF32 : kBackwardTimeBlocks;
   }
-  // The register tiles' backward (conv1d_register_tiles.cuh: the time tiles'
-  // backward with a warp's run in registers, loaded a tile ahead): blocks
-  // an SM it is compiled for, per element size, and block rows per row of
-  // B*C (1: a block a row's tiles, as the time tiles; 2: each block walks
-  // two rows, the second's loads in flight over the first's math).
-  static constexpr int kBackwardRegisterBlocks = 6;
-  static constexpr int kBackwardRegisterBlocksF32 = 8;
-  static constexpr int kBackwardRegisterOneTileBlocks = 8;  // blocks of one tile each
-  static constexpr int backward_register_blocks(int elem_bytes, bool one_tile) {
-    if (one_tile) return kBackwardRegisterOneTileBlocks;
-    return elem_bytes == 4 ? kBackwardRegisterBlocksF32 : kBackwardRegisterBlocks;
+  // The register tiles' backward (conv1d_register_tiles.cuh: one-tile
+  // blocks of the time tiles' backward with a warp's run in registers): the
+  // blocks an SM it is compiled for (64 registers to W 4), its tile's vectors a
+  // lane (the time tiles' values: the same tiles), and whether 16-bit rows
+  // of several whole tiles take it too (a block a tile; f32 rows of several
+  // lost 5-11% against the staged ring, session 19).
+  static constexpr int kBackwardRegisterBlocks = 8;
+  static constexpr int kBackwardRegisterBlocksW8 = 6;  // W 7, 8 (at 64 registers W 8 spilled 56 bytes)
+  static constexpr int backward_register_blocks(int width) {
+    return width <= 6 ? kBackwardRegisterBlocks : kBackwardRegisterBlocksW8;
   }
-  static constexpr int kBackwardRegisterRowsPerBlock = 1;
-  // The one-tile blocks' partial sums a warp (a slot each, summed by the
-  // halving exchanges, no barrier) instead of a block (the xor tree, then
-  // the warps in order). (In the kernel of several tiles a block they made
-  // ptxas spill 144 bytes at bf16 W 4.)
-  static constexpr bool kBackwardRegisterWarpSlots = false;
-  // Rows of several tiles take them too (else the staged time tiles): a
-  // block the tiles the time tiles' block takes, or (kBackwardRegisterOneTileAll)
-  // one-tile blocks.
-  static constexpr bool kBackwardRegisterMultiTile = false;
-  static constexpr bool kBackwardRegisterOneTileAll = true;  // 16-bit elements
-  static constexpr bool register_one_tile_all(int elem_bytes) {
-    return kBackwardRegisterOneTileAll && elem_bytes == 2;
-  }
-  // Its vectors a lane takes in a tile (at the time tiles' values, the same
-  // tiles, runs and sums: the same bits).
   static constexpr int kBackwardRegisterTileSteps = 4;
   static constexpr int kBackwardRegisterTileStepsF32 = 2;
   static constexpr int backward_register_tile_steps(int elem_bytes) {
     return elem_bytes == 4 ? kBackwardRegisterTileStepsF32 : kBackwardRegisterTileSteps;
   }
+  static constexpr bool kBackwardRegisterOneTileAll = true;
+  static constexpr bool register_one_tile_all(int elem_bytes) {
+    return kBackwardRegisterOneTileAll && elem_bytes == 2;
+  }
+  // Its partial sums a warp (a slot each, summed by the halving exchanges, no
+  // barrier) instead of a block (the xor tree, then the warps in order).
+  static constexpr bool kBackwardRegisterWarpSlots = false;
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile
   // holds a full tile's bytes (a short row alone left most threads idle and

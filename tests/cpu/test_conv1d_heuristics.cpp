@@ -236,7 +236,6 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
         continue;
       }
       CHECK(l.kernel == Conv1dKernel::RegisterTimeTiles);
-      CHECK(l.one_tile == (Conv1dTraits::kBackwardRegisterRowsPerBlock == 1));
       CHECK(l.grid_x == 1);
       CHECK(l.grid_y == 300);
       CHECK(l.grid_z == 1);
@@ -251,22 +250,21 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
     CHECK(one.kernel == Conv1dKernel::RegisterTimeTiles);
     CHECK(one.sums_direct);
     const Conv1dLaunch many = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 40000, tile, 4));
-    CHECK(many.one_tile);
+    CHECK(many.kernel == Conv1dKernel::RegisterTimeTiles);
     CHECK(many.grid_y == 65535);
     CHECK(many.grid_z == 2);
     CHECK(many.grid_y * many.grid_z >= 80000);
     CHECK(many.partial_slots == (Conv1dTraits::kBackwardRegisterWarpSlots ? 2 * warps : 2));
     // Rows of part of a tile: the staged time tiles; of several whole tiles:
     // a block a tile for 16-bit elements (kBackwardRegisterOneTileAll), else
-    // the staged time tiles (but with kBackwardRegisterMultiTile).
+    // the staged time tiles.
     CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, tile + vec * Conv1dTraits::kThreads, 4)) ==
           Conv1dKernel::StagedTimeTiles);
     const Conv1dLaunch two = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(2, 3, 2 * tile, 4));
     const bool blocks_a_tile = Conv1dTraits::register_one_tile_all(bytes);
-    CHECK(two.kernel == (blocks_a_tile || Conv1dTraits::kBackwardRegisterMultiTile ? Conv1dKernel::RegisterTimeTiles
-                                                                                   : Conv1dKernel::StagedTimeTiles));
-    CHECK(two.one_tile == blocks_a_tile);
+    CHECK(two.kernel == (blocks_a_tile ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles));
     CHECK(two.grid_x == (blocks_a_tile ? 2 : 1));
+    CHECK(two.partial_slots == two.grid_x * 2 * (blocks_a_tile && Conv1dTraits::kBackwardRegisterWarpSlots ? warps : 1));
   }
   // f64 keeps the staged time tiles.
   CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, 2 * Conv1dTraits::kThreads * 4, 2)) ==
