@@ -219,14 +219,16 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
     // The backward over rows of whole tiles whose W-1 inputs before a vector
     // lie in the vector before it: the register tiles, a block a tile (rows
-    // past 65535 in grid z).
+    // past 65535 in grid z, split evenly: 65535 rows and a z of one more had
+    // put 65534 empty blocks in [8,8192,4096]'s grid).
     const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
     const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec &&
                            (units == register_tile || Conv1dTraits::register_one_tile_all(elem_bytes));
     Conv1dLaunch l = rows_grid(registers ? K::RegisterTimeTiles : K::StagedTimeTiles, p,
                                registers ? units / register_tile : ceil_div(ceil_div(units, tile), per_block));
     if (registers) {
-      l.grid_z = ceil_div(p.batch * p.channels, l.grid_y);
+      l.grid_z = ceil_div(p.batch * p.channels, kMaxGridY);
+      l.grid_y = ceil_div(p.batch * p.channels, l.grid_z);
       if (Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;
     }
     // A batch of one whose rows are a block each: block row c is channel c,
