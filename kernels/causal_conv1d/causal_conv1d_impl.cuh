@@ -1,6 +1,7 @@
 // Causal conv1d entry points, one instantiation per element type T and
 // weight type Wt (the .cu files; Wt is T, or f32 beside 16-bit T): each pass launches the kernel conv1d_heuristics.h chooses for the
 // run's layout (staged: conv1d_time_tiles.cuh, conv1d_row_groups.cuh, conv1d_channel_tiles.cuh;
+// the backward's register tiles: conv1d_register_tiles.cuh;
 // element-wise: conv1d_elementwise.cuh), then the side kernels
 // (conv1d_side_kernels.cuh); the update (conv1d_update.cuh; one token over dense
 // channels: conv1d_update_vectors.cuh; a circular state of short rows:

@@ -4,7 +4,8 @@
 //
 // Layouts whose rows allow 16-byte copies take the staged kernels: time
 // tiles where every operand has stride 1 along L ([B, C, L]; short rows as
-// row groups, several whole rows a tile), channel tiles
+// row groups, several whole rows a tile; the backward over rows of one tile,
+// or of whole 16-bit tiles, as the register tiles, a block a tile), channel tiles
 // where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
 // f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
 // channel tiles, which walk a window of ids beside the inputs'. Every other

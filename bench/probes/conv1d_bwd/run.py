@@ -15,11 +15,20 @@ median of REPEATS replays, us per call; "<tree>/main" (the first two
 trees): the main kernel alone (dw and db left out: no reduction launch)."""
 import ctypes
 import math
+import os
 import statistics
 import sys
+import types
 
 import torch
 import torch.nn.functional as F
+
+# The grid benchmark's graph capture (its module wants the bindings only for its plans); the staged
+# probe carries a copy of it beside this file.
+sys.modules.setdefault("baracuda", types.ModuleType("baracuda"))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")]
+from tridao_conv1d_grid import captured_graph as graph  # noqa: E402
 
 REPEATS = 9
 L2_BYTES = 60 << 20
@@ -28,16 +37,18 @@ CODE = {"bf16": 0, "f16": 1, "f32": 2}
 
 
 def rows(quick):
+    """The grid's [B, C, L] backward rows whose kernel the register tiles may take (L a multiple of 4096
+    in 16 bits), the issue's, and controls (f32, the row groups), plus rows of at most 2^25 elements for
+    float64 references."""
     r = [("bf16", 8, 4096, 4096, 4), ("bf16", 8, 4096, 4096, 3), ("bf16", 8, 4096, 4096, 2),
-         ("f16", 8, 4096, 4096, 4), ("f32", 8, 4096, 4096, 4), ("bf16", 8, 2048, 4096, 4),
-         ("bf16", 1, 2048, 4096, 4), ("f16", 2, 1536, 16384, 3), ("bf16", 8, 4096, 8192, 4),
-         ("f32", 8, 4096, 8192, 4), ("bf16", 8, 768, 4096, 4), ("bf16", 8, 2048, 32768, 4),
-         ("bf16", 8, 2048, 1024, 4), ("bf16", 2, 512, 32768, 4), ("f32", 2, 256, 32768, 4)]
-    if not quick:
-        r += [("bf16", 64, 2048, 4096, 4), ("bf16", 8, 8192, 4096, 4), ("f16", 8, 4096, 4096, 3),
-              ("f16", 8, 4096, 4096, 2), ("f32", 8, 4096, 4096, 2), ("bf16", 1, 2048, 32768, 4),
-              ("bf16", 64, 768, 32768, 4), ("f16", 1, 1536, 4096, 3), ("bf16", 64, 2048, 1024, 4)]
-    return r
+         ("f16", 8, 4096, 4096, 4), ("f16", 8, 4096, 4096, 3), ("f16", 8, 4096, 4096, 2),
+         ("bf16", 1, 2048, 4096, 4), ("bf16", 8, 2048, 4096, 4), ("bf16", 64, 2048, 4096, 4),
+         ("bf16", 128, 2048, 4096, 4), ("bf16", 8, 768, 4096, 4), ("bf16", 8, 8192, 4096, 4),
+         ("bf16", 8, 4096, 8192, 4), ("f16", 2, 1536, 16384, 3), ("bf16", 1, 2048, 32768, 4),
+         ("bf16", 8, 2048, 32768, 4), ("bf16", 64, 768, 32768, 4), ("f32", 8, 4096, 4096, 4),
+         ("bf16", 8, 2048, 1024, 4), ("bf16", 2, 512, 32768, 4), ("f16", 1, 1536, 4096, 3),
+         ("bf16", 3, 700, 4096, 2)]
+    return r[:8] if quick else r
 
 
 def reference(s, W):
@@ -55,23 +66,6 @@ def rel(got, ref):
     d = (got.double() - ref).abs().max().item()
     m = ref.abs().max().item()
     return d / m if m > 0 else d
-
-
-def graph(call, sets, calls):
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for s in sets:
-            call(s)
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for i in range(calls):
-            call(sets[i % len(sets)])
-    g.replay()
-    torch.cuda.synchronize()
-    return g
 
 
 def main():
@@ -163,6 +157,8 @@ def run_row(lib, tridao, trees, dt, B, C, L, W):
         if t in trees[:2]:
             sides[t + "/main"] = graph(ours(t, False), sets, calls)
     sides["tridao"] = graph(his, sets, calls)
+    if trees[0] in entries:  # the baseline's graph once more, last: the drift over a repeat
+        sides[trees[0] + "@2"] = sides[trees[0]]
     times = {k: [] for k in sides}
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(REPEATS):

@@ -8,19 +8,12 @@
 // seconds; PROBE_DTYPE picks the element and weight types of the TU.
 #include <cstdint>
 
+#include "../common/conv1d_probe_view.h"
 #include "causal_conv1d/causal_conv1d_impl.cuh"
 
 namespace {
 
 using baracuda::kernels::Conv1dProblem;
-using baracuda::kernels::Conv1dView;
-
-Conv1dView view(void *data, int64_t s0, int64_t s1, int64_t s2) {
-  Conv1dView v;
-  v.data = data;
-  v.stride[0] = s0, v.stride[1] = s1, v.stride[2] = s2;
-  return v;
-}
 
 #if PROBE_DTYPE == 0
 using T = __nv_bfloat16;
