@@ -185,7 +185,10 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
       const int64_t slot = (q.b * gridDim.x + blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
       if (lane % kHolders == 0 && k <= W) partials[(slot * p.channels + q.c) * (W + 1) + k] = sum;
     } else {
-      block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);
+      // (block_partials' sum with a lambda of its own: one shared by two kernels made its shared
+      // buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)
+      const int64_t slot = q.b * gridDim.x + blockIdx.x;
+      block_sum<A, W>(parts, [&](unsigned k, A sum) { partials[(slot * p.channels + q.c) * (W + 1) + k] = sum; });
     }
   }
 }
