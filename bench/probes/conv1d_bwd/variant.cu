@@ -4,7 +4,7 @@
 // heuristics pick for a dense [B, C, L] problem with bias and SiLU, then the
 // reduction of its dw/db partial sums, as the tree's backward_launch would.
 // Only the kernels of the [B, C, L] rows the probe times are instantiated
-// (the time tiles and the row groups, widths 2-4), so that a tree builds in
+// (the time tiles and the row groups, widths 2-4, 2-8 with PROBE_WIDE), so that a tree builds in
 // seconds; PROBE_DTYPE picks the element and weight types of the TU.
 #include <cstdint>
 
@@ -79,6 +79,12 @@ extern "C" int PROBE_ENTRY(void *x, void *weight, void *bias, void *dy, void *dx
     case 2: return launch<2>(p, partials, s);
     case 3: return launch<3>(p, partials, s);
     case 4: return launch<4>(p, partials, s);
+#ifdef PROBE_WIDE  // widths 5-8 too (a correctness pass)
+    case 5: return launch<5>(p, partials, s);
+    case 6: return launch<6>(p, partials, s);
+    case 7: return launch<7>(p, partials, s);
+    case 8: return launch<8>(p, partials, s);
+#endif
   }
   return 3;
 }
