@@ -230,7 +230,6 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     if (registers) {
       l.grid_z = ceil_div(p.batch * p.channels, kMaxGridY);
       l.grid_y = ceil_div(p.batch * p.channels, l.grid_z);
-      if (Conv1dTraits::kBackwardRegisterWarpSlots) l.partial_slots *= threads / 32;
     }
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass

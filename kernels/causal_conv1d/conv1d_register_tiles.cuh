@@ -91,36 +91,6 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, const T *row
   return v;
 }
 
-// Sums lanes' parts[N] over the warp by halving exchanges (each lane keeps
-// half its values and adds the other half of its partner's): log2(P) levels
-// of P/2, P/4, .. 1 shuffles (P = N rounded up to a power of two) and then
-// an all-reduce of the one value left, where the xor tree took N * 5. Lane
-// l returns sum number `index` (from the lane's bits 4, 3, ..); the lanes
-// l % (32 / P) == 0 hold each of the P once. Fixed order: bit-stable.
-template <class A, int N>
-__device__ __forceinline__ A warp_halving_sum(const A (&parts)[N], int lane, int &index) {
-  constexpr int P = N <= 1 ? 1 : N <= 2 ? 2 : N <= 4 ? 4 : N <= 8 ? 8 : N <= 16 ? 16 : 32;
-  static_assert(N <= 32, "at most a value a lane");
-  A v[P];
-#pragma unroll
-  for (int i = 0; i < P; ++i) v[i] = i < N ? parts[i] : A(0);
-  index = 0;
-#pragma unroll
-  for (int level = 0; (P >> (level + 1)) >= 1; ++level) {
-    const int half = P >> (level + 1), off = 16 >> level;
-    const bool upper = lane & off;
-#pragma unroll
-    for (int i = 0; i < half; ++i) {
-      const A send = upper ? v[i] : v[i + half], keep = upper ? v[i + half] : v[i];
-      v[i] = keep + __shfl_xor_sync(0xffffffffu, send, off);
-    }
-    index += upper ? half : 0;
-  }
-#pragma unroll
-  for (int off = 16 / P; off >= 1; off /= 2) v[0] += __shfl_xor_sync(0xffffffffu, v[0], off);
-  return v[0];
-}
-
 template <class T, int W, bool Silu, class Wt = T, bool Direct = false>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
@@ -178,12 +148,6 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
     for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
     if constexpr (Direct) {  // (0 + sum: the reduction's bits)
       block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
-    } else if constexpr (Conv1dTraits::kBackwardRegisterWarpSlots) {  // a slot a warp: no barrier
-      int k;
-      const A sum = warp_halving_sum<A, W + 1>(parts, lane, k);
-      constexpr int kHolders = 32 / (W + 1 <= 2 ? 2 : W + 1 <= 4 ? 4 : W + 1 <= 8 ? 8 : 16);
-      const int64_t slot = (q.b * gridDim.x + blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
-      if (lane % kHolders == 0 && k <= W) partials[(slot * p.channels + q.c) * (W + 1) + k] = sum;
     } else {
       // (block_partials' sum with a lambda of its own: one shared by two kernels made its shared
       // buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)

@@ -106,9 +106,6 @@ struct Conv1dTraits {
   static constexpr bool register_one_tile_all(int elem_bytes) {
     return kBackwardRegisterOneTileAll && elem_bytes == 2;
   }
-  // Its partial sums a warp (a slot each, summed by the halving exchanges, no
-  // barrier) instead of a block (the xor tree, then the warps in order).
-  static constexpr bool kBackwardRegisterWarpSlots = false;
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile
   // holds a full tile's bytes (a short row alone left most threads idle and

@@ -228,10 +228,10 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4}) {
     CAPTURE(bytes);
-    const int64_t vec = 16 / bytes, warps = Conv1dTraits::kThreads / 32;
+    const int64_t vec = 16 / bytes;
     const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
     // W-1 inputs within the vector before: the one-tile blocks, a row a
-    // block, a dw/db slot per b (or per (b, warp)); the forward keeps its time tiles.
+    // block, a dw/db slot per b; the forward keeps its time tiles.
     for (int width = Conv1dTraits::kMinWidth; width <= Conv1dTraits::kMaxWidth; ++width) {
       CAPTURE(width);
       const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 100, tile, width));
@@ -243,7 +243,7 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
       CHECK(l.grid_x == 1);
       CHECK(l.grid_y == 300);
       CHECK(l.grid_z == 1);
-      CHECK(l.partial_slots == (Conv1dTraits::kBackwardRegisterWarpSlots ? 3 * warps : 3));
+      CHECK(l.partial_slots == 3);
       CHECK_FALSE(l.sums_direct);
       CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 100, tile, width)) ==
             Conv1dKernel::StagedTimeTiles);
@@ -261,7 +261,7 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
     CHECK(odd.grid_z == 4);
     CHECK(odd.grid_y == 49152);  // 196608 rows: 3 z of 65535 and one of 3 (65532 blocks empty) before
     CHECK(many.grid_y * many.grid_z >= 80000);
-    CHECK(many.partial_slots == (Conv1dTraits::kBackwardRegisterWarpSlots ? 2 * warps : 2));
+    CHECK(many.partial_slots == 2);
     // Rows of part of a tile: the staged time tiles; of several whole tiles:
     // a block a tile for 16-bit elements (kBackwardRegisterOneTileAll), else
     // the staged time tiles.
@@ -271,7 +271,7 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
     const bool blocks_a_tile = Conv1dTraits::register_one_tile_all(bytes);
     CHECK(two.kernel == (blocks_a_tile ? Conv1dKernel::RegisterTimeTiles : Conv1dKernel::StagedTimeTiles));
     CHECK(two.grid_x == (blocks_a_tile ? 2 : 1));
-    CHECK(two.partial_slots == two.grid_x * 2 * (blocks_a_tile && Conv1dTraits::kBackwardRegisterWarpSlots ? warps : 1));
+    CHECK(two.partial_slots == two.grid_x * 2);
   }
   // f64 keeps the staged time tiles.
   CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, 2 * Conv1dTraits::kThreads * 4, 2)) ==
