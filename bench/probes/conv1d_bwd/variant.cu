@@ -41,10 +41,12 @@ int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
     backward_row_groups_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, l.sums_direct ? nullptr : partials);
 #ifdef PROBE_REGISTER_TILES
   } else if (l.kernel == Conv1dKernel::RegisterTimeTiles) {
-    if (l.sums_direct)
-      backward_register_tiles_kernel<T, W, true, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
-    else
-      backward_register_tiles_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, partials);
+    if constexpr (kHaloVecs<T, W> == 1) {  // (as the tree's dispatch: the heuristics take no other)
+      if (l.sums_direct)
+        backward_register_tiles_kernel<T, W, true, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
+      else
+        backward_register_tiles_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, partials);
+    }
 #endif
   } else {
     return 1000 + static_cast<int>(l.kernel);  // not a kernel this probe builds
