@@ -88,10 +88,14 @@ struct Conv1dTraits {
   }
   // The register tiles' backward (conv1d_register_tiles.cuh: one-tile
   // blocks of the time tiles' backward with a warp's run in registers): the
-  // blocks an SM it is compiled for (64 registers to W 4), its tile's vectors a
-  // lane (the time tiles' values: the same tiles), and whether 16-bit rows
-  // of several whole tiles take it too (a block a tile; f32 rows of several
-  // lost 5-11% against the staged ring, session 19).
+  // blocks an SM it is compiled for (64 registers to W 6; 7 blocks lost
+  // 0.5-6%), its tile's vectors a lane (the time tiles' values: the same
+  // tiles), and whether 16-bit rows of several whole tiles take it too (a
+  // block a tile). Session 19 (H200, bf16 x with f32 weights, W 4, bias +
+  // SiLU, bench/NOTES.md): [8,4096,4096] 229.5 -> 189.9 us (Tri Dao's 212.0),
+  // [64,2048,4096] 902 -> 782; rows of several tiles [8,4096,8192] 455 -> 414,
+  // f16 W3 [2,1536,16384] 86.3 -> 75.0, [64,768,32768] 2568 / 2576; f32 rows
+  // of several tiles as one-tile blocks lost 5-11% to the staged ring.
   static constexpr int kBackwardRegisterBlocks = 8;
   static constexpr int kBackwardRegisterBlocksW8 = 6;  // W 7, 8 (at 64 registers W 8 spilled 56 bytes)
   static constexpr int backward_register_blocks(int width) {
