@@ -115,7 +115,8 @@ TEST_CASE("causal conv1d backward through SiLU with initial states and their gra
   uint64_t seed = 4000;
   for (baracuda_dtype_t dtype : kDtypes)
     for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast, SeqLayout::Strided})
-      for (const Size &s : {Size{2, 16, 2056}, Size{3, 16, 512}})  // time tiles, row groups
+      // time tiles, row groups, register tiles (16-bit rows of one and of two tiles)
+      for (const Size &s : {Size{2, 16, 2056}, Size{3, 16, 512}, Size{2, 9, 4096}, Size{1, 7, 8192}})
         for (int flags = 0; flags < 16; ++flags) {
           Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, s, 4, layout, seed++);
           c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
@@ -174,7 +175,7 @@ const baracuda_dtype_t kHalfDtypes[] = {BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16}
 
 // Odd C and L, L < W, a row of several time tiles, channel counts that fill
 // vectors (the staged channel tiles) and do not.
-const Size kMixedSizes[] = {{2, 17, 301}, {1, 5, 2}, {3, 136, 67}, {2, 24, 2056}};
+const Size kMixedSizes[] = {{2, 17, 301}, {1, 5, 2}, {3, 136, 67}, {2, 24, 2056}, {2, 10, 8192}};
 
 TEST_CASE("causal conv1d forward and backward with f32 weights beside f16 and bf16 x", "[gpu][causal_conv1d][mixed]") {
   uint64_t seed = 7000;
@@ -197,8 +198,9 @@ TEST_CASE("causal conv1d backward with f32 dweight stays bitwise deterministic",
   uint64_t seed = 7500;
   for (baracuda_dtype_t dtype : kHalfDtypes)
     for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast})
-      for (int repeat = 0; repeat < 3; ++repeat) {
-        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, {4, 256, 4099}, 4, layout, seed);
+      for (int repeat = 0; repeat < 4; ++repeat) {  // (4096: the register tiles' one-tile blocks)
+        const Size s = repeat < 3 ? Size{4, 256, 4099} : Size{4, 256, 4096};
+        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, dtype, s, 4, layout, seed);
         c.weight_dtype = BARACUDA_DTYPE_F32;
         c.bias = c.silu = true;
         CHECK_CASE(c, run_conv1d);
@@ -208,7 +210,7 @@ TEST_CASE("causal conv1d backward with f32 dweight stays bitwise deterministic",
 TEST_CASE("causal conv1d backward adds DFINAL_STATES to dx and, for L < W-1, to the initial states' gradient",
           "[gpu][causal_conv1d][dfinal]") {
   uint64_t seed = 8000;
-  const Size sizes[] = {{2, 5, 1}, {2, 5, 2}, {1, 3, 3}, {2, 17, 301}, {2, 24, 2056}};
+  const Size sizes[] = {{2, 5, 1}, {2, 5, 2}, {1, 3, 3}, {2, 17, 301}, {2, 24, 2056}, {2, 6, 4096}};
   for (baracuda_dtype_t dtype : kDtypes)
     for (baracuda_dtype_t weights : {BARACUDA_DTYPE_F32, baracuda_dtype_t{0}})
       for (int32_t width : {2, 3, 4, 5, 8})
