@@ -195,8 +195,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
     const int32_t base = s_first[r0];
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
     const int32_t r1 = r0 + __syncthreads_count(fits);
-    const int32_t listed = s_first[r1 - 1] + s_count[r1 - 1] - base;  // the round's slots
     if (fits && count == 1) list(first - base, own);
+    const int32_t listed = s_first[r1 - 1] + s_count[r1 - 1] - base;  // the round's slots
     // The sources of rows with several, a slot a thread: a row's own thread
     // listing them one after another held the whole block for its longest row.
     for (int32_t f = threadIdx.x; listed > r1 - r0 && f < listed; f += kThreads) {
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
                                  f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_tile_rows<Bytes>(p.in, t, listed, s);
+    stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
     __syncthreads();
 
     // The vectors of the round's rows inside columns [a, b): each from its
