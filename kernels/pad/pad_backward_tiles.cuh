@@ -148,9 +148,10 @@ __device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, in
 }
 
 // [a, b): dx columns with one inner source each (column c reads dy column
-// c + pad_low); slots: the dy rows a round stages.
-template <class T, IndexMap M>
-__global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinBlocks)
+// c + pad_low); slots: the dy rows a round stages; registers cut for
+// MinBlocks blocks an SM.
+template <class T, IndexMap M, int MinBlocks>
+__global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
                               int32_t slots, int32_t a, int32_t b) {
   using A = typename Accum<T>::type;
@@ -220,8 +221,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       if (vr < r0 || vr >= r1 || c < a || c + V > b) continue;
       const int32_t k0 = s_first[vr] - base, k1 = k0 + s_count[vr];
       if (k1 == k0 + 1) {  // one source: its copy, unconverted (-0.0 + x is x, NaN payloads aside)
-        *reinterpret_cast<uint4 *>(out + l0) =
-            slot_vector<Bytes>(s.slot + static_cast<int64_t>(k0) * t.slot_vectors, phase[k0] + static_cast<int32_t>(c + lo));
+        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot + k0 * t.slot_vectors, phase[k0] + c + lo32);
         continue;
       }
       A acc[V];
@@ -229,8 +229,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
       for (int32_t k = k0; k < k1; ++k) {
         P x;
-        x.vector = slot_vector<Bytes>(s.slot + static_cast<int64_t>(k) * t.slot_vectors,
-                                      phase[k] + static_cast<int32_t>(c + lo));
+        x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -279,8 +278,10 @@ int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a
   if (s.t.blocks > INT_MAX) return 3;
   RowTiles with_edges = s.t;
   with_edges.edge_div = fast_divisor(edge_vectors_per_row(s.t.width, a, b, 16 / static_cast<int32_t>(sizeof(T))));
-  pad_backward_tiles_kernel<T, M><<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(
-      p, with_edges, s.slots, a, b);
+  constexpr int kShort = PadTilesTraits::kSumMinBlocks, kWide = PadTilesTraits::kSumWideRowMinBlocks;
+  auto kernel = s.min_blocks == kWide ? pad_backward_tiles_kernel<T, M, kWide> : pad_backward_tiles_kernel<T, M, kShort>;
+  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, with_edges, s.slots,
+                                                                                                a, b);
   return -static_cast<int>(cudaGetLastError());
 }
 

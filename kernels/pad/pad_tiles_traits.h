@@ -39,8 +39,14 @@ struct PadTilesTraits {
   // and sums them in several rounds.
   static constexpr int kSumSpareSlotsPercent = 25;
   // Blocks per SM the backward's registers are cut for: the rows' listing
-  // wants more registers than the sums, and is what a cut spills.
+  // wants more registers than the sums, and is what a cut spills. Rows of
+  // kSumWideRowBytes or more take a kernel cut for kSumWideRowMinBlocks (48
+  // registers, none spilled), shorter ones kSumMinBlocks (40; session 19,
+  // H200: 48 registers ran 1-4 points of copy ahead on rows of 1 KiB and
+  // more, up to 3 behind on rows of 254-512 bytes).
   static constexpr int kSumMinBlocks = 6;
+  static constexpr int kSumWideRowMinBlocks = 5;
+  static constexpr int64_t kSumWideRowBytes = 1024;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
