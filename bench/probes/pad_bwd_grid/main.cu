@@ -18,16 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "../common/probe_check.h"
 #include "common/rows_problem.h"
-
-#define CK(x)                                                                         \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
 
 using baracuda::kernels::IndexMap;
 using baracuda::kernels::RowsProblem;
