@@ -4,7 +4,11 @@
 // random dy, then timed with CUDA events, median of the reps, the trees
 // interleaved rep by rep, beside a same-size device-to-device copy and a
 // 512 MiB copy of the same process (the grid's % of copy).
-//   pad_bwd_probe <lib.so> <filter|-> <reps> tree...   (tree 0: the baseline)
+//   bash build.sh /tmp/pb 170 main=<main's kernels/> mine=kernels/
+//   /tmp/pb/pad_bwd_probe /tmp/pb/libpadbwd_probe.so <filter|-> <reps> main mine
+// (tree 0 is the baseline; filter: substrings of "bf16 reflect [4,32,...]"
+// rows, '|' between them; PROBE_NO_CHECKS=1 skips the checks, for ncu).
+// Session 19's runs, an ncu source-counter run included: bench/NOTES.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
