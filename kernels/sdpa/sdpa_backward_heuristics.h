@@ -33,11 +33,11 @@ inline SdpaBackwardTileFacts sdpa_backward_tile_facts(int head_tile) {
                             : sdpa_backward_facts_of<256>();
 }
 
-// Whether the main kernel's grid (key tiles, kv heads, batch) fits CUDA's
-// limits.
+// Whether the main kernel's grid (kv heads, key tiles, batch) fits CUDA's
+// limits: at most 65535 key tiles (4,194,240 keys at the 64 tile).
 inline bool sdpa_backward_grid_fits(const SdpaProblem &p, int head_tile) {
   const int keys = sdpa_backward_tile_facts(head_tile).keys;
-  return (p.keys + keys - 1) / keys <= INT32_MAX && p.heads_kv <= 65535 && p.batch <= 65535;
+  return (p.keys + keys - 1) / keys <= 65535 && p.heads_kv <= INT32_MAX && p.batch <= 65535;
 }
 
 // Every head tile's narrow tiles walk queries in tiles of the same height,

@@ -297,6 +297,21 @@ struct StepCursor {
   }
 };
 
+// The key tile and (b, kv head) a block works on. The grid is (kv heads,
+// key tiles, batch) and blocks start about in linear index order, so key
+// tile r of every kv head of a batch starts before any key tile r + 1
+// (sdpa_backward_grid); the deterministic mode walks them from the last.
+// Read from the grid's indices alone, values the compiler can read again
+// where they are used instead of holding them through the kernel (a
+// runtime choice between two grid layouts spilled 104 B at D 64, a key
+// tile offset as a kernel argument 76 B).
+struct KeyTileOfBlock {
+  int64_t key_tile, head_kv, batch;
+};
+__device__ __forceinline__ KeyTileOfBlock key_tile_of_block(bool deterministic) {
+  return {deterministic ? gridDim.y - 1 - blockIdx.y : blockIdx.y, blockIdx.x, blockIdx.z};
+}
+
 // Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
 // move by cp.async; the other instantiation copies through registers.
 template <class T, class Tr, bool Aligned>
@@ -340,8 +355,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   // Deterministic mode walks key tiles from the last: a key tile waits only
   // for the tiles above it (see last_key_tile_of_query_tile), and blocks
   // start in index order, so the ones it waits for have started.
-  const int64_t n_tile = turns != nullptr ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t hkv = blockIdx.y, b = blockIdx.z;
+  const KeyTileOfBlock at_block = key_tile_of_block(turns != nullptr);
+  const int64_t n_tile = at_block.key_tile, hkv = at_block.head_kv, b = at_block.batch;
   const int64_t key0 = n_tile * BC;
   const int D = p.head_dim, Dv = p.head_dim_v;
   const Band band = band_of(p);

@@ -12,6 +12,7 @@
 
 namespace baracuda::kernels::sdpa {
 
+// The grid is (kv heads, key tiles, batch): sdpa_backward_kernel.cuh's key_tile_of_block.
 template <class T, class Tr>
 int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
                                cudaStream_t stream) {
@@ -19,7 +20,7 @@ int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *
   auto kernel = aligned ? sdpa_backward_kernel<T, Tr, true> : sdpa_backward_kernel<T, Tr, false>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (err != cudaSuccess) return -static_cast<int>(err);
-  const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));
+  const dim3 grid(static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.batch));
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns);
   return -static_cast<int>(cudaGetLastError());
 }

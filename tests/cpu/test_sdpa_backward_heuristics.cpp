@@ -132,7 +132,14 @@ TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
     CHECK(sdpa_backward_tile_facts(tile).smem_bytes <= (tile == 64 ? 99 * 1024 : 163 * 1024));
     SdpaProblem p = problem(100, 1000, false, false, -1, -1);
     CHECK(sdpa_backward_grid_fits(p, tile));
-    p.heads_kv = 65536;
+    p.keys = int64_t{65535} * keys;
+    CHECK(sdpa_backward_grid_fits(p, tile));
+    p.keys += 1;
+    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+    p.keys = 1000;
+    p.heads_kv = INT32_MAX;
+    CHECK(sdpa_backward_grid_fits(p, tile));
+    p.heads_kv = int64_t{INT32_MAX} + 1;
     CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
     p.heads_kv = 1;
     p.batch = 65536;
