@@ -1,0 +1,21 @@
+// Tile variants of the staged tree's backward (tree.cu with -DPROBE_VARIANT=n
+// and -DPROBE_TILE at the variant's head tile), named for run.py in build.sh.
+#pragma once
+
+#include "sdpa/sdpa_backward_traits.h"
+
+namespace probe_variants {
+using namespace baracuda::kernels;
+using Pf = SdpaBackwardPrefetch;
+using Ba = SdpaBackwardBarriers;
+using Pr = SdpaBackwardProbabilities;
+using Dr = SdpaBackwardDqReductions;
+#if PROBE_VARIANT == 1
+// D 256: dQ in 64-row warp tiles (4 row atoms), 64 columns a warp.
+using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 4, 32, Pf::kDq, Ba::kFour, 128, Pr::kAmongProducts>;
+#elif PROBE_VARIANT == 2
+// D 256: 16-key warp rows in two column groups (64 own queries a warp).
+using Traits = SdpaBackwardShape<256, 8, 1, 2, 1, 1, 2, 32, Pf::kDq, Ba::kFour, 128, Pr::kAmongProducts>;
+#endif
+}  // namespace probe_variants
+using ProbeTraits = probe_variants::Traits;
