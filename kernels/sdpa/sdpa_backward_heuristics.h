@@ -33,11 +33,14 @@ inline SdpaBackwardTileFacts sdpa_backward_tile_facts(int head_tile) {
                             : sdpa_backward_facts_of<256>();
 }
 
-// Whether the main kernel's grid (kv heads, key tiles, batch) fits CUDA's
-// limits: at most 65535 key tiles (4,194,240 keys at the 64 tile).
+// Whether the main kernel's grid fits CUDA's limits: (kv heads, key tiles,
+// batch) in the atomic mode, at most 65535 key tiles (4,194,240 keys at the
+// 64 tile); (key tiles, kv heads, batch) in the deterministic one.
 inline bool sdpa_backward_grid_fits(const SdpaProblem &p, int head_tile) {
   const int keys = sdpa_backward_tile_facts(head_tile).keys;
-  return (p.keys + keys - 1) / keys <= 65535 && p.heads_kv <= INT32_MAX && p.batch <= 65535;
+  const int64_t key_tiles = (p.keys + keys - 1) / keys;
+  const int64_t along_x = p.deterministic ? key_tiles : p.heads_kv, along_y = p.deterministic ? p.heads_kv : key_tiles;
+  return along_x <= INT32_MAX && along_y <= 65535 && p.batch <= 65535;
 }
 
 // Every head tile's narrow tiles walk queries in tiles of the same height,

@@ -297,26 +297,39 @@ struct StepCursor {
   }
 };
 
-// The key tile and (b, kv head) a block works on. The grid is (kv heads,
-// key tiles, batch) and blocks start about in linear index order, so key
-// tile r of every kv head of a batch starts before any key tile r + 1
-// (sdpa_backward_grid); the deterministic mode walks them from the last.
-// Read from the grid's indices alone, values the compiler can read again
-// where they are used instead of holding them through the kernel (a
-// runtime choice between two grid layouts spilled 104 B at D 64, a key
-// tile offset as a kernel argument 76 B).
+// The key tile and (b, kv head) a block works on. Blocks start about in
+// linear index order. The atomic mode's grid is (kv heads, key tiles,
+// batch), so key tile r of every kv head of a batch starts before any key
+// tile r + 1: under a causal mask a key tile's work falls with its index
+// (its query tiles run from its diagonal to the last), and a kv head's key
+// tiles in turn (the grid (key tiles, kv heads, batch)) started long blocks
+// until the grid's end, which then ran on while other SMs idled; over the
+// whole grid's (b, kv head) pairs at once the blocks in flight share too
+// little of Q, dO and dq in L2 (D 256 lost 23-29%; bench/NOTES.md, session
+// 19). The deterministic mode's grid stays (key tiles, kv heads, batch),
+// each kv head's key tiles from the last: a key tile waits for the tiles
+// above it (see last_key_tile_of_query_tile), which have started then, and
+// under a causal mask they reach each query tile in that order. From the
+// grid's indices alone: the compiler reads them again where they are used
+// rather than hold them through the kernel (a choice between the two
+// layouts at run time spilled 104 B at D 64).
 struct KeyTileOfBlock {
   int64_t key_tile, head_kv, batch;
 };
-__device__ __forceinline__ KeyTileOfBlock key_tile_of_block(bool deterministic) {
-  return {deterministic ? gridDim.y - 1 - blockIdx.y : blockIdx.y, blockIdx.x, blockIdx.z};
+template <bool Deterministic>
+__device__ __forceinline__ KeyTileOfBlock key_tile_of_block() {
+  if constexpr (Deterministic) return {gridDim.x - 1 - blockIdx.x, blockIdx.y, blockIdx.z};
+  else return {blockIdx.y, blockIdx.x, blockIdx.z};
 }
 
 // Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
 // move by cp.async; the other instantiation copies through registers.
-template <class T, class Tr, bool Aligned>
+// Deterministic: turns_arg holds the turn counters (else it is null), and
+// the atomic instantiation carries none of their code.
+template <class T, class Tr, bool Aligned, bool Deterministic>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns_arg) {
+  int *const turns = Deterministic ? turns_arg : nullptr;
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
@@ -352,10 +365,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
   const int key_row = key_group * 16 * KA;  // the warp's first key in the tile
-  // Deterministic mode walks key tiles from the last: a key tile waits only
-  // for the tiles above it (see last_key_tile_of_query_tile), and blocks
-  // start in index order, so the ones it waits for have started.
-  const KeyTileOfBlock at_block = key_tile_of_block(turns != nullptr);
+  const KeyTileOfBlock at_block = key_tile_of_block<Deterministic>();
   const int64_t n_tile = at_block.key_tile, hkv = at_block.head_kv, b = at_block.batch;
   const int64_t key0 = n_tile * BC;
   const int D = p.head_dim, Dv = p.head_dim_v;

@@ -131,19 +131,27 @@ TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
     // sm_86 / sm_89); the others on sm_80 and sm_90 class (163 KB on A100).
     CHECK(sdpa_backward_tile_facts(tile).smem_bytes <= (tile == 64 ? 99 * 1024 : 163 * 1024));
     SdpaProblem p = problem(100, 1000, false, false, -1, -1);
-    CHECK(sdpa_backward_grid_fits(p, tile));
-    p.keys = int64_t{65535} * keys;
-    CHECK(sdpa_backward_grid_fits(p, tile));
-    p.keys += 1;
-    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
-    p.keys = 1000;
-    p.heads_kv = INT32_MAX;
-    CHECK(sdpa_backward_grid_fits(p, tile));
-    p.heads_kv = int64_t{INT32_MAX} + 1;
-    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
-    p.heads_kv = 1;
-    p.batch = 65536;
-    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+    for (bool deterministic : {false, true}) {
+      INFO("deterministic " << deterministic);
+      p.deterministic = deterministic;
+      CHECK(sdpa_backward_grid_fits(p, tile));
+      // The atomic mode's grid takes kv heads along x and key tiles along
+      // y, the deterministic mode's the other way round.
+      const int64_t most_key_tiles = deterministic ? INT32_MAX : 65535, most_heads = deterministic ? 65535 : INT32_MAX;
+      p.keys = most_key_tiles * keys;
+      CHECK(sdpa_backward_grid_fits(p, tile));
+      p.keys += 1;
+      CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+      p.keys = 1000;
+      p.heads_kv = most_heads;
+      CHECK(sdpa_backward_grid_fits(p, tile));
+      p.heads_kv += 1;
+      CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+      p.heads_kv = 1;
+      p.batch = 65536;
+      CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+      p.batch = 2;
+    }
   }
   CHECK(sdpa_backward_tile_facts(128).keys == SdpaBackwardTraits<128>::kKeys);
   CHECK(sdpa_backward_tile_facts(256).smem_bytes == SdpaBackwardTraits<256>::kSmemBytes);

@@ -3,8 +3,9 @@
 # libsdpa80_probe.so with entries probe_bwd_<name>_h<tile> for the head
 # tiles 64, 128 and 256 of each named tree (or, with :variant:tile,
 # variants.h's tiles of that number at that head tile alone), each tree's
-# namespace renamed; the first tree's forward (probe_fwd_base) and the
-# benchmark's fills beside them. At most 3 nvcc at a time, the longest
+# namespace renamed; the benchmark's fills beside them, and with
+# PROBE_FORWARD=1 the first tree's forward (probe_fwd_<name>: run.py's data
+# rows, with the first tree named base). At most 3 nvcc at a time, the longest
 # first; a compile still running after <seconds> is stopped and the library
 # links without it (run.py skips missing entries).
 O=$1; budget=$2; INC=$3; shift 3; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
@@ -23,7 +24,7 @@ first=1
       e=probe_bwd_${n}_h$t
       echo "${n}_h$t $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
     done
-    if [ $first = 1 ]; then
+    if [ $first = 1 ] && [ -n "$PROBE_FORWARD" ]; then
       echo "${n}_fwd $C -I$d -Dbaracuda=baracuda_${n}_fwd -DPROBE_ENTRY=probe_fwd_$n -c $H/forward.cu"
       first=0
     fi

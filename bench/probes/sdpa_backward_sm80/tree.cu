@@ -42,7 +42,7 @@ extern "C" int PROBE_ENTRY(const int64_t *dims, void *const *ptrs, size_t ws_byt
 #ifdef PROBE_VARIANT
   if (p.deterministic || smem_optin < ProbeTraits::kSmemBytes) return 3;
   return sdpa_backward_passes<T>(p, ptrs[kPws], ws_bytes, s, [&](const float *delta, float *dq, int *turns) {
-    return sdpa_backward_launch_tiles<T, ProbeTraits>(p, delta, dq, turns, aligned, s);
+    return sdpa_backward_launch_tiles<T, ProbeTraits, false>(p, delta, dq, turns, aligned, s);
   });
 #else
   return sdpa_backward_passes<T>(p, ptrs[kPws], ws_bytes, s, [&](const float *delta, float *dq, int *turns) {
