@@ -120,6 +120,23 @@ TEST_CASE("sdpa backward workspace: delta, the f32 dq, and turn counters only wh
   CHECK(det.bytes >= det.counters + 2 * 3 * ((300 + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile) * 4);
 }
 
+TEST_CASE("sdpa backward: runs past the atomic grid's key tiles take turns, with counters", "[heuristics][sdpa]") {
+  using baracuda::kernels::sdpa_backward_takes_turns;
+  SdpaProblem p = problem(100, 1000, true, false, -1, -1);
+  CHECK_FALSE(sdpa_backward_takes_turns(p));
+  const SdpaBackwardWorkspaceLayout atomic = sdpa_backward_workspace_layout(p);
+  CHECK(atomic.bytes == atomic.counters);
+  p.deterministic = true;
+  CHECK(sdpa_backward_takes_turns(p));
+  p.deterministic = false;
+  p.keys = int64_t{65535} * 64;  // 65535 key tiles of the 64 tile: the atomic grid's most
+  CHECK_FALSE(sdpa_backward_takes_turns(p));
+  p.keys += 1;
+  CHECK(sdpa_backward_takes_turns(p));
+  const SdpaBackwardWorkspaceLayout w = sdpa_backward_workspace_layout(p);
+  CHECK(w.bytes >= w.counters + 2 * 3 * ((100 + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile) * 4);
+}
+
 TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
   using baracuda::kernels::sdpa_backward_grid_fits;
   using baracuda::kernels::sdpa_backward_tile_facts;
@@ -135,15 +152,14 @@ TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
       INFO("deterministic " << deterministic);
       p.deterministic = deterministic;
       CHECK(sdpa_backward_grid_fits(p, tile));
-      // The atomic mode's grid takes kv heads along x and key tiles along
-      // y, the deterministic mode's the other way round.
-      const int64_t most_key_tiles = deterministic ? INT32_MAX : 65535, most_heads = deterministic ? 65535 : INT32_MAX;
-      p.keys = most_key_tiles * keys;
+      // Runs that take turns have the grid (key tiles, kv heads, batch),
+      // atomic ones (kv heads, key tiles, batch).
+      p.keys = int64_t{INT32_MAX} * keys;
       CHECK(sdpa_backward_grid_fits(p, tile));
       p.keys += 1;
       CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
       p.keys = 1000;
-      p.heads_kv = most_heads;
+      p.heads_kv = deterministic ? 65535 : INT32_MAX;
       CHECK(sdpa_backward_grid_fits(p, tile));
       p.heads_kv += 1;
       CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
@@ -152,6 +168,13 @@ TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
       CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
       p.batch = 2;
     }
+    // An atomic run with more key tiles than its grid's y extent takes turns
+    // (the deterministic kernels), whose grid holds no more than 65535 kv heads.
+    p.deterministic = false;
+    p.keys = int64_t{65535} * 64 + 1;
+    p.heads_kv = 65536;
+    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+    p.heads_kv = 1;
   }
   CHECK(sdpa_backward_tile_facts(128).keys == SdpaBackwardTraits<128>::kKeys);
   CHECK(sdpa_backward_tile_facts(256).smem_bytes == SdpaBackwardTraits<256>::kSmemBytes);
