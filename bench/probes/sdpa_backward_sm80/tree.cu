@@ -17,6 +17,15 @@
 
 using baracuda::kernels::SdpaProblem;
 
+// A tree without sdpa_backward_takes_turns (the baseline's) runs the mode
+// it is told; the staged tree's own function (found by argument-dependent
+// lookup, and preferred to this template) sends atomic runs past its grid's
+// key tiles to the deterministic kernels, as its sdpa_backward_run does.
+template <class Problem>
+bool sdpa_backward_takes_turns(const Problem &p) {
+  return p.deterministic;
+}
+
 extern "C" size_t PROBE_ENTRY_ws(const int64_t *dims) {
   void *none[10] = {};
   return baracuda::kernels::sdpa_backward_workspace_layout(probe_problem<SdpaProblem>(dims, none)).bytes;
@@ -27,7 +36,8 @@ extern "C" int PROBE_ENTRY(const int64_t *dims, void *const *ptrs, size_t ws_byt
   using namespace baracuda::kernels;
   using namespace baracuda::kernels::sdpa;
   using T = __nv_bfloat16;
-  const SdpaProblem p = probe_problem<SdpaProblem>(dims, ptrs);
+  SdpaProblem p = probe_problem<SdpaProblem>(dims, ptrs);
+  p.deterministic = sdpa_backward_takes_turns(p);
   if (sdpa_backward_head_tile(p.head_dim, p.head_dim_v) != PROBE_TILE) return 3;
   if (!sdpa_backward_grid_fits(p, PROBE_TILE)) return 3;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
