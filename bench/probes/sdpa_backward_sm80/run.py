@@ -187,7 +187,12 @@ def check_case(sides, case, name, args):
         run = p.call(side)
         if run is None:
             continue
-        g = p.grads(run)
+        try:
+            g = p.grads(run)
+        except RuntimeError as e:  # a tile variant refuses what it does not serve (status 3)
+            if "status 3" not in str(e):
+                raise
+            continue
         err = [rel_err(x, r) for x, r in zip(g, ref)]
         kv = int((bits(g[1]) != bits(base_g[False][1])).sum() + (bits(g[2]) != bits(base_g[False][2])).sum())
         # dQ's atomics add in any order: its error may move a little; dK/dV keep the base's sums.
