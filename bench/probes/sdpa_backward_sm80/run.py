@@ -2,7 +2,7 @@
 probe_bwd_<tree>_h<tile>, the first tree the baseline) beside PyTorch's
 FlashAttention-2 backward, in one process on the same data.
 
-    python3 run.py <libsdpa80_probe.so> base staged [variant ...]
+    python3 run.py <libsdpa80_probe.so> base staged [variant ...] [--data]
 
 1. Checks, small shapes (bf16, masks, GQA, D != Dv): each side's dQ, dK, dV
    against float64 gradients (max |err| / max |ref|); dK/dV bits of the
@@ -14,7 +14,9 @@ FlashAttention-2 backward, in one process on the same data.
    interleaved round by round, CUDA events, median; TFLOP/s as torch_sdpa.py
    counts them (2.5 x 4 B H S^2 D, causal halved). The rows' dK/dV bits
    (atomic) and deterministic bits against the baseline's.
-3. Data: the baseline's forward and backward and FlashAttention-2's on
+3. Forward rows: the baseline's sm_80 forward beside FlashAttention-2's (a
+   library built with PROBE_FORWARD=1).
+4. With --data: the baseline's forward and backward and FlashAttention-2's on
    torch.randn data, on bench_ops' new standard-normal fill and on its old
    random bits (the kernels' time depends on their data)."""
 import ctypes
@@ -293,6 +295,34 @@ def timing_row(sides, B, H, S, D, causal):
           flush=True)
 
 
+def forward_rows(lib):
+    """The baseline's sm_80 forward (this branch leaves it as it is) beside FlashAttention-2's, torch.randn data."""
+    fwd = getattr(lib, "probe_fwd_base", None)
+    if fwd is None:
+        return
+    fwd.restype, fwd.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    print(f"\n== forward: the baseline's sm_80 forward and FA2's, bf16 TFLOP/s (ms median of {REPS}, interleaved) ==")
+    for B, H, S, D in ROWS:
+        for causal in (False, True):
+            p = Problem(B, H, H, S, S, D, D, causal)
+            for t in (p.q, p.k, p.v):
+                t.copy_(torch.randn(t.shape, device="cuda", dtype=torch.bfloat16))
+            p.ws = torch.empty(256, device="cuda", dtype=torch.uint8)
+            dims, ptrs = p.dims(False), p.ptrs()
+
+            def ours():
+                if fwd(dims, ptrs, torch.cuda.current_stream().cuda_stream) != 0:
+                    raise RuntimeError("forward")
+
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                ms = timed([ours, lambda: F.scaled_dot_product_attention(p.q, p.k, p.v, is_causal=causal)])
+            flops = 4.0 * B * H * S * S * D / (2 if causal else 1)
+            print(f"B{B} H{H} S{S} D{D} {'causal' if causal else 'full':6s} | sm80 {flops / ms[0] / 1e9:6.1f} "
+                  f"({ms[0]:.3f}) | FA2 {flops / ms[1] / 1e9:6.1f} ({ms[1]:.3f}) | x{ms[1] / ms[0]:.3f}", flush=True)
+            del p
+            torch.cuda.empty_cache()
+
+
 def data_rows(lib, base):
     fwd = getattr(lib, "probe_fwd_base", None)
     if fwd is None:
@@ -338,13 +368,15 @@ def data_rows(lib, base):
 
 def main():
     lib = ctypes.CDLL(sys.argv[1])
-    sides = [Side(lib, n) for n in sys.argv[2:]]
+    sides = [Side(lib, n) for n in sys.argv[2:] if not n.startswith("--")]
     sides = [s for s in sides if s.run]
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; sides: "
           + ", ".join(f"{s.name} (tiles {sorted(s.run)})" for s in sides), flush=True)
     checks(sides)
     timing(sides)
-    data_rows(lib, sides[0])
+    forward_rows(lib)
+    if "--data" in sys.argv:
+        data_rows(lib, sides[0])
 
 
 if __name__ == "__main__":
