@@ -47,7 +47,9 @@ inline bool sdpa_backward_takes_turns(const SdpaProblem &p) {
 }
 
 // Whether the main kernel's grid fits CUDA's limits: (key tiles, kv heads,
-// batch) where the run takes turns, else (kv heads, key tiles, batch).
+// batch) where the run takes turns, else (kv heads, key tiles, batch) (a run
+// that takes turns by rank, deterministic_by_rank, holds no more key tiles
+// than that).
 inline bool sdpa_backward_grid_fits(const SdpaProblem &p, int head_tile) {
   const int keys = sdpa_backward_tile_facts(head_tile).keys;
   const int64_t key_tiles = (p.keys + keys - 1) / keys;

@@ -316,10 +316,16 @@ struct StepCursor {
 struct KeyTileOfBlock {
   int64_t key_tile, head_kv, batch;
 };
+// by_rank (deterministic_by_rank): the deterministic mode's grid is the
+// atomic one's, its key tiles taken from the last rank.
 template <bool Deterministic>
-__device__ __forceinline__ KeyTileOfBlock key_tile_of_block() {
-  if constexpr (Deterministic) return {gridDim.x - 1 - blockIdx.x, blockIdx.y, blockIdx.z};
-  else return {blockIdx.y, blockIdx.x, blockIdx.z};
+__device__ __forceinline__ KeyTileOfBlock key_tile_of_block(bool by_rank) {
+  if constexpr (Deterministic) {
+    if (by_rank) return {gridDim.y - 1 - blockIdx.y, blockIdx.x, blockIdx.z};
+    return {gridDim.x - 1 - blockIdx.x, blockIdx.y, blockIdx.z};
+  } else {
+    return {blockIdx.y, blockIdx.x, blockIdx.z};
+  }
 }
 
 // Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
@@ -365,7 +371,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
   const int key_row = key_group * 16 * KA;  // the warp's first key in the tile
-  const KeyTileOfBlock at_block = key_tile_of_block<Deterministic>();
+  const KeyTileOfBlock at_block = key_tile_of_block<Deterministic>(
+      Deterministic && deterministic_by_rank(band_of(p), (p.keys + BC - 1) / BC, (p.queries + BR - 1) / BR));
   const int64_t n_tile = at_block.key_tile, hkv = at_block.head_kv, b = at_block.batch;
   const int64_t key0 = n_tile * BC;
   const int D = p.head_dim, Dv = p.head_dim_v;

@@ -13,8 +13,8 @@
 namespace baracuda::kernels::sdpa {
 
 // The grid is (kv heads, key tiles, batch) in the atomic mode, (key tiles,
-// kv heads, batch) in the deterministic one (sdpa_backward_kernel.cuh's
-// key_tile_of_block).
+// kv heads, batch) in the deterministic one unless it takes its key tiles by
+// rank (sdpa_backward_kernel.cuh's key_tile_of_block).
 template <class T, class Tr, bool Deterministic>
 int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
                                cudaStream_t stream) {
@@ -24,7 +24,9 @@ int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *
       aligned ? sdpa_backward_kernel<T, Tr, true, Deterministic> : sdpa_backward_kernel<T, Tr, false, Deterministic>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (err != cudaSuccess) return -static_cast<int>(err);
-  const dim3 grid = Deterministic ? dim3(key_tiles, heads, batch) : dim3(heads, key_tiles, batch);
+  const bool key_major =
+      Deterministic && !deterministic_by_rank(band_of(p), key_tiles, (p.queries + Tr::kQueries - 1) / Tr::kQueries);
+  const dim3 grid = key_major ? dim3(key_tiles, heads, batch) : dim3(heads, key_tiles, batch);
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns);
   return -static_cast<int>(cudaGetLastError());
 }

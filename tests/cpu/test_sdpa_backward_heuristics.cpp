@@ -137,6 +137,17 @@ TEST_CASE("sdpa backward: runs past the atomic grid's key tiles take turns, with
   CHECK(w.bytes >= w.counters + 2 * 3 * ((100 + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile) * 4);
 }
 
+TEST_CASE("sdpa backward: the deterministic mode takes key tiles by rank only with no bound on the keys",
+          "[heuristics][sdpa]") {
+  const Band open = band_of(problem(100, 1000, false, false, -1, -1));
+  CHECK(deterministic_by_rank(open, 32, 16));
+  CHECK_FALSE(deterministic_by_rank(open, 16, 16));  // the chain no longer than a key tile's walk
+  CHECK_FALSE(deterministic_by_rank(open, 65536, 16));  // past the atomic grid's key tiles
+  for (const SdpaProblem &p : {problem(100, 1000, true, false, -1, -1), problem(100, 1000, true, true, -1, -1),
+                               problem(100, 1000, false, false, 40, -1), problem(100, 1000, false, false, -1, 7)})
+    CHECK_FALSE(deterministic_by_rank(band_of(p), 32, 16));
+}
+
 TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
   using baracuda::kernels::sdpa_backward_grid_fits;
   using baracuda::kernels::sdpa_backward_tile_facts;

@@ -15,7 +15,9 @@ FlashAttention-2 backward, in one process on the same data.
    counts them (2.5 x 4 B H S^2 D, causal halved). The rows' dK/dV bits
    (atomic) and deterministic bits against the baseline's.
 3. Forward rows: the baseline's sm_80 forward beside FlashAttention-2's (a
-   library built with PROBE_FORWARD=1).
+   library built with PROBE_FORWARD=1); then the second side's backward and
+   FlashAttention-2's timed as bench_ops and torch_sdpa.py time them, one at
+   a time, each call waited for.
 4. With --data: the baseline's forward and backward and FlashAttention-2's on
    torch.randn data, on bench_ops' new standard-normal fill and on its old
    random bits (the kernels' time depends on their data)."""
@@ -269,7 +271,7 @@ def timing_row(sides, B, H, S, D, causal):
     row = f"B{B} H{H} S{S} D{D} {'causal' if causal else 'full'}"
     runs = [(s.name, p.call(s)) for s in sides]
     runs = [(n, r) for n, r in runs if r is not None]
-    dets = [(s.name + " det", p.call(s, True)) for s in sides] if (D, S) in ((128, 4096), (256, 2048)) else []
+    dets = [(s.name + " det", p.call(s, True)) for s in sides] if S <= 4096 else []
     dets = [(n, r) for n, r in dets if r is not None]
     # Checks before timing: the gradients' bits.
     g0 = p.grads(runs[0][1])
@@ -293,6 +295,37 @@ def timing_row(sides, B, H, S, D, causal):
     best = min(ms[:len(runs)])
     print(f"{row:28s} | " + " | ".join(cells) + f" | best/FA2 {ms[-1] / best:.3f} | " + "; ".join(notes),
           flush=True)
+
+
+def standalone_rows(sides):
+    """bench_ops' and torch_sdpa.py's way (report.median_ms): one side at a time, each call waited for, so that
+    a call's host work before its kernels start is in its time; the last tree against FlashAttention-2."""
+    ours = sides[1] if len(sides) > 1 else sides[0]
+    print(f"\n== one side at a time, each call waited for (as bench_ops and torch_sdpa.py time): {ours.name} and FA2 ==")
+    for B, H, S, D in ROWS:
+        for causal in (False, True):
+            p = Problem(B, H, H, S, S, D, D, causal)
+            for t in (p.q, p.k, p.v, p.dout):
+                t.copy_(torch.randn(t.shape, device="cuda", dtype=torch.bfloat16))
+            flash_forward(p)
+            flops = 2.5 * 4.0 * B * H * S * S * D / (2 if causal else 1)
+            ms = []
+            for f in (p.call(ours), fa2_backward(p)):
+                for _ in range(3):
+                    f()
+                t = []
+                for _ in range(10):
+                    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    a.record()
+                    f()
+                    b.record()
+                    b.synchronize()
+                    t.append(a.elapsed_time(b))
+                ms.append(sorted(t)[len(t) // 2])
+            print(f"B{B} H{H} S{S} D{D} {'causal' if causal else 'full':6s} | {ours.name} {flops / ms[0] / 1e9:6.1f} "
+                  f"| FA2 {flops / ms[1] / 1e9:6.1f} | x{ms[1] / ms[0]:.3f}", flush=True)
+            del p
+            torch.cuda.empty_cache()
 
 
 def forward_rows(lib):
@@ -375,6 +408,7 @@ def main():
     checks(sides)
     timing(sides)
     forward_rows(lib)
+    standalone_rows(sides)
     if "--data" in sys.argv:
         data_rows(lib, sides[0])
 
