@@ -141,7 +141,8 @@ TEST_CASE("sdpa backward: the deterministic mode takes key tiles by rank only wi
           "[heuristics][sdpa]") {
   const Band open = band_of(problem(100, 1000, false, false, -1, -1));
   CHECK(deterministic_by_rank(open, 32, 16));
-  CHECK_FALSE(deterministic_by_rank(open, 16, 16));  // the chain no longer than a key tile's walk
+  CHECK(deterministic_by_rank(open, 16, 16));
+  CHECK_FALSE(deterministic_by_rank(open, 32, 64));  // the chain shorter than a key tile's walk
   CHECK_FALSE(deterministic_by_rank(open, 65536, 16));  // past the atomic grid's key tiles
   for (const SdpaProblem &p : {problem(100, 1000, true, false, -1, -1), problem(100, 1000, true, true, -1, -1),
                                problem(100, 1000, false, false, 40, -1), problem(100, 1000, false, false, -1, 7)})

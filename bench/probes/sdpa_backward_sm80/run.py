@@ -2,7 +2,7 @@
 probe_bwd_<tree>_h<tile>, the first tree the baseline) beside PyTorch's
 FlashAttention-2 backward, in one process on the same data.
 
-    python3 run.py <libsdpa80_probe.so> base staged [variant ...] [--data]
+    python3 run.py <libsdpa80_probe.so> base staged [variant ...] [--standalone] [--data]
 
 1. Checks, small shapes (bf16, masks, GQA, D != Dv): each side's dQ, dK, dV
    against float64 gradients (max |err| / max |ref|); dK/dV bits of the
@@ -15,9 +15,9 @@ FlashAttention-2 backward, in one process on the same data.
    counts them (2.5 x 4 B H S^2 D, causal halved). The rows' dK/dV bits
    (atomic) and deterministic bits against the baseline's.
 3. Forward rows: the baseline's sm_80 forward beside FlashAttention-2's (a
-   library built with PROBE_FORWARD=1); then the second side's backward and
-   FlashAttention-2's timed as bench_ops and torch_sdpa.py time them, one at
-   a time, each call waited for.
+   library built with PROBE_FORWARD=1); with --standalone the second side's
+   backward and FlashAttention-2's timed as bench_ops and torch_sdpa.py time
+   them, one at a time, each call waited for.
 4. With --data: the baseline's forward and backward and FlashAttention-2's on
    torch.randn data, on bench_ops' new standard-normal fill and on its old
    random bits (the kernels' time depends on their data)."""
@@ -408,7 +408,8 @@ def main():
     checks(sides)
     timing(sides)
     forward_rows(lib)
-    standalone_rows(sides)
+    if "--standalone" in sys.argv:
+        standalone_rows(sides)
     if "--data" in sys.argv:
         data_rows(lib, sides[0])
 
