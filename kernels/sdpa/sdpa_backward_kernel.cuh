@@ -317,25 +317,28 @@ struct KeyTileOfBlock {
   int64_t key_tile, head_kv, batch;
 };
 // by_rank (deterministic_by_rank): the deterministic mode's grid is the
-// atomic one's, its key tiles taken from the last rank.
+// atomic one's, its key tiles taken from the last rank. The atomic kernels
+// keep a choice they never take (turns is null there), the source round 1
+// measured: without it ptxas scheduled the D 128 loop 2-3% slower (bf16, B4
+// H32 S4096, H200: 288.6 and, with turns a run-time value as well, 284.5
+// against 294.3 TFLOP/s; bench/NOTES.md, session 19).
 template <bool Deterministic>
-__device__ __forceinline__ KeyTileOfBlock key_tile_of_block(bool by_rank) {
+__device__ __forceinline__ KeyTileOfBlock key_tile_of_block(const int *turns, bool by_rank) {
   if constexpr (Deterministic) {
     if (by_rank) return {gridDim.y - 1 - blockIdx.y, blockIdx.x, blockIdx.z};
     return {gridDim.x - 1 - blockIdx.x, blockIdx.y, blockIdx.z};
   } else {
-    return {blockIdx.y, blockIdx.x, blockIdx.z};
+    return {turns != nullptr ? gridDim.y - 1 - blockIdx.y : blockIdx.y, blockIdx.x, blockIdx.z};
   }
 }
 
 // Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
 // move by cp.async; the other instantiation copies through registers.
-// Deterministic: turns_arg holds the turn counters (else it is null), and
-// the atomic instantiation carries none of their code.
+// Deterministic: turns holds the turn counters (else it is null); the flag
+// picks the grid's order (key_tile_of_block).
 template <class T, class Tr, bool Aligned, bool Deterministic>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns_arg) {
-  int *const turns = Deterministic ? turns_arg : nullptr;
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
@@ -372,7 +375,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
   const int key_row = key_group * 16 * KA;  // the warp's first key in the tile
   const KeyTileOfBlock at_block = key_tile_of_block<Deterministic>(
-      Deterministic && deterministic_by_rank(band_of(p), (p.keys + BC - 1) / BC, (p.queries + BR - 1) / BR));
+      turns, Deterministic && deterministic_by_rank(band_of(p), (p.keys + BC - 1) / BC, (p.queries + BR - 1) / BR));
   const int64_t n_tile = at_block.key_tile, hkv = at_block.head_kv, b = at_block.batch;
   const int64_t key0 = n_tile * BC;
   const int D = p.head_dim, Dv = p.head_dim_v;
