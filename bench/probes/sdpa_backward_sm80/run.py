@@ -23,11 +23,15 @@ FlashAttention-2 backward, in one process on the same data.
    random bits (the kernels' time depends on their data)."""
 import ctypes
 import math
+import os
 import sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from report import median_ms  # noqa: E402 (bench/: the benchmarks' own timing, for the bench-style rows)
 
 REPS = 15
 TILES = (64, 128, 256)
@@ -309,19 +313,7 @@ def standalone_rows(sides):
                 t.copy_(torch.randn(t.shape, device="cuda", dtype=torch.bfloat16))
             flash_forward(p)
             flops = 2.5 * 4.0 * B * H * S * S * D / (2 if causal else 1)
-            ms = []
-            for f in (p.call(ours), fa2_backward(p)):
-                for _ in range(3):
-                    f()
-                t = []
-                for _ in range(10):
-                    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    a.record()
-                    f()
-                    b.record()
-                    b.synchronize()
-                    t.append(a.elapsed_time(b))
-                ms.append(sorted(t)[len(t) // 2])
+            ms = [median_ms(f, 10) for f in (p.call(ours), fa2_backward(p))]
             print(f"B{B} H{H} S{S} D{D} {'causal' if causal else 'full':6s} | {ours.name} {flops / ms[0] / 1e9:6.1f} "
                   f"| FA2 {flops / ms[1] / 1e9:6.1f} | x{ms[1] / ms[0]:.3f}", flush=True)
             del p
