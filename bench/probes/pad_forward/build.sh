@@ -13,6 +13,12 @@ done | timeout $budget xargs -P 3 -L 1 bash -c 'n=$0; nvcc "$@" -o '$O'/$n.tmp.o
 [ $? -eq 124 ] && echo "compiles stopped after $budget s; linking: $(cd $O && ls *.o | grep -v tmp | paste -sd' ')"
 rm -f $O/*.tmp.o
 for f in $O/*.log; do
-  echo "$(basename $f .log): $(grep -A2 'pad_forward_tiles_kernel' $f | grep -o 'Used [0-9]* registers\|[0-9]* bytes spill stores' | sort | uniq -c | paste -sd' ')"
+  echo "$(basename $f .log): $(grep -A2 'tiles_kernel' $f | grep -o 'Used [0-9]* registers\|[0-9]* bytes spill stores' | sort | uniq -c | paste -sd' ')"
+done
+# Instructions of the 16-bit reflect tile kernels (SASS), where cuobjdump is at hand.
+command -v cuobjdump > /dev/null && for f in $O/*.o; do
+  for k in 24pad_forward_tiles 29pad_forward_slot_tiles; do
+    echo "$(basename $f .o) sass lines, b2 reflect $k: $(cuobjdump -sass $f | awk '/Function : .*'$k'_kernelILi2ELNS0_8IndexMapE1/ {on = 1; next} /Function :/ {on = 0} on && /\/\*[0-9a-f]+\*\// {n++} END {print n + 0}')"
+  done
 done
 nvcc $C -o $O/probe $H/main.cu $(ls $O/*.o) > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }

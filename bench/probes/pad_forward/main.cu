@@ -28,6 +28,8 @@ PROBE_TREE(v2)
 PROBE_TREE(v3)
 PROBE_TREE(v4)
 PROBE_TREE(v5)
+PROBE_TREE(v6)
+PROBE_TREE(v7)
 
 namespace {
 
@@ -219,7 +221,8 @@ int main(int argc, char **argv) {
   const int reps = argc > 1 ? atoi(argv[1]) : 15;
   const char *filter = argc > 2 ? argv[2] : "";
   const Tree all[] = {{"main", probe_pad_main}, {"v1", probe_pad_v1}, {"v2", probe_pad_v2},
-                      {"v3", probe_pad_v3},     {"v4", probe_pad_v4}, {"v5", probe_pad_v5}};
+                      {"v3", probe_pad_v3},     {"v4", probe_pad_v4}, {"v5", probe_pad_v5},
+                      {"v6", probe_pad_v6}, {"v7", probe_pad_v7}};
   for (const Tree &t : all)
     if (t.run) g_trees.push_back(t);
   if (g_trees.empty() || std::strcmp(g_trees[0].name, "main") != 0) {
