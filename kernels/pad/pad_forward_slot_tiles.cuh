@@ -77,24 +77,37 @@ __device__ __forceinline__ void stage_slot_rows(const void *in, const PadSlotTil
   using E = typename Word<Bytes>::type;
   const RowTiles &t = f.t;
   const int32_t total = n * t.slot_vectors;
-  for (int32_t i = threadIdx.x; i < total; i += blockDim.x) {
-    const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), t.slot_div));
-    const int32_t v = i - k * t.slot_vectors, copies = s.copies[k];
-    uint4 *to = slots + k * f.slot_stride + f.lead / (16 / Bytes) + v;
-    if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
-    if (copies >= 0) continue;
-    const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
-    const uintptr_t first = in_begin + s.from[k] * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
-    const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v);
-    if (chunk >= end) continue;
-    if (chunk >= in_begin && chunk + 16 <= in_end) {
-      async_copy16(to, reinterpret_cast<const void *>(chunk));
-      continue;
+  constexpr int U = PadTilesTraits::kSlotStageUnroll;
+  for (int32_t i0 = threadIdx.x; i0 < total; i0 += U * kTileThreads) {
+    // Every copy's slot read before any is issued (an asynchronous copy orders the shared loads after it).
+    int32_t v[U], copies[U], k[U];
+    int64_t from[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int32_t i = i0 + u * kTileThreads;
+      k[u] = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), t.slot_div));
+      v[u] = i - k[u] * t.slot_vectors;
+      copies[u] = i < total ? s.copies[k[u]] : 0;
+      from[u] = i < total ? s.from[k[u]] : 0;
     }
 #pragma unroll
-    for (int j = 0; j < 16 / Bytes; ++j) {
-      const uintptr_t at = chunk + j * Bytes;
-      if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
+    for (int u = 0; u < U; ++u) {
+      uint4 *to = slots + k[u] * f.slot_stride + f.lead / (16 / Bytes) + v[u];
+      if (v[u] < copies[u]) async_copy16(to, reinterpret_cast<const void *>(from[u] + 16 * v[u]));
+      if (copies[u] >= 0) continue;
+      const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
+      const uintptr_t first = in_begin + from[u] * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
+      const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v[u]);
+      if (chunk >= end) continue;
+      if (chunk >= in_begin && chunk + 16 <= in_end) {
+        async_copy16(to, reinterpret_cast<const void *>(chunk));
+        continue;
+      }
+#pragma unroll
+      for (int j = 0; j < 16 / Bytes; ++j) {
+        const uintptr_t at = chunk + j * Bytes;
+        if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
+      }
     }
   }
 }

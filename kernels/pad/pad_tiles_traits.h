@@ -36,6 +36,8 @@ struct PadTilesTraits {
   static constexpr int64_t kMaxSlotRowBytes = 1024;
   static constexpr int64_t kSlotTileBytes = 16384;
   static constexpr int kSlotStoreUnroll = 1;
+  // Staged copies a slot tile's thread issues at once.
+  static constexpr int kSlotStageUnroll = 1;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy
