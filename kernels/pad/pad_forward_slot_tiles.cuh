@@ -77,37 +77,24 @@ __device__ __forceinline__ void stage_slot_rows(const void *in, const PadSlotTil
   using E = typename Word<Bytes>::type;
   const RowTiles &t = f.t;
   const int32_t total = n * t.slot_vectors;
-  constexpr int U = PadTilesTraits::kSlotStageUnroll;
-  for (int32_t i0 = threadIdx.x; i0 < total; i0 += U * kTileThreads) {
-    // Every copy's slot read before any is issued (an asynchronous copy orders the shared loads after it).
-    int32_t v[U], copies[U], k[U];
-    int64_t from[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int32_t i = i0 + u * kTileThreads;
-      k[u] = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), t.slot_div));
-      v[u] = i - k[u] * t.slot_vectors;
-      copies[u] = i < total ? s.copies[k[u]] : 0;
-      from[u] = i < total ? s.from[k[u]] : 0;
+  for (int32_t i = threadIdx.x; i < total; i += kTileThreads) {
+    const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), t.slot_div));
+    const int32_t v = i - k * t.slot_vectors, copies = s.copies[k];
+    uint4 *to = slots + k * f.slot_stride + f.lead / (16 / Bytes) + v;
+    if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    if (copies >= 0) continue;
+    const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
+    const uintptr_t first = in_begin + s.from[k] * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
+    const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v);
+    if (chunk >= end) continue;
+    if (chunk >= in_begin && chunk + 16 <= in_end) {
+      async_copy16(to, reinterpret_cast<const void *>(chunk));
+      continue;
     }
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      uint4 *to = slots + k[u] * f.slot_stride + f.lead / (16 / Bytes) + v[u];
-      if (v[u] < copies[u]) async_copy16(to, reinterpret_cast<const void *>(from[u] + 16 * v[u]));
-      if (copies[u] >= 0) continue;
-      const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
-      const uintptr_t first = in_begin + from[u] * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
-      const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v[u]);
-      if (chunk >= end) continue;
-      if (chunk >= in_begin && chunk + 16 <= in_end) {
-        async_copy16(to, reinterpret_cast<const void *>(chunk));
-        continue;
-      }
-#pragma unroll
-      for (int j = 0; j < 16 / Bytes; ++j) {
-        const uintptr_t at = chunk + j * Bytes;
-        if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
-      }
+    for (int j = 0; j < 16 / Bytes; ++j) {
+      const uintptr_t at = chunk + j * Bytes;
+      if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
     }
   }
 }
@@ -185,59 +172,37 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
   __syncthreads();
 }
 
-// The elements of the tile's vector from tile element l0 on that lie in
-// the tile, one by one.
-template <int Bytes>
-__device__ __forceinline__ void store_vector_elements(const PadSlotTiles &f, const PadSlotBuffer &b,
-                                                      typename Word<Bytes>::type *out, int32_t l0, int32_t span) {
-  using E = typename Word<Bytes>::type;
-  const E *slots = reinterpret_cast<const E *>(b.s.slot);
-  for (int e = 0; e < 16 / Bytes; ++e) {
-    const int32_t l = l0 + e;
-    if (l < 0 || l >= span) continue;
-    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), f.t.width_div));
-    out[l] = slots[b.origin[r] + l - r * f.t.width];
-  }
-}
-
 // Every output vector of the tile inside one row a shifted 16 bytes of the
-// row's slot, kSlotStoreUnroll of them a thread at once (their shared loads
-// in flight together); a vector across a row end (one a row at most, rows
-// at least a vector wide) joins two rows' in a loop of its own; the tile's
-// two end vectors (every vector, for rows narrower than one) store their
-// elements one by one.
+// row's slot; a vector across a row end (one a row at most, rows at least
+// a vector wide) joins two rows' in a loop of its own, so that the loop of
+// the others stays short; the tile's two end vectors (every vector, for
+// rows narrower than one) store their elements one by one.
 template <int Bytes>
 __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                                 int64_t row0, int32_t nrows) {
   using E = typename Word<Bytes>::type;
-  constexpr int V = 16 / Bytes, U = PadTilesTraits::kSlotStoreUnroll;
+  constexpr int V = 16 / Bytes;
   const int32_t w = f.t.width;
+  const E *slots = reinterpret_cast<const E *>(b.s.slot);
   E *out = static_cast<E *>(p.out) + row0 * w;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * w);
-  if (w < V) {
-    for (int32_t k = threadIdx.x; k < tv.count; k += kTileThreads)
-      store_vector_elements<Bytes>(f, b, out, tv.first + k * V, tv.span);
-    return;
-  }
-  for (int32_t k0 = threadIdx.x; k0 < tv.count; k0 += U * kTileThreads) {
-    uint4 x[U];
-    bool lean[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int32_t k = k0 + u * kTileThreads, l0 = tv.first + k * V;
+  for (int32_t k = threadIdx.x; k < tv.count; k += kTileThreads) {
+    const int32_t l0 = tv.first + k * V;
+    if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
       int32_t r, c;
-      tile_row_column(f.t, l0 < 0 ? 0 : l0, r, c);
-      lean[u] = k < tv.count && l0 >= 0 && l0 + V <= tv.span && c + V <= w;
-      if (lean[u]) x[u] = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
+      tile_row_column(f.t, l0, r, c);
+      if (c + V > w) continue;
+      *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
+      continue;
     }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (lean[u]) *reinterpret_cast<uint4 *>(out + tv.first + (k0 + u * kTileThreads) * V) = x[u];
+    for (int e = 0; e < V; ++e) {
+      const int32_t l = l0 + e;
+      if (l < 0 || l >= tv.span) continue;
+      const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), f.t.width_div));
+      out[l] = slots[b.origin[r] + l - r * w];
+    }
   }
-  if (threadIdx.x == 0 && tv.first < 0) store_vector_elements<Bytes>(f, b, out, tv.first, tv.span);
-  const int32_t last = tv.first + (tv.count - 1) * V;
-  if (threadIdx.x == kTileThreads - 1 && last + V > tv.span && (last >= 0 || tv.count > 1))
-    store_vector_elements<Bytes>(f, b, out, last, tv.span);
+  if (w < V) return;
   for (int32_t r = threadIdx.x; r + 1 < nrows; r += kTileThreads) {
     const int32_t end = (r + 1) * w, l0 = end - ((end - tv.first) & (V - 1));
     if (l0 == end) continue;

@@ -28,16 +28,12 @@ struct PadTilesTraits {
   // spill): its edge vectors want a few more than that otherwise.
   static constexpr int kTileMinBlocks = 6;
   // Rows of at most kMaxSlotRowBytes (output and staged source) take the
-  // forward's slot tiles, in tiles of about kSlotTileBytes of output, each
-  // thread shifting kSlotStoreUnroll output vectors out of the slots at
-  // once (session 19, H200: rows of 264-536 bytes, rank 5, ran 2-8 points
+  // forward's slot tiles, in tiles of about kSlotTileBytes of output
+  // (session 19, H200: rows of 264-536 bytes, rank 5, ran 2-8 points
   // of copy ahead of the row tiles; rows of 1028-2056 bytes padded by 1
   // 3-6 points behind them, rows of 16 KiB and more 3-10 behind).
   static constexpr int64_t kMaxSlotRowBytes = 1024;
   static constexpr int64_t kSlotTileBytes = 16384;
-  static constexpr int kSlotStoreUnroll = 1;
-  // Staged copies a slot tile's thread issues at once.
-  static constexpr int kSlotStageUnroll = 1;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy
