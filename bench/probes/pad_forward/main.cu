@@ -233,7 +233,7 @@ int main(int argc, char **argv) {
   for (const Tree &t : g_trees) printf(" %s", t.name);
   printf("\n");
   CK(cudaMalloc(&g_diff, sizeof(*g_diff)));
-  small_checks(400);
+  small_checks(1000);
 
   // A 512 MiB device copy: the rate every row's % is of.
   const size_t copy_cap = size_t{600} << 20;
