@@ -13,8 +13,10 @@ namespace baracuda::kernels {
 
 template <int Bytes, IndexMap M>
 int launch_pad_forward(const RowsProblem &p, cudaStream_t stream) {
-  PadSlotTiles slots;
-  if (pad_forward_takes_slot_tiles(p, Bytes, slots)) return launch_pad_forward_slot_tiles<Bytes, M>(p, slots, stream);
+  if constexpr (Bytes == 2 || Bytes == 4) {
+    PadSlotTiles slots;
+    if (pad_forward_takes_slot_tiles(p, Bytes, slots)) return launch_pad_forward_slot_tiles<Bytes, M>(p, slots, stream);
+  }
   RowTiles tiles;
   if (pad_forward_takes_tiles(p, Bytes, tiles)) return launch_pad_forward_tiles<Bytes, M>(p, tiles, stream);
   return launch_gather_rows<Bytes, M>(p, stream);

@@ -76,10 +76,12 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   return fit_row_tiles(p, elem_bytes, begin, window, tile / row_bytes > 1 ? tile / row_bytes : 1, t);
 }
 
-// A pad forward of rows of at most PadTilesTraits::kMaxSlotRowBytes (and
-// at least a vector) in slot tiles of about kSlotTileBytes of output, each
-// slot an output row (pad_forward_slots.h): true and its tiles, or false.
+// A pad forward of 2- or 4-byte elements (the widths measured, session 19)
+// in rows of at most PadTilesTraits::kMaxSlotRowBytes (and at least a
+// vector) in slot tiles of about kSlotTileBytes of output, each slot an
+// output row (pad_forward_slots.h): true and its tiles, or false.
 inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, PadSlotTiles &f) {
+  if (elem_bytes != 2 && elem_bytes != 4) return false;
   int64_t begin, window;
   pad_forward_window(p, begin, window);
   const int inner = p.rank - 1;

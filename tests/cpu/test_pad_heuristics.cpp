@@ -285,7 +285,11 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
   CHECK_FALSE(pad_forward_takes_slot_tiles(r4, 4, f));
   CHECK(pad_forward_takes_tiles(r4, 4, t));
   CHECK(pad_forward_takes_slot_tiles(r4, 2, f) == (514 * 2 <= PadTilesTraits::kMaxSlotRowBytes));
-  // Rows narrower than a vector, and crops past the kernel's 32-bit columns: not in slot tiles.
+  // Widths other than 2 and 4 bytes, rows narrower than a vector, and crops past the kernel's 32-bit columns:
+  // not in slot tiles.
+  CHECK_FALSE(pad_forward_takes_slot_tiles(r5, 1, f));
+  CHECK_FALSE(pad_forward_takes_slot_tiles(r5, 8, f));
+  CHECK(pad_forward_takes_slot_tiles(r5, 4, f));
   CHECK_FALSE(pad_forward_takes_slot_tiles(at(pad_forward({100, 6}, {0, 1}, {0, 0}, IndexMap::Replicate)), 2, f));
   CHECK(pad_forward_takes_slot_tiles(at(pad_forward({100, 7}, {0, 1}, {0, 0}, IndexMap::Replicate)), 2, f));
   CHECK(pad_forward_takes_slot_tiles(at(pad_forward({2, 1000}, {0, -900}, {0, 0}, IndexMap::Constant)), 4, f));
