@@ -74,7 +74,6 @@ __device__ __forceinline__ uint4 join_vectors(const uint4 &x, const uint4 &y, in
 template <int Bytes>
 __device__ __forceinline__ void stage_slot_rows(const void *in, const PadSlotTiles &f, int32_t n, uint4 *slots,
                                                 const TileSlots &s) {
-  using E = typename Word<Bytes>::type;
   const RowTiles &t = f.t;
   const int32_t total = n * t.slot_vectors;
   for (int32_t i = threadIdx.x; i < total; i += kTileThreads) {
@@ -83,19 +82,7 @@ __device__ __forceinline__ void stage_slot_rows(const void *in, const PadSlotTil
     uint4 *to = slots + k * f.slot_stride + f.lead / (16 / Bytes) + v;
     if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
     if (copies >= 0) continue;
-    const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
-    const uintptr_t first = in_begin + s.from[k] * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
-    const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v);
-    if (chunk >= end) continue;
-    if (chunk >= in_begin && chunk + 16 <= in_end) {
-      async_copy16(to, reinterpret_cast<const void *>(chunk));
-      continue;
-    }
-#pragma unroll
-    for (int j = 0; j < 16 / Bytes; ++j) {
-      const uintptr_t at = chunk + j * Bytes;
-      if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
-    }
+    stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
   }
 }
 
