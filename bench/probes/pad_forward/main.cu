@@ -30,6 +30,12 @@ PROBE_TREE(v4)
 PROBE_TREE(v5)
 PROBE_TREE(v6)
 PROBE_TREE(v7)
+using BackwardEntry = int (*)(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
+                              void *);
+extern "C" int probe_pad_bwd_main(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
+                                  void *) __attribute__((weak));
+extern "C" int probe_pad_bwd_v1(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
+                                void *) __attribute__((weak));
 
 namespace {
 
@@ -202,6 +208,76 @@ void small_checks(int ncases) {
   CK(cudaFree(dout));
 }
 
+double median(std::vector<float> v);
+
+// Finite values (multiples of 1/256 up to 4), as f32 or bf16 bits.
+__global__ void random_values(void *p, size_t n, int bytes, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull + seed;
+    z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+    const float x = static_cast<float>(static_cast<int>((z >> 33) % 2049) - 1024) / 256.0f;
+    if (bytes == 4) static_cast<float *>(p)[i] = x;
+    else static_cast<uint16_t *>(p)[i] = static_cast<uint16_t>(__float_as_uint(x) >> 16);
+  }
+}
+
+// The backward shares the row tiles' staging: the branch's dx bitwise against main's on the grid's short rows.
+void backward_checks(int reps) {
+  if (!probe_pad_bwd_main || !probe_pad_bwd_v1) {
+    printf("backward checks: not built\n");
+    return;
+  }
+  const std::vector<Case> cases = {{{4, 32, 64, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}},
+                                   {{4, 32, 64, 64, 127}, {0, 1, 0, 0, 3}, {0, 0, 0, 0, 4}},
+                                   {{8, 64, 512, 512}, {0, 0, 1, 1}, {0, 0, 1, 1}},
+                                   {{8, 64, 512, 512}, {0, 0, 16, 16}, {0, 0, 16, 16}}};
+  const BackwardEntry trees[2] = {probe_pad_bwd_main, probe_pad_bwd_v1};
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  int bad = 0;
+  for (int bytes : {2, 4})
+    for (const Case &row : cases)
+      for (int mode = 1; mode < 4; ++mode) {
+        const Case c = simplified(row);
+        const size_t xb = count(c.shape) * bytes, yb = count(out_shape(c)) * bytes;
+        void *dy, *dx[2];
+        CK(cudaMalloc(&dy, yb));
+        CK(cudaMalloc(&dx[0], xb));
+        CK(cudaMalloc(&dx[1], xb));
+        random_values<<<2048, 256>>>(dy, yb / bytes, bytes, static_cast<uint32_t>(yb + mode));
+        CK(cudaGetLastError());
+        float ms[2];
+        for (int t = 0; t < 2; ++t) {
+          CK(cudaMemset(dx[t], t ? 0xA5 : 0x5A, xb));
+          const int st = trees[t](bytes, static_cast<int>(c.shape.size()), mode, c.shape.data(), c.lo.data(),
+                                  c.hi.data(), dy, dx[t], nullptr);
+          CK(cudaDeviceSynchronize());
+          if (st) printf("backward status %d\n", st);
+          std::vector<float> v;
+          for (int r = 0; r < reps; ++r) {
+            CK(cudaEventRecord(e0));
+            if (trees[t](bytes, static_cast<int>(c.shape.size()), mode, c.shape.data(), c.lo.data(), c.hi.data(), dy,
+                         dx[t], nullptr))
+              CK(cudaErrorUnknown);
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&ms[t], e0, e1));
+            v.push_back(ms[t]);
+          }
+          ms[t] = static_cast<float>(median(v));
+        }
+        const unsigned long long d = differences(dx[0], dx[1], xb);
+        bad += d != 0;
+        printf("backward %s %-9s %-38s main %.4f ms, branch %.4f ms, %s\n", bytes == 2 ? "b16" : "f32",
+               kModeNames[mode], text(row).c_str(), ms[0], ms[1], d ? "BAD" : "bit-identical");
+        CK(cudaFree(dy));
+        CK(cudaFree(dx[0]));
+        CK(cudaFree(dx[1]));
+      }
+  printf("%s\n", bad ? "SOME BACKWARD OUTPUTS DIFFER FROM MAIN'S" : "every backward output bit-identical to main's");
+}
+
 struct Timed {
   const char *label;
   Case c;
@@ -234,6 +310,7 @@ int main(int argc, char **argv) {
   printf("\n");
   CK(cudaMalloc(&g_diff, sizeof(*g_diff)));
   small_checks(1000);
+  backward_checks(7);
 
   // A 512 MiB device copy: the rate every row's % is of.
   const size_t copy_cap = size_t{600} << 20;
