@@ -6,22 +6,14 @@
 #include <cstdint>
 
 #include "pad/pad_backward_impl.cuh"
+// After the kernels: their namespace.
+#include "contiguous_pad.h"
 
 // dx of a contiguous input of `rank` axes (shape) from dy padded by lo/hi per axis; bytes 2: bf16, 4: f32.
 extern "C" int PROBE_ENTRY(int bytes, int rank, int mode, const int64_t *shape, const int64_t *lo, const int64_t *hi,
                            const void *dy, void *dx, void *stream) {
   using namespace baracuda::kernels;
-  RowsProblem p;
-  p.rank = rank;
-  p.map = static_cast<IndexMap>(mode);
-  int64_t is = 1, os = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    p.out_extent[d] = shape[d];
-    p.pad_low[d] = lo[d];
-    p.in_extent[d] = shape[d] + lo[d] + hi[d];
-    p.out_stride[d] = os, p.in_stride[d] = is;
-    os *= p.out_extent[d], is *= p.in_extent[d];
-  }
+  RowsProblem p = contiguous_pad(rank, mode, shape, lo, hi, true);
   p.in = dy, p.out = dx;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   if (bytes == 4) return pad_backward_dispatch<float>(p, s);

@@ -5,7 +5,10 @@
 // % of copy against a 512 MiB device copy's rate, as bench/shape_grid.cu
 // reports. Before that, random small shapes (odd extents, crops, pointers
 // off their 16-byte phase) against a host reference, for every tree.
-// Usage: pad_forward_probe [reps] [filter]
+// The branch's pad backward (backward.cu) is checked bitwise against main's
+// too: the row tiles' staging is shared.
+// Build: bench/probes/pad_forward/build.sh OUT SECONDS include main=MAIN/kernels
+// v1=TREE/kernels [v2=...]; run: OUT/probe [reps] [filter].
 #include <cuda_runtime.h>
 
 #include <algorithm>

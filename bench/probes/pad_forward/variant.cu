@@ -5,23 +5,15 @@
 #include <cstring>
 
 #include "pad/pad_forward_impl.cuh"
+// After the kernels: their namespace.
+#include "contiguous_pad.h"
 
 // A contiguous input of `rank` axes, padded by lo/hi per axis into a contiguous
 // output.
 extern "C" int PROBE_ENTRY(int bytes, int rank, int mode, const int64_t *shape, const int64_t *lo, const int64_t *hi,
                            const void *in, void *out, const void *fill, void *stream) {
   using namespace baracuda::kernels;
-  RowsProblem p;
-  p.rank = rank;
-  p.map = static_cast<IndexMap>(mode);
-  int64_t is = 1, os = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    p.in_extent[d] = shape[d];
-    p.pad_low[d] = lo[d];
-    p.out_extent[d] = shape[d] + lo[d] + hi[d];
-    p.in_stride[d] = is, p.out_stride[d] = os;
-    is *= p.in_extent[d], os *= p.out_extent[d];
-  }
+  RowsProblem p = contiguous_pad(rank, mode, shape, lo, hi, false);
   p.in = in, p.out = out;
   std::memcpy(p.fill, fill, static_cast<size_t>(bytes));
   cudaStream_t s = static_cast<cudaStream_t>(stream);
