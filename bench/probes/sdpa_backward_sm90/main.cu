@@ -384,8 +384,12 @@ static void errors(const Grads &g, const std::vector<double> *ref[3], int dt, do
   }
 }
 
-// Whether the Hopper backward has a deterministic mode at c's head sizes (up to 128).
-static bool has_deterministic(const Case &c) { return c.D <= 128 && c.Dv <= 128; }
+// Whether the staged Hopper backward has a deterministic mode at c's head
+// sizes: up to PROBE_DET_MAX (128 unless set; 256 once the 256 tile has one).
+static bool has_deterministic(const Case &c) {
+  static const int most = getenv("PROBE_DET_MAX") ? std::atoi(getenv("PROBE_DET_MAX")) : 128;
+  return c.D <= most && c.Dv <= most;
+}
 
 // The correctness cases.
 static int check() {
@@ -491,19 +495,21 @@ static void time_line(const char *name, const char *what, double flops, double t
 
 // The timing rows: the staged tree's both modes unless variant_only (a
 // rerun after a hang), then the variants (where built).
+struct Row {
+  int64_t B, H, S;
+  int D;
+  bool causal;
+  Case as_case() const { return Case{"row", 0, B, H, H, S, S, D, D, causal, false, -1, -1, 0, 0}; }
+};
+static const Row kRows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {16, 16, 1024, 64, false},
+                            {16, 16, 1024, 64, true},  {2, 32, 8192, 128, false}, {2, 32, 8192, 128, true},
+                            {8, 16, 2048, 256, false}, {8, 16, 2048, 256, true}};
+
 static void time_rows(bool variant_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
          "base = /work/main's sm90 backward ==\n");
-  struct Row {
-    int64_t B, H, S;
-    int D;
-    bool causal;
-  };
-  const Row rows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {16, 16, 1024, 64, false},
-                      {16, 16, 1024, 64, true},  {2, 32, 8192, 128, false}, {2, 32, 8192, 128, true},
-                      {8, 16, 2048, 256, false}, {8, 16, 2048, 256, true}};
-  for (const Row &w : rows) {
-    const Case c{"row", 0, w.B, w.H, w.H, w.S, w.S, w.D, w.D, w.causal, false, -1, -1, 0, 0};
+  for (const Row &w : kRows) {
+    const Case c = w.as_case();
     Run r;
     setup(r, c, false);
     const double flops = 2.5 * 4.0 * w.B * w.H * double(w.S) * w.S * w.D / (w.causal ? 2 : 1);
@@ -534,7 +540,10 @@ static void time_rows(bool variant_only) {
       time_line(name, "det", flops, tb, td, d, more);
     }
 #ifdef PROBE_HAS_VARIANT
+    // PROBE_VARIANT_MIN_D: the variants timed only on rows of that head size or more.
+    const int min_d = getenv("PROBE_VARIANT_MIN_D") ? std::atoi(getenv("PROBE_VARIANT_MIN_D")) : 0;
     for (const ProbeVariant &v : kVariants) {
+      if (w.D < min_d) continue;
       if (v.run == nullptr) {  // not built in the budget
         printf("%-24s | %s: not built\n", name, v.name);
         continue;
@@ -565,6 +574,21 @@ int main(int argc, char **argv) {
     time_rows(argc > 2 && std::string(argv[2]) == "variant-only");
     return 0;
   }
-  printf("usage: probe check | probe time [variant-only]\n");
+  if (mode == "once" && argc > 3) {  // for a profiler: one row's kernel, twice (warm, then the one to profile)
+    const Row &w = kRows[std::atoi(argv[2]) % (sizeof kRows / sizeof kRows[0])];
+    const std::string which = argv[3];
+    Run r;
+    setup(r, w.as_case(), false);
+    const RunFn f = which == "base" ? run_base_sm90 : which == "det" ? run_sm90_det : run_sm90;
+    for (int i = 0; i < 2; ++i) {
+      const int rc = f(r);
+      CK(finish("once"));
+      if (rc != 0) return 1;
+    }
+    printf("once: row %s D%d %s ran\n", argv[2], w.D, which.c_str());
+    release(r);
+    return 0;
+  }
+  printf("usage: probe check | probe time [variant-only] | probe once <row> base|staged|det\n");
   return 2;
 }
