@@ -373,16 +373,23 @@ struct BackwardConsumer {
   // staging): rows past the problem's dropped.
   __device__ void add_query_gradient(const float (&dq)[8][4], int64_t h, int64_t q0, float scale, int col0) const {
     float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0 + dq_row0<Ti>(group)) * p.head_dim;
+    // 16 bytes a lane (half the reductions of 8-byte ones, which held the
+    // 256 tile back): the lanes of a pair (columns c, c + 1 and c + 2, c + 3
+    // of rows r and r + 8) swap a row's halves, the even lane then adding
+    // row r's four columns, the odd one row r + 8's (rows start on 32 bytes:
+    // D is a multiple of 8, the accumulator on 256).
+    const bool odd = lane() % 2 != 0;
+    const int row = 16 * warp() + lane() / 4 + (odd ? 8 : 0);
+    const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
 #pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      const int row = 16 * warp() + lane() / 4 + 8 * hr;
-      const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
-#pragma unroll
-      for (int db = 0; db < 8; ++db) {
-        const int col = dq_col0<Ti>(group) + col0 + 8 * db + 2 * (lane() % 4);
-        sdpa_tc::red_add_f32x2_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
-                                  scale * dq[db][2 * hr], scale * dq[db][2 * hr + 1]);
-      }
+    for (int db = 0; db < 8; ++db) {
+      const float got0 = __shfl_xor_sync(0xffffffffu, odd ? dq[db][0] : dq[db][2], 1);
+      const float got1 = __shfl_xor_sync(0xffffffffu, odd ? dq[db][1] : dq[db][3], 1);
+      const float x0 = odd ? got0 : dq[db][0], x1 = odd ? got1 : dq[db][1];
+      const float x2 = odd ? dq[db][2] : got0, x3 = odd ? dq[db][3] : got1;
+      const int col = dq_col0<Ti>(group) + col0 + 8 * db + 4 * (lane() % 4 / 2);
+      sdpa_tc::red_add_f32x4_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
+                                scale * x0, scale * x1, scale * x2, scale * x3);
     }
   }
 
