@@ -19,8 +19,11 @@
 //                                     halves met at a named barrier)
 // and stages dQ in shared memory, which a producer warp adds into the f32
 // accumulator of the workspace by TMA reductions (in the deterministic mode
-// in a fixed order of key tiles); a later pass converts it. Instantiated per
-// dtype and head-size tile by sdpa_backward_sm90_<dtype>_d<tile>.cu.
+// in a fixed order of key tiles); a later pass converts it. Past 128
+// columns (the shared-key tile, shape.h) each consumer adds its columns of
+// dQ itself (in the deterministic mode once the query tile's turn has come).
+// Instantiated per dtype and head-size tile by
+// sdpa_backward_sm90_<dtype>_d<tile>.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -393,6 +396,23 @@ struct BackwardConsumer {
     }
   }
 
+  // The deterministic mode where the consumers add dQ themselves (the
+  // shared-key tile): both groups wait for the query tile's turn before a
+  // step's first addition and pass it on after its last (one thread of
+  // group 0 waits and bumps, the barriers ordering every thread's additions
+  // after the wait and before the bump). Returns the counter in that thread.
+  static constexpr int kTurnBarrier = 7;
+  __device__ int *wait_for_query_turn(int64_t h, int64_t q0) const {
+    int *turn = threadIdx.x == 0 ? wait_for_turn<Ti>(p, bp, band, w, h, q0) : nullptr;
+    named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
+    return turn;
+  }
+  __device__ void pass_query_turn(int *turn) const {
+    __threadfence();  // each thread's additions performed before the turn passes, as the sm_80 kernel does it
+    named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
+    if (turn != nullptr) atomicAdd(turn, 1);
+  }
+
   __device__ void run() const {
     float dk[Ti::kHeadBlocks][4] = {}, dv[Ti::kHeadBlocks][4] = {};
     const uint32_t k_rows = sm.k() + static_cast<uint32_t>(key_offset()) * 128;
@@ -473,6 +493,7 @@ struct BackwardConsumer {
         fence_registers(dq);
         fence_registers(dv);
         fence_registers(pa);
+        int *turn = bp.turns != nullptr ? wait_for_query_turn(h, q0) : nullptr;
         add_query_gradient(dq, h, q0, scale, 0);
         wgmma_wait<0>();
         fence_registers(dk);
@@ -484,6 +505,7 @@ struct BackwardConsumer {
         wgmma_wait<0>();
         fence_registers(dq);
         add_query_gradient(dq, h, q0, scale, 64);
+        if (bp.turns != nullptr) pass_query_turn(turn);
       } else {
         // Both groups' dQ products of step t - 2, the last to read this buffer,
         // are done: each waited for its own before the last barrier below.
