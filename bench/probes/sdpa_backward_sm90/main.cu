@@ -294,6 +294,12 @@ static int run_base(Run &r) {
   return r.c.dtype == 0 ? base_backward_bf16(&r.p, r.ws, r.ws_bytes, 0) : base_backward_f16(&r.p, r.ws, r.ws_bytes, 0);
 }
 static int run_base_sm90(Run &r) { return base_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
+static int run_base_det(Run &r) {  // the baseline tree's sm_80 deterministic backward
+  r.p.deterministic = true;
+  const int rc = run_base(r);
+  r.p.deterministic = false;
+  return rc;
+}
 #ifdef PROBE_HAS_VARIANT
 static const ProbeVariant *g_variant;  // the one run_variant runs
 static int run_variant(Run &r) { return g_variant->run(&r.p, r.ws, r.ws_bytes, 0); }
@@ -385,9 +391,9 @@ static void errors(const Grads &g, const std::vector<double> *ref[3], int dt, do
 }
 
 // Whether the staged Hopper backward has a deterministic mode at c's head
-// sizes: up to PROBE_DET_MAX (128 unless set; 256 once the 256 tile has one).
+// sizes: up to PROBE_DET_MAX (256 unless set: every tile has one since session 19).
 static bool has_deterministic(const Case &c) {
-  static const int most = getenv("PROBE_DET_MAX") ? std::atoi(getenv("PROBE_DET_MAX")) : 128;
+  static const int most = getenv("PROBE_DET_MAX") ? std::atoi(getenv("PROBE_DET_MAX")) : 256;
   return c.D <= most && c.Dv <= most;
 }
 
@@ -538,6 +544,11 @@ static void time_rows(bool variant_only) {
       snprintf(more, sizeof more, " repeat bits %lld", repeat);
       differences(gb, gd, d);
       time_line(name, "det", flops, tb, td, d, more);
+    }
+    if (!variant_only && w.D > 128) {  // where main's deterministic mode is the sm_80 kernel's
+      const double ts = time_ms(r, run_base_det);
+      differences(gb, fetch(r, kMost), d);
+      time_line(name, "sm80 det", flops, tb, ts, d, "");
     }
 #ifdef PROBE_HAS_VARIANT
     // PROBE_VARIANT_MIN_D: the variants timed only on rows of that head size or more.
