@@ -119,6 +119,24 @@ struct Conv1dTraits {
     if (elem_bytes > 4) return 1;
     return width <= 5 ? kBackwardGroupBlocks : width <= 6 ? kBackwardGroupBlocksW6 : kBackwardGroupBlocksW8;
   }
+  // The register-fed forward (conv1d_direct.cuh), where a staged block
+  // would hold one or two tiles. [B, C, L] rows back to back of at most
+  // kThreads * direct_rows_steps vectors (L <= 1024 in 16 bits, a row fits a
+  // block): vectors a thread. Channels-last problems of at most
+  // kDirectChannelsMaxBytes of x, a warp a vector of kDirectChannelBytes of
+  // channels by 32 timesteps. Session 19 (H200, bf16 x, f32 weights, W 4,
+  // SiLU, bench/NOTES.md): [B, C, L] against the row groups at 1 vector a
+  // thread: [1,2048,1024] 4.88 -> 4.08 us, [8,2048,1024] 23.65 -> 18.90,
+  // [64,2048,1024] 146.8 -> 134.6, [128,2048,1024] 289 -> 267, [8,2048,512]
+  // 13.07 -> 11.09, [1,2048,128] 2.56 -> 1.99; at 2 or 4 vectors slower but
+  // in f32 ([64,2048,512] at 1, 2, 4 vectors: 136, 130, 138; row groups 133).
+  static constexpr int kDirectRowsSteps = 1;
+  static constexpr int kDirectRowsStepsF32 = 2;
+  static constexpr int direct_rows_steps(int elem_bytes) {
+    return elem_bytes == 4 ? kDirectRowsStepsF32 : kDirectRowsSteps;
+  }
+  static constexpr int kDirectChannelBytes = 16;
+  static constexpr int64_t kDirectChannelsMaxBytes = int64_t{4} << 20;
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
   // minimum, a multiple of its box's steps) while the grid of 128-channel
