@@ -53,7 +53,7 @@ TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the stage
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
       const int64_t tile = tile_steps(pass, bytes);
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile, 4)) == Conv1dKernel::StagedTimeTiles);
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 2 * tile, 4)) == Conv1dKernel::StagedTimeTiles);
       // More than half a tile, or vectors not a power of two: rows of their own tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
@@ -121,8 +121,10 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
 
 TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take the row groups",
           "[heuristics][causal_conv1d]") {
+  // The forward of 2- and 4-byte elements takes the register-fed rows (below).
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
+      if (pass == Conv1dPass::Forward && bytes < 8) continue;
       const int64_t vec = 16 / bytes, tile = tile_steps(pass, bytes);
       for (const int64_t length : {vec * Conv1dTraits::kGroupMinVecs, tile / 4, tile / 2}) {
         CAPTURE(bytes, length);
@@ -143,12 +145,12 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
             Conv1dKernel::StagedTimeTiles);
     }
   // A batch of one row of 2048 channels: a tile a block.
-  const int64_t steps = tile_steps(Conv1dPass::Forward, 2);
-  const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(1, 2048, 128, 4));
+  const int64_t steps = tile_steps(Conv1dPass::Backward, 2);
+  const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(1, 2048, 128, 4));
   CHECK(one.kernel == Conv1dKernel::StagedRowGroups);
   CHECK(one.grid_y == 2048 / (steps / 128));
   // Rows past the grid's y limit are walked by the blocks in turn.
-  CHECK(choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4096, 8192, 64, 4)).grid_y == 65535);
+  CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(4096, 8192, 64, 4)).grid_y == 65535);
 }
 
 TEST_CASE("conv1d heuristics: the row groups' backward of a batch of one writes DW and DB itself",
@@ -230,8 +232,10 @@ TEST_CASE("conv1d heuristics: packed sequences (SEQ_IDX) keep the channel tiles,
 TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2- and 4-byte types",
           "[heuristics][causal_conv1d]") {
   for (const Conv1dPass pass : kPasses) {
-    CHECK(kernel_of(pass, 2, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
-    CHECK(kernel_of(pass, 4, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
+    // The forward's small problems take the register-fed channels (below): 2^19 timesteps pass its cap.
+    const int64_t length = pass == Conv1dPass::Forward ? int64_t{1} << 19 : 33;
+    CHECK(kernel_of(pass, 2, channels_last(2, 64, length)) == Conv1dKernel::StagedChannelTiles);
+    CHECK(kernel_of(pass, 4, channels_last(2, 64, length)) == Conv1dKernel::StagedChannelTiles);
     // f64 boxes would not fit the ring; channels not a multiple of the vector.
     CHECK(kernel_of(pass, 8, channels_last(2, 64, 33)) == Conv1dKernel::WalkChannels);
     CHECK(kernel_of(pass, 4, channels_last(2, 66, 33)) == Conv1dKernel::WalkChannels);
@@ -239,6 +243,69 @@ TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2
   // Length 1: both strides are 1 in a dense [B, C, 1]; the time tiles need L
   // whole vectors, the channel tiles a time stride of whole vectors.
   CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 8, 1, 4)) == Conv1dKernel::WalkTime);
+}
+
+TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes the register-fed rows",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes, steps = Conv1dTraits::direct_rows_steps(bytes);
+    const int64_t most = Conv1dTraits::kThreads * steps;  // vectors a row, at most
+    for (const int64_t units : {int64_t{1}, int64_t{4}, int64_t{64}, most}) {
+      CAPTURE(units);
+      const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4));
+      CHECK(l.kernel == Conv1dKernel::DirectRows);
+      // Consecutive vectors of the B*C rows, kThreads * steps a block, one block row.
+      CHECK(l.grid_x == (3000 * units + most - 1) / most);
+      CHECK(l.grid_y == 1);
+      // The backward keeps the staged kernels.
+      CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4)) !=
+            Conv1dKernel::DirectRows);
+    }
+    // Rows longer than a block, or not a power of two of vectors: the staged kernels.
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 2 * most * vec, 4)) ==
+          Conv1dKernel::StagedTimeTiles);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 24 * vec, 4)) ==
+          Conv1dKernel::StagedTimeTiles);
+    // Rows apart in memory (x padded past each row): the row groups, which stage each row on its own.
+    Conv1dProblem padded = dense_conv1d_problem(3, 1000, 64 * vec, 4);
+    padded.x.stride[1] = 65 * vec;
+    padded.x.stride[0] = 1000 * 65 * vec;
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::StagedRowGroups);
+    // A batch of one needs no batch stride; a channel of one no channel stride.
+    Conv1dProblem one = dense_conv1d_problem(1, 1000, 64 * vec, 4);
+    one.x.stride[0] = 3 * vec;
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, one) == Conv1dKernel::DirectRows);
+  }
+  // The W-1 inputs before a vector must lie in the vector before it: f32 (4 a vector) to W 5.
+  CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 1000, 256, 5)) == Conv1dKernel::DirectRows);
+  CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 1000, 256, 6)) == Conv1dKernel::StagedRowGroups);
+  // f64 keeps the staged kernels.
+  CHECK(kernel_of(Conv1dPass::Forward, 8, dense_conv1d_problem(3, 1000, 256, 4)) == Conv1dKernel::StagedRowGroups);
+}
+
+TEST_CASE("conv1d heuristics: the forward of small channels-last problems takes the register-fed channels",
+          "[heuristics][causal_conv1d]") {
+  const int64_t warps = Conv1dTraits::kThreads / 32;
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const int64_t vec = Conv1dTraits::kDirectChannelBytes / bytes;
+    // A warp a vector of channels by 32 timesteps: x (b, run of 32) pairs, y blocks of `warps` vectors.
+    const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, channels_last(3, 5 * vec, 33));
+    CHECK(l.kernel == Conv1dKernel::DirectChannels);
+    CHECK(l.grid_x == 3 * 2);
+    CHECK(l.grid_y == (5 + warps - 1) / warps);
+    // x of kDirectChannelsMaxBytes takes it, a timestep more does not.
+    const int64_t channels = 64 * vec, length = Conv1dTraits::kDirectChannelsMaxBytes / (channels * bytes);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, channels_last(1, channels, length)) == Conv1dKernel::DirectChannels);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, channels_last(1, channels, length + 1)) ==
+          Conv1dKernel::StagedChannelTiles);
+    // The backward, and packed sequences, keep the channel tiles.
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, channels_last(3, 5 * vec, 33)) == Conv1dKernel::StagedChannelTiles);
+    Conv1dProblem seq = channels_last(3, 5 * vec, 33);
+    seq.seq_idx.data = offset_pointer(16);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, seq) == Conv1dKernel::StagedChannelTiles);
+  }
 }
 
 TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
@@ -252,12 +319,13 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   // Rows past the grid's y limit are walked by the blocks in turn.
   l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4, 40000, 4096, 4));
   CHECK(l.grid_y == 65535);
-  // Channel grids: kThreads * vec channels a block, a block row per (b, chunk).
-  l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(3, threads * 2 + 4, chunk + 1));
+  // Channel grids: kThreads * vec channels a block, a block row per (b, chunk)
+  // (a batch of 16: x past the register-fed channels' cap).
+  l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(16, threads * 2 + 4, chunk + 1));
   CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
   CHECK(l.grid_x == 3);
-  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // 9 groups of channels: the shortest chunk
-  CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
+  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // 48 blocks of channels: the shortest chunk
+  CHECK(l.grid_y == 16 * ((chunk + 1 + l.chunk - 1) / l.chunk));
   l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(64, 64 * threads, 4 * chunk));
   CHECK(l.chunk == chunk);  // 4096 groups by 4 chunks: enough blocks
   CHECK(l.grid_y == 256);
@@ -543,6 +611,7 @@ TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "
     return std::string(info.kernel_name);
   };
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 4096, 4) == "causal_conv1d_staged_time_tiles_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 512, 4) == "causal_conv1d_direct_rows_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 512, 4) ==
         "causal_conv1d_backward_staged_row_groups_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F32, 7, 3) ==
