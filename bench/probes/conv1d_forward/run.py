@@ -14,11 +14,18 @@ tolerance); the baseline against float64 (problems up to 2^25 elements);
 Tri Dao's y within the tolerance of the baseline's."""
 import ctypes
 import math
+import os
 import sys
 import time
+import types
 
 import torch
 import torch.nn.functional as F
+
+# The grid's tensors and graph capture (its module wants the bindings only for its plans).
+sys.modules.setdefault("baracuda", types.ModuleType("baracuda"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from tridao_conv1d_grid import captured_graph, make_x  # noqa: E402
 
 REPLAYS = 7
 L2_BYTES = 60 << 20
@@ -40,6 +47,8 @@ def rows():
                                                       (64, 128), (128, 128))]
     r += [("bf16", "ncl", 64, c, 512, 4) for c in (768, 4096, 8192)] + [("bf16", "ncl", 64, 2048, 512, w) for w in (2, 3)]
     r += [("bf16", "ncl", 1, 2048, 4096, 4), ("f16", "ncl", 8, 4096, 4096, 4)]
+    r += [("bf16", "ncl", b, c, l, 4) for b, c, l in ((1, 2048, 2048), (1, 4096, 4096), (2, 2048, 4096),
+                                                       (1, 2048, 8192), (4, 2048, 4096), (8, 768, 4096))]
     return r
 
 
@@ -52,16 +61,11 @@ class Row:
         x_bytes = B * C * L * t.itemsize
         nsets = max(1, min(8, math.ceil(2 * L2_BYTES / (2 * x_bytes))))
         self.calls = max(3, min(100, int(2e-3 * 3e12 / (2 * x_bytes) + 1)))
-        gen = torch.Generator(device="cuda").manual_seed(B * 7919 + C * 31 + L * 7 + W)
         self.sets = []
         for _ in range(nsets):
-            if layout == "ncl":
-                x = torch.randn(B, C, L, device="cuda", generator=gen).to(t)
-            else:
-                x = torch.randn(B, L, C, device="cuda", generator=gen).to(t).transpose(1, 2)
-            w = torch.randn(C, W, device="cuda", generator=gen) / W
-            b = torch.randn(C, device="cuda", generator=gen)
-            self.sets.append({"x": x, "w": w, "b": b, "y": torch.empty_like(x)})
+            x = make_x(dtype, layout, B, C, L)
+            w = torch.randn(C, W, device="cuda") / W
+            self.sets.append({"x": x, "w": w, "b": torch.randn(C, device="cuda"), "y": torch.empty_like(x)})
 
     def ours(self, entry, variant, s, y=None):
         ptr = lambda t: ctypes.c_void_p(t.data_ptr())
@@ -81,23 +85,6 @@ class Row:
 
 def bits(t):
     return t.contiguous().view(torch.int16 if t.element_size() == 2 else torch.int32)
-
-
-def graph_of(call, calls_per_set, sets):
-    """call(set) captured calls times over the sets (after a warm-up on a side stream)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for s in sets:
-            call(s)
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for i in range(calls_per_set):
-            call(sets[i % len(sets)])
-    g.replay()
-    return g
 
 
 def time_row(r, sides, tridao):
@@ -143,7 +130,7 @@ def time_row(r, sides, tridao):
         calls.append(call)
     if tridao is not None:
         calls.append(lambda s: tridao.causal_conv1d_fwd(s["x"], s["w"], s["b"], None, None, s["y"], None, True))
-    graphs = [graph_of(c, r.calls, r.sets) for c in calls]
+    graphs = [captured_graph(c, r.sets, r.calls) for c in calls]
     torch.cuda.synchronize()
     ev = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPLAYS)]
           for _ in graphs]
@@ -177,15 +164,10 @@ def correctness(lib, trees):
         for layout, B, C, L in shapes:
             for W in (2, 3, 4):
                 for with_initial in (False, True):
-                    gen = torch.Generator(device="cuda").manual_seed(B * 131 + C * 17 + L + W)
-                    t = DT[dtype]
-                    if layout == "ncl":
-                        x = torch.randn(B, C, L, device="cuda", generator=gen).to(t)
-                    else:
-                        x = torch.randn(B, L, C, device="cuda", generator=gen).to(t).transpose(1, 2)
-                    w = torch.randn(C, W, device="cuda", generator=gen) / W
-                    b = torch.randn(C, device="cuda", generator=gen)
-                    init = torch.randn(B, C, W - 1, device="cuda", generator=gen).to(t) if with_initial else None
+                    x = make_x(dtype, layout, B, C, L)
+                    w = torch.randn(C, W, device="cuda") / W
+                    b = torch.randn(C, device="cuda")
+                    init = torch.randn(B, C, W - 1, device="cuda").to(DT[dtype]) if with_initial else None
                     xp = torch.cat([init.double() if with_initial else torch.zeros(B, C, W - 1, device="cuda",
                                     dtype=torch.float64), x.double()], dim=2)
                     z = F.conv1d(xp, w.double().unsqueeze(1), b.double(), groups=C)
