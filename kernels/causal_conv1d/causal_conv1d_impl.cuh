@@ -74,12 +74,6 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
             <<<grid, kThreads, 0, stream>>>(p, shift);
       });
     }
-  } else if (launch.kernel == Conv1dKernel::DirectChannels) {
-    if constexpr (sizeof(T) <= 4)
-      with_silu(p.silu, [&](auto silu) {
-        forward_direct_channels_kernel<T, W, silu, Wt, Conv1dTraits::kDirectChannelBytes / static_cast<int>(sizeof(T))>
-            <<<grid, kThreads, 0, stream>>>(p);
-      });
   } else if (launch.kernel == Conv1dKernel::WalkTime) {
     forward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
   } else {

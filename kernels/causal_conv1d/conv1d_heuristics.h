@@ -37,8 +37,7 @@ enum class Conv1dKernel {
   StagedRowGroups,
   UpdateVectors,
   UpdateCircularRows,
-  DirectRows,
-  DirectChannels
+  DirectRows
 };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
@@ -117,26 +116,19 @@ inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64
 }
 
 // The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): x and y
-// hold the B*C rows back to back, a row of `units` vectors (a power of two)
-// fits a block, and the W-1 inputs before a vector are in the one before it
-// (2- and 4-byte elements). A block takes consecutive vectors of the rows.
+// hold the B*C rows back to back, rows of `units` vectors (a power of two)
+// that fit a block, or any such rows of a small problem (x of at most
+// kDirectRowsMaxBytes), and the W-1 inputs before a vector are in the one
+// before it (2- and 4-byte elements). A block takes consecutive vectors.
 inline bool direct_rows_fit(const Conv1dProblem &p, int elem_bytes, int64_t units) {
   auto flat = [&](const Conv1dView &v) {
     return (p.channels == 1 || v.stride[1] == p.length) && (p.batch == 1 || v.stride[0] == p.channels * p.length);
   };
   const int64_t steps = Conv1dTraits::direct_rows_steps(elem_bytes);
+  const bool small = p.batch * p.channels * p.length * elem_bytes <= Conv1dTraits::kDirectRowsMaxBytes;
   return elem_bytes <= 4 && p.width - 1 <= 16 / elem_bytes && (units & (units - 1)) == 0 &&
-         units <= Conv1dTraits::kThreads * steps && flat(p.x) && flat(p.y) &&
+         (units <= Conv1dTraits::kThreads * steps || small) && flat(p.x) && flat(p.y) &&
          ceil_div(p.batch * p.channels * units, Conv1dTraits::kThreads * steps) <= INT_MAX;
-}
-// The register-fed forward over channels-last (conv1d_direct.cuh): a small
-// problem (x of at most kDirectChannelsMaxBytes), whole vectors of channels.
-// Grid x: the (b, run of 32 timesteps) pairs; y: blocks of kThreads / 32 vectors.
-inline bool direct_channels_fit(const Conv1dProblem &p, int elem_bytes) {
-  const int64_t vec = Conv1dTraits::kDirectChannelBytes / elem_bytes;
-  return elem_bytes <= 4 && p.channels % vec == 0 &&
-         p.batch * p.channels * p.length * elem_bytes <= Conv1dTraits::kDirectChannelsMaxBytes &&
-         ceil_div(p.channels / vec, Conv1dTraits::kThreads / 32) <= kMaxGridY;
 }
 
 // Blocks of kThreads * vec channels by (b, chunk) pairs of chunk timesteps: the walk and the channel tiles.
@@ -251,14 +243,10 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     l.sums_direct = !forward && p.batch == 1 && l.grid_x == 1 && p.channels <= kMaxGridY;
     return l;
   }
-  if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels)) {
-    if (forward && !p.seq_idx.data && direct_channels_fit(p, elem_bytes))
-      return {K::DirectChannels, p.batch * ceil_div(p.length, 32),
-              ceil_div(p.channels / (Conv1dTraits::kDirectChannelBytes / elem_bytes), Conv1dTraits::kThreads / 32)};
+  if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
     return channel_grid(
         K::StagedChannelTiles, p, Conv1dTraits::channel_vec(!forward, elem_bytes),
         conv1d_channel_chunk(pass, p.batch, p.channels, p.length));
-  }
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
   if (st <= sc) return rows_grid(K::WalkTime, p, ceil_div(p.length, kUnitsPerBlock));
@@ -288,8 +276,6 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_staged_row_groups";
     case Conv1dKernel::DirectRows:
       return "_direct_rows";
-    case Conv1dKernel::DirectChannels:
-      return "_direct_channels";
     case Conv1dKernel::WalkTime:
       return "_walk_time";
     case Conv1dKernel::WalkChannels:

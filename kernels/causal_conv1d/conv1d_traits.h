@@ -119,24 +119,27 @@ struct Conv1dTraits {
     if (elem_bytes > 4) return 1;
     return width <= 5 ? kBackwardGroupBlocks : width <= 6 ? kBackwardGroupBlocksW6 : kBackwardGroupBlocksW8;
   }
-  // The register-fed forward (conv1d_direct.cuh), where a staged block
-  // would hold one or two tiles. [B, C, L] rows back to back of at most
-  // kThreads * direct_rows_steps vectors (L <= 1024 in 16 bits, a row fits a
-  // block): vectors a thread. Channels-last problems of at most
-  // kDirectChannelsMaxBytes of x, a warp a vector of kDirectChannelBytes of
-  // channels by 32 timesteps. Session 19 (H200, bf16 x, f32 weights, W 4,
-  // SiLU, bench/NOTES.md): [B, C, L] against the row groups at 1 vector a
-  // thread: [1,2048,1024] 4.88 -> 4.08 us, [8,2048,1024] 23.65 -> 18.90,
-  // [64,2048,1024] 146.8 -> 134.6, [128,2048,1024] 289 -> 267, [8,2048,512]
-  // 13.07 -> 11.09, [1,2048,128] 2.56 -> 1.99; at 2 or 4 vectors slower but
-  // in f32 ([64,2048,512] at 1, 2, 4 vectors: 136, 130, 138; row groups 133).
+  // The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): rows
+  // of at most kThreads * direct_rows_steps vectors (a row fits a block: L <=
+  // 1024 in 16 bits and f32), and longer rows of a problem of at most
+  // kDirectRowsMaxBytes of x; vectors a thread. Session 19 (H200, bf16 x, f32
+  // weights, W 4, SiLU, same process, bench/NOTES.md), against the row
+  // groups at 1 vector a thread: [1,2048,1024] 4.90 -> 4.04 us,
+  // [8,2048,1024] 23.2 -> 18.9, [64,2048,1024] 146 -> 134, [8,2048,512] 13.1
+  // -> 11.0, [1,2048,128] 2.59 -> 2.00 ([128,2048,128] 40.3 -> 41.9, the
+  // one row it lost); f32 at 2 ([8,2048,1024] 41.2 -> 34.2, [64,2048,512]
+  // 135.5 -> 131.1; at 1: 35.7, 135.7). Against the time tiles: [1,2048,2048]
+  // 8.03 -> 6.48, [1,2048,4096] 11.16 -> 10.78, [2,2048,4096] 19.1 -> 18.7,
+  // [1,4096,4096] and [4,2048,4096] even; [8,2048,4096] 66.6 -> 67.2,
+  // [8,4096,4096] 130 -> 135, f16 141 -> 153: the staged ring's copies in
+  // flight win on large problems. 2 or 4 vectors a thread were slower in 16
+  // bits (44 and 72 registers against 32).
   static constexpr int kDirectRowsSteps = 1;
   static constexpr int kDirectRowsStepsF32 = 2;
   static constexpr int direct_rows_steps(int elem_bytes) {
     return elem_bytes == 4 ? kDirectRowsStepsF32 : kDirectRowsSteps;
   }
-  static constexpr int kDirectChannelBytes = 16;
-  static constexpr int64_t kDirectChannelsMaxBytes = int64_t{4} << 20;
+  static constexpr int64_t kDirectRowsMaxBytes = int64_t{32} << 20;
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
   // minimum, a multiple of its box's steps) while the grid of 128-channel

@@ -48,12 +48,20 @@ int64_t tile_steps(Conv1dPass pass, int bytes) {
          (pass == Conv1dPass::Forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
 }
 
+// Channels enough that a batch of two rows of `length` elements of `bytes` pass
+// the register-fed forward's cap (kDirectRowsMaxBytes of x).
+int64_t channels_past_direct_cap(int64_t length, int bytes) {
+  return Conv1dTraits::kDirectRowsMaxBytes / (2 * length * bytes) + 1;
+}
+
 TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the staged time tiles",
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
       const int64_t tile = tile_steps(pass, bytes);
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 2 * tile, 4)) == Conv1dKernel::StagedTimeTiles);
+      // (A problem past the register-fed forward's cap: below it the forward takes those, below.)
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, channels_past_direct_cap(2 * tile, bytes), 2 * tile, 4)) ==
+            Conv1dKernel::StagedTimeTiles);
       // More than half a tile, or vectors not a power of two: rows of their own tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
@@ -109,8 +117,10 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
     const int64_t vec = 16 / bytes;
     const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::kForwardTileSteps *
                           Conv1dTraits::time_tiles_per_block(false, bytes);
-    // A row of a block's tiles is one block column; a vector more, a second.
-    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block, 4));
+    // A row of a block's tiles is one block column; a vector more, a second
+    // (past the register-fed forward's cap).
+    const int64_t channels = channels_past_direct_cap(block, bytes);
+    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, channels, block, 4));
     CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
     CHECK(l.grid_x == 1);
     l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
@@ -200,7 +210,7 @@ TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a bloc
 
 TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
           "[heuristics][causal_conv1d]") {
-  Conv1dProblem p = dense_conv1d_problem(2, 3, 4096, 4);
+  Conv1dProblem p = dense_conv1d_problem(2, channels_past_direct_cap(4096, 2), 4096, 4);
   p.dx.data = offset_pointer(4);  // a backward operand only
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::StagedTimeTiles);
   CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::WalkTime);
@@ -232,10 +242,8 @@ TEST_CASE("conv1d heuristics: packed sequences (SEQ_IDX) keep the channel tiles,
 TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2- and 4-byte types",
           "[heuristics][causal_conv1d]") {
   for (const Conv1dPass pass : kPasses) {
-    // The forward's small problems take the register-fed channels (below): 2^19 timesteps pass its cap.
-    const int64_t length = pass == Conv1dPass::Forward ? int64_t{1} << 19 : 33;
-    CHECK(kernel_of(pass, 2, channels_last(2, 64, length)) == Conv1dKernel::StagedChannelTiles);
-    CHECK(kernel_of(pass, 4, channels_last(2, 64, length)) == Conv1dKernel::StagedChannelTiles);
+    CHECK(kernel_of(pass, 2, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
+    CHECK(kernel_of(pass, 4, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
     // f64 boxes would not fit the ring; channels not a multiple of the vector.
     CHECK(kernel_of(pass, 8, channels_last(2, 64, 33)) == Conv1dKernel::WalkChannels);
     CHECK(kernel_of(pass, 4, channels_last(2, 66, 33)) == Conv1dKernel::WalkChannels);
@@ -262,9 +270,15 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
       CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4)) !=
             Conv1dKernel::DirectRows);
     }
-    // Rows longer than a block, or not a power of two of vectors: the staged kernels.
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 2 * most * vec, 4)) ==
+    // Rows longer than a block: of a problem of at most kDirectRowsMaxBytes of x, a block a
+    // stretch of a row; past it, the time tiles.
+    const int64_t cap_rows = Conv1dTraits::kDirectRowsMaxBytes / (2 * most * vec * bytes);
+    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows, 2 * most * vec, 4));
+    CHECK(l.kernel == Conv1dKernel::DirectRows);
+    CHECK(l.grid_x == cap_rows * 2);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows + 1, 2 * most * vec, 4)) ==
           Conv1dKernel::StagedTimeTiles);
+    // Rows not a power of two of vectors: the time tiles.
     CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 24 * vec, 4)) ==
           Conv1dKernel::StagedTimeTiles);
     // Rows apart in memory (x padded past each row): the row groups, which stage each row on its own.
@@ -284,30 +298,6 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
   CHECK(kernel_of(Conv1dPass::Forward, 8, dense_conv1d_problem(3, 1000, 256, 4)) == Conv1dKernel::StagedRowGroups);
 }
 
-TEST_CASE("conv1d heuristics: the forward of small channels-last problems takes the register-fed channels",
-          "[heuristics][causal_conv1d]") {
-  const int64_t warps = Conv1dTraits::kThreads / 32;
-  for (const int bytes : {2, 4}) {
-    CAPTURE(bytes);
-    const int64_t vec = Conv1dTraits::kDirectChannelBytes / bytes;
-    // A warp a vector of channels by 32 timesteps: x (b, run of 32) pairs, y blocks of `warps` vectors.
-    const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, channels_last(3, 5 * vec, 33));
-    CHECK(l.kernel == Conv1dKernel::DirectChannels);
-    CHECK(l.grid_x == 3 * 2);
-    CHECK(l.grid_y == (5 + warps - 1) / warps);
-    // x of kDirectChannelsMaxBytes takes it, a timestep more does not.
-    const int64_t channels = 64 * vec, length = Conv1dTraits::kDirectChannelsMaxBytes / (channels * bytes);
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, channels_last(1, channels, length)) == Conv1dKernel::DirectChannels);
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, channels_last(1, channels, length + 1)) ==
-          Conv1dKernel::StagedChannelTiles);
-    // The backward, and packed sequences, keep the channel tiles.
-    CHECK(kernel_of(Conv1dPass::Backward, bytes, channels_last(3, 5 * vec, 33)) == Conv1dKernel::StagedChannelTiles);
-    Conv1dProblem seq = channels_last(3, 5 * vec, 33);
-    seq.seq_idx.data = offset_pointer(16);
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, seq) == Conv1dKernel::StagedChannelTiles);
-  }
-}
-
 TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   const int64_t threads = Conv1dTraits::kThreads, chunk = Conv1dTraits::kChunk;
   // bf16 time tiles: 8 timesteps a vector, kThreads * steps vectors a tile, kForwardTilesPerBlock tiles a block.
@@ -319,13 +309,12 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   // Rows past the grid's y limit are walked by the blocks in turn.
   l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4, 40000, 4096, 4));
   CHECK(l.grid_y == 65535);
-  // Channel grids: kThreads * vec channels a block, a block row per (b, chunk)
-  // (a batch of 16: x past the register-fed channels' cap).
-  l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(16, threads * 2 + 4, chunk + 1));
+  // Channel grids: kThreads * vec channels a block, a block row per (b, chunk).
+  l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(3, threads * 2 + 4, chunk + 1));
   CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
   CHECK(l.grid_x == 3);
-  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // 48 blocks of channels: the shortest chunk
-  CHECK(l.grid_y == 16 * ((chunk + 1 + l.chunk - 1) / l.chunk));
+  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // 9 groups of channels: the shortest chunk
+  CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
   l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(64, 64 * threads, 4 * chunk));
   CHECK(l.chunk == chunk);  // 4096 groups by 4 chunks: enough blocks
   CHECK(l.grid_y == 256);
@@ -610,7 +599,9 @@ TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "
     baracuda_plan_destroy(plan);
     return std::string(info.kernel_name);
   };
-  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 4096, 4) == "causal_conv1d_staged_time_tiles_w4_bf16");
+  // (x of 64 MiB: past the register-fed forward's cap, which smaller problems take)
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, int64_t{1} << 21, 4) ==
+        "causal_conv1d_staged_time_tiles_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 512, 4) == "causal_conv1d_direct_rows_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 512, 4) ==
         "causal_conv1d_backward_staged_row_groups_w4_bf16");

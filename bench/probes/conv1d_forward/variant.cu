@@ -52,16 +52,6 @@ int rows(const Conv1dProblem &p, cudaStream_t s, int64_t blocks = 0) {
       <<<static_cast<unsigned>(blocks), cv::kThreads, 0, s>>>(p, __builtin_ctzll(units));
   return -static_cast<int>(cudaGetLastError());
 }
-template <int W, int Bytes>
-int channels(const Conv1dProblem &p, cudaStream_t s, const Conv1dLaunch *l = nullptr) {
-  constexpr int Vc = Bytes / static_cast<int>(sizeof(T));
-  if (p.channels % Vc) return 3;
-  const dim3 grid = l ? dim3(static_cast<unsigned>(l->grid_x), static_cast<unsigned>(l->grid_y))
-                      : dim3(static_cast<unsigned>(p.batch * ((p.length + 31) / 32)),
-                             static_cast<unsigned>((p.channels / Vc + cv::kThreads / 32 - 1) / (cv::kThreads / 32)));
-  cv::forward_direct_channels_kernel<T, W, true, Wt, Vc><<<grid, cv::kThreads, 0, s>>>(p);
-  return -static_cast<int>(cudaGetLastError());
-}
 #endif
 
 // The tree's forward_launch for SiLU alone (half the instantiations).
@@ -81,8 +71,6 @@ int heuristic(const Conv1dProblem &p, const Conv1dLaunch &l, cudaStream_t s) {
 #ifdef PROBE_DIRECT
     case Conv1dKernel::DirectRows:
       return rows<W, baracuda::kernels::Conv1dTraits::direct_rows_steps(sizeof(T))>(p, s, l.grid_x);
-    case Conv1dKernel::DirectChannels:
-      return channels<W, baracuda::kernels::Conv1dTraits::kDirectChannelBytes>(p, s, &l);
 #endif
     default:
       return 3;
@@ -100,9 +88,6 @@ int run(const Conv1dProblem &p, int variant, bool cl, cudaStream_t s) {
     if (variant == 1) return rows<W, 1>(p, s);
     if (variant == 2) return rows<W, 2>(p, s);
     if (variant == 3) return rows<W, 4>(p, s);
-  } else {
-    if (variant == 4) return channels<W, 16>(p, s);
-    if (variant == 5) return channels<W, 8>(p, s);
   }
 #endif
   return 3;
