@@ -87,7 +87,7 @@ TEST_CASE("causal conv1d forward with and without bias, SiLU, initial and final 
   uint64_t seed = 1000;
   for (baracuda_dtype_t dtype : kDtypes)
     for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast})
-      for (const Size &s : {Size{2, 12, 40}, Size{3, 12, 256}})  // time tiles, row groups
+      for (const Size &s : {Size{2, 12, 40}, Size{3, 12, 256}})  // time tiles; row groups, register-fed rows
         for (int flags = 0; flags < 16; ++flags) {
           Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, s, 4, layout, seed++);
           c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;
