@@ -117,15 +117,15 @@ inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64
 
 // The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): x and y
 // hold the B*C rows back to back, rows of `units` vectors (a power of two)
-// that fit a block, or any such rows of a small problem (x of at most
-// kDirectRowsMaxBytes), and the W-1 inputs before a vector are in the one
-// before it (2- and 4-byte elements). A block takes consecutive vectors.
+// that fit a block, or any such rows of a problem of at most
+// direct_rows_max_bytes of x, and the W-1 inputs before a vector are in the
+// one before it (2- and 4-byte elements). A block takes consecutive vectors.
 inline bool direct_rows_fit(const Conv1dProblem &p, int elem_bytes, int64_t units) {
   auto flat = [&](const Conv1dView &v) {
     return (p.channels == 1 || v.stride[1] == p.length) && (p.batch == 1 || v.stride[0] == p.channels * p.length);
   };
   const int64_t steps = Conv1dTraits::direct_rows_steps(elem_bytes);
-  const bool small = p.batch * p.channels * p.length * elem_bytes <= Conv1dTraits::kDirectRowsMaxBytes;
+  const bool small = p.batch * p.channels * p.length <= Conv1dTraits::direct_rows_max_bytes(elem_bytes) / elem_bytes;
   return elem_bytes <= 4 && p.width - 1 <= 16 / elem_bytes && (units & (units - 1)) == 0 &&
          (units <= Conv1dTraits::kThreads * steps || small) && flat(p.x) && flat(p.y) &&
          ceil_div(p.batch * p.channels * units, Conv1dTraits::kThreads * steps) <= INT_MAX;

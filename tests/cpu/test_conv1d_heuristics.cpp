@@ -48,8 +48,8 @@ int64_t tile_steps(Conv1dPass pass, int bytes) {
          (pass == Conv1dPass::Forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
 }
 
-// Channels enough that a batch of two rows of `length` elements of `bytes` pass
-// the register-fed forward's cap (kDirectRowsMaxBytes of x).
+// Channels enough that a batch of two rows of `length` elements of `bytes` (2
+// or 8) pass the register-fed forward's cap (direct_rows_max_bytes of x).
 int64_t channels_past_direct_cap(int64_t length, int bytes) {
   return Conv1dTraits::kDirectRowsMaxBytes / (2 * length * bytes) + 1;
 }
@@ -59,9 +59,8 @@ TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the stage
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
       const int64_t tile = tile_steps(pass, bytes);
-      // (A problem past the register-fed forward's cap: below it the forward takes those, below.)
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, channels_past_direct_cap(2 * tile, bytes), 2 * tile, 4)) ==
-            Conv1dKernel::StagedTimeTiles);
+      // (Rows not a power of two of vectors: the forward's register-fed rows take those, below.)
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 3 * tile, 4)) == Conv1dKernel::StagedTimeTiles);
       // More than half a tile, or vectors not a power of two: rows of their own tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
@@ -117,13 +116,16 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
     const int64_t vec = 16 / bytes;
     const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::kForwardTileSteps *
                           Conv1dTraits::time_tiles_per_block(false, bytes);
-    // A row of a block's tiles is one block column; a vector more, a second
-    // (past the register-fed forward's cap).
-    const int64_t channels = channels_past_direct_cap(block, bytes);
-    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, channels, block, 4));
-    CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
-    CHECK(l.grid_x == 1);
-    l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
+    // A row of a block's tiles is one block column (16 bits and f64 past the
+    // register-fed forward's cap; f32 has none, its rows of a power of two of
+    // vectors take those); a vector more, a second.
+    if (bytes != 4) {
+      const int64_t channels = channels_past_direct_cap(block, bytes);
+      const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, channels, block, 4));
+      CHECK(one.kernel == Conv1dKernel::StagedTimeTiles);
+      CHECK(one.grid_x == 1);
+    }
+    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
     CHECK(l.grid_x == 2);
     CHECK(l.grid_y == 6);
   }
@@ -270,14 +272,20 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
       CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4)) !=
             Conv1dKernel::DirectRows);
     }
-    // Rows longer than a block: of a problem of at most kDirectRowsMaxBytes of x, a block a
-    // stretch of a row; past it, the time tiles.
-    const int64_t cap_rows = Conv1dTraits::kDirectRowsMaxBytes / (2 * most * vec * bytes);
-    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows, 2 * most * vec, 4));
-    CHECK(l.kernel == Conv1dKernel::DirectRows);
-    CHECK(l.grid_x == cap_rows * 2);
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows + 1, 2 * most * vec, 4)) ==
-          Conv1dKernel::StagedTimeTiles);
+    // Rows longer than a block: in 16 bits, of a problem of at most
+    // kDirectRowsMaxBytes of x, a block a stretch of a row, past it the time
+    // tiles; f32 at any size.
+    if (bytes == 2) {
+      const int64_t cap_rows = Conv1dTraits::kDirectRowsMaxBytes / (2 * most * vec * bytes);
+      const Conv1dLaunch l =
+          choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows, 2 * most * vec, 4));
+      CHECK(l.kernel == Conv1dKernel::DirectRows);
+      CHECK(l.grid_x == cap_rows * 2);
+      CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows + 1, 2 * most * vec, 4)) ==
+            Conv1dKernel::StagedTimeTiles);
+    } else {
+      CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(64, 8192, 32768, 4)) == Conv1dKernel::DirectRows);
+    }
     // Rows not a power of two of vectors: the time tiles.
     CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 24 * vec, 4)) ==
           Conv1dKernel::StagedTimeTiles);

@@ -37,15 +37,15 @@ ARGTYPES = [ctypes.c_int] + [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 3 + [ctyp
 
 def rows():
     """(dtype, layout, B, C, L, W), most wanted first."""
-    # The grid's [B, C, L] forward rows the register-fed rows took from the staged kernels, the farthest behind first
-    r = [("bf16", "ncl", b, 2048, l, 4) for b, l in ((1, 1024), (8, 1024), (64, 1024), (128, 1024), (1, 4096))]
-    # f32 past the 32 MiB cap (the issue's [8,4096,8192], the grid's [8,4096,4096] W 2-4), f16 under it, bf16 past it
+    # The grid's [B, C, L] forward rows whose kernel changed: the farthest behind first
+    r = [("bf16", "ncl", b, 2048, 1024, 4) for b in (1, 8, 64, 128)] + [("bf16", "ncl", 1, 2048, 4096, 4)]
     r += [("f32", "ncl", 8, 4096, 4096, w) for w in (4, 3, 2)] + [("f32", "ncl", 8, 4096, 8192, 4)]
-    r += [("f32", "ncl", 8, 2048, 4096, 4), ("f32", "ncl", 1, 2048, 32768, 4), ("f32", "ncl", 64, 2048, 1024, 4)]
-    r += [("f16", "ncl", b, 2048, l, 4) for b, l in ((1, 2048), (1, 4096), (2, 4096), (1, 1024), (8, 1024))]
-    r += [("bf16", "ncl", 8, 4096, 8192, 4), ("bf16", "ncl", 1, 2048, 32768, 4), ("bf16", "ncl", 4, 2048, 4096, 4)]
-    # rows whose kernel stays (the noise between two launches of one kernel)
-    r += [("bf16", "ncl", 8, 768, 4096, 4), ("f16", "ncl", 8, 4096, 4096, 4), ("f16", "ncl", 2, 1536, 16384, 3)]
+    r += [(d, "ncl", 64, 2048, 512, w) for d in ("f32", "f16", "bf16") for w in (4, 3, 2)]
+    r += [("bf16", "ncl", b, 2048, l, 4) for l in (512, 128) for b in (1, 8, 64, 128)]
+    r += [("bf16", "ncl", 64, c, 512, 4) for c in (768, 4096, 8192)]
+    # about the 16-bit cap (16 MiB), and rows whose kernel stays
+    r += [("f16", "ncl", 1, 2048, 4096, 4), ("bf16", "ncl", 2, 2048, 4096, 4), ("bf16", "ncl", 8, 768, 4096, 4)]
+    r += [("f16", "ncl", 8, 4096, 4096, 4), ("bf16", "ncl", 8, 4096, 8192, 4)]
     r += [("bf16", "cl", b, 2048, l, 4) for b, l in ((1, 128), (1, 512), (8, 128), (1, 1024))]
     return r
 
