@@ -13,7 +13,6 @@
 
 namespace baracuda::kernels::conv1d {
 
-
 // Block x of the grid takes vectors x * kThreads * Steps .. of the B*C rows
 // of 1 << shift vectors each (thread t: vectors t, t + kThreads, ...).
 template <class T, int W, bool Silu, class Wt, int Steps>
@@ -40,7 +39,9 @@ __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dPro
     }
   }
   Taps<T, W, Wt> taps[Steps];
-  auto row_of = [&](int64_t j, int64_t &b, int64_t &c) { split_row((j < total ? j : total - 1) >> shift, p.channels, b, c); };
+  auto row_of = [&](int64_t j, int64_t &b, int64_t &c) {
+    split_row((j < total ? j : total - 1) >> shift, p.channels, b, c);
+  };
 #pragma unroll
   for (int m = 0; m < Steps; ++m) {
     int64_t b, c;

@@ -4,7 +4,8 @@
 //
 // Layouts whose rows allow 16-byte copies take the staged kernels: time
 // tiles where every operand has stride 1 along L ([B, C, L]; short rows as
-// row groups, several whole rows a tile), channel tiles
+// row groups, several whole rows a tile; the forward of dense rows that fit
+// a block or of a small problem loads into registers instead), channel tiles
 // where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
 // f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
 // channel tiles, which walk a window of ids beside the inputs'. Every other
@@ -225,8 +226,10 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t threads = Conv1dTraits::kThreads;
     const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t units = p.length / vec;
-    if (forward && direct_rows_fit(p, elem_bytes, units))
-      return {K::DirectRows, ceil_div(p.batch * p.channels * units, threads * Conv1dTraits::direct_rows_steps(elem_bytes)), 1};
+    if (forward && direct_rows_fit(p, elem_bytes, units)) {
+      const int64_t per_block = threads * Conv1dTraits::direct_rows_steps(elem_bytes);
+      return {K::DirectRows, ceil_div(p.batch * p.channels * units, per_block), 1};
+    }
     if (row_groups_fit(units, group_tile)) {
       Conv1dLaunch l = row_groups_grid(p, units, group_tile);
       l.sums_direct = !forward && p.batch == 1;

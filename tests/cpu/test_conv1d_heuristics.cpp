@@ -121,7 +121,8 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
     // vectors take those); a vector more, a second.
     if (bytes != 4) {
       const int64_t channels = channels_past_direct_cap(block, bytes);
-      const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, channels, block, 4));
+      const Conv1dLaunch one =
+          choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, channels, block, 4));
       CHECK(one.kernel == Conv1dKernel::StagedTimeTiles);
       CHECK(one.grid_x == 1);
     }
@@ -263,7 +264,8 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
     const int64_t most = Conv1dTraits::kThreads * steps;  // vectors a row, at most
     for (const int64_t units : {int64_t{1}, int64_t{4}, int64_t{64}, most}) {
       CAPTURE(units);
-      const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4));
+      const Conv1dLaunch l =
+          choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4));
       CHECK(l.kernel == Conv1dKernel::DirectRows);
       // Consecutive vectors of the B*C rows, kThreads * steps a block, one block row.
       CHECK(l.grid_x == (3000 * units + most - 1) / most);
@@ -284,7 +286,8 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
       CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows + 1, 2 * most * vec, 4)) ==
             Conv1dKernel::StagedTimeTiles);
     } else {
-      CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(64, 8192, 32768, 4)) == Conv1dKernel::DirectRows);
+      CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(64, 8192, 32768, 4)) ==
+            Conv1dKernel::DirectRows);
     }
     // Rows not a power of two of vectors: the time tiles.
     CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 24 * vec, 4)) ==

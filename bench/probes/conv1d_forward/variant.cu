@@ -66,7 +66,8 @@ int heuristic(const Conv1dProblem &p, const Conv1dLaunch &l, cudaStream_t s) {
       cv::forward_row_groups_kernel<T, W, true, Wt><<<grid, cv::kThreads, 0, s>>>(p);
       break;
     case Conv1dKernel::StagedChannelTiles:
-      cv::forward_channel_tiles_kernel<T, W, true, false, Wt><<<grid, cv::kThreads, 0, s>>>(p, static_cast<int>(l.chunk));
+      cv::forward_channel_tiles_kernel<T, W, true, false, Wt>
+          <<<grid, cv::kThreads, 0, s>>>(p, static_cast<int>(l.chunk));
       break;
 #ifdef PROBE_DIRECT
     case Conv1dKernel::DirectRows:
