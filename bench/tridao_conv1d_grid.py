@@ -80,8 +80,8 @@ def make_x(dtype, layout, B, C, L):
     return torch.randn(B, L, C, device="cuda", dtype=t).transpose(1, 2)
 
 
-def graph_ms(enqueue, sets, calls):
-    """ms per call of enqueue(set) over calls calls cycling through sets, replayed as one CUDA graph."""
+def captured_graph(enqueue, sets, calls):
+    """enqueue(set) for calls calls cycling through sets, captured as one CUDA graph (after a warm-up), replayed once."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up outside capture: plans, lazy module loading
@@ -95,6 +95,12 @@ def graph_ms(enqueue, sets, calls):
             enqueue(sets[i % len(sets)])
     graph.replay()
     torch.cuda.synchronize()
+    return graph
+
+
+def graph_ms(enqueue, sets, calls):
+    """ms per call of enqueue(set) over calls calls cycling through sets, replayed as one CUDA graph."""
+    graph = captured_graph(enqueue, sets, calls)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
     for _ in range(REPEATS):
