@@ -57,6 +57,10 @@ struct Tiles {
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
   static constexpr int kRescaleSlack = kShape.rescale_slack;
   static constexpr bool kSmemEpilogue = kShape.smem_epilogue;
+  static constexpr bool kStageInValues = kShape.stage_in_values;
+  static constexpr uint32_t kGroupSlabBytes = kConsumerRows * 128;  // a group's 64 rows of a staged slab
+  static_assert(!kStageInValues || (kConsumers <= kStages && kGroupSlabBytes * kSlabs <= kKvBytes),
+                "a V slot for each group's staged rows");
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -69,13 +73,14 @@ struct SmemMap {
   __device__ uint32_t v(int stage) const { return k(stage) + Ti::kKvBytes; }
   // O's staging tile: Q's layout (slabs of the block's rows).
   __device__ uint32_t o() const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
-  __device__ uint32_t bars() const { return o() + (Ti::kSmemEpilogue ? Ti::kQBytes : 0); }
+  __device__ uint32_t bars() const { return o() + (Ti::kSmemEpilogue && !Ti::kStageInValues ? Ti::kQBytes : 0); }
   __device__ uint32_t q_full() const { return bars(); }
   __device__ uint32_t k_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
   __device__ uint32_t k_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
   __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
   __device__ uint32_t q_empty() const { return bars() + 8 * (1 + 4 * Ti::kStages); }
+  __device__ uint32_t o_read() const { return bars() + 8 * (2 + 4 * Ti::kStages); }  // stage_in_values
 };
 
 // The block's query tile and the key tiles its rows can see.
@@ -143,6 +148,12 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
       tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
                   q_bh.y);
     const int64_t n_tiles = w.keys.end - w.keys.begin;
+    // O staged in the V slots: the last tile's stores must have read them
+    // before this tile's first V (or, with none, before the next tile's).
+    const auto wait_staged_read = [&] {
+      if (Ti::kStageInValues && q_round > 0) mbarrier_wait(sm.o_read(), (q_round - 1) & 1);
+    };
+    if (n_tiles == 0) wait_staged_read();
     for (int64_t t = 0; t < n_tiles; ++t, ++issued) {
       const int stage = static_cast<int>(issued % Ti::kStages);
       const uint32_t round = issued / Ti::kStages;
@@ -152,6 +163,7 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
 #pragma unroll 1  // the producer runs on 24 registers
       for (int j = 0; j < Ti::kSlabs; ++j)
         tma_load_4d(sm.k(stage) + j * Ti::kKvSlabBytes, &fp.k, sm.k_full(stage), 64 * j, n0, k_bh.x, k_bh.y);
+      if (t == 0) wait_staged_read();
       if (round > 0) mbarrier_wait(sm.v_empty(stage), (round - 1) & 1);
       mbarrier_arrive_expect_bytes(sm.v_full(stage), Ti::kKvBytes);
 #pragma unroll 1  // the producer runs on 24 registers
@@ -323,12 +335,26 @@ struct Consumer {
   // map and not written. The stores run on while the group starts its next tile.
   __device__ void store_staged(const float (&o)[1][Ti::kValueBlocks][4], const float (&inv)[2]) const {
     const bool issuer = threadIdx.x % 128 == 0;
-    if (issuer) bulk_wait_read();  // the last tile's stores have read the staging rows
-    sync_group();
+    uint32_t rows = sm.o() + group * Ti::kGroupSlabBytes, slab_bytes = Ti::kQSlabBytes;
+    if constexpr (Ti::kStageInValues) {
+      // The last group takes the slot of the tile's last V, the one before
+      // it the other slot, once every group has done with its V (the
+      // producer refills neither before o_read) and the last tile's stores
+      // have read both (a tile without keys leaves them as they were).
+      mbarrier_wait(sm.o_read(), q_phase ^ 1);
+      const int64_t last_use = int64_t{first} + (w.keys.end - w.keys.begin) - (Ti::kConsumers - group);
+      const uint32_t slot = static_cast<uint32_t>(last_use + Ti::kStages) % Ti::kStages;
+      if (last_use >= 0) mbarrier_wait(sm.v_empty(slot), static_cast<uint32_t>(last_use / Ti::kStages) & 1);
+      rows = sm.v(slot);
+      slab_bytes = Ti::kGroupSlabBytes;
+    } else {
+      if (issuer) bulk_wait_read();  // the last tile's stores have read the staging rows
+      sync_group();
+    }
     // stmatrix: matrices (rows 0-7 | 8-15 of the warp's 16) x (columns 0-7 |
     // 8-15 of a 16-column step); lane l addresses row l % 8 of matrix l / 8.
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int row = static_cast<int>(threadIdx.x) / 32 * kWarpRows + (lane / 8 % 2) * 8 + lane % 8;
+    const int row = static_cast<int>(threadIdx.x) % 128 / 32 * kWarpRows + (lane / 8 % 2) * 8 + lane % 8;
 #pragma unroll
     for (int kk = 0; kk < Ti::kValueBlocks / 2; ++kk) {
       const uint32_t r[4] = {sdpa_tc::pack2<T>(o[0][2 * kk][0] * inv[0], o[0][2 * kk][1] * inv[0]),
@@ -337,7 +363,7 @@ struct Consumer {
                              sdpa_tc::pack2<T>(o[0][2 * kk + 1][2] * inv[1], o[0][2 * kk + 1][3] * inv[1])};
       const int col = 16 * kk + lane / 16 * 8;  // the first of the lane's 8 columns
       const int chunk = (col % 64 / 8) ^ (row % 8);  // its 16 bytes' place in the swizzled 128-byte row
-      stmatrix_x4(sm.o() + col / 64 * Ti::kQSlabBytes + row * 128 + chunk * 16, r);
+      stmatrix_x4(rows + col / 64 * slab_bytes + row * 128 + chunk * 16, r);
     }
     fence_async_shared();
     sync_group();
@@ -345,10 +371,13 @@ struct Consumer {
     if (issuer && first_row < p.queries) {
 #pragma unroll 1
       for (int j = 0; j < Ti::kSlabs && 64 * j < p.head_dim_v; ++j)
-        tma_store_4d(&fp.o, sm.o() + j * Ti::kQSlabBytes + group * Ti::kConsumerRows * 128, 64 * j,
-                     static_cast<int32_t>(first_row), static_cast<int32_t>(w.h * fp.o_steps.head),
-                     static_cast<int32_t>(w.b * fp.o_steps.batch));
+        tma_store_4d(&fp.o, rows + j * slab_bytes, 64 * j, static_cast<int32_t>(first_row),
+                     static_cast<int32_t>(w.h * fp.o_steps.head), static_cast<int32_t>(w.b * fp.o_steps.batch));
       bulk_commit();
+    }
+    if (Ti::kStageInValues && issuer) {
+      bulk_wait_read();
+      mbarrier_arrive(sm.o_read());
     }
   }
 
@@ -385,6 +414,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
     mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);
+    if (Ti::kStageInValues) mbarrier_init(sm.o_read(), Ti::kConsumers);  // each group's issuing thread
     mbarrier_init_fence();
   }
   __syncthreads();

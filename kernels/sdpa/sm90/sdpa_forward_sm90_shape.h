@@ -21,12 +21,16 @@ struct SdpaSm90Shape {
   // O leaves through a staging tile of the block's rows in shared memory and
   // TMA stores, else straight from the registers (where the block has no room).
   bool smem_epilogue = false;
+  // The staging tile is no region of its own but each group's 64 rows in a V
+  // slot of the ring (one slot a group), which the producer refills only
+  // once the stores have read it: where the block has no room for its own.
+  bool stage_in_values = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
-           smem_epilogue == o.smem_epilogue;
+           smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values;
   }
 };
 
@@ -69,7 +73,7 @@ struct SdpaSm90Shape {
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
   return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
-          short_tile ? -1 : 8, head_dim_tile != 256};
+          short_tile ? -1 : 8, true, head_dim_tile == 256};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
@@ -86,13 +90,14 @@ static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false, -1}) == 240 &&
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
-// Q, then per stage a K and a V tile, O's staging tile (smem_epilogue),
-// then the mbarriers (Q full and empty; per stage K and V full and empty),
-// and the slack that aligns the tiles to a swizzle atom.
+// Q, then per stage a K and a V tile, O's staging tile (smem_epilogue but
+// not stage_in_values), then the mbarriers (Q full and empty; per stage K
+// and V full and empty; the staging tile's stores read), and the slack that
+// aligns the tiles to a swizzle atom.
 constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
-  const int staged_rows = s.smem_epilogue ? s.block_m() : 0;
-  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (2 + 4 * s.stages) +
+  const int staged_rows = s.smem_epilogue && !s.stage_in_values ? s.block_m() : 0;
+  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (3 + 4 * s.stages) +
          kSdpaSm90SwizzleAlign;
 }
 
