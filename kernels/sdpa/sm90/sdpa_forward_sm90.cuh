@@ -423,11 +423,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     if (threadIdx.x == 128 * Ti::kConsumers) produce<Ti>(p, fp, sm);
   } else {
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
-    // Broadcast from lane 0, so that ptxas knows the group (and every branch
-    // on it) uniform across the warp: the consumers' loop keeps its
-    // descriptors and barrier addresses in uniform registers (spills at D 256
-    // 84 -> 16 bytes, at D 128 24 -> 0).
-    const int group = __shfl_sync(0xffffffffu, warp / 4, 0);
+    const int group = Ti::kShape.uniform_group ? __shfl_sync(0xffffffffu, warp / 4, 0) : warp / 4;
     const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0, q_round = 0;
     int64_t tile;

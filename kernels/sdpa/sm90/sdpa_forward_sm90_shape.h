@@ -25,12 +25,17 @@ struct SdpaSm90Shape {
   // slot of the ring (one slot a group), which the producer refills only
   // once the stores have read it: where the block has no room for its own.
   bool stage_in_values = false;
+  // The consumer group's index broadcast from lane 0: ptxas then knows it
+  // (and every branch on it) uniform across the warp and keeps what derives
+  // from it, the loop's descriptors and barrier addresses, in uniform registers.
+  bool uniform_group = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
-           smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values;
+           smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
+           uniform_group == o.uniform_group;
   }
 };
 
@@ -69,11 +74,20 @@ struct SdpaSm90Shape {
 // - At 64 and 128 columns O leaves through a staging tile in shared memory
 //   and TMA stores that run on under the next tile (session 18's probe:
 //   1.00-1.07x on the attention table's D 64 and 128 rows). At 256 columns
-//   the block has no room for it (225 KiB with 80-key tiles).
+//   the block has no room for a tile of its own (225 KiB with 80-key
+//   tiles): each group stages its rows in a V slot of the ring, whose next
+//   V waits for the stores (session 19, against session 18's direct stores
+//   in one process, two passes: 1.035-1.042x at B8 H16 S2048, causal
+//   1.045-1.046x, 1.04-1.10x on B1 H16 S1024).
+// - At 256 columns the group index broadcast from lane 0 (uniform_group):
+//   spills 84 -> 16 bytes and 1.087-1.090x / 1.131-1.132x session 18's
+//   kernel with the staging above (1.05x / 1.08x on top of it). At 128
+//   columns it lost (0.97x unmasked, D 128 S 4096 and 8192), at 64 it
+//   measured 0.985-1.007x: off there.
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
   return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
-          short_tile ? -1 : 8, true, head_dim_tile == 256};
+          short_tile ? -1 : 8, true, head_dim_tile == 256, head_dim_tile == 256};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
