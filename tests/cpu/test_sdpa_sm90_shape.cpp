@@ -46,6 +46,17 @@ TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 colu
   }
 }
 
+TEST_CASE("sdpa sm90: only 256 columns broadcast the group index and trim a group's keys", "[heuristics][sdpa]") {
+  for (bool bounded : {false, true}) {
+    for (int tile : {64, 128}) {
+      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).uniform_group);
+      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).trim_group_keys);
+    }
+    CHECK(sdpa_sm90_shape(256, bounded).uniform_group);
+    CHECK(sdpa_sm90_shape(256, bounded).trim_group_keys);
+  }
+}
+
 TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {
   const SdpaVisibleKeys open{0, 100, false, -1, -1};
   CHECK_FALSE(open.bounded());

@@ -59,6 +59,7 @@ struct Tiles {
   static constexpr bool kSmemEpilogue = kShape.smem_epilogue;
   static constexpr bool kStageInValues = kShape.stage_in_values;
   static constexpr uint32_t kGroupSlabBytes = kConsumerRows * 128;  // a group's 64 rows of a staged slab
+  static_assert(!kShape.trim_group_keys || kShape.uniform_group, "trimmed groups branch on the group index");
   static_assert(!kStageInValues || (kConsumers <= kStages && kGroupSlabBytes * kSlabs <= kKvBytes),
                 "a V slot for each group's staged rows");
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
@@ -262,6 +263,35 @@ struct Consumer {
   __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
   __device__ void pass_turn() const { named_barrier_arrive(1 + (group + 1) % Ti::kConsumers, 256); }
   __device__ bool last_group() const { return group == Ti::kConsumers - 1; }
+  // The key tiles this group's rows see, from the block's first: with
+  // trim_group_keys fewer than the block's where a causal mask or a window
+  // ends its rows' keys a tile or more before the block's last rows' (the
+  // first group skips most diagonal 80-key tiles' last); 0 where its rows
+  // see none.
+  __device__ int64_t own_key_tiles() const {
+    const int64_t n_tiles = w.keys.end - w.keys.begin;
+    if constexpr (!Ti::kShape.trim_group_keys) return n_tiles;
+    const int64_t first_row = w.m0 + group * Ti::kConsumerRows;
+    const int64_t last_row = first_row + Ti::kConsumerRows - 1 < w.m_last ? first_row + Ti::kConsumerRows - 1 : w.m_last;
+    const int64_t hi = fp.score.visible.hi(last_row);
+    if (first_row > w.m_last || hi < fp.score.visible.lo(first_row)) return 0;
+    const int64_t end = hi / Ti::kBlockN + 1 < w.keys.end ? hi / Ti::kBlockN + 1 : w.keys.end;
+    return end > w.keys.begin ? end - w.keys.begin : 0;
+  }
+
+  // The turns of key tiles [from, to), which this group's rows do not see,
+  // without products (tile t's slots handed back in the turn of S(t + 1),
+  // after every group before it has handed back the slot's last round), the
+  // last group's last handover skipped as in run().
+  __device__ void pass_turns(int64_t from, int64_t to) const {
+    for (int64_t t = from; t < to; ++t) {
+      wait_turn();
+      if (t + 1 < to || !last_group()) pass_turn();
+      release_keys(t);
+      release_values(t);
+    }
+  }
+
   // This group's own barrier (its 128 threads), after the turn barriers.
   __device__ void sync_group() const { named_barrier_sync(1 + Ti::kConsumers + group, 128); }
 
@@ -272,8 +302,8 @@ struct Consumer {
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
     mbarrier_wait(sm.q_full(), q_phase);  // also when no key tile follows: Q's copy must not be in flight
-    const int64_t n_tiles = w.keys.end - w.keys.begin;
-    if (n_tiles > 0) {
+    const int64_t n_tiles = w.keys.end - w.keys.begin, n_own = own_key_tiles();
+    if (n_own > 0) {
       if (last_group()) pass_turn();
       wait_turn();
       issue_scores(s, 0);
@@ -283,7 +313,7 @@ struct Consumer {
       release_keys(0);
       probabilities(s, 0, row_max, row_sum, correction);
       accumulator_to_a_fragments<T>(pa, s[0]);
-      for (int64_t t = 1; t < n_tiles; ++t) {
+      for (int64_t t = 1; t < n_own; ++t) {
         wait_turn();
         issue_scores(s, t);
         rescale_output(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
@@ -302,11 +332,18 @@ struct Consumer {
       release_query();  // every S of this query tile is done
       wait_turn();
       rescale_output(o, correction);
-      issue_values(o, pa, n_tiles - 1);
-      if (!last_group()) pass_turn();
+      issue_values(o, pa, n_own - 1);
+      if (!last_group() || n_own < n_tiles) pass_turn();
       wgmma_wait<0>();
       fence_registers(o[0]);
-      release_values(n_tiles - 1);
+      release_values(n_own - 1);
+      pass_turns(n_own, n_tiles);
+    } else if (n_tiles > 0) {
+      release_query();
+      if (last_group()) pass_turn();
+      wait_turn();  // the turn of the first S
+      pass_turn();
+      pass_turns(0, n_tiles);
     } else {
       release_query();
     }

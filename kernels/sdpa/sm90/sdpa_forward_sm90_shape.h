@@ -29,13 +29,17 @@ struct SdpaSm90Shape {
   // (and every branch on it) uniform across the warp and keeps what derives
   // from it, the loop's descriptors and barrier addresses, in uniform registers.
   bool uniform_group = false;
+  // A group whose rows' keys end a key tile or more before the block's last
+  // rows' (a causal mask or window cutting through 80-key tiles) takes its
+  // last turns without products. Needs uniform_group (branches on the group).
+  bool trim_group_keys = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
            smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
-           uniform_group == o.uniform_group;
+           uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys;
   }
 };
 
@@ -84,10 +88,15 @@ struct SdpaSm90Shape {
 //   kernel with the staging above (1.05x / 1.08x on top of it). At 128
 //   columns it lost (0.97x unmasked, D 128 S 4096 and 8192), at 64 it
 //   measured 0.985-1.007x: off there.
+// - With it a group whose rows' keys end a tile before the block's skips
+//   that tile's products (trim_group_keys; under a causal mask at 80-key
+//   tiles the first group's last diagonal tile, 2.9% of the products at
+//   S 2048): causal 1.145-1.156x session 18's kernel against 1.131-1.132x
+//   without it (session 19, round 3, with other changes since dropped).
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
   return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
-          short_tile ? -1 : 8, true, head_dim_tile == 256, head_dim_tile == 256};
+          short_tile ? -1 : 8, true, head_dim_tile == 256, head_dim_tile == 256, head_dim_tile == 256};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
