@@ -192,6 +192,7 @@ static void check(const std::vector<Variant> &vs) {
       // Groups whose rows' keys end before the block's (80-key tiles at D 256).
       {"Q200 K333 D256 causal bottom-right", 2, 2, 1, 200, 333, 256, 256, true, true, -1, -1, 0, 0},
       {"S300 D256 GQA 2 window 30/10", 1, 4, 2, 300, 300, 256, 256, false, false, 30, 10, 0, 0},
+      {"Q300 K130 D256 causal bottom-right", 1, 2, 2, 300, 130, 256, 256, true, true, -1, -1, 0, 0},
       // Last query tiles of a (b, h) that end within a group's rows, more
       // tiles than SMs (session 19's groups without rows ran no products).
       {"B9 H8 Q256 K64 D64 (192 + 64 rows)", 9, 8, 8, 256, 64, 64, 64, false, false, -1, -1, 0, 0},
