@@ -15,7 +15,9 @@
 // consumers, named barriers pass the turn to issue round the groups, so
 // that one's softmax runs under the others' products. A group's finished O
 // leaves through its rows of a staging tile in shared memory and TMA stores
-// that run on under its next tile (SdpaSm90Shape::smem_epilogue), else
+// that run on under its next tile (SdpaSm90Shape::smem_epilogue); where the
+// block has no room for that tile (D 256), through a V slot of the ring that
+// the producer refills once the stores have read it (stage_in_values), else
 // straight from the registers. The score pipeline (scale, softcap, ALiBi,
 // masks, windows) is sdpa_tc_scores.cuh's, which the wgmma accumulator
 // layout matches per warp.
