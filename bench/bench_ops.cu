@@ -17,6 +17,7 @@
 #include "baracuda/baracuda.h"
 #include "bench_checks.hpp"
 #include "bench_harness.hpp"
+#include "bench_normal_fill.hpp"
 
 namespace {
 
@@ -211,6 +212,13 @@ void bench_alibi(baracuda_dtype_t dt, const char *name, int elem) {
   }
 }
 
+// Attention's inputs (q, k, v, dout) hold standard-normal values, as
+// bench/torch_sdpa.py's torch.randn tensors do, so that both sides time the
+// same distribution; a tensor's seed is its argument's number.
+void fill_attention_input(const Buffer &b, baracuda_dtype_t dt, int32_t arg) {
+  fill_standard_normal(b.p, dt, b.bytes / (baracuda_dtype_bits(dt) / 8), static_cast<uint64_t>(arg));
+}
+
 // Attention at every row of ../shared/reference/baselines-h200.md's table
 // (bf16, both causal modes; the deterministic backward on the first shape)
 // and its f32 forward row, both causal modes and D 128 too. TFLOP/s counts 4*B*H*S*S*D forward, halved when
@@ -233,6 +241,9 @@ void bench_sdpa(baracuda_dtype_t dt, const char *name, int elem, int64_t B, int6
   const size_t bytes = static_cast<size_t>(B * H * S * D * elem);
   const baracuda_dtype_t stats_dt = dt == BARACUDA_DTYPE_F64 ? BARACUDA_DTYPE_F64 : BARACUDA_DTYPE_F32;
   Buffer q(bytes), k(bytes), v(bytes), out(bytes), lse(static_cast<size_t>(B * H * S * 8));
+  fill_attention_input(q, dt, BARACUDA_ARG_Q);
+  fill_attention_input(k, dt, BARACUDA_ARG_K);
+  fill_attention_input(v, dt, BARACUDA_ARG_V);
   baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
   d.dtype = dt;
   d.head_dim = static_cast<int32_t>(D);
@@ -249,6 +260,7 @@ void bench_sdpa(baracuda_dtype_t dt, const char *name, int elem, int64_t B, int6
   }
   if (!backward || !wanted("sdpa_backward_deterministic")) return;  // a filter that names either backward row
   Buffer dout(bytes), dq(bytes), dk(bytes), dv(bytes);
+  fill_attention_input(dout, dt, BARACUDA_ARG_DOUT);
   args.insert(args.end(), {{BARACUDA_ARG_DOUT, tensor(dout.p, dt, rows)},
                            {BARACUDA_ARG_DQ, tensor(dq.p, dt, rows)},
                            {BARACUDA_ARG_DK, tensor(dk.p, dt, rows)},
@@ -297,6 +309,9 @@ void sdpa_grid_row(const char *candidate, baracuda_dtype_t dt, int64_t B, int64_
   d.batch = B, d.heads_q = H, d.queries = Q, d.keys = K;
   const std::vector<int64_t> qs{B, H, Q, D}, ks{B, H, K, D}, stats{B, H, Q};
   Buffer q(B * H * Q * D * 2), k(B * H * K * D * 2), v(B * H * K * D * 2), out(B * H * Q * D * 2), lse(B * H * Q * 4);
+  fill_attention_input(q, dt, BARACUDA_ARG_Q);
+  fill_attention_input(k, dt, BARACUDA_ARG_K);
+  fill_attention_input(v, dt, BARACUDA_ARG_V);
   std::vector<baracuda_arg_t> args{{BARACUDA_ARG_Q, tensor(q.p, dt, qs)},     {BARACUDA_ARG_K, tensor(k.p, dt, ks)},
                                    {BARACUDA_ARG_V, tensor(v.p, dt, ks)},     {BARACUDA_ARG_OUT, tensor(out.p, dt, qs)},
                                    {BARACUDA_ARG_LSE, tensor(lse.p, BARACUDA_DTYPE_F32, stats)}};
@@ -305,6 +320,7 @@ void sdpa_grid_row(const char *candidate, baracuda_dtype_t dt, int64_t B, int64_
     Plan(&d.header).run(args);  // the backward's out and lse
     dout = std::make_unique<Buffer>(q.bytes), dq = std::make_unique<Buffer>(q.bytes);
     dk = std::make_unique<Buffer>(k.bytes), dv = std::make_unique<Buffer>(k.bytes);
+    fill_attention_input(*dout, dt, BARACUDA_ARG_DOUT);
     args.insert(args.end(), {{BARACUDA_ARG_DOUT, tensor(dout->p, dt, qs)}, {BARACUDA_ARG_DQ, tensor(dq->p, dt, qs)},
                              {BARACUDA_ARG_DK, tensor(dk->p, dt, ks)}, {BARACUDA_ARG_DV, tensor(dv->p, dt, ks)}});
     d.header.op = BARACUDA_OP_SDPA_BACKWARD;

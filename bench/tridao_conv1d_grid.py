@@ -81,7 +81,7 @@ def make_x(dtype, layout, B, C, L):
 
 
 def captured_graph(enqueue, sets, calls):
-    """A CUDA graph of calls calls of enqueue(set) cycling through sets, warmed up and replayed once."""
+    """enqueue(set) for calls calls cycling through sets, captured as one CUDA graph (after a warm-up), replayed once."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up outside capture: plans, lazy module loading

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
+#include "causal_conv1d/conv1d_direct.cuh"
 #include "causal_conv1d/conv1d_elementwise.cuh"
 #include "causal_conv1d/conv1d_register_tiles.cuh"
 #include "causal_conv1d/conv1d_row_groups.cuh"
@@ -67,6 +68,14 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
               <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
         });
       });
+  } else if (launch.kernel == Conv1dKernel::DirectRows) {
+    if constexpr (sizeof(T) <= 4 && W - 1 <= kTimeVec<T>) {
+      const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / kTimeVec<T>));
+      with_silu(p.silu, [&](auto silu) {
+        forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>
+            <<<grid, kThreads, 0, stream>>>(p, shift);
+      });
+    }
   } else if (launch.kernel == Conv1dKernel::WalkTime) {
     forward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
   } else {

@@ -4,8 +4,10 @@
 //
 // Layouts whose rows allow 16-byte copies take the staged kernels: time
 // tiles where every operand has stride 1 along L ([B, C, L]; short rows as
-// row groups, several whole rows a tile; the backward over rows of one tile,
-// or of whole 16-bit tiles, as the register tiles, a block a tile), channel tiles
+// row groups, several whole rows a tile; the forward of dense rows that fit
+// a block or of a small problem loads into registers instead; the backward
+// over rows of one tile, or of whole 16-bit tiles, takes the register tiles,
+// a block a tile), channel tiles
 // where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
 // f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
 // channel tiles, which walk a window of ids beside the inputs'. Every other
@@ -38,6 +40,7 @@ enum class Conv1dKernel {
   StagedRowGroups,
   UpdateVectors,
   UpdateCircularRows,
+  DirectRows,
   RegisterTimeTiles
 };
 
@@ -114,6 +117,22 @@ inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64
   const int64_t packed = ceil_div(tiles, Conv1dTraits::kGroupTilesPerBlock);
   const int64_t blocks = packed > spread ? packed : spread;
   return {Conv1dKernel::StagedRowGroups, 1, blocks < kMaxGridY ? blocks : kMaxGridY, p.batch};
+}
+
+// The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): x and y
+// hold the B*C rows back to back, rows of `units` vectors (a power of two)
+// that fit a block, or any such rows of a problem of at most
+// direct_rows_max_bytes of x, and the W-1 inputs before a vector are in the
+// one before it (2- and 4-byte elements). A block takes consecutive vectors.
+inline bool direct_rows_fit(const Conv1dProblem &p, int elem_bytes, int64_t units) {
+  auto flat = [&](const Conv1dView &v) {
+    return (p.channels == 1 || v.stride[1] == p.length) && (p.batch == 1 || v.stride[0] == p.channels * p.length);
+  };
+  const int64_t steps = Conv1dTraits::direct_rows_steps(elem_bytes);
+  const bool small = p.batch * p.channels * p.length <= Conv1dTraits::direct_rows_max_bytes(elem_bytes) / elem_bytes;
+  return elem_bytes <= 4 && p.width - 1 <= 16 / elem_bytes && (units & (units - 1)) == 0 &&
+         (units <= Conv1dTraits::kThreads * steps || small) && flat(p.x) && flat(p.y) &&
+         ceil_div(p.batch * p.channels * units, Conv1dTraits::kThreads * steps) <= INT_MAX;
 }
 
 // Blocks of kThreads * vec channels by (b, chunk) pairs of chunk timesteps: the walk and the channel tiles.
@@ -210,6 +229,10 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t threads = Conv1dTraits::kThreads;
     const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t units = p.length / vec;
+    if (forward && direct_rows_fit(p, elem_bytes, units)) {
+      const int64_t per_block = threads * Conv1dTraits::direct_rows_steps(elem_bytes);
+      return {K::DirectRows, ceil_div(p.batch * p.channels * units, per_block), 1};
+    }
     if (row_groups_fit(units, group_tile)) {
       Conv1dLaunch l = row_groups_grid(p, units, group_tile);
       l.sums_direct = !forward && p.batch == 1;
@@ -271,6 +294,8 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_staged_channel_tiles";
     case Conv1dKernel::StagedRowGroups:
       return "_staged_row_groups";
+    case Conv1dKernel::DirectRows:
+      return "_direct_rows";
     case Conv1dKernel::WalkTime:
       return "_walk_time";
     case Conv1dKernel::WalkChannels:

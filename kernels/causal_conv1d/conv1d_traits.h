@@ -143,6 +143,35 @@ struct Conv1dTraits {
     if (elem_bytes > 4) return 1;
     return width <= 5 ? kBackwardGroupBlocks : width <= 6 ? kBackwardGroupBlocksW6 : kBackwardGroupBlocksW8;
   }
+  // The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): rows
+  // of at most kThreads * direct_rows_steps vectors (a row fits a block: L <=
+  // 1024 in 16 bits and f32), and longer rows of a problem of at most
+  // direct_rows_max_bytes of x; vectors a thread. Session 19 (H200, bf16 x,
+  // f32 weights, W 4, SiLU, same process, bench/NOTES.md), against the row
+  // groups at 1 vector a thread: [1,2048,1024] 4.90 -> 4.04 us,
+  // [8,2048,1024] 23.2 -> 18.9, [64,2048,1024] 146 -> 134, [8,2048,512] 13.1
+  // -> 11.0, [1,2048,128] 2.59 -> 2.00 ([128,2048,128] 40.3 -> 41.9 and f16
+  // [64,2048,512] W4 85.5 -> 86.6, the rows it lost); f32 at 2 vectors
+  // ([8,2048,1024] 41.2 -> 34.2, [64,2048,512] 135.5 -> 131.1; at 1: 35.7,
+  // 135.7). Against the time tiles, 16 bits: [1,2048,2048] 8.03 -> 6.48,
+  // [1,2048,4096] 11.16 -> 10.72 (f16 12.22 -> 12.45), [2,2048,4096] 19.1 ->
+  // 18.7 (f16 20.5 -> 21.7), [8,2048,4096] 66.6 -> 67.2, [8,4096,4096] 130 ->
+  // 135 (f16 141 -> 153): the staged ring's copies in flight win on large
+  // problems, and f16's two-MUFU SiLU sooner (the heuristics see 2-byte
+  // elements, not f16 against bf16): 16 MiB. f32 at 2 vectors won at every
+  // size: [8,4096,4096] W 2/3/4 266.8 / 264.9 / 265.2 -> 253.9 / 254.6 /
+  // 259.5, [8,4096,8192] 532.9 -> 517.7, [1,2048,32768] 136.7 -> 131.8. 2
+  // or 4 vectors a thread were slower in 16 bits (44 and 72 registers).
+  static constexpr int kDirectRowsSteps = 1;
+  static constexpr int kDirectRowsStepsF32 = 2;
+  static constexpr int direct_rows_steps(int elem_bytes) {
+    return elem_bytes == 4 ? kDirectRowsStepsF32 : kDirectRowsSteps;
+  }
+  static constexpr int64_t kDirectRowsMaxBytes = int64_t{16} << 20;  // 16-bit x
+  static constexpr int64_t kDirectRowsMaxBytesF32 = INT64_MAX;
+  static constexpr int64_t direct_rows_max_bytes(int elem_bytes) {
+    return elem_bytes == 4 ? kDirectRowsMaxBytesF32 : kDirectRowsMaxBytes;
+  }
   static constexpr int kBoxBytes = 8192;
   // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
   // minimum, a multiple of its box's steps) while the grid of 128-channel

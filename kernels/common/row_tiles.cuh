@@ -60,6 +60,28 @@ __device__ __forceinline__ void set_slot_copies(const TileSlots &s, int32_t k, c
   s.copies[k] = source < 0 ? 0 : inside ? static_cast<int32_t>((end16 - begin16) / 16) : -1;
 }
 
+// Vector v of a window at the input's ends (set_slot_copies's copies -1,
+// from its first element `source`) into `to`: a 16-byte copy where it lies
+// inside the input, the window's elements one by one where it does not.
+template <int Bytes>
+__device__ __forceinline__ void stage_window_end_vector(const void *in, const RowTiles &t, int64_t source, int32_t v,
+                                                        uint4 *to) {
+  using E = typename Word<Bytes>::type;
+  const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
+  const uintptr_t first = in_begin + source * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
+  const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v);
+  if (chunk >= end) return;
+  if (chunk >= in_begin && chunk + 16 <= in_end) {
+    async_copy16(to, reinterpret_cast<const void *>(chunk));
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < 16 / Bytes; ++j) {
+    const uintptr_t at = chunk + j * Bytes;
+    if (at >= first && at < end) reinterpret_cast<E *>(to)[j] = *reinterpret_cast<const E *>(at);
+  }
+}
+
 // Stages the first n slots as set_slot_copies set them: each 16-byte copy
 // by its own thread, all in flight together (consecutive threads copy
 // consecutive vectors of a slot, so that a warp's copies of a row are whole
@@ -68,27 +90,13 @@ __device__ __forceinline__ void set_slot_copies(const TileSlots &s, int32_t k, c
 // have landed; the caller syncs the block before reading the slots.
 template <int Bytes>
 __device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &t, int32_t n, const TileSlots &s) {
-  using E = typename Word<Bytes>::type;
   const int32_t total = n * t.slot_vectors;
   for (int32_t f = threadIdx.x; f < total; f += blockDim.x) {
     const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(f), t.slot_div));
     const int32_t v = f - k * t.slot_vectors, copies = s.copies[k];
     if (v < copies) async_copy16(s.slot + f, reinterpret_cast<const void *>(s.from[k] + 16 * v));
     if (copies >= 0) continue;
-    // A window at the input's ends: its vectors inside the input as copies, the rest's elements one by one.
-    const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
-    const uintptr_t first = in_begin + s.from[k] * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
-    const uintptr_t chunk = (first & ~uintptr_t{15}) + 16u * static_cast<uint32_t>(v);
-    if (chunk >= end) continue;
-    if (chunk >= in_begin && chunk + 16 <= in_end) {
-      async_copy16(s.slot + f, reinterpret_cast<const void *>(chunk));
-      continue;
-    }
-#pragma unroll
-    for (int j = 0; j < 16 / Bytes; ++j) {
-      const uintptr_t at = chunk + j * Bytes;
-      if (at >= first && at < end) reinterpret_cast<E *>(s.slot + f)[j] = *reinterpret_cast<const E *>(at);
-    }
+    stage_window_end_vector<Bytes>(in, t, s.from[k], v, s.slot + f);
   }
   async_copy_commit();
   async_copy_wait<0>();

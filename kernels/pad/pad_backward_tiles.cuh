@@ -64,6 +64,20 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scrat
   return before + inclusive - v;
 }
 
+// The row of [r0, r1) whose slots hold slot f: the last whose first slot
+// (first[q] - base) is at most f (first ascending, a row at least one slot).
+__device__ __forceinline__ int32_t row_of_slot(const int32_t *first, int32_t r0, int32_t r1, int32_t base, int32_t f) {
+  int32_t below = r0, above = r1 - 1;
+  while (below < above) {
+    const int32_t mid = (below + above + 1) / 2;
+    if (first[mid] - base <= f)
+      below = mid;
+    else
+      above = mid - 1;
+  }
+  return below;
+}
+
 // The staged dy rows as the sums read them: slot k's row starts phase[k]
 // elements into it.
 struct StagedRows {
@@ -134,9 +148,10 @@ __device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, in
 }
 
 // [a, b): dx columns with one inner source each (column c reads dy column
-// c + pad_low); slots: the dy rows a round stages.
-template <class T, IndexMap M>
-__global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinBlocks)
+// c + pad_low); slots: the dy rows a round stages; registers cut for
+// MinBlocks blocks an SM.
+template <class T, IndexMap M, int MinBlocks>
+__global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
                               int32_t slots, int32_t a, int32_t b) {
   using A = typename Accum<T>::type;
@@ -182,9 +197,15 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
     const int32_t r1 = r0 + __syncthreads_count(fits);
     if (fits && count == 1) list(first - base, own);
-    for (int32_t k = 0; fits && count > 1 && k < count; ++k) {
-      TileRowCoords rc(row0 + r);  // nth_copy_row_at asks from the last axis on, as rc gives them
-      list(first - base + k, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, count, k));
+    const int32_t listed = s_first[r1 - 1] + s_count[r1 - 1] - base;  // the round's slots
+    // The sources of rows with several, a slot a thread: a row's own thread
+    // listing them one after another held the whole block for its longest row.
+    for (int32_t f = threadIdx.x; listed > r1 - r0 && f < listed; f += kThreads) {
+      const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_count[q];
+      if (sources == 1) continue;
+      TileRowCoords rc(row0 + q);  // nth_copy_row_at asks from the last axis on, as rc gives them
+      list(f, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, sources,
+                                 f - (s_first[q] - base)));
     }
     __syncthreads();
     stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
@@ -198,14 +219,17 @@ __global__ void __launch_bounds__(kBackwardTileThreads, PadTilesTraits::kSumMinB
       int32_t vr, c;
       tile_row_column(t, l0, vr, c);
       if (vr < r0 || vr >= r1 || c < a || c + V > b) continue;
+      const int32_t k0 = s_first[vr] - base, k1 = k0 + s_count[vr];
+      if (k1 == k0 + 1) {  // one source: its copy, unconverted (-0.0 + x is x, NaN payloads aside)
+        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot + k0 * t.slot_vectors, phase[k0] + c + lo32);
+        continue;
+      }
       A acc[V];
 #pragma unroll
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
-      const int32_t k0 = s_first[vr] - base, k1 = k0 + s_count[vr];
       for (int32_t k = k0; k < k1; ++k) {
         P x;
-        x.vector = slot_vector<Bytes>(s.slot + static_cast<int64_t>(k) * t.slot_vectors,
-                                      phase[k] + static_cast<int32_t>(c + lo));
+        x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -254,8 +278,10 @@ int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a
   if (s.t.blocks > INT_MAX) return 3;
   RowTiles with_edges = s.t;
   with_edges.edge_div = fast_divisor(edge_vectors_per_row(s.t.width, a, b, 16 / static_cast<int32_t>(sizeof(T))));
-  pad_backward_tiles_kernel<T, M><<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(
-      p, with_edges, s.slots, a, b);
+  constexpr int kShort = PadTilesTraits::kSumMinBlocks, kWide = PadTilesTraits::kSumWideRowMinBlocks;
+  auto kernel = s.min_blocks == kWide ? pad_backward_tiles_kernel<T, M, kWide> : pad_backward_tiles_kernel<T, M, kShort>;
+  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, with_edges, s.slots,
+                                                                                                a, b);
   return -static_cast<int>(cudaGetLastError());
 }
 

@@ -1,9 +1,10 @@
 // One pad forward entry point per element width, dispatching on the mode:
-// short rows of a dense output (pad_tiles_heuristics.h) run in row tiles,
-// the rest on the row kernel.
+// short rows of a dense output (pad_tiles_heuristics.h) run in slot tiles
+// or row tiles, the rest on the row kernel.
 #pragma once
 
 #include "common/gather_rows.cuh"
+#include "pad/pad_forward_slot_tiles.cuh"
 #include "pad/pad_forward_tiles.cuh"
 #include "pad/pad_kernels.h"
 #include "pad/pad_tiles_heuristics.h"
@@ -12,6 +13,10 @@ namespace baracuda::kernels {
 
 template <int Bytes, IndexMap M>
 int launch_pad_forward(const RowsProblem &p, cudaStream_t stream) {
+  if constexpr (Bytes == 2 || Bytes == 4) {
+    PadSlotTiles slots;
+    if (pad_forward_takes_slot_tiles(p, Bytes, slots)) return launch_pad_forward_slot_tiles<Bytes, M>(p, slots, stream);
+  }
   RowTiles tiles;
   if (pad_forward_takes_tiles(p, Bytes, tiles)) return launch_pad_forward_tiles<Bytes, M>(p, tiles, stream);
   return launch_gather_rows<Bytes, M>(p, stream);

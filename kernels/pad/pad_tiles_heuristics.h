@@ -1,11 +1,12 @@
-// Which pads and pad backwards run in row tiles (common/row_tiles.h), and
-// their tiles. Host-only, no CUDA.
+// Which pads and pad backwards run in row tiles (common/row_tiles.h) or
+// slot tiles (pad_forward_slots.h), and their tiles. Host-only, no CUDA.
 #pragma once
 
 #include <cstdint>
 
 #include "common/row_tiles.h"
 #include "common/rows_problem.h"
+#include "pad/pad_forward_slots.h"
 #include "pad/pad_tiles_traits.h"
 
 namespace baracuda::kernels {
@@ -75,11 +76,38 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   return fit_row_tiles(p, elem_bytes, begin, window, tile / row_bytes > 1 ? tile / row_bytes : 1, t);
 }
 
+// A pad forward of 2- or 4-byte elements (the widths measured, session 19)
+// in rows of at most PadTilesTraits::kMaxSlotRowBytes (and at least a
+// vector) in slot tiles of about kSlotTileBytes of output, each slot an
+// output row (pad_forward_slots.h): true and its tiles, or false.
+inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, PadSlotTiles &f) {
+  if (elem_bytes != 2 && elem_bytes != 4) return false;
+  int64_t begin, window;
+  pad_forward_window(p, begin, window);
+  const int inner = p.rank - 1;
+  const int64_t n = p.in_extent[inner], lo = p.pad_low[inner], w = p.out_extent[inner];
+  if (w * elem_bytes < 16 || !row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxSlotRowBytes)) return false;
+  // The kernel maps the inner axis's columns in 32-bit arithmetic.
+  if (n > kMaxTileInnerIndex || lo > kMaxTileInnerIndex || lo < -kMaxTileInnerIndex) return false;
+  const int32_t v = 16 / elem_bytes;
+  f.lead = pad_slot_lead(lo, begin, v);
+  f.slot_stride = pad_slot_stride(f.lead, lo, begin, static_cast<int32_t>(w), v);
+  int32_t a, b;
+  interior_columns(lo, n, static_cast<int32_t>(w), a, b);
+  f.pad_columns = a + static_cast<int32_t>(w) - b;
+  f.pad_div = fast_divisor(f.pad_columns > 0 ? f.pad_columns : 1);
+  // The staged copies take t.slot_vectors of a slot, the rest of its stride is extra bytes.
+  const int64_t staged = window > 0 ? (window * elem_bytes + 15) / 16 + 1 : 0;
+  const int64_t rows = PadTilesTraits::kSlotTileBytes / (w * elem_bytes);
+  return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, f.t, (f.slot_stride - staged) * 16);
+}
+
 // A pad backward's tiles (reflect, replicate, circular): the dx rows of a
 // block, and how many dy rows (slots) its shared memory stages at once.
 struct SumTiles {
   RowTiles t;
   int32_t slots;
+  int32_t min_blocks;  // blocks an SM its kernel's registers are cut for
 };
 
 // A pad backward (out = dx, in = dy) in tiles of about
@@ -95,6 +123,8 @@ inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64
                               ? PadTilesTraits::kMaxBandSumRowBytes
                               : PadTilesTraits::kMaxSumRowBytes;
   if (!row_tiles_serve(p, elem_bytes, window, longest)) return false;
+  s.min_blocks = w * elem_bytes >= PadTilesTraits::kSumWideRowBytes ? PadTilesTraits::kSumWideRowMinBlocks
+                                                                     : PadTilesTraits::kSumMinBlocks;
   int64_t rows = PadTilesTraits::kSumTileBytes / (w * elem_bytes);
   rows = rows < 1 ? 1 : rows > PadTilesTraits::kThreads ? PadTilesTraits::kThreads : rows;
   for (;; rows /= 2) {

@@ -27,6 +27,14 @@ struct PadTilesTraits {
   // Blocks per SM the forward's registers are cut for (40 a thread, no
   // spill): its edge vectors want a few more than that otherwise.
   static constexpr int kTileMinBlocks = 6;
+  // Rows of at most kMaxSlotRowBytes (output and staged source) take the
+  // forward's slot tiles, in tiles of about kSlotTileBytes of output
+  // (session 19, H200: rank-5 rows of 264-536 bytes ran 1-8 points of copy
+  // ahead of the row tiles; 16-bit rows of 1028 bytes padded by 1 4-5
+  // points behind, f32 ones of 2056 bytes 6 behind, rows of 16 KiB and more
+  // 3-10 behind; 32 KiB slot tiles level to 5 points behind 16 KiB on rank 5).
+  static constexpr int64_t kMaxSlotRowBytes = 1024;
+  static constexpr int64_t kSlotTileBytes = 16384;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy
@@ -39,8 +47,14 @@ struct PadTilesTraits {
   // and sums them in several rounds.
   static constexpr int kSumSpareSlotsPercent = 25;
   // Blocks per SM the backward's registers are cut for: the rows' listing
-  // wants more registers than the sums, and is what a cut spills.
+  // wants more registers than the sums, and is what a cut spills. Rows of
+  // kSumWideRowBytes or more take a kernel cut for kSumWideRowMinBlocks (48
+  // registers, none spilled), shorter ones kSumMinBlocks (40; session 19,
+  // H200: 48 registers ran 1-4 points of copy ahead on rows of 1 KiB and
+  // more, up to 3 behind on rows of 254-512 bytes).
   static constexpr int kSumMinBlocks = 6;
+  static constexpr int kSumWideRowMinBlocks = 5;
+  static constexpr int64_t kSumWideRowBytes = 1024;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner

@@ -28,7 +28,7 @@ inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3
 // The passes around a main kernel: the workspace's dq accumulator (and the
 // deterministic mode's counters) zeroed, delta, main(delta, dq, turns) (its
 // status), dq converted to its dtype. turns: the counters, null unless
-// p.deterministic.
+// p.deterministic (sdpa_backward_run sets it where the run takes turns).
 template <class T, class Main>
 int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream,
                          const Main &main) {
@@ -59,8 +59,12 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
 }
 
 template <class T>
-int sdpa_backward_run(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-  if (p.batch == 0 || p.heads_q == 0) return 0;
+int sdpa_backward_run(const SdpaProblem &problem, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
+  if (problem.batch == 0 || problem.heads_q == 0) return 0;
+  // Past the atomic grid's key tiles the run takes the deterministic
+  // kernels (the workspace holds their counters then).
+  SdpaProblem p = problem;
+  p.deterministic = sdpa_backward_takes_turns(problem);
   const int head_tile = sdpa_backward_head_tile(p.head_dim, p.head_dim_v);
   if (!sdpa_backward_grid_fits(p, head_tile)) return 3;  // UNSUPPORTED
   // The 128 and 256 tiles take more shared memory than sm_86 and sm_89 give

@@ -33,11 +33,29 @@ inline SdpaBackwardTileFacts sdpa_backward_tile_facts(int head_tile) {
                             : sdpa_backward_facts_of<256>();
 }
 
-// Whether the main kernel's grid (key tiles, kv heads, batch) fits CUDA's
-// limits.
+// Whether a run takes the deterministic mode's turns: in that mode, and
+// where the atomic mode's grid (kv heads, key tiles, batch) cannot hold the
+// key tiles (more than 65535 of the smallest, 64 keys: over 4,194,240
+// keys), whose runs take the deterministic kernels (their grid (key tiles,
+// kv heads, batch) holds 2^31 - 1).
+constexpr int64_t kSdpaBackwardMostAtomicKeyTiles = 65535;
+inline bool sdpa_backward_takes_turns(const SdpaProblem &p) {
+  constexpr int kFewestKeys = SdpaBackwardTraits<64>::kKeys;
+  static_assert(kFewestKeys <= SdpaBackwardTraits<128>::kKeys && kFewestKeys <= SdpaBackwardTraits<256>::kKeys,
+                "the 64 tile's key tiles the shortest");
+  return p.deterministic || (p.keys + kFewestKeys - 1) / kFewestKeys > kSdpaBackwardMostAtomicKeyTiles;
+}
+
+// Whether the main kernel's grid fits CUDA's limits: (key tiles, kv heads,
+// batch) where the run takes turns, else (kv heads, key tiles, batch) (a run
+// that takes turns by rank, deterministic_by_rank, holds no more key tiles
+// than that).
 inline bool sdpa_backward_grid_fits(const SdpaProblem &p, int head_tile) {
   const int keys = sdpa_backward_tile_facts(head_tile).keys;
-  return (p.keys + keys - 1) / keys <= INT32_MAX && p.heads_kv <= 65535 && p.batch <= 65535;
+  const int64_t key_tiles = (p.keys + keys - 1) / keys;
+  const bool turns = sdpa_backward_takes_turns(p);
+  const int64_t along_x = turns ? key_tiles : p.heads_kv, along_y = turns ? p.heads_kv : key_tiles;
+  return along_x <= INT32_MAX && along_y <= 65535 && p.batch <= 65535;
 }
 
 // Every head tile's narrow tiles walk queries in tiles of the same height,
@@ -49,8 +67,9 @@ static_assert(SdpaBackwardTraits<128>::kQueries == kSdpaBackwardQueryTile &&
               "one query tile height for every head tile");
 
 // Byte offsets in the workspace: delta = rowsum(dout * out) per query row
-// (f32), the f32 dq accumulator [B, Hq, Q, D] (dense), and with
-// p.deterministic one int32 turn counter per (b, query head, query tile).
+// (f32), the f32 dq accumulator [B, Hq, Q, D] (dense), and where the run
+// takes turns (sdpa_backward_takes_turns) one int32 turn counter per (b,
+// query head, query tile).
 struct SdpaBackwardWorkspaceLayout {
   size_t delta, dq, counters, bytes;
 };
@@ -65,7 +84,7 @@ inline SdpaBackwardWorkspaceLayout sdpa_backward_workspace_layout(const SdpaProb
   w.dq = sdpa_align_up_256(rows * sizeof(float));
   w.counters = w.dq + sdpa_align_up_256(rows * static_cast<size_t>(p.head_dim) * sizeof(float));
   const size_t counters =
-      p.deterministic ? static_cast<size_t>(p.batch) * static_cast<size_t>(p.heads_q) * query_tiles : 0;
+      sdpa_backward_takes_turns(p) ? static_cast<size_t>(p.batch) * static_cast<size_t>(p.heads_q) * query_tiles : 0;
   w.bytes = w.counters + sdpa_align_up_256(counters * sizeof(int32_t));
   return w;
 }

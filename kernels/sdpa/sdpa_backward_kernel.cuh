@@ -297,9 +297,46 @@ struct StepCursor {
   }
 };
 
+// The key tile and (b, kv head) a block works on. Blocks start about in
+// linear index order. The atomic mode's grid is (kv heads, key tiles,
+// batch), so key tile r of every kv head of a batch starts before any key
+// tile r + 1: under a causal mask a key tile's work falls with its index
+// (its query tiles run from its diagonal to the last), and a kv head's key
+// tiles in turn (the grid (key tiles, kv heads, batch)) started long blocks
+// until the grid's end, which then ran on while other SMs idled; over the
+// whole grid's (b, kv head) pairs at once the blocks in flight share too
+// little of Q, dO and dq in L2 (D 256 lost 23-29%; bench/NOTES.md, session
+// 19). The deterministic mode's grid stays (key tiles, kv heads, batch),
+// each kv head's key tiles from the last: a key tile waits for the tiles
+// above it (see last_key_tile_of_query_tile), which have started then, and
+// under a causal mask they reach each query tile in that order. From the
+// grid's indices alone: the compiler reads them again where they are used
+// rather than hold them through the kernel (a choice between the two
+// layouts at run time spilled 104 B at D 64).
+struct KeyTileOfBlock {
+  int64_t key_tile, head_kv, batch;
+};
+// by_rank (deterministic_by_rank): the deterministic mode's grid is the
+// atomic one's, its key tiles taken from the last rank. The atomic kernels
+// keep a choice they never take (turns is null there), the source round 1
+// measured: without it ptxas scheduled the D 128 loop 2-3% slower (bf16, B4
+// H32 S4096, H200: 288.6 and, with turns a run-time value as well, 284.5
+// against 294.3 TFLOP/s; bench/NOTES.md, session 19).
+template <bool Deterministic>
+__device__ __forceinline__ KeyTileOfBlock key_tile_of_block(const int *turns, bool by_rank) {
+  if constexpr (Deterministic) {
+    if (by_rank) return {gridDim.y - 1 - blockIdx.y, blockIdx.x, blockIdx.z};
+    return {gridDim.x - 1 - blockIdx.x, blockIdx.y, blockIdx.z};
+  } else {
+    return {turns != nullptr ? gridDim.y - 1 - blockIdx.y : blockIdx.y, blockIdx.x, blockIdx.z};
+  }
+}
+
 // Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
 // move by cp.async; the other instantiation copies through registers.
-template <class T, class Tr, bool Aligned>
+// Deterministic: turns holds the turn counters (else it is null); the flag
+// picks the grid's order (key_tile_of_block).
+template <class T, class Tr, bool Aligned, bool Deterministic>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
@@ -337,11 +374,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int key_group = warp / Tr::kColumnGroups, column_group = warp % Tr::kColumnGroups;
   const int key_row = key_group * 16 * KA;  // the warp's first key in the tile
-  // Deterministic mode walks key tiles from the last: a key tile waits only
-  // for the tiles above it (see last_key_tile_of_query_tile), and blocks
-  // start in index order, so the ones it waits for have started.
-  const int64_t n_tile = turns != nullptr ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t hkv = blockIdx.y, b = blockIdx.z;
+  const KeyTileOfBlock at_block = key_tile_of_block<Deterministic>(
+      turns, Deterministic && deterministic_by_rank(band_of(p), (p.keys + BC - 1) / BC, (p.queries + BR - 1) / BR));
+  const int64_t n_tile = at_block.key_tile, hkv = at_block.head_kv, b = at_block.batch;
   const int64_t key0 = n_tile * BC;
   const int D = p.head_dim, Dv = p.head_dim_v;
   const Band band = band_of(p);

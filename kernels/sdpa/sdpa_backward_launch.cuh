@@ -12,14 +12,21 @@
 
 namespace baracuda::kernels::sdpa {
 
-template <class T, class Tr>
+// The grid is (kv heads, key tiles, batch) in the atomic mode, (key tiles,
+// kv heads, batch) in the deterministic one unless it takes its key tiles by
+// rank (sdpa_backward_kernel.cuh's key_tile_of_block).
+template <class T, class Tr, bool Deterministic>
 int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
                                cudaStream_t stream) {
-  const int64_t key_tiles = (p.keys + Tr::kKeys - 1) / Tr::kKeys;
-  auto kernel = aligned ? sdpa_backward_kernel<T, Tr, true> : sdpa_backward_kernel<T, Tr, false>;
+  const unsigned key_tiles = static_cast<unsigned>((p.keys + Tr::kKeys - 1) / Tr::kKeys);
+  const unsigned heads = static_cast<unsigned>(p.heads_kv), batch = static_cast<unsigned>(p.batch);
+  auto kernel =
+      aligned ? sdpa_backward_kernel<T, Tr, true, Deterministic> : sdpa_backward_kernel<T, Tr, false, Deterministic>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (err != cudaSuccess) return -static_cast<int>(err);
-  const dim3 grid(static_cast<unsigned>(key_tiles), static_cast<unsigned>(p.heads_kv), static_cast<unsigned>(p.batch));
+  const bool key_major =
+      Deterministic && !deterministic_by_rank(band_of(p), key_tiles, (p.queries + Tr::kQueries - 1) / Tr::kQueries);
+  const dim3 grid = key_major ? dim3(key_tiles, heads, batch) : dim3(heads, key_tiles, batch);
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns);
   return -static_cast<int>(cudaGetLastError());
 }
@@ -36,13 +43,20 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
   static_assert(Wide::kKeys % Narrow::kKeys == 0 && Wide::kQueries % Narrow::kQueries == 0,
                 "the wide grid no larger than the narrow one (sdpa_backward_grid_fits checks that), the "
                 "deterministic counters (one per query tile of the narrow height) enough for both");
-  if constexpr (!std::is_same_v<Wide, Narrow>) {
-    // Other key tiles would add other dq parts: the deterministic mode keeps
-    // the narrow tiles' bits on every device.
-    if (smem_optin >= Wide::kSmemBytes && (Wide::kKeys == Narrow::kKeys || turns == nullptr))
-      return sdpa_backward_launch_tiles<T, Wide>(p, delta, dq, turns, aligned, stream);
+  constexpr bool kWide = !std::is_same_v<Wide, Narrow>;
+  const bool wide_fits = smem_optin >= Wide::kSmemBytes;
+  if (turns == nullptr) {
+    if constexpr (kWide) {
+      if (wide_fits) return sdpa_backward_launch_tiles<T, Wide, false>(p, delta, dq, turns, aligned, stream);
+    }
+    return sdpa_backward_launch_tiles<T, Narrow, false>(p, delta, dq, turns, aligned, stream);
   }
-  return sdpa_backward_launch_tiles<T, Narrow>(p, delta, dq, turns, aligned, stream);
+  // Other key tiles would add other dq parts: the deterministic mode keeps
+  // the narrow tiles' bits on every device.
+  if constexpr (kWide && Wide::kKeys == Narrow::kKeys) {
+    if (wide_fits) return sdpa_backward_launch_tiles<T, Wide, true>(p, delta, dq, turns, aligned, stream);
+  }
+  return sdpa_backward_launch_tiles<T, Narrow, true>(p, delta, dq, turns, aligned, stream);
 }
 
 }  // namespace baracuda::kernels::sdpa

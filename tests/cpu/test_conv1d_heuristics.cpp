@@ -48,6 +48,12 @@ int64_t tile_steps(Conv1dPass pass, int bytes) {
          (pass == Conv1dPass::Forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
 }
 
+// Channels enough that a batch of two rows of `length` elements of `bytes` (2
+// or 8) pass the register-fed forward's cap (direct_rows_max_bytes of x).
+int64_t channels_past_direct_cap(int64_t length, int bytes) {
+  return Conv1dTraits::kDirectRowsMaxBytes / (2 * length * bytes) + 1;
+}
+
 // Timesteps of a register tile (conv1d_register_tiles.cuh) for elements of `bytes`.
 int64_t register_tile_steps(int bytes) {
   return 16 / bytes * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
@@ -72,8 +78,8 @@ TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the stage
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
       const int64_t tile = tile_steps(pass, bytes);
-      const Conv1dProblem whole = dense_conv1d_problem(2, 3, tile, 4);
-      CHECK(kernel_of(pass, bytes, whole) == time_tiles_of(pass, bytes, whole));
+      // (Rows not a power of two of vectors: the forward's register-fed rows take those, below.)
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 3 * tile, 4)) == Conv1dKernel::StagedTimeTiles);
       // More than half a tile, or vectors not a power of two: rows of their own tiles.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
@@ -131,11 +137,17 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
     const int64_t vec = 16 / bytes;
     const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::kForwardTileSteps *
                           Conv1dTraits::time_tiles_per_block(false, bytes);
-    // A row of a block's tiles is one block column; a vector more, a second.
-    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block, 4));
-    CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
-    CHECK(l.grid_x == 1);
-    l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
+    // A row of a block's tiles is one block column (16 bits and f64 past the
+    // register-fed forward's cap; f32 has none, its rows of a power of two of
+    // vectors take those); a vector more, a second.
+    if (bytes != 4) {
+      const int64_t channels = channels_past_direct_cap(block, bytes);
+      const Conv1dLaunch one =
+          choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, channels, block, 4));
+      CHECK(one.kernel == Conv1dKernel::StagedTimeTiles);
+      CHECK(one.grid_x == 1);
+    }
+    Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, 3, block + vec, 4));
     CHECK(l.grid_x == 2);
     CHECK(l.grid_y == 6);
   }
@@ -143,8 +155,10 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
 
 TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take the row groups",
           "[heuristics][causal_conv1d]") {
+  // The forward of 2- and 4-byte elements takes the register-fed rows (below).
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
+      if (pass == Conv1dPass::Forward && bytes < 8) continue;
       const int64_t vec = 16 / bytes, tile = tile_steps(pass, bytes);
       for (const int64_t length : {vec * Conv1dTraits::kGroupMinVecs, tile / 4, tile / 2}) {
         CAPTURE(bytes, length);
@@ -165,12 +179,12 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
             Conv1dKernel::StagedTimeTiles);
     }
   // A batch of one row of 2048 channels: a tile a block.
-  const int64_t steps = tile_steps(Conv1dPass::Forward, 2);
-  const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(1, 2048, 128, 4));
+  const int64_t steps = tile_steps(Conv1dPass::Backward, 2);
+  const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(1, 2048, 128, 4));
   CHECK(one.kernel == Conv1dKernel::StagedRowGroups);
   CHECK(one.grid_y == 2048 / (steps / 128));
   // Rows past the grid's y limit are walked by the blocks in turn.
-  CHECK(choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4096, 8192, 64, 4)).grid_y == 65535);
+  CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(4096, 8192, 64, 4)).grid_y == 65535);
 }
 
 TEST_CASE("conv1d heuristics: the row groups' backward of a batch of one writes DW and DB itself",
@@ -280,7 +294,7 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
 
 TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
           "[heuristics][causal_conv1d]") {
-  Conv1dProblem p = dense_conv1d_problem(2, 3, 4096, 4);
+  Conv1dProblem p = dense_conv1d_problem(2, channels_past_direct_cap(4096, 2), 4096, 4);
   p.dx.data = offset_pointer(4);  // a backward operand only
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::StagedTimeTiles);
   CHECK(kernel_of(Conv1dPass::Backward, 2, p) == Conv1dKernel::WalkTime);
@@ -321,6 +335,59 @@ TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2
   // Length 1: both strides are 1 in a dense [B, C, 1]; the time tiles need L
   // whole vectors, the channel tiles a time stride of whole vectors.
   CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 8, 1, 4)) == Conv1dKernel::WalkTime);
+}
+
+TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes the register-fed rows",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes, steps = Conv1dTraits::direct_rows_steps(bytes);
+    const int64_t most = Conv1dTraits::kThreads * steps;  // vectors a row, at most
+    for (const int64_t units : {int64_t{1}, int64_t{4}, int64_t{64}, most}) {
+      CAPTURE(units);
+      const Conv1dLaunch l =
+          choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4));
+      CHECK(l.kernel == Conv1dKernel::DirectRows);
+      // Consecutive vectors of the B*C rows, kThreads * steps a block, one block row.
+      CHECK(l.grid_x == (3000 * units + most - 1) / most);
+      CHECK(l.grid_y == 1);
+      // The backward keeps the staged kernels.
+      CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 1000, units * vec, 4)) !=
+            Conv1dKernel::DirectRows);
+    }
+    // Rows longer than a block: in 16 bits, of a problem of at most
+    // kDirectRowsMaxBytes of x, a block a stretch of a row, past it the time
+    // tiles; f32 at any size.
+    if (bytes == 2) {
+      const int64_t cap_rows = Conv1dTraits::kDirectRowsMaxBytes / (2 * most * vec * bytes);
+      const Conv1dLaunch l =
+          choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows, 2 * most * vec, 4));
+      CHECK(l.kernel == Conv1dKernel::DirectRows);
+      CHECK(l.grid_x == cap_rows * 2);
+      CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, cap_rows + 1, 2 * most * vec, 4)) ==
+            Conv1dKernel::StagedTimeTiles);
+    } else {
+      CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(64, 8192, 32768, 4)) ==
+            Conv1dKernel::DirectRows);
+    }
+    // Rows not a power of two of vectors: the time tiles.
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 24 * vec, 4)) ==
+          Conv1dKernel::StagedTimeTiles);
+    // Rows apart in memory (x padded past each row): the row groups, which stage each row on its own.
+    Conv1dProblem padded = dense_conv1d_problem(3, 1000, 64 * vec, 4);
+    padded.x.stride[1] = 65 * vec;
+    padded.x.stride[0] = 1000 * 65 * vec;
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::StagedRowGroups);
+    // A batch of one needs no batch stride; a channel of one no channel stride.
+    Conv1dProblem one = dense_conv1d_problem(1, 1000, 64 * vec, 4);
+    one.x.stride[0] = 3 * vec;
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, one) == Conv1dKernel::DirectRows);
+  }
+  // The W-1 inputs before a vector must lie in the vector before it: f32 (4 a vector) to W 5.
+  CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 1000, 256, 5)) == Conv1dKernel::DirectRows);
+  CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 1000, 256, 6)) == Conv1dKernel::StagedRowGroups);
+  // f64 keeps the staged kernels.
+  CHECK(kernel_of(Conv1dPass::Forward, 8, dense_conv1d_problem(3, 1000, 256, 4)) == Conv1dKernel::StagedRowGroups);
 }
 
 TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
@@ -624,7 +691,10 @@ TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "
     baracuda_plan_destroy(plan);
     return std::string(info.kernel_name);
   };
-  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 4096, 4) == "causal_conv1d_staged_time_tiles_w4_bf16");
+  // (x of 64 MiB: past the register-fed forward's cap, which smaller problems take)
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, int64_t{1} << 21, 4) ==
+        "causal_conv1d_staged_time_tiles_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D, BARACUDA_DTYPE_BF16, 512, 4) == "causal_conv1d_direct_rows_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 512, 4) ==
         "causal_conv1d_backward_staged_row_groups_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 4096, 4) ==

@@ -177,6 +177,7 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   REQUIRE(pad_backward_takes_tiles(at(r4), 4, 20, 2, st));
   CHECK(st.t.rows_per_block == kSumTile / (512 * 4));
   CHECK(st.slots == 20);
+  CHECK(st.min_blocks == PadTilesTraits::kSumWideRowMinBlocks);  // rows of 2 KiB: the kernel with more registers
   // bf16 rank 5: forward rows of 132, backward rows of 128.
   REQUIRE(pad_forward_takes_tiles(at(pad_forward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Circular)),
                                   2, t));
@@ -189,6 +190,13 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(st.t.slot_vectors == 18);
   CHECK(st.t.rows_per_block == r5_rows);
   CHECK(st.slots == slots_for(r5_rows));
+  CHECK(st.min_blocks == PadTilesTraits::kSumMinBlocks);  // rows of 256 bytes: more blocks an SM
+  // The register cut changes at kSumWideRowBytes of dx row.
+  const int64_t wide = PadTilesTraits::kSumWideRowBytes / 2;
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, wide}, {0, 1}, {0, 1}, IndexMap::Reflect)), 2, 1, 2, st));
+  CHECK(st.min_blocks == PadTilesTraits::kSumWideRowMinBlocks);
+  REQUIRE(pad_backward_takes_tiles(at(pad_backward({64, wide - 1}, {0, 1}, {0, 1}, IndexMap::Reflect)), 2, 1, 2, st));
+  CHECK(st.min_blocks == PadTilesTraits::kSumMinBlocks);
   // Rows up to PadTilesTraits::kMaxRowBytes (forward) and kMaxSumRowBytes (backward), output and staged rows alike.
   const int64_t row = PadTilesTraits::kMaxRowBytes / 4, sum_row = PadTilesTraits::kMaxSumRowBytes / 4;
   CHECK(pad_forward_takes_tiles(at(pad_forward({4, row - 2}, {0, 1}, {0, 1}, IndexMap::Replicate)), 4, t));
@@ -253,6 +261,82 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   CHECK(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 2, 6), 2, t));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 1), 2, t));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({6, 32}, {1, 3}, {0, 3}, IndexMap::Reflect), 0, 3), 4, t));
+}
+
+TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  alignas(16) static unsigned char out[64], in[64];
+  auto at = [&](RowsProblem p) {
+    p.out = out;
+    p.in = in;
+    return p;
+  };
+  PadSlotTiles f;
+  RowTiles t;
+  // The grid's bf16 rank 5 as the plan simplifies it: rows of 132 from rows of 128, pads of 2.
+  const RowsProblem r5 = at(pad_forward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
+  REQUIRE(pad_forward_takes_slot_tiles(r5, 2, f));
+  CHECK(f.t.rows_per_block == PadTilesTraits::kSlotTileBytes / 264);
+  CHECK(f.t.rows == int64_t{128} * 68 * 68);
+  CHECK(f.lead == 8);         // the 2 low pad columns in a vector ahead of the staged ones
+  CHECK(f.slot_stride == 19);  // column 0 at element 6 to 13, 132 columns
+  CHECK(f.pad_columns == 4);
+  CHECK(f.t.slot_vectors == 17);
+  CHECK(f.t.smem_bytes >= f.t.rows_per_block * (19 * 16 + 16));
+  CHECK(f.t.smem_bytes <= kMaxTileSmemBytes);
+  // f32 rows of 134 from rows of 127 (pads 3 and 4) and an outer pad; rows of 514 are the row tiles'.
+  REQUIRE(pad_forward_takes_slot_tiles(at(pad_forward({4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Circular)),
+                                       4, f));
+  CHECK(f.pad_columns == 7);
+  CHECK(f.t.rows_per_block == PadTilesTraits::kSlotTileBytes / (134 * 4));
+  const RowsProblem r4 = at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect));
+  CHECK_FALSE(pad_forward_takes_slot_tiles(r4, 4, f));
+  CHECK(pad_forward_takes_tiles(r4, 4, t));
+  CHECK(pad_forward_takes_slot_tiles(r4, 2, f) == (514 * 2 <= PadTilesTraits::kMaxSlotRowBytes));
+  // Widths other than 2 and 4 bytes, rows narrower than a vector, and crops past the kernel's 32-bit columns:
+  // not in slot tiles.
+  CHECK_FALSE(pad_forward_takes_slot_tiles(r5, 1, f));
+  CHECK_FALSE(pad_forward_takes_slot_tiles(r5, 8, f));
+  CHECK(pad_forward_takes_slot_tiles(r5, 4, f));
+  CHECK_FALSE(pad_forward_takes_slot_tiles(at(pad_forward({100, 6}, {0, 1}, {0, 0}, IndexMap::Replicate)), 2, f));
+  CHECK(pad_forward_takes_slot_tiles(at(pad_forward({100, 7}, {0, 1}, {0, 0}, IndexMap::Replicate)), 2, f));
+  CHECK(pad_forward_takes_slot_tiles(at(pad_forward({2, 1000}, {0, -900}, {0, 0}, IndexMap::Constant)), 4, f));
+  CHECK(f.t.window_begin == 900);
+  CHECK(f.lead == 0);
+  CHECK_FALSE(pad_forward_takes_slot_tiles(
+      at(pad_forward({2, kMaxTileInnerIndex + 1}, {0, -kMaxTileInnerIndex}, {0, 0}, IndexMap::Constant)), 4, f));
+}
+
+TEST_CASE("slot tiles: an output row at any phase, its staged window inside its slot", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  // Every element width, pads low and high (crops too), and every 16-byte
+  // phase of the window's first element: the row's columns [0, w) and the
+  // staged copies lie inside the slot.
+  int cases = 0;
+  for (int bytes : {1, 2, 4, 8, 16}) {
+    const int32_t v = 16 / bytes;
+    for (int64_t n : {1, 2, 7, 8, 9, 31, 128, 129})
+      for (int64_t lo = -n; lo <= 20; lo += lo < 3 ? 1 : 7)
+        for (int64_t hi = -n; hi <= 20; hi += hi < 3 ? 1 : 7) {
+          const int64_t w = n + lo + hi;
+          if (w < 1) continue;
+          RowsProblem p;
+          p.rank = 1, p.in_extent[0] = n, p.pad_low[0] = lo, p.out_extent[0] = w;
+          int64_t begin, window;
+          pad_forward_window(p, begin, window);
+          const int32_t lead = pad_slot_lead(lo, begin, v);
+          const int32_t stride = pad_slot_stride(lead, lo, begin, static_cast<int32_t>(w), v);
+          CHECK(lead % v == 0);
+          for (int32_t ph = 0; ph < v; ++ph) {
+            const int64_t origin = lead + ph - lo - begin;  // the slot element of column 0
+            CHECK(origin >= 0);
+            CHECK(origin + w <= int64_t{stride} * v);
+            CHECK(lead + (ph + window + v - 1) / v * v <= int64_t{stride} * v);
+            ++cases;
+          }
+        }
+  }
+  CHECK(cases > 1000);
 }
 
 TEST_CASE("row tiles: every output vector of a tile written once, inside a row or as an edge vector",

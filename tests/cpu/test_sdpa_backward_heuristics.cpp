@@ -120,6 +120,35 @@ TEST_CASE("sdpa backward workspace: delta, the f32 dq, and turn counters only wh
   CHECK(det.bytes >= det.counters + 2 * 3 * ((300 + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile) * 4);
 }
 
+TEST_CASE("sdpa backward: runs past the atomic grid's key tiles take turns, with counters", "[heuristics][sdpa]") {
+  using baracuda::kernels::sdpa_backward_takes_turns;
+  SdpaProblem p = problem(100, 1000, true, false, -1, -1);
+  CHECK_FALSE(sdpa_backward_takes_turns(p));
+  const SdpaBackwardWorkspaceLayout atomic = sdpa_backward_workspace_layout(p);
+  CHECK(atomic.bytes == atomic.counters);
+  p.deterministic = true;
+  CHECK(sdpa_backward_takes_turns(p));
+  p.deterministic = false;
+  p.keys = int64_t{65535} * 64;  // 65535 key tiles of the 64 tile: the atomic grid's most
+  CHECK_FALSE(sdpa_backward_takes_turns(p));
+  p.keys += 1;
+  CHECK(sdpa_backward_takes_turns(p));
+  const SdpaBackwardWorkspaceLayout w = sdpa_backward_workspace_layout(p);
+  CHECK(w.bytes >= w.counters + 2 * 3 * ((100 + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile) * 4);
+}
+
+TEST_CASE("sdpa backward: the deterministic mode takes key tiles by rank only with no bound on the keys",
+          "[heuristics][sdpa]") {
+  const Band open = band_of(problem(100, 1000, false, false, -1, -1));
+  CHECK(deterministic_by_rank(open, 32, 16));
+  CHECK(deterministic_by_rank(open, 16, 16));
+  CHECK_FALSE(deterministic_by_rank(open, 32, 64));  // the chain shorter than a key tile's walk
+  CHECK_FALSE(deterministic_by_rank(open, 65536, 16));  // past the atomic grid's key tiles
+  for (const SdpaProblem &p : {problem(100, 1000, true, false, -1, -1), problem(100, 1000, true, true, -1, -1),
+                               problem(100, 1000, false, false, 40, -1), problem(100, 1000, false, false, -1, 7)})
+    CHECK_FALSE(deterministic_by_rank(band_of(p), 32, 16));
+}
+
 TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
   using baracuda::kernels::sdpa_backward_grid_fits;
   using baracuda::kernels::sdpa_backward_tile_facts;
@@ -131,12 +160,33 @@ TEST_CASE("sdpa backward: tile facts and grid limits", "[heuristics][sdpa]") {
     // sm_86 / sm_89); the others on sm_80 and sm_90 class (163 KB on A100).
     CHECK(sdpa_backward_tile_facts(tile).smem_bytes <= (tile == 64 ? 99 * 1024 : 163 * 1024));
     SdpaProblem p = problem(100, 1000, false, false, -1, -1);
-    CHECK(sdpa_backward_grid_fits(p, tile));
+    for (bool deterministic : {false, true}) {
+      INFO("deterministic " << deterministic);
+      p.deterministic = deterministic;
+      CHECK(sdpa_backward_grid_fits(p, tile));
+      // Runs that take turns have the grid (key tiles, kv heads, batch),
+      // atomic ones (kv heads, key tiles, batch).
+      p.keys = int64_t{INT32_MAX} * keys;
+      CHECK(sdpa_backward_grid_fits(p, tile));
+      p.keys += 1;
+      CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+      p.keys = 1000;
+      p.heads_kv = deterministic ? 65535 : INT32_MAX;
+      CHECK(sdpa_backward_grid_fits(p, tile));
+      p.heads_kv += 1;
+      CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+      p.heads_kv = 1;
+      p.batch = 65536;
+      CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
+      p.batch = 2;
+    }
+    // An atomic run with more key tiles than its grid's y extent takes turns
+    // (the deterministic kernels), whose grid holds no more than 65535 kv heads.
+    p.deterministic = false;
+    p.keys = int64_t{65535} * 64 + 1;
     p.heads_kv = 65536;
     CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
     p.heads_kv = 1;
-    p.batch = 65536;
-    CHECK_FALSE(sdpa_backward_grid_fits(p, tile));
   }
   CHECK(sdpa_backward_tile_facts(128).keys == SdpaBackwardTraits<128>::kKeys);
   CHECK(sdpa_backward_tile_facts(256).smem_bytes == SdpaBackwardTraits<256>::kSmemBytes);

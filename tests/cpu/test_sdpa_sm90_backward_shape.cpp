@@ -22,8 +22,7 @@ TEST_CASE("sdpa sm90 backward: D 64 takes 128 query rows a step, dQ split by row
   CHECK(d128.dq_columns() == 64);
 }
 
-TEST_CASE("sdpa sm90 backward: D 256 takes 64 keys, both consumers on every key, dK, dV and dQ split by columns; "
-          "the deterministic mode stops at 128",
+TEST_CASE("sdpa sm90 backward: D 256 takes 64 keys, both consumers on every key, dK, dV and dQ split by columns",
           "[heuristics][sdpa]") {
   const SdpaSm90BackwardShape d256 = sdpa_sm90_backward_shape(256);
   CHECK(d256.block_n == 64);
@@ -33,11 +32,9 @@ TEST_CASE("sdpa sm90 backward: D 256 takes 64 keys, both consumers on every key,
   CHECK(d256.dq_row_groups() == 1);
   CHECK(d256.dq_columns() == 128);
   CHECK(sdpa_sm90_backward_ds_buffers(d256) == 4);
-  CHECK(!sdpa_sm90_backward_deterministic_serves(256));
   for (int tile : {64, 128}) {
     CHECK(!sdpa_sm90_backward_shape(tile).shared_keys());
     CHECK(sdpa_sm90_backward_shape(tile).kv_columns() == tile);
-    CHECK(sdpa_sm90_backward_deterministic_serves(tile));
   }
 }
 

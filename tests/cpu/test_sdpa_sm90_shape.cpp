@@ -25,15 +25,35 @@ TEST_CASE("sdpa sm90: every tile is persistent, 64-column tiles with three consu
     }
 }
 
-TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores but at 256 columns", "[heuristics][sdpa]") {
+TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 columns staged in the V slots",
+          "[heuristics][sdpa]") {
   for (bool bounded : {false, true}) {
-    CHECK(sdpa_sm90_shape(64, bounded).smem_epilogue);
-    CHECK(sdpa_sm90_shape(128, bounded).smem_epilogue);
-    CHECK_FALSE(sdpa_sm90_shape(256, bounded).smem_epilogue);
-    // The staging tile takes as much shared memory as Q.
+    for (int tile : {64, 128, 256}) CHECK(sdpa_sm90_shape(tile, bounded).smem_epilogue);
+    CHECK_FALSE(sdpa_sm90_shape(64, bounded).stage_in_values);
+    CHECK_FALSE(sdpa_sm90_shape(128, bounded).stage_in_values);
+    CHECK(sdpa_sm90_shape(256, bounded).stage_in_values);
+    // A staging tile of its own takes as much shared memory as Q.
     SdpaSm90Shape direct = sdpa_sm90_shape(128, bounded);
     direct.smem_epilogue = false;
     CHECK(sdpa_sm90_smem_bytes(sdpa_sm90_shape(128, bounded)) - sdpa_sm90_smem_bytes(direct) == 128u * 256u);
+    // One staged in the V slots takes none: each group's 64 rows fit a slot, one slot a group.
+    const SdpaSm90Shape wide = sdpa_sm90_shape(256, bounded);
+    direct = wide;
+    direct.smem_epilogue = direct.stage_in_values = false;
+    CHECK(sdpa_sm90_smem_bytes(wide) == sdpa_sm90_smem_bytes(direct));
+    CHECK(wide.consumers <= wide.stages);
+    CHECK(64 * wide.slabs * 128 <= wide.block_n * wide.slabs * 128);
+  }
+}
+
+TEST_CASE("sdpa sm90: only 256 columns broadcast the group index and trim a group's keys", "[heuristics][sdpa]") {
+  for (bool bounded : {false, true}) {
+    for (int tile : {64, 128}) {
+      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).uniform_group);
+      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).trim_group_keys);
+    }
+    CHECK(sdpa_sm90_shape(256, bounded).uniform_group);
+    CHECK(sdpa_sm90_shape(256, bounded).trim_group_keys);
   }
 }
 

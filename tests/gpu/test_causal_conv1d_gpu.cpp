@@ -24,10 +24,11 @@ struct Size {
 // not; rows of several time tiles with a partial last one (2056, 8200: more
 // tiles than a block takes), channel counts over one block's with a partial
 // last group (136), chunks with a short last one; short rows of a power of
-// two of vectors (64, 256: the row groups, with a partial last group of rows;
-// 128 at B 1: the row groups' backward writes DW and DB itself); rows of one
-// backward time tile (4096 in 16 bits, 1024 in f32: the register tiles'
-// one-tile blocks, a dw/db slot a warp, or DW and DB directly at B 1).
+// two of vectors (64, 256: the row groups, with a partial last group of rows,
+// and in the dense layouts the forward's register-fed rows; 128 at B 1: the
+// row groups' backward writes DW and DB itself); rows of one backward time
+// tile (4096 in 16 bits, 1024 in f32: the register tiles' one-tile blocks, or
+// DW and DB directly at B 1).
 const Size kSizes[] = {{2, 3, 1},     {1, 5, 2},   {2, 8, 67},  {3, 17, 300}, {2, 16, 1024}, {2, 136, 2056},
                        {1, 24, 8200}, {4, 33, 64}, {3, 37, 256}, {1, 40, 128}, {3, 9, 4096},  {1, 6, 4096}};
 
@@ -88,7 +89,7 @@ TEST_CASE("causal conv1d forward with and without bias, SiLU, initial and final 
   uint64_t seed = 1000;
   for (baracuda_dtype_t dtype : kDtypes)
     for (SeqLayout layout : {SeqLayout::Contiguous, SeqLayout::ChannelsLast})
-      for (const Size &s : {Size{2, 12, 40}, Size{3, 12, 256}})  // time tiles, row groups
+      for (const Size &s : {Size{2, 12, 40}, Size{3, 12, 256}})  // time tiles; row groups, register-fed rows
         for (int flags = 0; flags < 16; ++flags) {
           Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, s, 4, layout, seed++);
           c.bias = flags & 1, c.silu = flags & 2, c.initial = flags & 4, c.state_out = flags & 8;

@@ -294,6 +294,12 @@ static int run_base(Run &r) {
   return r.c.dtype == 0 ? base_backward_bf16(&r.p, r.ws, r.ws_bytes, 0) : base_backward_f16(&r.p, r.ws, r.ws_bytes, 0);
 }
 static int run_base_sm90(Run &r) { return base_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
+static int run_base_det(Run &r) {  // the baseline tree's sm_80 deterministic backward
+  r.p.deterministic = true;
+  const int rc = run_base(r);
+  r.p.deterministic = false;
+  return rc;
+}
 #ifdef PROBE_HAS_VARIANT
 static const ProbeVariant *g_variant;  // the one run_variant runs
 static int run_variant(Run &r) { return g_variant->run(&r.p, r.ws, r.ws_bytes, 0); }
@@ -384,8 +390,12 @@ static void errors(const Grads &g, const std::vector<double> *ref[3], int dt, do
   }
 }
 
-// Whether the Hopper backward has a deterministic mode at c's head sizes (up to 128).
-static bool has_deterministic(const Case &c) { return c.D <= 128 && c.Dv <= 128; }
+// Whether the staged Hopper backward has a deterministic mode at c's head
+// sizes: up to PROBE_DET_MAX (256 unless set: every tile has one since session 19).
+static bool has_deterministic(const Case &c) {
+  static const int most = getenv("PROBE_DET_MAX") ? std::atoi(getenv("PROBE_DET_MAX")) : 256;
+  return c.D <= most && c.Dv <= most;
+}
 
 // The correctness cases.
 static int check() {
@@ -443,7 +453,7 @@ static int check() {
     }
 #ifdef PROBE_HAS_VARIANT
     for (const ProbeVariant &v : kVariants) {
-      if (c.dtype != 0 || !v.checked) continue;
+      if (c.dtype != 0 || !v.checked || v.run == nullptr) continue;
       g_variant = &v;
       const Grads gv = gradients(r, run_variant, v.name);
       double ev[3];
@@ -491,19 +501,21 @@ static void time_line(const char *name, const char *what, double flops, double t
 
 // The timing rows: the staged tree's both modes unless variant_only (a
 // rerun after a hang), then the variants (where built).
+struct Row {
+  int64_t B, H, S;
+  int D;
+  bool causal;
+  Case as_case() const { return Case{"row", 0, B, H, H, S, S, D, D, causal, false, -1, -1, 0, 0}; }
+};
+static const Row kRows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {16, 16, 1024, 64, false},
+                            {16, 16, 1024, 64, true},  {2, 32, 8192, 128, false}, {2, 32, 8192, 128, true},
+                            {8, 16, 2048, 256, false}, {8, 16, 2048, 256, true}};
+
 static void time_rows(bool variant_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
          "base = /work/main's sm90 backward ==\n");
-  struct Row {
-    int64_t B, H, S;
-    int D;
-    bool causal;
-  };
-  const Row rows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true}, {16, 16, 1024, 64, false},
-                      {16, 16, 1024, 64, true},  {2, 32, 8192, 128, false}, {2, 32, 8192, 128, true},
-                      {8, 16, 2048, 256, false}, {8, 16, 2048, 256, true}};
-  for (const Row &w : rows) {
-    const Case c{"row", 0, w.B, w.H, w.H, w.S, w.S, w.D, w.D, w.causal, false, -1, -1, 0, 0};
+  for (const Row &w : kRows) {
+    const Case c = w.as_case();
     Run r;
     setup(r, c, false);
     const double flops = 2.5 * 4.0 * w.B * w.H * double(w.S) * w.S * w.D / (w.causal ? 2 : 1);
@@ -511,14 +523,14 @@ static void time_rows(bool variant_only) {
     char name[64];
     snprintf(name, sizeof name, "B%lld H%lld S%lld D%d %s", (long long)w.B, (long long)w.H, (long long)w.S, w.D,
              w.causal ? "causal" : "full");
-    // Past 128 columns /work/main's Hopper backward serves nothing: the baseline is its sm_80 kernel.
-    const double tb = time_ms(r, has_deterministic(c) ? run_base_sm90 : run_base);
+    // /work/main's Hopper backward serves every row (the 256 tile since session 18).
+    const double tb = time_ms(r, run_base_sm90);
     const Grads gb = fetch(r, kMost);
     double d[3];
     if (!variant_only) {
       const double th = time_ms(r, run_sm90);
       differences(gb, fetch(r, kMost), d);
-      time_line(name, "sm90", flops, tb, th, d, has_deterministic(c) ? "" : " (base: sm80)");
+      time_line(name, "sm90", flops, tb, th, d, "");
     }
     if (!variant_only && has_deterministic(c)) {
       const double td = time_ms(r, run_sm90_det);
@@ -533,8 +545,20 @@ static void time_rows(bool variant_only) {
       differences(gb, gd, d);
       time_line(name, "det", flops, tb, td, d, more);
     }
+    if (!variant_only && w.D > 128) {  // where main's deterministic mode is the sm_80 kernel's
+      const double ts = time_ms(r, run_base_det);
+      differences(gb, fetch(r, kMost), d);
+      time_line(name, "sm80 det", flops, tb, ts, d, "");
+    }
 #ifdef PROBE_HAS_VARIANT
+    // PROBE_VARIANT_MIN_D: the variants timed only on rows of that head size or more.
+    const int min_d = getenv("PROBE_VARIANT_MIN_D") ? std::atoi(getenv("PROBE_VARIANT_MIN_D")) : 0;
     for (const ProbeVariant &v : kVariants) {
+      if (w.D < min_d) continue;
+      if (v.run == nullptr) {  // not built in the budget
+        printf("%-24s | %s: not built\n", name, v.name);
+        continue;
+      }
       g_variant = &v;
       const double tv = time_ms(r, run_variant);
       differences(gb, fetch(r, kMost), d);
@@ -561,6 +585,21 @@ int main(int argc, char **argv) {
     time_rows(argc > 2 && std::string(argv[2]) == "variant-only");
     return 0;
   }
-  printf("usage: probe check | probe time [variant-only]\n");
+  if (mode == "once" && argc > 3) {  // for a profiler: one row's kernel, twice (warm, then the one to profile)
+    const Row &w = kRows[std::atoi(argv[2]) % (sizeof kRows / sizeof kRows[0])];
+    const std::string which = argv[3];
+    Run r;
+    setup(r, w.as_case(), false);
+    const RunFn f = which == "base" ? run_base_sm90 : which == "det" ? run_sm90_det : run_sm90;
+    for (int i = 0; i < 2; ++i) {
+      const int rc = f(r);
+      CK(finish("once"));
+      if (rc != 0) return 1;
+    }
+    printf("once: row %s D%d %s ran\n", argv[2], w.D, which.c_str());
+    release(r);
+    return 0;
+  }
+  printf("usage: probe check | probe time [variant-only] | probe once <row> base|staged|det\n");
   return 2;
 }

@@ -35,6 +35,9 @@ __attribute__((weak)) int probe_forward_v3(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v4(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v5(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v6(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v7(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v8(const void *, cudaStream_t);
+__attribute__((weak)) int probe_forward_v9(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_sm80(const void *, cudaStream_t);  // sm80.cu: the sm_80 forward
 struct Variant {
   const char *name;
@@ -44,7 +47,8 @@ static std::vector<Variant> variants() {
   std::vector<Variant> v{{"base", probe_forward_base}};
   for (const Variant &x :
        {Variant{"v1", probe_forward_v1}, Variant{"v2", probe_forward_v2}, Variant{"v3", probe_forward_v3},
-        Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6}})
+        Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6},
+        Variant{"v7", probe_forward_v7}, Variant{"v8", probe_forward_v8}, Variant{"v9", probe_forward_v9}})
     if (x.run != nullptr) v.push_back(x);
   return v;
 }
@@ -185,6 +189,20 @@ static void check(const std::vector<Variant> &vs) {
       {"Q384 K1000 D64 ALiBi", 2, 2, 2, 384, 1000, 64, 64, false, false, -1, -1, 1, 0},
       {"Q250 K77 D128 softcap 30", 2, 3, 3, 250, 77, 128, 128, false, false, -1, -1, 0, 30},
       {"S1024 D128 GQA 2", 1, 4, 2, 1024, 1024, 128, 128, false, false, -1, -1, 0, 0},
+      // Groups whose rows' keys end before the block's (80-key tiles at D 256).
+      {"Q200 K333 D256 causal bottom-right", 2, 2, 1, 200, 333, 256, 256, true, true, -1, -1, 0, 0},
+      {"S300 D256 GQA 2 window 30/10", 1, 4, 2, 300, 300, 256, 256, false, false, 30, 10, 0, 0},
+      {"Q300 K130 D256 causal bottom-right", 1, 2, 2, 300, 130, 256, 256, true, true, -1, -1, 0, 0},
+      // Last query tiles of a (b, h) that end within a group's rows, more
+      // tiles than SMs (session 19's groups without rows ran no products).
+      {"B9 H8 Q256 K64 D64 (192 + 64 rows)", 9, 8, 8, 256, 64, 64, 64, false, false, -1, -1, 0, 0},
+      {"B9 H8 Q320 K200 D64 (192 + 128 rows)", 9, 8, 8, 320, 200, 64, 64, false, false, -1, -1, 0, 0},
+      {"B9 H8 Q192 K64 D128 (128 + 64 rows)", 9, 8, 8, 192, 64, 128, 128, false, false, -1, -1, 0, 0},
+      {"B9 H8 Q192 K100 D256 causal (128 + 64)", 9, 8, 4, 192, 100, 256, 256, true, false, -1, -1, 0, 0},
+      // A tile or two more than the SMs (session 19 cut such last rounds' tiles in parts).
+      {"B1 H133 Q192 K64 D64 (last tile in parts)", 1, 133, 133, 192, 64, 64, 64, false, false, -1, -1, 0, 0},
+      {"B1 H134 Q128 K64 D128 (last tiles in parts)", 1, 134, 134, 128, 64, 128, 128, false, false, -1, -1, 0, 0},
+      {"B2 H67 Q128 K32 D256 (last tiles in parts)", 2, 67, 67, 128, 32, 256, 256, false, false, -1, -1, 0, 0},
   };
   std::mt19937_64 g(17);
   std::normal_distribution<float> nd(0.f, 1.f);

@@ -19,8 +19,11 @@
 //                                     halves met at a named barrier)
 // and stages dQ in shared memory, which a producer warp adds into the f32
 // accumulator of the workspace by TMA reductions (in the deterministic mode
-// in a fixed order of key tiles); a later pass converts it. Instantiated per
-// dtype and head-size tile by sdpa_backward_sm90_<dtype>_d<tile>.cu.
+// in a fixed order of key tiles); a later pass converts it. Past 128
+// columns (the shared-key tile, shape.h) each consumer adds its columns of
+// dQ itself (in the deterministic mode once the query tile's turn has come).
+// Instantiated per dtype and head-size tile by
+// sdpa_backward_sm90_<dtype>_d<tile>.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -373,17 +376,41 @@ struct BackwardConsumer {
   // staging): rows past the problem's dropped.
   __device__ void add_query_gradient(const float (&dq)[8][4], int64_t h, int64_t q0, float scale, int col0) const {
     float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0 + dq_row0<Ti>(group)) * p.head_dim;
+    // 16 bytes a lane (half the reductions of 8-byte ones, which held the
+    // 256 tile back): the lanes of a pair (columns c, c + 1 and c + 2, c + 3
+    // of rows r and r + 8) swap a row's halves, the even lane then adding
+    // row r's four columns, the odd one row r + 8's (rows start on 32 bytes:
+    // D is a multiple of 8, the accumulator on 256).
+    const bool odd = lane() % 2 != 0;
+    const int row = 16 * warp() + lane() / 4 + (odd ? 8 : 0);
+    const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
 #pragma unroll
-    for (int hr = 0; hr < 2; ++hr) {
-      const int row = 16 * warp() + lane() / 4 + 8 * hr;
-      const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
-#pragma unroll
-      for (int db = 0; db < 8; ++db) {
-        const int col = dq_col0<Ti>(group) + col0 + 8 * db + 2 * (lane() % 4);
-        sdpa_tc::red_add_f32x2_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
-                                  scale * dq[db][2 * hr], scale * dq[db][2 * hr + 1]);
-      }
+    for (int db = 0; db < 8; ++db) {
+      const float got0 = __shfl_xor_sync(0xffffffffu, odd ? dq[db][0] : dq[db][2], 1);
+      const float got1 = __shfl_xor_sync(0xffffffffu, odd ? dq[db][1] : dq[db][3], 1);
+      const float x0 = odd ? got0 : dq[db][0], x1 = odd ? got1 : dq[db][1];
+      const float x2 = odd ? dq[db][2] : got0, x3 = odd ? dq[db][3] : got1;
+      const int col = dq_col0<Ti>(group) + col0 + 8 * db + 4 * (lane() % 4 / 2);
+      sdpa_tc::red_add_f32x4_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
+                                scale * x0, scale * x1, scale * x2, scale * x3);
     }
+  }
+
+  // The deterministic mode where the consumers add dQ themselves (the
+  // shared-key tile): both groups wait for the query tile's turn before a
+  // step's first addition and pass it on after its last (one thread of
+  // group 0 waits and bumps, the barriers ordering every thread's additions
+  // after the wait and before the bump). Returns the counter in that thread.
+  static constexpr int kTurnBarrier = 7;
+  __device__ int *wait_for_query_turn(int64_t h, int64_t q0) const {
+    int *turn = threadIdx.x == 0 ? wait_for_turn<Ti>(p, bp, band, w, h, q0) : nullptr;
+    named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
+    return turn;
+  }
+  __device__ void pass_query_turn(int *turn) const {
+    __threadfence();  // each thread's additions performed before the turn passes, as the sm_80 kernel does it
+    named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
+    if (turn != nullptr) atomicAdd(turn, 1);
   }
 
   __device__ void run() const {
@@ -466,6 +493,7 @@ struct BackwardConsumer {
         fence_registers(dq);
         fence_registers(dv);
         fence_registers(pa);
+        int *turn = bp.turns != nullptr ? wait_for_query_turn(h, q0) : nullptr;
         add_query_gradient(dq, h, q0, scale, 0);
         wgmma_wait<0>();
         fence_registers(dk);
@@ -477,6 +505,7 @@ struct BackwardConsumer {
         wgmma_wait<0>();
         fence_registers(dq);
         add_query_gradient(dq, h, q0, scale, 64);
+        if (bp.turns != nullptr) pass_query_turn(turn);
       } else {
         // Both groups' dQ products of step t - 2, the last to read this buffer,
         // are done: each waited for its own before the last barrier below.

@@ -30,8 +30,7 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if (p.batch == 0 || p.heads_q == 0) return 0;
   const int tile = sdpa_backward_head_tile(p.head_dim, p.head_dim_v);
-  if ((p.deterministic && !sdpa_sm90_backward_deterministic_serves(tile)) ||
-      sdpa_sm90_backward_extents_refusal(p.batch, p.heads_kv, p.queries, p.keys) != nullptr)
+  if (sdpa_sm90_backward_extents_refusal(p.batch, p.heads_kv, p.queries, p.keys) != nullptr)
     return 3;  // UNSUPPORTED: the plan layer refuses these at select
   sm90::BackwardParams bp;
   // The dQ accumulator's tensor map needs it on 16 bytes (its offset in the workspace is a multiple of 256).

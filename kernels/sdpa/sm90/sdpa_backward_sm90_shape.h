@@ -41,13 +41,6 @@ constexpr SdpaSm90BackwardShape sdpa_sm90_backward_shape(int head_dim_tile) {
   return {128, head_dim_tile == 64 ? 128 : 64, 2, head_dim_tile / 64, 1};
 }
 
-// Whether the deterministic mode serves the tile: its dQ goes through the
-// staging that a producer warp adds in turn, which the shared-key tile
-// (dQ added by its consumers, its shared memory full) does without.
-constexpr bool sdpa_sm90_backward_deterministic_serves(int head_dim_tile) {
-  return !sdpa_sm90_backward_shape(head_dim_tile).shared_keys();
-}
-
 // Null where one launch serves these extents, else why not: the grid holds a
 // block per (key tile, kv head, batch), kv heads and batch on its y and z axes
 // (65535 at most), and TMA's row coordinates are 32-bit (encode_rows).

@@ -15,7 +15,9 @@
 // consumers, named barriers pass the turn to issue round the groups, so
 // that one's softmax runs under the others' products. A group's finished O
 // leaves through its rows of a staging tile in shared memory and TMA stores
-// that run on under its next tile (SdpaSm90Shape::smem_epilogue), else
+// that run on under its next tile (SdpaSm90Shape::smem_epilogue); where the
+// block has no room for that tile (D 256), through a V slot of the ring that
+// the producer refills once the stores have read it (stage_in_values), else
 // straight from the registers. The score pipeline (scale, softcap, ALiBi,
 // masks, windows) is sdpa_tc_scores.cuh's, which the wgmma accumulator
 // layout matches per warp.
@@ -57,6 +59,11 @@ struct Tiles {
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
   static constexpr int kRescaleSlack = kShape.rescale_slack;
   static constexpr bool kSmemEpilogue = kShape.smem_epilogue;
+  static constexpr bool kStageInValues = kShape.stage_in_values;
+  static constexpr uint32_t kGroupSlabBytes = kConsumerRows * 128;  // a group's 64 rows of a staged slab
+  static_assert(!kShape.trim_group_keys || kShape.uniform_group, "trimmed groups branch on the group index");
+  static_assert(!kStageInValues || (kConsumers <= kStages && kGroupSlabBytes * kSlabs <= kKvBytes),
+                "a V slot for each group's staged rows");
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -69,13 +76,14 @@ struct SmemMap {
   __device__ uint32_t v(int stage) const { return k(stage) + Ti::kKvBytes; }
   // O's staging tile: Q's layout (slabs of the block's rows).
   __device__ uint32_t o() const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
-  __device__ uint32_t bars() const { return o() + (Ti::kSmemEpilogue ? Ti::kQBytes : 0); }
+  __device__ uint32_t bars() const { return o() + (Ti::kSmemEpilogue && !Ti::kStageInValues ? Ti::kQBytes : 0); }
   __device__ uint32_t q_full() const { return bars(); }
   __device__ uint32_t k_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
   __device__ uint32_t k_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
   __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
   __device__ uint32_t q_empty() const { return bars() + 8 * (1 + 4 * Ti::kStages); }
+  __device__ uint32_t o_read() const { return bars() + 8 * (2 + 4 * Ti::kStages); }  // stage_in_values
 };
 
 // The block's query tile and the key tiles its rows can see.
@@ -143,6 +151,12 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
       tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
                   q_bh.y);
     const int64_t n_tiles = w.keys.end - w.keys.begin;
+    // O staged in the V slots: the last tile's stores must have read them
+    // before this tile's first V (or, with none, before the next tile's).
+    const auto wait_staged_read = [&] {
+      if (Ti::kStageInValues && q_round > 0) mbarrier_wait(sm.o_read(), (q_round - 1) & 1);
+    };
+    if (n_tiles == 0) wait_staged_read();
     for (int64_t t = 0; t < n_tiles; ++t, ++issued) {
       const int stage = static_cast<int>(issued % Ti::kStages);
       const uint32_t round = issued / Ti::kStages;
@@ -152,6 +166,7 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
 #pragma unroll 1  // the producer runs on 24 registers
       for (int j = 0; j < Ti::kSlabs; ++j)
         tma_load_4d(sm.k(stage) + j * Ti::kKvSlabBytes, &fp.k, sm.k_full(stage), 64 * j, n0, k_bh.x, k_bh.y);
+      if (t == 0) wait_staged_read();
       if (round > 0) mbarrier_wait(sm.v_empty(stage), (round - 1) & 1);
       mbarrier_arrive_expect_bytes(sm.v_full(stage), Ti::kKvBytes);
 #pragma unroll 1  // the producer runs on 24 registers
@@ -250,6 +265,35 @@ struct Consumer {
   __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
   __device__ void pass_turn() const { named_barrier_arrive(1 + (group + 1) % Ti::kConsumers, 256); }
   __device__ bool last_group() const { return group == Ti::kConsumers - 1; }
+  // The key tiles this group's rows see, from the block's first: with
+  // trim_group_keys fewer than the block's where a causal mask or a window
+  // ends its rows' keys a tile or more before the block's last rows' (the
+  // first group skips most diagonal 80-key tiles' last); 0 where its rows
+  // see none.
+  __device__ int64_t own_key_tiles() const {
+    const int64_t n_tiles = w.keys.end - w.keys.begin;
+    if constexpr (!Ti::kShape.trim_group_keys) return n_tiles;
+    const int64_t first_row = w.m0 + group * Ti::kConsumerRows;
+    const int64_t last_row = first_row + Ti::kConsumerRows - 1 < w.m_last ? first_row + Ti::kConsumerRows - 1 : w.m_last;
+    const int64_t hi = fp.score.visible.hi(last_row);
+    if (first_row > w.m_last || hi < fp.score.visible.lo(first_row)) return 0;
+    const int64_t end = hi / Ti::kBlockN + 1 < w.keys.end ? hi / Ti::kBlockN + 1 : w.keys.end;
+    return end > w.keys.begin ? end - w.keys.begin : 0;
+  }
+
+  // The turns of key tiles [from, to), which this group's rows do not see,
+  // without products (tile t's slots handed back in the turn of S(t + 1),
+  // after every group before it has handed back the slot's last round), the
+  // last group's last handover skipped as in run().
+  __device__ void pass_turns(int64_t from, int64_t to) const {
+    for (int64_t t = from; t < to; ++t) {
+      wait_turn();
+      if (t + 1 < to || !last_group()) pass_turn();
+      release_keys(t);
+      release_values(t);
+    }
+  }
+
   // This group's own barrier (its 128 threads), after the turn barriers.
   __device__ void sync_group() const { named_barrier_sync(1 + Ti::kConsumers + group, 128); }
 
@@ -260,8 +304,8 @@ struct Consumer {
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
     mbarrier_wait(sm.q_full(), q_phase);  // also when no key tile follows: Q's copy must not be in flight
-    const int64_t n_tiles = w.keys.end - w.keys.begin;
-    if (n_tiles > 0) {
+    const int64_t n_tiles = w.keys.end - w.keys.begin, n_own = own_key_tiles();
+    if (n_own > 0) {
       if (last_group()) pass_turn();
       wait_turn();
       issue_scores(s, 0);
@@ -271,7 +315,7 @@ struct Consumer {
       release_keys(0);
       probabilities(s, 0, row_max, row_sum, correction);
       accumulator_to_a_fragments<T>(pa, s[0]);
-      for (int64_t t = 1; t < n_tiles; ++t) {
+      for (int64_t t = 1; t < n_own; ++t) {
         wait_turn();
         issue_scores(s, t);
         rescale_output(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
@@ -290,11 +334,18 @@ struct Consumer {
       release_query();  // every S of this query tile is done
       wait_turn();
       rescale_output(o, correction);
-      issue_values(o, pa, n_tiles - 1);
-      if (!last_group()) pass_turn();
+      issue_values(o, pa, n_own - 1);
+      if (!last_group() || n_own < n_tiles) pass_turn();
       wgmma_wait<0>();
       fence_registers(o[0]);
-      release_values(n_tiles - 1);
+      release_values(n_own - 1);
+      pass_turns(n_own, n_tiles);
+    } else if (n_tiles > 0) {
+      release_query();
+      if (last_group()) pass_turn();
+      wait_turn();  // the turn of the first S
+      pass_turn();
+      pass_turns(0, n_tiles);
     } else {
       release_query();
     }
@@ -323,12 +374,26 @@ struct Consumer {
   // map and not written. The stores run on while the group starts its next tile.
   __device__ void store_staged(const float (&o)[1][Ti::kValueBlocks][4], const float (&inv)[2]) const {
     const bool issuer = threadIdx.x % 128 == 0;
-    if (issuer) bulk_wait_read();  // the last tile's stores have read the staging rows
-    sync_group();
+    uint32_t rows = sm.o() + group * Ti::kGroupSlabBytes, slab_bytes = Ti::kQSlabBytes;
+    if constexpr (Ti::kStageInValues) {
+      // The last group takes the slot of the tile's last V, the one before
+      // it the other slot, once every group has done with its V (the
+      // producer refills neither before o_read) and the last tile's stores
+      // have read both (a tile without keys leaves them as they were).
+      mbarrier_wait(sm.o_read(), q_phase ^ 1);
+      const int64_t last_use = int64_t{first} + (w.keys.end - w.keys.begin) - (Ti::kConsumers - group);
+      const uint32_t slot = static_cast<uint32_t>(last_use + Ti::kStages) % Ti::kStages;
+      if (last_use >= 0) mbarrier_wait(sm.v_empty(slot), static_cast<uint32_t>(last_use / Ti::kStages) & 1);
+      rows = sm.v(slot);
+      slab_bytes = Ti::kGroupSlabBytes;
+    } else {
+      if (issuer) bulk_wait_read();  // the last tile's stores have read the staging rows
+      sync_group();
+    }
     // stmatrix: matrices (rows 0-7 | 8-15 of the warp's 16) x (columns 0-7 |
     // 8-15 of a 16-column step); lane l addresses row l % 8 of matrix l / 8.
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int row = static_cast<int>(threadIdx.x) / 32 * kWarpRows + (lane / 8 % 2) * 8 + lane % 8;
+    const int row = static_cast<int>(threadIdx.x) % 128 / 32 * kWarpRows + (lane / 8 % 2) * 8 + lane % 8;
 #pragma unroll
     for (int kk = 0; kk < Ti::kValueBlocks / 2; ++kk) {
       const uint32_t r[4] = {sdpa_tc::pack2<T>(o[0][2 * kk][0] * inv[0], o[0][2 * kk][1] * inv[0]),
@@ -337,7 +402,7 @@ struct Consumer {
                              sdpa_tc::pack2<T>(o[0][2 * kk + 1][2] * inv[1], o[0][2 * kk + 1][3] * inv[1])};
       const int col = 16 * kk + lane / 16 * 8;  // the first of the lane's 8 columns
       const int chunk = (col % 64 / 8) ^ (row % 8);  // its 16 bytes' place in the swizzled 128-byte row
-      stmatrix_x4(sm.o() + col / 64 * Ti::kQSlabBytes + row * 128 + chunk * 16, r);
+      stmatrix_x4(rows + col / 64 * slab_bytes + row * 128 + chunk * 16, r);
     }
     fence_async_shared();
     sync_group();
@@ -345,10 +410,13 @@ struct Consumer {
     if (issuer && first_row < p.queries) {
 #pragma unroll 1
       for (int j = 0; j < Ti::kSlabs && 64 * j < p.head_dim_v; ++j)
-        tma_store_4d(&fp.o, sm.o() + j * Ti::kQSlabBytes + group * Ti::kConsumerRows * 128, 64 * j,
-                     static_cast<int32_t>(first_row), static_cast<int32_t>(w.h * fp.o_steps.head),
-                     static_cast<int32_t>(w.b * fp.o_steps.batch));
+        tma_store_4d(&fp.o, rows + j * slab_bytes, 64 * j, static_cast<int32_t>(first_row),
+                     static_cast<int32_t>(w.h * fp.o_steps.head), static_cast<int32_t>(w.b * fp.o_steps.batch));
       bulk_commit();
+    }
+    if (Ti::kStageInValues && issuer) {
+      bulk_wait_read();
+      mbarrier_arrive(sm.o_read());
     }
   }
 
@@ -385,6 +453,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
     mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);
+    if (Ti::kStageInValues) mbarrier_init(sm.o_read(), Ti::kConsumers);  // each group's issuing thread
     mbarrier_init_fence();
   }
   __syncthreads();
@@ -393,7 +462,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     if (threadIdx.x == 128 * Ti::kConsumers) produce<Ti>(p, fp, sm);
   } else {
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
-    const int group = warp / 4;
+    const int group = Ti::kShape.uniform_group ? __shfl_sync(0xffffffffu, warp / 4, 0) : warp / 4;
     const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0, q_round = 0;
     int64_t tile;

@@ -21,12 +21,25 @@ struct SdpaSm90Shape {
   // O leaves through a staging tile of the block's rows in shared memory and
   // TMA stores, else straight from the registers (where the block has no room).
   bool smem_epilogue = false;
+  // The staging tile is no region of its own but each group's 64 rows in a V
+  // slot of the ring (one slot a group), which the producer refills only
+  // once the stores have read it: where the block has no room for its own.
+  bool stage_in_values = false;
+  // The consumer group's index broadcast from lane 0: ptxas then knows it
+  // (and every branch on it) uniform across the warp and keeps what derives
+  // from it, the loop's descriptors and barrier addresses, in uniform registers.
+  bool uniform_group = false;
+  // A group whose rows' keys end a key tile or more before the block's last
+  // rows' (a causal mask or window cutting through 80-key tiles) takes its
+  // last turns without products. Needs uniform_group (branches on the group).
+  bool trim_group_keys = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
-           smem_epilogue == o.smem_epilogue;
+           smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
+           uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys;
   }
 };
 
@@ -65,11 +78,25 @@ struct SdpaSm90Shape {
 // - At 64 and 128 columns O leaves through a staging tile in shared memory
 //   and TMA stores that run on under the next tile (session 18's probe:
 //   1.00-1.07x on the attention table's D 64 and 128 rows). At 256 columns
-//   the block has no room for it (225 KiB with 80-key tiles).
+//   the block has no room for a tile of its own (225 KiB with 80-key
+//   tiles): each group stages its rows in a V slot of the ring, whose next
+//   V waits for the stores (session 19, against session 18's direct stores
+//   in one process, two passes: 1.035-1.042x at B8 H16 S2048, causal
+//   1.045-1.046x, 1.04-1.10x on B1 H16 S1024).
+// - At 256 columns the group index broadcast from lane 0 (uniform_group):
+//   spills 84 -> 16 bytes and 1.087-1.090x / 1.131-1.132x session 18's
+//   kernel with the staging above (1.05x / 1.08x on top of it). At 128
+//   columns it lost (0.97x unmasked, D 128 S 4096 and 8192), at 64 it
+//   measured 0.985-1.007x: off there.
+// - With it a group whose rows' keys end a tile before the block's skips
+//   that tile's products (trim_group_keys; under a causal mask at 80-key
+//   tiles the first group's last diagonal tile, 2.9% of the products at
+//   S 2048): causal 1.145-1.156x session 18's kernel against 1.131-1.132x
+//   without it (session 19, round 3, with other changes since dropped).
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   const bool short_tile = head_dim_tile == 64;
   return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
-          short_tile ? -1 : 8, head_dim_tile != 256};
+          short_tile ? -1 : 8, true, head_dim_tile == 256, head_dim_tile == 256, head_dim_tile == 256};
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
@@ -86,13 +113,14 @@ static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false, -1}) == 240 &&
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
-// Q, then per stage a K and a V tile, O's staging tile (smem_epilogue),
-// then the mbarriers (Q full and empty; per stage K and V full and empty),
-// and the slack that aligns the tiles to a swizzle atom.
+// Q, then per stage a K and a V tile, O's staging tile (smem_epilogue but
+// not stage_in_values), then the mbarriers (Q full and empty; per stage K
+// and V full and empty; the staging tile's stores read), and the slack that
+// aligns the tiles to a swizzle atom.
 constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
-  const int staged_rows = s.smem_epilogue ? s.block_m() : 0;
-  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (2 + 4 * s.stages) +
+  const int staged_rows = s.smem_epilogue && !s.stage_in_values ? s.block_m() : 0;
+  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (3 + 4 * s.stages) +
          kSdpaSm90SwizzleAlign;
 }
 

@@ -69,11 +69,6 @@ size_t backward_smem_sm90(const Spec &s) {
 const char *backward_refusal_sm90(const Spec &s) {
   return kernels::sdpa_sm90_backward_extents_refusal(s.batch, s.heads_kv, s.queries, s.keys);
 }
-const char *backward_refusal_sm90_deterministic(const Spec &s) {
-  if (!kernels::sdpa_sm90_backward_deterministic_serves(kernels::sdpa_backward_head_tile(s.head_dim, s.head_dim_v)))
-    return "its turns serve head sizes up to 128 (at 256 the consumers add dQ themselves)";
-  return backward_refusal_sm90(s);
-}
 size_t backward_smem_sm80(const Spec &s) {
   return kernels::sdpa_backward_tile_facts(kernels::sdpa_backward_head_tile(s.head_dim, s.head_dim_v)).smem_bytes;
 }
@@ -132,12 +127,12 @@ constexpr Variant<BackwardFn> kBackwardSm90{
     backward_refusal_sm90};
 // The same entries told p.deterministic: dq summed in a fixed order (the key
 // tiles of a query tile one after the other, each waiting for the last's
-// reductions to complete), head sizes up to 128.
+// reductions to complete), every head size.
 constexpr Variant<BackwardFn> kBackwardSm90Deterministic{
     {"sdpa_bwd_sm90_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built,
-    backward_refusal_sm90_deterministic};
+    backward_refusal_sm90};
 constexpr Variant<BackwardFn> kBackwardSm80Deterministic{
     {"sdpa_bwd_sm80_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},

@@ -1,0 +1,20 @@
+#!/bin/bash
+# build.sh <out dir> <seconds> name=kernels_dir[:direct] ...: libforward_probe.so
+# with entries probe_fwd_<name>_<dtype> (dtype 0 bf16 x / f32 weights, 2 f16 x
+# / f32 weights, 3 f32) for each tree, its namespace renamed (:direct: a tree
+# with conv1d_direct.cuh, whose variants 1.. are built too). At most 3 nvcc at
+# a time; a compile still running after <seconds> is stopped and the library
+# links without it (the driver skips missing entries).
+O=$1; budget=$2; shift 2; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
+C="-O3 --std=c++17 --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC"
+for spec in "$@"; do
+  n=${spec%%=*}; d=${spec#*=}; extra=
+  case "$d" in *:direct) d=${d%:direct}; extra=-DPROBE_DIRECT ;; esac
+  for t in 0 2 3; do
+    echo "${n}_$t $C $extra -DPROBE_DTYPE=$t -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_ENTRY=probe_fwd_${n}_$t -c $H/variant.cu"
+  done
+done | timeout $budget xargs -P 3 -L 1 bash -c 'n=$0; nvcc "$@" -o '$O'/$n.tmp.o > '$O'/$n.log 2>&1 && mv '$O'/$n.tmp.o '$O'/$n.o || echo "FAILED: $n (see '$O'/$n.log)"'
+[ $? -eq 124 ] && echo "compiles stopped after $budget s; linking: $(cd $O && ls *.o | grep -v tmp | paste -sd' ')"
+rm -f $O/*.tmp.o
+nvcc -shared -cudart shared -gencode=arch=compute_90,code=sm_90 $(ls $O/*.o) -o $O/libforward_probe.so > $O/link.log 2>&1 ||
+  { echo "link failed"; cat $O/link.log; }

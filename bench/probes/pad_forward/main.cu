@@ -1,0 +1,430 @@
+// Pad forward probe: main's kernels and staged trees (variant.cu, one entry
+// per tree) in one process. Every timed row: each tree's output compared
+// bitwise with main's (random bits, never zeros), then main, each tree and
+// a same-size device copy timed interleaved with CUDA events (median);
+// % of copy against a 512 MiB device copy's rate, as bench/shape_grid.cu
+// reports. Before that, random small shapes (odd extents, crops, pointers
+// off their 16-byte phase) against a host reference, for every tree.
+// The branch's pad backward (backward.cu) is checked bitwise against main's
+// too: the row tiles' staging is shared.
+// Build: bench/probes/pad_forward/build.sh OUT SECONDS include main=MAIN/kernels
+// v1=TREE/kernels [v2=...]; run: OUT/probe [reps] [filter].
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../common/probe_check.h"
+
+using Entry = int (*)(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
+                      const void *, void *);
+#define PROBE_TREE(n)                                                                                                  \
+  extern "C" int probe_pad_##n(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *, \
+                               const void *, void *) __attribute__((weak));
+PROBE_TREE(main)
+PROBE_TREE(v1)
+PROBE_TREE(v2)
+PROBE_TREE(v3)
+PROBE_TREE(v4)
+PROBE_TREE(v5)
+PROBE_TREE(v6)
+PROBE_TREE(v7)
+using BackwardEntry = int (*)(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
+                              void *);
+extern "C" int probe_pad_bwd_main(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
+                                  void *) __attribute__((weak));
+extern "C" int probe_pad_bwd_v1(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
+                                void *) __attribute__((weak));
+
+namespace {
+
+struct Tree {
+  const char *name;
+  Entry run;
+};
+std::vector<Tree> g_trees;  // main first; trees whose build was skipped are left out
+
+const char *kModeNames[] = {"constant", "reflect", "replicate", "circular"};
+
+struct Case {
+  std::vector<int64_t> shape, lo, hi;
+};
+
+int64_t count(const std::vector<int64_t> &s) {
+  int64_t n = 1;
+  for (int64_t e : s) n *= e;
+  return n;
+}
+
+// Adjacent unpadded axes merged, as the plan layer hands contiguous tensors to
+// the kernels.
+Case simplified(const Case &c) {
+  Case s;
+  for (size_t d = 0; d < c.shape.size(); ++d) {
+    const bool padded = c.lo[d] || c.hi[d];
+    if (!s.shape.empty() && !padded && !s.lo.back() && !s.hi.back()) {
+      s.shape.back() *= c.shape[d];
+      continue;
+    }
+    s.shape.push_back(c.shape[d]), s.lo.push_back(c.lo[d]), s.hi.push_back(c.hi[d]);
+  }
+  return s;
+}
+
+std::vector<int64_t> out_shape(const Case &c) {
+  std::vector<int64_t> o = c.shape;
+  for (size_t d = 0; d < o.size(); ++d) o[d] += c.lo[d] + c.hi[d];
+  return o;
+}
+
+std::string text(const Case &c) {
+  std::string s = "[";
+  for (size_t i = 0; i < c.shape.size(); ++i) s += (i ? "," : "") + std::to_string(c.shape[i]);
+  s += "]";
+  for (size_t i = 0; i < c.shape.size(); ++i)
+    if (c.lo[i] || c.hi[i])
+      s += " " + std::to_string(i) + ":(" + std::to_string(c.lo[i]) + "," + std::to_string(c.hi[i]) + ")";
+  return s;
+}
+
+__global__ void random_bits(uint32_t *p, size_t words, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < words; i += size_t{gridDim.x} * blockDim.x) {
+    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull + seed;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    p[i] = static_cast<uint32_t>(z ^ (z >> 31));
+  }
+}
+
+__global__ void count_diff(const unsigned char *a, const unsigned char *b, size_t n, unsigned long long *diff) {
+  unsigned long long d = 0;
+  const size_t vecs = n / 16;
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < vecs; i += size_t{gridDim.x} * blockDim.x) {
+    const uint4 x = reinterpret_cast<const uint4 *>(a)[i], y = reinterpret_cast<const uint4 *>(b)[i];
+    d += (x.x != y.x) + (x.y != y.y) + (x.z != y.z) + (x.w != y.w);
+  }
+  if (blockIdx.x == 0 && threadIdx.x < n % 16) d += a[vecs * 16 + threadIdx.x] != b[vecs * 16 + threadIdx.x];
+  if (d) atomicAdd(diff, d);
+}
+
+unsigned long long *g_diff;
+
+unsigned long long differences(const void *a, const void *b, size_t n) {
+  CK(cudaMemset(g_diff, 0, sizeof(*g_diff)));
+  count_diff<<<1024, 256>>>(static_cast<const unsigned char *>(a), static_cast<const unsigned char *>(b), n, g_diff);
+  CK(cudaGetLastError());
+  unsigned long long h;
+  CK(cudaMemcpy(&h, g_diff, sizeof(h), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+int launch(const Tree &t, int bytes, int mode, const Case &c, const void *in, void *out, const void *fill) {
+  return t.run(bytes, static_cast<int>(c.shape.size()), mode, c.shape.data(), c.lo.data(), c.hi.data(), in, out, fill,
+               nullptr);
+}
+
+int64_t map_host(int mode, int64_t j, int64_t lo, int64_t n) {
+  const int64_t i = j - lo;
+  if (mode == 0) return i >= 0 && i < n ? i : -1;
+  if (mode == 1) return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
+  if (mode == 2) return i < 0 ? 0 : i >= n ? n - 1 : i;
+  return i < 0 ? i + n : i >= n ? i - n : i;
+}
+
+uint64_t g_rng = 88172645463325252ull;
+int64_t rnd(int64_t lo, int64_t hi) {  // in [lo, hi]
+  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+  return lo + static_cast<int64_t>(g_rng % static_cast<uint64_t>(hi - lo + 1));
+}
+
+// Random small problems against a host reference: odd extents, every mode,
+// crops (constant), input and output pointers at every element phase.
+void small_checks(int ncases) {
+  std::vector<int> failed(g_trees.size(), 0), ran(g_trees.size(), 0);
+  const size_t cap = size_t{1} << 22;
+  void *din, *dout;
+  CK(cudaMalloc(&din, cap + 64));
+  CK(cudaMalloc(&dout, cap + 64));
+  for (int k = 0; k < ncases; ++k) {
+    const int bytes = rnd(0, 1) ? 4 : 2, mode = static_cast<int>(rnd(0, 3)), rank = static_cast<int>(rnd(1, 5));
+    Case c;
+    for (int d = 0; d < rank; ++d) {
+      const int64_t n = d == rank - 1 ? rnd(1, 300) : rnd(1, 9);
+      int64_t lo, hi;
+      if (mode == 1) lo = rnd(0, n - 1), hi = rnd(0, n - 1);
+      else if (mode == 3) lo = rnd(0, n), hi = rnd(0, n);
+      else lo = rnd(0, 6), hi = rnd(0, 6);
+      if (mode == 0 && rnd(0, 3) == 0) lo = -rnd(0, n - 1), hi = rnd(-(n + lo - 1), 3);  // a crop
+      if (rnd(0, 2) == 0) lo = hi = 0;
+      c.shape.push_back(n), c.lo.push_back(lo), c.hi.push_back(hi);
+    }
+    const std::vector<int64_t> os = out_shape(c);
+    const int64_t ni = count(c.shape), no = count(os);
+    if ((ni + 8) * bytes > static_cast<int64_t>(cap) || (no + 8) * bytes > static_cast<int64_t>(cap) || no == 0) {
+      --k;
+      continue;
+    }
+    const int64_t in_off = rnd(0, 7), out_off = rnd(0, 7);
+    std::vector<unsigned char> hin((ni + 8) * bytes), want((no + 8) * bytes), got(want.size());
+    for (auto &x : hin) x = static_cast<unsigned char>(rnd(0, 255));
+    unsigned char fill[16];
+    for (auto &x : fill) x = static_cast<unsigned char>(rnd(0, 255));
+    // Host reference (outside the output's elements the sentinel stays).
+    std::memset(want.data(), 0x5A, want.size());
+    const int r = rank;
+    std::vector<int64_t> idx(r, 0);
+    for (int64_t o = 0; o < no; ++o) {
+      int64_t rest = o, src = 0, stride = 1;
+      bool fl = false;
+      for (int d = r - 1; d >= 0; --d) {
+        const int64_t j = rest % os[d];
+        rest /= os[d];
+        const int64_t m = map_host(mode, j, c.lo[d], c.shape[d]);
+        fl |= m < 0;
+        src += m * stride;
+        stride *= c.shape[d];
+      }
+      std::memcpy(&want[(out_off + o) * bytes], fl ? fill : &hin[(in_off + src) * bytes], bytes);
+    }
+    CK(cudaMemcpy(din, hin.data(), hin.size(), cudaMemcpyHostToDevice));
+    for (size_t t = 0; t < g_trees.size(); ++t) {
+      CK(cudaMemset(dout, 0x5A, want.size()));
+      const int st = launch(g_trees[t], bytes, mode, c, static_cast<unsigned char *>(din) + in_off * bytes,
+                            static_cast<unsigned char *>(dout) + out_off * bytes, fill);
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(got.data(), dout, got.size(), cudaMemcpyDeviceToHost));
+      ++ran[t];
+      if (st != 0 || got != want) {
+        if (failed[t]++ < 3)
+          printf("CHECK FAILED %s: %s b%d %s in+%lld out+%lld status %d\n", g_trees[t].name, kModeNames[mode], bytes,
+                 text(c).c_str(), (long long)in_off, (long long)out_off, st);
+      }
+    }
+  }
+  for (size_t t = 0; t < g_trees.size(); ++t)
+    printf("small checks %s: %d of %d ok\n", g_trees[t].name, ran[t] - failed[t], ran[t]);
+  CK(cudaFree(din));
+  CK(cudaFree(dout));
+}
+
+double median(std::vector<float> v);
+
+// Finite values (multiples of 1/256 up to 4), as f32 or bf16 bits.
+__global__ void random_values(void *p, size_t n, int bytes, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull + seed;
+    z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+    const float x = static_cast<float>(static_cast<int>((z >> 33) % 2049) - 1024) / 256.0f;
+    if (bytes == 4) static_cast<float *>(p)[i] = x;
+    else static_cast<uint16_t *>(p)[i] = static_cast<uint16_t>(__float_as_uint(x) >> 16);
+  }
+}
+
+// The backward shares the row tiles' staging: the branch's dx bitwise against main's on the grid's short rows.
+void backward_checks(int reps) {
+  if (!probe_pad_bwd_main || !probe_pad_bwd_v1) {
+    printf("backward checks: not built\n");
+    return;
+  }
+  const std::vector<Case> cases = {{{4, 32, 64, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}},
+                                   {{4, 32, 64, 64, 127}, {0, 1, 0, 0, 3}, {0, 0, 0, 0, 4}},
+                                   {{8, 64, 512, 512}, {0, 0, 1, 1}, {0, 0, 1, 1}},
+                                   {{8, 64, 512, 512}, {0, 0, 16, 16}, {0, 0, 16, 16}}};
+  const BackwardEntry trees[2] = {probe_pad_bwd_main, probe_pad_bwd_v1};
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  int bad = 0;
+  for (int bytes : {2, 4})
+    for (const Case &row : cases)
+      for (int mode = 1; mode < 4; ++mode) {
+        const Case c = simplified(row);
+        const size_t xb = count(c.shape) * bytes, yb = count(out_shape(c)) * bytes;
+        void *dy, *dx[2];
+        CK(cudaMalloc(&dy, yb));
+        CK(cudaMalloc(&dx[0], xb));
+        CK(cudaMalloc(&dx[1], xb));
+        random_values<<<2048, 256>>>(dy, yb / bytes, bytes, static_cast<uint32_t>(yb + mode));
+        CK(cudaGetLastError());
+        float ms[2];
+        for (int t = 0; t < 2; ++t) {
+          CK(cudaMemset(dx[t], t ? 0xA5 : 0x5A, xb));
+          const int st = trees[t](bytes, static_cast<int>(c.shape.size()), mode, c.shape.data(), c.lo.data(),
+                                  c.hi.data(), dy, dx[t], nullptr);
+          CK(cudaDeviceSynchronize());
+          if (st) printf("backward status %d\n", st);
+          std::vector<float> v;
+          for (int r = 0; r < reps; ++r) {
+            CK(cudaEventRecord(e0));
+            if (trees[t](bytes, static_cast<int>(c.shape.size()), mode, c.shape.data(), c.lo.data(), c.hi.data(), dy,
+                         dx[t], nullptr))
+              CK(cudaErrorUnknown);
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&ms[t], e0, e1));
+            v.push_back(ms[t]);
+          }
+          ms[t] = static_cast<float>(median(v));
+        }
+        const unsigned long long d = differences(dx[0], dx[1], xb);
+        bad += d != 0;
+        printf("backward %s %-9s %-38s main %.4f ms, branch %.4f ms, %s\n", bytes == 2 ? "b16" : "f32",
+               kModeNames[mode], text(row).c_str(), ms[0], ms[1], d ? "BAD" : "bit-identical");
+        CK(cudaFree(dy));
+        CK(cudaFree(dx[0]));
+        CK(cudaFree(dx[1]));
+      }
+  printf("%s\n", bad ? "SOME BACKWARD OUTPUTS DIFFER FROM MAIN'S" : "every backward output bit-identical to main's");
+}
+
+struct Timed {
+  const char *label;
+  Case c;
+  int bytes;
+  int mode;
+};
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // lines survive a timeout
+  const int reps = argc > 1 ? atoi(argv[1]) : 15;
+  const char *filter = argc > 2 ? argv[2] : "";
+  const Tree all[] = {{"main", probe_pad_main}, {"v1", probe_pad_v1}, {"v2", probe_pad_v2},
+                      {"v3", probe_pad_v3},     {"v4", probe_pad_v4}, {"v5", probe_pad_v5},
+                      {"v6", probe_pad_v6}, {"v7", probe_pad_v7}};
+  for (const Tree &t : all)
+    if (t.run) g_trees.push_back(t);
+  if (g_trees.empty() || std::strcmp(g_trees[0].name, "main") != 0) {
+    printf("no main tree built\n");
+    return 1;
+  }
+  printf("trees:");
+  for (const Tree &t : g_trees) printf(" %s", t.name);
+  printf("\n");
+  CK(cudaMalloc(&g_diff, sizeof(*g_diff)));
+  small_checks(1000);
+  backward_checks(7);
+
+  // A 512 MiB device copy: the rate every row's % is of.
+  const size_t copy_cap = size_t{600} << 20;
+  void *ca, *cb;
+  CK(cudaMalloc(&ca, copy_cap));
+  CK(cudaMalloc(&cb, copy_cap));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<float> ct;
+  for (int i = 0; i < 25; ++i) {
+    CK(cudaEventRecord(e0));
+    CK(cudaMemcpyAsync(cb, ca, size_t{512} << 20, cudaMemcpyDeviceToDevice));
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (i >= 3) ct.push_back(ms);
+  }
+  const double copy_rate = 2.0 * (size_t{512} << 20) / (median(ct) * 1e-3);
+  printf("copy 512 MiB: %.4f ms, %.0f GB/s\n", median(ct), copy_rate / 1e9);
+
+  const std::vector<Case> rank5 = {{{4, 32, 64, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}},
+                                   {{4, 32, 64, 64, 127}, {0, 1, 0, 0, 3}, {0, 0, 0, 0, 4}}};
+  const std::vector<Case> guards = {{{16384, 8192}, {0, 3}, {0, 5}},
+                                    {{16384, 8192}, {2, 0}, {3, 0}},
+                                    {{16384, 8192}, {0, 100}, {0, 300}},
+                                    {{16, 2048, 4096}, {0, 3, 7}, {0, 2, 9}},
+                                    {{16, 2048, 4096}, {1, 0, 0}, {1, 0, 0}},
+                                    {{8, 64, 512, 512}, {0, 0, 1, 1}, {0, 0, 1, 1}},
+                                    {{8, 64, 512, 512}, {0, 0, 16, 16}, {0, 0, 16, 16}}};
+  std::vector<Timed> rows;
+  for (int bytes : {2, 4})
+    for (const Case &c : rank5)
+      for (int m = 0; m < 4; ++m) rows.push_back({"rank5", c, bytes, m});
+  for (int bytes : {2, 4})
+    for (const Case &c : guards)
+      for (int m = 0; m < 4; ++m) rows.push_back({"guard", c, bytes, m});
+
+  void *in = nullptr, *ref = nullptr, *out = nullptr;
+  size_t in_cap = 0, out_cap = 0;
+  const unsigned char fill[16] = {0x3c, 0x41, 0x7a, 0x3f, 0x11, 0x22, 0x33, 0x44,
+                                  0x55, 0x66, 0x77, 0x01, 0x02, 0x03, 0x04, 0x05};
+  int bad = 0;
+  printf("%-5s %-4s %-9s %-38s %9s", "set", "type", "mode", "shape (pads axis:(lo,hi))", "copy=ms");
+  for (const Tree &t : g_trees) printf(" | %-6s ms    %%cp", t.name);
+  printf("\n");
+  for (const Timed &row : rows) {
+    const std::string label = std::string(row.label) + " " + kModeNames[row.mode] + " " + text(row.c);
+    if (*filter && label.find(filter) == std::string::npos) continue;
+    const Case c = simplified(row.c);
+    const size_t ib = count(c.shape) * row.bytes, ob = count(out_shape(c)) * row.bytes;
+    if (ib > in_cap) {
+      if (in) CK(cudaFree(in));
+      CK(cudaMalloc(&in, ib));
+      in_cap = ib;
+    }
+    if (ob > out_cap) {
+      if (ref) CK(cudaFree(ref));
+      if (out) CK(cudaFree(out));
+      CK(cudaMalloc(&ref, ob));
+      CK(cudaMalloc(&out, ob));
+      out_cap = ob;
+    }
+    random_bits<<<2048, 256>>>(static_cast<uint32_t *>(in), ib / 4, static_cast<uint32_t>(ib));
+    CK(cudaGetLastError());
+    CK(cudaMemset(ref, 0x5A, ob));
+    int st = launch(g_trees[0], row.bytes, row.mode, c, in, ref, fill);
+    CK(cudaDeviceSynchronize());
+    if (st) printf("main status %d\n", st);
+    std::vector<unsigned long long> diff(g_trees.size(), 0);
+    for (size_t t = 1; t < g_trees.size(); ++t) {
+      CK(cudaMemset(out, 0xA5, ob));
+      st = launch(g_trees[t], row.bytes, row.mode, c, in, out, fill);
+      CK(cudaDeviceSynchronize());
+      diff[t] = st ? ~0ull : differences(ref, out, ob);
+      bad += diff[t] != 0;
+    }
+    // Interleaved: the same-size copy, then every tree, rep after rep.
+    const size_t half = std::min((ib + ob) / 2, copy_cap);
+    const size_t n = g_trees.size() + 1;
+    std::vector<cudaEvent_t> ev(2 * n * (reps + 2));
+    for (auto &e : ev) CK(cudaEventCreate(&e));
+    for (int r = 0; r < reps + 2; ++r)
+      for (size_t k = 0; k < n; ++k) {
+        CK(cudaEventRecord(ev[2 * (r * n + k)]));
+        if (k == 0) CK(cudaMemcpyAsync(cb, ca, half, cudaMemcpyDeviceToDevice));
+        else if (launch(g_trees[k - 1], row.bytes, row.mode, c, in, k == 1 ? ref : out, fill)) CK(cudaErrorUnknown);
+        CK(cudaEventRecord(ev[2 * (r * n + k) + 1]));
+      }
+    CK(cudaDeviceSynchronize());
+    std::vector<std::vector<float>> ms(n);
+    for (int r = 2; r < reps + 2; ++r)
+      for (size_t k = 0; k < n; ++k) {
+        float x;
+        CK(cudaEventElapsedTime(&x, ev[2 * (r * n + k)], ev[2 * (r * n + k) + 1]));
+        ms[k].push_back(x);
+      }
+    for (auto &e : ev) CK(cudaEventDestroy(e));
+    const double cms = median(ms[0]);
+    printf("%-5s %-4s %-9s %-38s %9.4f", row.label, row.bytes == 2 ? "b16" : "f32", kModeNames[row.mode],
+           text(row.c).c_str(), cms);
+    for (size_t k = 1; k < n; ++k) {
+      const double t = median(ms[k]);
+      printf(" | %.4f %5.1f%s", t, 100.0 * (ib + ob) / (t * 1e-3) / copy_rate,
+             k == 1        ? "    "
+             : diff[k - 1] ? " BAD"
+                           : "  ok");
+    }
+    printf("\n");
+  }
+  printf("%s\n", bad ? "SOME OUTPUTS DIFFER FROM MAIN'S" : "every timed output bit-identical to main's");
+  return 0;
+}

@@ -1,0 +1,27 @@
+// One tree's pad forward behind a C entry named PROBE_ENTRY (its namespace
+// renamed on the command line, so that several trees link into one binary):
+// the kernels that tree's dispatch picks, for 2- and 4-byte elements.
+#include <cstdint>
+#include <cstring>
+
+#include "pad/pad_forward_impl.cuh"
+// After the kernels: their namespace.
+#include "contiguous_pad.h"
+
+// A contiguous input of `rank` axes, padded by lo/hi per axis into a contiguous
+// output.
+extern "C" int PROBE_ENTRY(int bytes, int rank, int mode, const int64_t *shape, const int64_t *lo, const int64_t *hi,
+                           const void *in, void *out, const void *fill, void *stream) {
+  using namespace baracuda::kernels;
+  RowsProblem p = contiguous_pad(rank, mode, shape, lo, hi, false);
+  p.in = in, p.out = out;
+  std::memcpy(p.fill, fill, static_cast<size_t>(bytes));
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  switch (bytes) {
+    case 2:
+      return pad_forward_dispatch<2>(p, s);
+    case 4:
+      return pad_forward_dispatch<4>(p, s);
+  }
+  return 3;
+}

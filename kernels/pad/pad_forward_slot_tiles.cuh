@@ -1,0 +1,233 @@
+// Pad forward of short rows in slot tiles: as the row tiles of
+// pad_forward_tiles.cuh, a block stages the source rows of a run of whole
+// output rows into shared memory, but each into a slot that then takes the
+// row's pad columns too (pad_forward_slots.h), so that every output vector
+// is a shifted 16 bytes of one slot or, across a row end, of two. A pad
+// column costs one element written in shared memory, not an element picked
+// for each vector that touches it (the row tiles' edge vectors: a quarter
+// of a 16-bit rank-5 tile's vectors at some 8 picks each).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstring>
+
+#include "common/async_copy.cuh"
+#include "common/element_words.cuh"
+#include "common/row_tiles.cuh"
+#include "common/rows_tiling.cuh"
+#include "pad/pad_forward_slots.h"
+#include "pad/pad_forward_tiles.cuh"
+#include "pad/pad_tiles_heuristics.h"
+#include "pad/pad_tiles_traits.h"
+
+namespace baracuda::kernels {
+
+// The input column a pad column c maps to (c - lo outside [0, n); not
+// constant mode), in 32-bit arithmetic (pad_forward_takes_slot_tiles bounds the
+// inner axis so).
+template <IndexMap M>
+__device__ __forceinline__ int32_t pad_column_source(int32_t c, int32_t lo, int32_t n) {
+  const int32_t i = c - lo;
+  if constexpr (M == IndexMap::Reflect) return i < 0 ? -i : 2 * (n - 1) - i;
+  else if constexpr (M == IndexMap::Replicate) return i < 0 ? 0 : n - 1;
+  else return i < 0 ? i + n : i - n;
+}
+
+// The 16 bytes from shared element `elem` on (any phase of the element
+// width): two aligned loads and word selects, no branch, so that lanes
+// whose rows have different phases do not diverge.
+template <int Bytes>
+__device__ __forceinline__ uint4 shifted_slot_vector(const uint4 *smem, int32_t elem) {
+  const int32_t byte = elem * Bytes;
+  const uint4 *at = smem + (byte >> 4);
+  const uint4 lo = at[0], hi = at[1];
+  const int32_t shift = byte & 15;
+  const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  uint32_t y[7], x[5];
+#pragma unroll
+  for (int i = 0; i < 7; ++i) y[i] = shift & 4 ? w[i + 1] : w[i];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) x[i] = shift & 8 ? y[i + 2] : y[i];
+  const uint32_t bits = (shift & 3) * 8;
+  return make_uint4(__funnelshift_r(x[0], x[1], bits), __funnelshift_r(x[1], x[2], bits),
+                    __funnelshift_r(x[2], x[3], bits), __funnelshift_r(x[3], x[4], bits));
+}
+
+// The first `bytes` bytes (0 < bytes < 16) of x, the rest of y.
+__device__ __forceinline__ uint4 join_vectors(const uint4 &x, const uint4 &y, int32_t bytes) {
+  auto mask = [bytes](int word) {
+    const int32_t s = bytes - 4 * word;
+    return s >= 4 ? 0xffffffffu : s <= 0 ? 0u : 0xffffffffu >> (32 - 8 * s);
+  };
+  const uint32_t m0 = mask(0), m1 = mask(1), m2 = mask(2), m3 = mask(3);
+  return make_uint4((x.x & m0) | (y.x & ~m0), (x.y & m1) | (y.y & ~m1), (x.z & m2) | (y.z & ~m2),
+                    (x.w & m3) | (y.w & ~m3));
+}
+
+// Stages the first n slots (each from element `lead` of its stride, as
+// set_slot_copies set from and copies): each 16-byte copy by its own thread,
+// consecutive threads on consecutive vectors of a slot, all in flight
+// together; windows at the input's two ends copy what leaves the input
+// element by element. The caller commits the copies and waits for them.
+template <int Bytes>
+__device__ __forceinline__ void stage_slot_rows(const void *in, const PadSlotTiles &f, int32_t n, uint4 *slots,
+                                                const TileSlots &s) {
+  const RowTiles &t = f.t;
+  const int32_t total = n * t.slot_vectors;
+  for (int32_t i = threadIdx.x; i < total; i += kTileThreads) {
+    const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), t.slot_div));
+    const int32_t v = i - k * t.slot_vectors, copies = s.copies[k];
+    uint4 *to = slots + k * f.slot_stride + f.lead / (16 / Bytes) + v;
+    if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    if (copies >= 0) continue;
+    stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
+  }
+}
+
+// A tile's shared memory: its slots, then each slot's copies (TileSlots)
+// and the shared element of its column 0.
+struct PadSlotBuffer {
+  TileSlots s;
+  int32_t *origin;
+};
+
+__device__ __forceinline__ PadSlotBuffer pad_slot_buffer(uint4 *smem, const PadSlotTiles &f) {
+  const int32_t rows = f.t.rows_per_block;
+  PadSlotBuffer b;
+  b.s.slot = smem;
+  b.s.from = reinterpret_cast<int64_t *>(b.s.slot + rows * f.slot_stride);
+  b.s.copies = reinterpret_cast<int32_t *>(b.s.from + rows);
+  b.origin = b.s.copies + rows;
+  return b;
+}
+
+// The rows of the tile from row0 on: their copies and origins; true where
+// this thread found a row of fill values.
+template <int Bytes, IndexMap M>
+__device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
+                                              int64_t row0, int32_t nrows) {
+  const RowTiles &t = f.t;
+  constexpr int V = 16 / Bytes;
+  const int inner = p.rank - 1;
+  const int32_t lo = static_cast<int32_t>(p.pad_low[inner]), begin = static_cast<int32_t>(t.window_begin);
+  bool fill_rows = false;
+  for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
+    const int64_t row = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
+    set_slot_copies<Bytes>(b.s, r, p.in, t, row < 0 ? -1 : row + t.window_begin);
+    b.origin[r] =
+        r * f.slot_stride * V + (row < 0 ? 0 : f.lead + slot_phase<Bytes>(p.in, row + t.window_begin) - lo - begin);
+    fill_rows |= row < 0;
+  }
+  return fill_rows;
+}
+
+// Once every thread's copies have landed: rows of fill values, then every
+// row's pad columns (from its staged columns, or the fill). Syncs the block
+// before and after the pad columns.
+template <int Bytes, IndexMap M>
+__device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
+                                                   int32_t nrows, bool fill_rows) {
+  using E = typename Word<Bytes>::type;
+  using P = Pack16<E>;
+  constexpr int V = P::kCount;
+  const int inner = p.rank - 1;
+  const int32_t lo = static_cast<int32_t>(p.pad_low[inner]), n = static_cast<int32_t>(p.in_extent[inner]);
+  const int32_t w = f.t.width, stride = f.slot_stride;
+  E fill;
+  memcpy(&fill, p.fill, Bytes);
+  E *slots = reinterpret_cast<E *>(b.s.slot);
+  if (M == IndexMap::Constant && fill_rows) {  // rows on an outer pad: their slots all fill
+    P fill_pack;
+#pragma unroll
+    for (int e = 0; e < V; ++e) fill_pack.elem[e] = fill;
+    for (int32_t r = threadIdx.x / 32; r < nrows; r += kTileThreads / 32)
+      if (b.s.from[r] < 0)
+        for (int32_t v = threadIdx.x % 32; v < stride; v += 32) b.s.slot[r * stride + v] = fill_pack.vector;
+  }
+  __syncthreads();
+  if (f.pad_columns == 0) return;
+  int32_t a, c1;
+  interior_columns(lo, n, w, a, c1);
+  for (int32_t i = threadIdx.x; i < nrows * f.pad_columns; i += kTileThreads) {
+    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), f.pad_div));
+    const int32_t j = i - r * f.pad_columns, c = j < a ? j : c1 + (j - a), o = b.origin[r];
+    if constexpr (M == IndexMap::Constant) slots[o + c] = fill;
+    else slots[o + c] = slots[o + lo + pad_column_source<M>(c, lo, n)];
+  }
+  __syncthreads();
+}
+
+// Every output vector of the tile inside one row a shifted 16 bytes of the
+// row's slot; a vector across a row end (one a row at most, rows at least
+// a vector wide) joins two rows' in a loop of its own, so that the loop of
+// the others stays short; the tile's two end vectors (every vector, for
+// rows narrower than one) store their elements one by one.
+template <int Bytes>
+__device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
+                                                int64_t row0, int32_t nrows) {
+  using E = typename Word<Bytes>::type;
+  constexpr int V = 16 / Bytes;
+  const int32_t w = f.t.width;
+  const E *slots = reinterpret_cast<const E *>(b.s.slot);
+  E *out = static_cast<E *>(p.out) + row0 * w;
+  const TileVectors tv = tile_vectors<Bytes>(out, nrows * w);
+  for (int32_t k = threadIdx.x; k < tv.count; k += kTileThreads) {
+    const int32_t l0 = tv.first + k * V;
+    if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
+      int32_t r, c;
+      tile_row_column(f.t, l0, r, c);
+      if (c + V > w) continue;
+      *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
+      continue;
+    }
+    for (int e = 0; e < V; ++e) {
+      const int32_t l = l0 + e;
+      if (l < 0 || l >= tv.span) continue;
+      const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), f.t.width_div));
+      out[l] = slots[b.origin[r] + l - r * w];
+    }
+  }
+  if (w < V) return;
+  for (int32_t r = threadIdx.x; r + 1 < nrows; r += kTileThreads) {
+    const int32_t end = (r + 1) * w, l0 = end - ((end - tv.first) & (V - 1));
+    if (l0 == end) continue;
+    const uint4 x = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + l0 - r * w);
+    const uint4 y = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r + 1] + l0 - end);
+    *reinterpret_cast<uint4 *>(out + l0) = join_vectors(x, y, (end - l0) * Bytes);
+  }
+}
+
+__device__ __forceinline__ int32_t tile_rows_from(const RowTiles &t, int64_t row0) {
+  return static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
+}
+
+// One tile a block. The parameters are __grid_constant__, so that no
+// thread copies them to its stack.
+template <int Bytes, IndexMap M>
+__global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
+    pad_forward_slot_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ PadSlotTiles f) {
+  extern __shared__ uint4 tile_smem[];
+  const PadSlotBuffer b = pad_slot_buffer(tile_smem, f);
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * f.t.rows_per_block;
+  const int32_t nrows = tile_rows_from(f.t, row0);
+  const bool fill_rows = __syncthreads_or(set_slot_rows<Bytes, M>(p, f, b, row0, nrows));
+  stage_slot_rows<Bytes>(p.in, f, nrows, b.s.slot, b.s);
+  async_copy_commit();
+  async_copy_wait<0>();
+  complete_slot_rows<Bytes, M>(p, f, b, nrows, fill_rows);
+  store_slot_rows<Bytes>(p, f, b, row0, nrows);
+}
+
+// 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of the
+// launch.
+template <int Bytes, IndexMap M>
+int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &f, cudaStream_t stream) {
+  if (f.t.blocks > INT_MAX) return 3;
+  pad_forward_slot_tiles_kernel<Bytes, M>
+      <<<static_cast<unsigned>(f.t.blocks), kTileThreads, f.t.smem_bytes, stream>>>(p, f);
+  return -static_cast<int>(cudaGetLastError());
+}
+
+}  // namespace baracuda::kernels
