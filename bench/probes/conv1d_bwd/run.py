@@ -33,7 +33,7 @@ from tridao_conv1d_grid import captured_graph as graph  # noqa: E402
 REPEATS = 9
 L2_BYTES = 60 << 20
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
-CODE = {"bf16": 0, "f16": 1, "f32": 2}
+CODE = {"bf16": 0, "f16": 2, "f32": 3}  # PROBE_DTYPE (bench/probes/common/conv1d_probe_view.h)
 
 
 def rows(quick):

@@ -15,17 +15,6 @@ namespace {
 
 using baracuda::kernels::Conv1dProblem;
 
-#if PROBE_DTYPE == 0
-using T = __nv_bfloat16;
-using Wt = float;
-#elif PROBE_DTYPE == 1
-using T = __half;
-using Wt = float;
-#else
-using T = float;
-using Wt = float;
-#endif
-
 template <int W>
 int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
   using namespace baracuda::kernels;

@@ -7,6 +7,7 @@
 // layout does not fit it).
 #include <cstdint>
 
+#include "../common/conv1d_probe_view.h"
 #include "causal_conv1d/causal_conv1d_impl.cuh"
 #ifdef PROBE_DIRECT
 #include "causal_conv1d/conv1d_direct.cuh"
@@ -18,26 +19,8 @@ using baracuda::kernels::Conv1dKernel;
 using baracuda::kernels::Conv1dLaunch;
 using baracuda::kernels::Conv1dPass;
 using baracuda::kernels::Conv1dProblem;
-using baracuda::kernels::Conv1dView;
 namespace cv = baracuda::kernels::conv1d;
 
-#if PROBE_DTYPE == 0
-using T = __nv_bfloat16;
-using Wt = float;
-#elif PROBE_DTYPE == 2
-using T = __half;
-using Wt = float;
-#else
-using T = float;
-using Wt = float;
-#endif
-
-Conv1dView view(void *data, int64_t s0, int64_t s1, int64_t s2) {
-  Conv1dView v;
-  v.data = data;
-  v.stride[0] = s0, v.stride[1] = s1, v.stride[2] = s2;
-  return v;
-}
 
 #ifdef PROBE_DIRECT
 // blocks: the launch's grid (0: the probe's own).
