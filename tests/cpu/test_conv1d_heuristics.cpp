@@ -245,7 +245,8 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
     const int64_t vec = 16 / bytes;
     const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
     // W-1 inputs within the vector before: the one-tile blocks, a row a
-    // block, a dw/db slot per b; the forward keeps its time tiles.
+    // block, a dw/db slot per b; the register tiles serve the backward alone
+    // (these rows' forward takes the direct rows).
     for (int width = Conv1dTraits::kMinWidth; width <= Conv1dTraits::kMaxWidth; ++width) {
       CAPTURE(width);
       const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 100, tile, width));
@@ -260,7 +261,7 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
       CHECK(l.partial_slots == 3);
       CHECK_FALSE(l.sums_direct);
       CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 100, tile, width)) ==
-            Conv1dKernel::StagedTimeTiles);
+            Conv1dKernel::DirectRows);
     }
     // A batch of one writes DW and DB itself; rows past the grid's y limit
     // go on in grid z (block (x, y, z): row z * grid_y + y), split evenly.
