@@ -13,8 +13,4 @@ for spec in "$@"; do
   for t in 0 2 3; do
     echo "${n}_$t $C $extra -DPROBE_DTYPE=$t -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_ENTRY=probe_fwd_${n}_$t -c $H/variant.cu"
   done
-done | timeout $budget xargs -P 3 -L 1 bash -c 'n=$0; nvcc "$@" -o '$O'/$n.tmp.o > '$O'/$n.log 2>&1 && mv '$O'/$n.tmp.o '$O'/$n.o || echo "FAILED: $n (see '$O'/$n.log)"'
-[ $? -eq 124 ] && echo "compiles stopped after $budget s; linking: $(cd $O && ls *.o | grep -v tmp | paste -sd' ')"
-rm -f $O/*.tmp.o
-nvcc -shared -cudart shared -gencode=arch=compute_90,code=sm_90 $(ls $O/*.o) -o $O/libforward_probe.so > $O/link.log 2>&1 ||
-  { echo "link failed"; cat $O/link.log; }
+done | bash $H/../common/compile_and_link.sh $O $budget 3 90 libforward_probe.so

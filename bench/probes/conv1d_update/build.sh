@@ -10,8 +10,4 @@ for spec in "$@"; do
   n=${spec%%=*}; d=${spec#*=}; only=
   case "$d" in *:mamba) d=${d%:mamba}; only=-DPROBE_MAMBA_ONLY ;; esac
   echo "$n $C $only -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_ENTRY=probe_update_$n -c $H/variant.cu"
-done | timeout $budget xargs -P 4 -L 1 bash -c 'n=$0; nvcc "$@" -o '$O'/$n.tmp.o > '$O'/$n.log 2>&1 && mv '$O'/$n.tmp.o '$O'/$n.o || echo "FAILED: $n (see '$O'/$n.log)"'
-[ $? -eq 124 ] && echo "compiles stopped after $budget s; linking: $(cd $O && ls *.o | grep -v tmp | paste -sd' ')"
-rm -f $O/*.tmp.o
-nvcc -shared -cudart shared -gencode=arch=compute_90,code=sm_90 $(ls $O/*.o) -o $O/libupdate_probe.so > $O/link.log 2>&1 ||
-  { echo "link failed"; cat $O/link.log; }
+done | bash $H/../common/compile_and_link.sh $O $budget 4 90 libupdate_probe.so
