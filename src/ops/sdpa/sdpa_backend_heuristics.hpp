@@ -54,16 +54,9 @@ inline constexpr int64_t kAny = INT64_MAX;
 // D 64 and 128, both causal modes, in six calls over two sessions, and
 // 0.97x to 1.25x timed over 20 calls back to back (no host time between
 // them; two calls); at D 256 0.98x to 1.46x single, 0.85x-0.86x / 0.98x
-// back to back, so cuDNN keeps D 256 there.
-// H200, session 19: the Hopper forward at D 256 (output staged in the V
-// slots) ran 1.07x / 1.06x (causal) the library's cuDNN 9.14 at B8 H16
-// Q = K 2048 in the final bench_ops run, and 1.05x to 1.16x cuDNN 9.19
-// through PyTorch there and 1.09x to 1.35x at B1 H16 Q = K 1024 in the
-// probe's calls (bench/probes/sdpa_forward_sm90): the forward past D 128 at
-// 1024 to 2048 queries and keys, up to 128 (b, h), goes to it.
+// back to back, so cuDNN keeps D 256.
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
     {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
-    {90, 0, 0, 129, 256, -1, 1, 128, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
     {90, -1, 0, 8, 256, -1, 1, kAny, 1, kAny, 1, kAny, Faster::Cudnn},
 };
