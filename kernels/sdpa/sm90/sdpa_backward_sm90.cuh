@@ -350,6 +350,28 @@ struct BackwardConsumer {
                          sw128_advance(b0, step * 16 * 128), step > 0);
   }
 
+  // dq's products over its first 64 columns, then dK's, waiting for dq's
+  // alone so that dK's run while dq goes out. The register fences keep ptxas
+  // from moving the accumulators (and dV's, and P^T's operands) across the
+  // asynchronous products.
+  __device__ void issue_query_then_key_gradients(float (&dq)[8][4], float (&dk)[Ti::kHeadBlocks][4],
+                                                 float (&dv)[Ti::kHeadBlocks][4],
+                                                 uint32_t (&da)[Ti::kBlockM / 16][4],
+                                                 uint32_t (&pa)[Ti::kBlockM / 16][4], int buffer,
+                                                 uint32_t queries) const {
+    fence_registers(dk);
+    fence_registers(da);
+    wgmma_fence();
+    issue_query_gradient(dq, buffer, 0);
+    wgmma_commit();
+    issue_key_gradient(dk, da, queries);
+    wgmma_commit();
+    wgmma_wait<1>();
+    fence_registers(dq);
+    fence_registers(dv);
+    fence_registers(pa);
+  }
+
   // dq (scaled) into the group's staging slabs (32 columns of 128-byte
   // rows, swizzled as the TMA reads them) once the writer has read the last
   // step's, then handed to the writer (produce_dq_additions).
@@ -482,17 +504,7 @@ struct BackwardConsumer {
         // that its additions run under them (all of dQ's registers beside
         // dK's and dV's made ptxas serialize every wgmma).
         float dq[8][4];
-        fence_registers(dk);
-        fence_registers(da);
-        wgmma_fence();
-        issue_query_gradient(dq, buffer, 0);
-        wgmma_commit();
-        issue_key_gradient(dk, da, sm.q(stage));
-        wgmma_commit();
-        wgmma_wait<1>();
-        fence_registers(dq);
-        fence_registers(dv);
-        fence_registers(pa);
+        issue_query_then_key_gradients(dq, dk, dv, da, pa, buffer, sm.q(stage));
         int *turn = bp.turns != nullptr ? wait_for_query_turn(h, q0) : nullptr;
         add_query_gradient(dq, h, q0, scale, 0);
         wgmma_wait<0>();
@@ -515,17 +527,7 @@ struct BackwardConsumer {
         named_barrier_sync(2, 128 * Ti::kConsumers);  // both halves of dS written
         // dQ before dK, so that dK's products run while dQ goes out.
         float dq[Ti::kDqColumns / 8][4];
-        fence_registers(dk);
-        fence_registers(da);
-        wgmma_fence();
-        issue_query_gradient(dq, buffer, 0);
-        wgmma_commit();
-        issue_key_gradient(dk, da, sm.q(stage));
-        wgmma_commit();
-        wgmma_wait<1>();
-        fence_registers(dq);
-        fence_registers(dv);
-        fence_registers(pa);
+        issue_query_then_key_gradients(dq, dk, dv, da, pa, buffer, sm.q(stage));
         stage_query_gradient(dq, t, scale);
         wgmma_wait<0>();
         fence_registers(dk);
