@@ -147,25 +147,50 @@ __device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, in
   return y.vector;
 }
 
+// The 16 bytes of dx a vector takes from the folded slots of two
+// one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
+__device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
+  const uint32_t a[4] = {lo.x, lo.y, lo.z, lo.w}, b[4] = {hi.x, hi.y, hi.z, hi.w};
+  uint32_t w[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int32_t keep = split_bytes - 4 * k;  // bytes of word k from lo
+    const uint32_t mask = keep >= 4 ? 0xffffffffu : keep <= 0 ? 0u : (1u << (8 * keep)) - 1;
+    w[k] = (a[k] & mask) | (b[k] & ~mask);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 // [a, b): dx columns with one inner source each (column c reads dy column
-// c + pad_low); slots: the dy rows a round stages; registers cut for
-// MinBlocks blocks an SM.
+// c + pad_low); slots: the dy rows a round stages; band_div: of the
+// columns outside [a, b); registers cut for MinBlocks blocks an SM.
+//
+// A dx row with one dy source (most rows) has its columns outside [a, b)
+// summed into its own slot first, each at the column's own copy (no other
+// column of the row reads that element), so that all of the row is then a
+// shifted copy of its slot: its vectors take a fixed handful of
+// instructions, its edges too. Rows with several sources sum their slots
+// in order, vector by vector and cell by cell.
 template <class T, IndexMap M, int MinBlocks>
 __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
-                              int32_t slots, int32_t a, int32_t b) {
+                              int32_t slots, int32_t a, int32_t b, FastDivisor band_div) {
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
   constexpr int Bytes = sizeof(T);
   constexpr int kThreads = kBackwardTileThreads;
   extern __shared__ uint4 tile_smem[];
-  __shared__ int32_t s_count[kThreads];  // a row's dy sources
-  __shared__ int32_t s_first[kThreads];  // the index of its first among the tile's
+  // s_first[q]: the index of row q's first dy source among the tile's (its
+  // sources end where row q + 1's begin); s_single[q]: where a one-source
+  // row of this round finds dx column 0 in the slots (elements), else -1.
+  __shared__ int32_t s_first[kThreads + 1];
+  __shared__ int32_t s_single[kThreads];
   __shared__ int32_t s_scratch[kThreads / 32];
   const TileSlots s = tile_slots(tile_smem, t, slots);
   int32_t *phase = tile_words(s, slots);
   const StagedRows staged{s.slot, phase, t.slot_vectors};
+  T *const elems = reinterpret_cast<T *>(s.slot);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const CopyAxes axes = dx_to_dy(p);
@@ -174,22 +199,51 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
 
   int32_t count = 0;
   int64_t own = 0;
-  if (r < nrows) {
-    count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
-    s_count[r] = count;
-  }
+  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
   const int32_t first = block_exclusive_sum(count, s_scratch);
   if (r < nrows) s_first[r] = first;
+  if (r == nrows - 1) s_first[nrows] = first + count;
 
   const int64_t lo = p.pad_low[inner], n = p.out_extent[inner], m = p.in_extent[inner];
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
-  const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V);
+  const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V), band = a + w - b;
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   auto list = [&](int32_t k, int64_t source) {
     set_slot_copies<Bytes>(s, k, p.in, t, source);
     phase[k] = slot_phase<Bytes>(p.in, source);
+  };
+  // The vector at tile element l0 as a shifted copy of folded slots: true
+  // (and *to written) when it lies in the tile, in rows of one source each
+  // (the rows of this round), and crosses at most one row end.
+  auto copied_vector = [&](int32_t l0, uint4 &to) {
+    if (l0 < 0 || l0 + V > tv.span || w < V) return false;
+    int32_t vr, c;
+    tile_row_column(t, l0, vr, c);
+    const int32_t at = s_single[vr];
+    if (at < 0) return false;
+    if (c + V <= w) {
+      to = slot_vector<Bytes>(s.slot, at + c);
+      return true;
+    }
+    const int32_t next = s_single[vr + 1];  // l0 + V <= span: row vr + 1 is the tile's
+    if (next < 0) return false;
+    // Past row vr's end its slot reads into the next one's; next + c - w is
+    // up to V - 1 elements before the next row's column 0, inside the slots
+    // (that row's slot follows this one's). Neither part is kept.
+    to = blend16(slot_vector<Bytes>(s.slot, at + c), slot_vector<Bytes>(s.slot, next + c - w), (w - c) * Bytes);
+    return true;
+  };
+  // The cells of tile elements [l0, l0 + V) in one-source rows of the
+  // round, one by one (vectors the copies cannot take: across the tile's
+  // ends, or of rows narrower than a vector).
+  auto copied_cells = [&](int32_t l0, int32_t r0, int32_t r1) {
+    for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
+      const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
+      if (lr < r0 || lr >= r1 || s_single[lr] < 0) continue;
+      out[l] = elems[s_single[lr] + l - lr * w];
+    }
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     __syncthreads();                    // s_first written; the last round's slots read
@@ -197,33 +251,55 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
     const int32_t r1 = r0 + __syncthreads_count(fits);
     if (fits && count == 1) list(first - base, own);
-    const int32_t listed = s_first[r1 - 1] + s_count[r1 - 1] - base;  // the round's slots
+    if (r < nrows)
+      s_single[r] = fits && count == 1 ? (first - base) * t.slot_vectors * V + phase[first - base] + lo32 : -1;
+    const int32_t listed = s_first[r1] - base;  // the round's slots
     // The sources of rows with several, a slot a thread: a row's own thread
     // listing them one after another held the whole block for its longest row.
     for (int32_t f = threadIdx.x; listed > r1 - r0 && f < listed; f += kThreads) {
-      const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_count[q];
+      const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_first[q + 1] - s_first[q];
       if (sources == 1) continue;
       TileRowCoords rc(row0 + q);  // nth_copy_row_at asks from the last axis on, as rc gives them
       list(f, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, sources,
                                  f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
+    stage_tile_rows<Bytes>(p.in, t, listed, s);
     __syncthreads();
 
-    // The vectors of the round's rows inside columns [a, b): each from its
-    // row's slots in order.
+    // The columns outside [a, b) of the one-source rows, summed into their slots.
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div));
+      const int32_t at = s_single[r0 + q];
+      if (at < 0) continue;
+      const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
+      A sum(-0.0);
+      add_copies<T, M>(sum, elems + (at - lo32), c, lo32, n32, m32);
+      elems[at + c] = Accum<T>::store(sum);
+    }
+    __syncthreads();
+
+    // Every vector of the round's one-source rows, and the vectors of the
+    // rows with several inside columns [a, b) (each from its row's slots in
+    // order). Where every row of the round has one source, this loop writes
+    // all of their cells.
+    const bool several = listed > r1 - r0;
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
+      uint4 copied;
+      if (copied_vector(l0, copied)) {
+        *reinterpret_cast<uint4 *>(out + l0) = copied;
+        continue;
+      }
+      if (!several) {
+        copied_cells(l0, r0, r1);
+        continue;
+      }
       if (l0 < 0) continue;
       int32_t vr, c;
       tile_row_column(t, l0, vr, c);
       if (vr < r0 || vr >= r1 || c < a || c + V > b) continue;
-      const int32_t k0 = s_first[vr] - base, k1 = k0 + s_count[vr];
-      if (k1 == k0 + 1) {  // one source: its copy, unconverted (-0.0 + x is x, NaN payloads aside)
-        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot + k0 * t.slot_vectors, phase[k0] + c + lo32);
-        continue;
-      }
+      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
       A acc[V];
 #pragma unroll
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
@@ -238,25 +314,29 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       *reinterpret_cast<uint4 *>(out + l0) = y.vector;
     }
-    // The edge vectors of the round's rows (columns of several sources, row
-    // ends): a vector a thread, its cells summed a slot at a time. Replicate
-    // takes a cell a thread (a cell on its edge sums a run as long as the
-    // pad, which one thread's vector of cells ran 5-10 points of copy slower,
-    // bench/NOTES.md session 18), as does a vector with cells of another
-    // round's rows or outside the tile.
+    // The edge vectors (columns of several sources, row ends) the copies
+    // left: those of rows with several sources, a vector a thread, its cells
+    // summed a slot at a time. Replicate takes a cell a thread (a cell on
+    // its edge sums a run as long as the pad, which one thread's vector of
+    // cells ran 5-10 points of copy slower, bench/NOTES.md session 18), as
+    // does a vector with cells of another round's rows, of a one-source row,
+    // or outside the tile.
     constexpr int kCells = M == IndexMap::Replicate ? 1 : V;  // a thread's cells of a vector
-    for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
+    for (int32_t i = threadIdx.x; several && i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
       const int32_t item = i / (V / kCells), e0 = (i - item * (V / kCells)) * kCells;
       const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(item), t.edge_div)), cr = r0 + q;
       const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, item - q * per_row, cr == r0);
-      if (l0 == INT32_MIN) continue;
+      uint4 unused;
+      if (l0 == INT32_MIN || copied_vector(l0, unused)) continue;
       const int32_t c0 = l0 - cr * w;
-      if (kCells == V && c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1)) {
-        // in row cr, or across its end into row cr + 1 of this round
+      if (kCells == V && c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1) &&
+          s_single[cr] < 0 && (c0 + V <= w || s_single[cr + 1] < 0)) {
+        // in row cr, or across its end into row cr + 1 of this round, both of several sources
         const bool wraps = c0 + V > w;
         const int32_t k0 = s_first[cr] - base, j0 = wraps ? s_first[cr + 1] - base : 0;
         *reinterpret_cast<uint4 *>(out + l0) = vector_sums<T, M>(
-            staged, k0, k0 + s_count[cr], j0, wraps ? j0 + s_count[cr + 1] : 0, c0, wraps ? w - c0 : V, lo32, n32, m32);
+            staged, k0, s_first[cr + 1] - base, j0, wraps ? s_first[cr + 2] - base : 0, c0, wraps ? w - c0 : V, lo32,
+            n32, m32);
         continue;
       }
       for (int e = e0; e < e0 + kCells; ++e) {
@@ -264,8 +344,9 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         if (l < 0 || l >= tv.span) continue;
         const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
         if (lr < r0 || lr >= r1) continue;
-        const int32_t k0 = s_first[lr] - base;
-        out[l] = cell_sum<T, M>(staged, k0, k0 + s_count[lr], l - lr * w, lo32, n32, m32);
+        const int32_t at = s_single[lr], c = l - lr * w;
+        out[l] = at >= 0 ? elems[at + c]
+                         : cell_sum<T, M>(staged, s_first[lr] - base, s_first[lr + 1] - base, c, lo32, n32, m32);
       }
     }
     r0 = r1;
@@ -280,8 +361,9 @@ int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a
   with_edges.edge_div = fast_divisor(edge_vectors_per_row(s.t.width, a, b, 16 / static_cast<int32_t>(sizeof(T))));
   constexpr int kShort = PadTilesTraits::kSumMinBlocks, kWide = PadTilesTraits::kSumWideRowMinBlocks;
   auto kernel = s.min_blocks == kWide ? pad_backward_tiles_kernel<T, M, kWide> : pad_backward_tiles_kernel<T, M, kShort>;
+  const FastDivisor band_div = fast_divisor(a + s.t.width - b > 0 ? a + s.t.width - b : 1);
   kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, with_edges, s.slots,
-                                                                                                a, b);
+                                                                                                a, b, band_div);
   return -static_cast<int>(cudaGetLastError());
 }
 
