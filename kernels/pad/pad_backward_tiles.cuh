@@ -48,19 +48,23 @@ __device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const Ro
   return count;
 }
 
-// The exclusive prefix sum of v over the block's threads (scratch: a word a warp).
-__device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scratch) {
+// The exclusive prefix sum of v over the block's first n threads (scratch:
+// a word a warp); the warps past them only meet the barrier (a tile's rows
+// often fill a quarter of the block).
+__device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scratch, int32_t n) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int32_t inclusive = v;
+  if (warp * 32 < n) {
 #pragma unroll
-  for (int d = 1; d < 32; d *= 2) {
-    const int32_t from = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += from;
+    for (int d = 1; d < 32; d *= 2) {
+      const int32_t from = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d) inclusive += from;
+    }
+    if (lane == 31) scratch[warp] = inclusive;
   }
-  if (lane == 31) scratch[warp] = inclusive;
   __syncthreads();
   int32_t before = 0;
-  for (int w = 0; w < warp; ++w) before += scratch[w];
+  for (int w = 0; static_cast<int32_t>(threadIdx.x) < n && w < warp; ++w) before += scratch[w];
   return before + inclusive - v;
 }
 
@@ -147,6 +151,33 @@ __device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, in
   return y.vector;
 }
 
+// Stages the first n slots as set_slot_copies set them (as
+// stage_tile_rows does), each thread one vector position v of a slot for
+// slot after slot: consecutive threads still copy consecutive vectors of a
+// slot, and no thread divides its index by the slot's vectors each copy.
+// Slots of more vectors than the block has threads take stage_tile_rows.
+template <int Bytes>
+__device__ __forceinline__ void stage_slots_by_position(const void *in, const RowTiles &t, int32_t n,
+                                                        const TileSlots &s) {
+  const int32_t sv = t.slot_vectors;
+  if (sv > static_cast<int32_t>(blockDim.x)) {
+    stage_tile_rows<Bytes>(in, t, n, s);
+    return;
+  }
+  const int32_t lanes = static_cast<int32_t>(blockDim.x) / sv * sv;  // threads in use
+  const int32_t step = lanes / sv;                                     // slots a pass
+  const int32_t t0 = static_cast<int32_t>(threadIdx.x);
+  const int32_t k0 = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(t0), t.slot_div)), v = t0 - k0 * sv;
+  for (int32_t k = t0 < lanes ? k0 : n; k < n; k += step) {
+    const int32_t copies = s.copies[k];
+    uint4 *to = s.slot + k * sv + v;
+    if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    if (copies < 0) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
+  }
+  async_copy_commit();
+  async_copy_wait<0>();
+}
+
 // The 16 bytes of dx a vector takes from the folded slots of two
 // one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
 __device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
@@ -200,7 +231,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   int32_t count = 0;
   int64_t own = 0;
   if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
-  const int32_t first = block_exclusive_sum(count, s_scratch);
+  const int32_t first = block_exclusive_sum(count, s_scratch, nrows);
   if (r < nrows) s_first[r] = first;
   if (r == nrows - 1) s_first[nrows] = first + count;
 
@@ -264,7 +295,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
                                  f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_tile_rows<Bytes>(p.in, t, listed, s);
+    stage_slots_by_position<Bytes>(p.in, t, listed, s);
     __syncthreads();
 
     // The columns outside [a, b) of the one-source rows, summed into their slots.
@@ -279,11 +310,9 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     }
     __syncthreads();
 
-    // Every vector of the round's one-source rows, and the vectors of the
-    // rows with several inside columns [a, b) (each from its row's slots in
-    // order). Where every row of the round has one source, this loop writes
-    // all of their cells.
-    const bool several = listed > r1 - r0;
+    // Every vector of the round's one-source rows (the cells of those the
+    // copies cannot take one by one), and the vectors of the rows with
+    // several inside columns [a, b), each from its row's slots in order.
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
       uint4 copied;
@@ -291,14 +320,16 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         *reinterpret_cast<uint4 *>(out + l0) = copied;
         continue;
       }
-      if (!several) {
+      const int32_t first_l = l0 < 0 ? 0 : l0, last_l = (l0 + V < tv.span ? l0 + V : tv.span) - 1;
+      const int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(first_l), t.width_div));
+      const int32_t last_r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(last_l), t.width_div));
+      if (last_r < r0 || vr >= r1) continue;  // another round's rows
+      if (vr != last_r || l0 < 0 || l0 + V > tv.span || s_single[vr] >= 0) {  // not inside one row of several sources
         copied_cells(l0, r0, r1);
         continue;
       }
-      if (l0 < 0) continue;
-      int32_t vr, c;
-      tile_row_column(t, l0, vr, c);
-      if (vr < r0 || vr >= r1 || c < a || c + V > b) continue;
+      const int32_t c = l0 - vr * w;
+      if (c < a || c + V > b) continue;  // the edge loop's
       const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
       A acc[V];
 #pragma unroll
@@ -314,20 +345,21 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       *reinterpret_cast<uint4 *>(out + l0) = y.vector;
     }
-    // The edge vectors (columns of several sources, row ends) the copies
-    // left: those of rows with several sources, a vector a thread, its cells
-    // summed a slot at a time. Replicate takes a cell a thread (a cell on
-    // its edge sums a run as long as the pad, which one thread's vector of
-    // cells ran 5-10 points of copy slower, bench/NOTES.md session 18), as
-    // does a vector with cells of another round's rows, of a one-source row,
-    // or outside the tile.
+    // The edge vectors (columns of several sources, row ends) of rows with
+    // several sources: a vector a thread, its cells summed a slot at a time.
+    // Replicate takes a cell a thread (a cell on its edge sums a run as long
+    // as the pad, which one thread's vector of cells ran 5-10 points of copy
+    // slower, bench/NOTES.md session 18), as does a vector with cells of
+    // another round's rows, of a one-source row (the loop above wrote
+    // those), or outside the tile.
     constexpr int kCells = M == IndexMap::Replicate ? 1 : V;  // a thread's cells of a vector
+    const bool several = listed > r1 - r0;
     for (int32_t i = threadIdx.x; several && i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
       const int32_t item = i / (V / kCells), e0 = (i - item * (V / kCells)) * kCells;
       const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(item), t.edge_div)), cr = r0 + q;
+      if (s_single[cr] >= 0 && (cr + 1 >= r1 || s_single[cr + 1] >= 0)) continue;  // the main loop wrote its cells
       const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, item - q * per_row, cr == r0);
-      uint4 unused;
-      if (l0 == INT32_MIN || copied_vector(l0, unused)) continue;
+      if (l0 == INT32_MIN) continue;
       const int32_t c0 = l0 - cr * w;
       if (kCells == V && c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1) &&
           s_single[cr] < 0 && (c0 + V <= w || s_single[cr + 1] < 0)) {
@@ -344,9 +376,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         if (l < 0 || l >= tv.span) continue;
         const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
         if (lr < r0 || lr >= r1) continue;
-        const int32_t at = s_single[lr], c = l - lr * w;
-        out[l] = at >= 0 ? elems[at + c]
-                         : cell_sum<T, M>(staged, s_first[lr] - base, s_first[lr + 1] - base, c, lo32, n32, m32);
+        if (s_single[lr] >= 0) continue;  // the main loop's
+        out[l] = cell_sum<T, M>(staged, s_first[lr] - base, s_first[lr + 1] - base, l - lr * w, lo32, n32, m32);
       }
     }
     r0 = r1;
