@@ -115,42 +115,6 @@ __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k
   return Accum<T>::store(sum);
 }
 
-// A vector of dx cells: its first `split` cells columns c0, c0 + 1, ... of a
-// row whose sources are slots [k0, k1), the rest columns 0, 1, ... of the
-// next row, whose sources are slots [j0, j1); each cell summed as cell_sum
-// does, a slot's row read once for up to 4 of its cells (4 sums a thread at
-// a time, which the registers of kSumMinBlocks blocks an SM hold).
-template <class T, IndexMap M>
-__device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, int32_t k1,
-                                             int32_t j0, int32_t j1, int32_t c0, int32_t split, int32_t lo,
-                                             int32_t n, int32_t m) {
-  using A = typename Accum<T>::type;
-  using P = Pack16<T>;
-  constexpr int kPart = P::kCount < 4 ? P::kCount : 4;
-  P y;
-#pragma unroll
-  for (int part = 0; part < P::kCount; part += kPart) {
-    A acc[kPart];
-#pragma unroll
-    for (int e = 0; e < kPart; ++e) acc[e] = A(-0.0);
-    for (int32_t k = k0; k < k1 && part < split; ++k) {
-      const T *row = slot_row<T>(s, k);
-#pragma unroll
-      for (int e = 0; e < kPart; ++e)
-        if (part + e < split) add_copies<T, M>(acc[e], row, c0 + part + e, lo, n, m);
-    }
-    for (int32_t k = j0; k < j1 && part + kPart > split; ++k) {
-      const T *row = slot_row<T>(s, k);
-#pragma unroll
-      for (int e = 0; e < kPart; ++e)
-        if (part + e >= split) add_copies<T, M>(acc[e], row, part + e - split, lo, n, m);
-    }
-#pragma unroll
-    for (int e = 0; e < kPart; ++e) y.elem[part + e] = Accum<T>::store(acc[e]);
-  }
-  return y.vector;
-}
-
 // Stages the first n slots as set_slot_copies set them (as
 // stage_tile_rows does), each thread one vector position v of a slot for
 // slot after slot: consecutive threads still copy consecutive vectors of a
@@ -196,12 +160,12 @@ __device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes
 // c + pad_low); slots: the dy rows a round stages; band_div: of the
 // columns outside [a, b); registers cut for MinBlocks blocks an SM.
 //
-// A dx row with one dy source (most rows) has its columns outside [a, b)
-// summed into its own slot first, each at the column's own copy (no other
-// column of the row reads that element), so that all of the row is then a
-// shifted copy of its slot: its vectors take a fixed handful of
-// instructions, its edges too. Rows with several sources sum their slots
-// in order, vector by vector and cell by cell.
+// Each row's columns outside [a, b) are summed first (all of the row's
+// slots, in order) into its first slot, each at the column's own copy: no
+// other column of the row reads that element. A row with one dy source
+// (most rows) is then a shifted copy of its slot: its vectors take a fixed
+// handful of instructions, its edges too. A row with several sums its
+// slots vector by vector, its columns outside [a, b) taken from the first.
 template <class T, IndexMap M, int MinBlocks>
 __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
@@ -238,43 +202,14 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   const int64_t lo = p.pad_low[inner], n = p.out_extent[inner], m = p.in_extent[inner];
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
-  const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V), band = a + w - b;
+  const int32_t w = t.width, band = a + w - b;
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
+  // Where slot k's row has dx column 0 (its own copy of it), in elements.
+  auto column0 = [&](int32_t k) { return k * t.slot_vectors * V + phase[k] + lo32; };
   auto list = [&](int32_t k, int64_t source) {
     set_slot_copies<Bytes>(s, k, p.in, t, source);
     phase[k] = slot_phase<Bytes>(p.in, source);
-  };
-  // The vector at tile element l0 as a shifted copy of folded slots: true
-  // (and *to written) when it lies in the tile, in rows of one source each
-  // (the rows of this round), and crosses at most one row end.
-  auto copied_vector = [&](int32_t l0, uint4 &to) {
-    if (l0 < 0 || l0 + V > tv.span || w < V) return false;
-    int32_t vr, c;
-    tile_row_column(t, l0, vr, c);
-    const int32_t at = s_single[vr];
-    if (at < 0) return false;
-    if (c + V <= w) {
-      to = slot_vector<Bytes>(s.slot, at + c);
-      return true;
-    }
-    const int32_t next = s_single[vr + 1];  // l0 + V <= span: row vr + 1 is the tile's
-    if (next < 0) return false;
-    // Past row vr's end its slot reads into the next one's; next + c - w is
-    // up to V - 1 elements before the next row's column 0, inside the slots
-    // (that row's slot follows this one's). Neither part is kept.
-    to = blend16(slot_vector<Bytes>(s.slot, at + c), slot_vector<Bytes>(s.slot, next + c - w), (w - c) * Bytes);
-    return true;
-  };
-  // The cells of tile elements [l0, l0 + V) in one-source rows of the
-  // round, one by one (vectors the copies cannot take: across the tile's
-  // ends, or of rows narrower than a vector).
-  auto copied_cells = [&](int32_t l0, int32_t r0, int32_t r1) {
-    for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
-      const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
-      if (lr < r0 || lr >= r1 || s_single[lr] < 0) continue;
-      out[l] = elems[s_single[lr] + l - lr * w];
-    }
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     __syncthreads();                    // s_first written; the last round's slots read
@@ -282,8 +217,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
     const int32_t r1 = r0 + __syncthreads_count(fits);
     if (fits && count == 1) list(first - base, own);
-    if (r < nrows)
-      s_single[r] = fits && count == 1 ? (first - base) * t.slot_vectors * V + phase[first - base] + lo32 : -1;
+    if (r < nrows) s_single[r] = fits && count == 1 ? column0(first - base) : -1;
     const int32_t listed = s_first[r1] - base;  // the round's slots
     // The sources of rows with several, a slot a thread: a row's own thread
     // listing them one after another held the whole block for its longest row.
@@ -298,86 +232,76 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     stage_slots_by_position<Bytes>(p.in, t, listed, s);
     __syncthreads();
 
-    // The columns outside [a, b) of the one-source rows, summed into their slots.
+    // The columns outside [a, b), summed into each row's first slot.
     for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
-      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div));
-      const int32_t at = s_single[r0 + q];
-      if (at < 0) continue;
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
       const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
-      A sum(-0.0);
-      add_copies<T, M>(sum, elems + (at - lo32), c, lo32, n32, m32);
-      elems[at + c] = Accum<T>::store(sum);
+      const int32_t k0 = s_first[cr] - base;
+      elems[column0(k0) + c] = cell_sum<T, M>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
     }
     __syncthreads();
 
-    // Every vector of the round's one-source rows (the cells of those the
-    // copies cannot take one by one), and the vectors of the rows with
-    // several inside columns [a, b), each from its row's slots in order.
+    // dx cell (row q of the round, column c), one by one.
+    auto cell = [&](int32_t q, int32_t c) {
+      const int32_t at = s_single[q];
+      if (at >= 0) return elems[at + c];
+      const int32_t k0 = s_first[q] - base;
+      if (c < a || c >= b) return elems[column0(k0) + c];
+      return cell_sum<T, M>(staged, k0, s_first[q + 1] - base, c, lo32, n32, m32);
+    };
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
-      uint4 copied;
-      if (copied_vector(l0, copied)) {
-        *reinterpret_cast<uint4 *>(out + l0) = copied;
-        continue;
-      }
-      const int32_t first_l = l0 < 0 ? 0 : l0, last_l = (l0 + V < tv.span ? l0 + V : tv.span) - 1;
-      const int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(first_l), t.width_div));
-      const int32_t last_r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(last_l), t.width_div));
-      if (last_r < r0 || vr >= r1) continue;  // another round's rows
-      if (vr != last_r || l0 < 0 || l0 + V > tv.span || s_single[vr] >= 0) {  // not inside one row of several sources
-        copied_cells(l0, r0, r1);
-        continue;
-      }
-      const int32_t c = l0 - vr * w;
-      if (c < a || c + V > b) continue;  // the edge loop's
-      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
-      A acc[V];
+      if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
+        int32_t vr, c;
+        tile_row_column(t, l0, vr, c);
+        if (c + V <= w) {  // inside row vr
+          if (vr < r0 || vr >= r1) continue;
+          const int32_t at = s_single[vr];
+          if (at >= 0) {  // one source: its folded slot, shifted
+            *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot, at + c);
+            continue;
+          }
+          // several: their sums in order, the columns outside [a, b) from the first slot
+          const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
+          A acc[V];
 #pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
-      for (int32_t k = k0; k < k1; ++k) {
-        P x;
-        x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
+          for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
+          for (int32_t k = k0; k < k1; ++k) {
+            P x;
+            x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
 #pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
-      }
-      P y;
+            for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
+          }
+          P y;
 #pragma unroll
-      for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
-      *reinterpret_cast<uint4 *>(out + l0) = y.vector;
-    }
-    // The edge vectors (columns of several sources, row ends) of rows with
-    // several sources: a vector a thread, its cells summed a slot at a time.
-    // Replicate takes a cell a thread (a cell on its edge sums a run as long
-    // as the pad, which one thread's vector of cells ran 5-10 points of copy
-    // slower, bench/NOTES.md session 18), as does a vector with cells of
-    // another round's rows, of a one-source row (the loop above wrote
-    // those), or outside the tile.
-    constexpr int kCells = M == IndexMap::Replicate ? 1 : V;  // a thread's cells of a vector
-    const bool several = listed > r1 - r0;
-    for (int32_t i = threadIdx.x; several && i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
-      const int32_t item = i / (V / kCells), e0 = (i - item * (V / kCells)) * kCells;
-      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(item), t.edge_div)), cr = r0 + q;
-      if (s_single[cr] >= 0 && (cr + 1 >= r1 || s_single[cr + 1] >= 0)) continue;  // the main loop wrote its cells
-      const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, item - q * per_row, cr == r0);
-      if (l0 == INT32_MIN) continue;
-      const int32_t c0 = l0 - cr * w;
-      if (kCells == V && c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1) &&
-          s_single[cr] < 0 && (c0 + V <= w || s_single[cr + 1] < 0)) {
-        // in row cr, or across its end into row cr + 1 of this round, both of several sources
-        const bool wraps = c0 + V > w;
-        const int32_t k0 = s_first[cr] - base, j0 = wraps ? s_first[cr + 1] - base : 0;
-        *reinterpret_cast<uint4 *>(out + l0) = vector_sums<T, M>(
-            staged, k0, s_first[cr + 1] - base, j0, wraps ? s_first[cr + 2] - base : 0, c0, wraps ? w - c0 : V, lo32,
-            n32, m32);
-        continue;
+          for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
+          if (c < a || c + V > b) {
+            P x;
+            x.vector = slot_vector<Bytes>(s.slot, column0(k0) + c);
+#pragma unroll
+            for (int e = 0; e < V; ++e)
+              if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
+          }
+          *reinterpret_cast<uint4 *>(out + l0) = y.vector;
+          continue;
+        }
+        if (vr >= r0 && vr + 1 < r1 && s_single[vr] >= 0 && s_single[vr + 1] >= 0) {
+          // across row vr's end, both rows of one source: the two shifted
+          // slots, blended. Past row vr's end its slot reads into the next
+          // one's; the next row's read starts up to V - 1 elements before its
+          // column 0, inside the slots (that row's slot follows this one's).
+          // Neither part is kept.
+          *reinterpret_cast<uint4 *>(out + l0) =
+              blend16(slot_vector<Bytes>(s.slot, s_single[vr] + c),
+                      slot_vector<Bytes>(s.slot, s_single[vr + 1] + c - w), (w - c) * Bytes);
+          continue;
+        }
       }
-      for (int e = e0; e < e0 + kCells; ++e) {
-        const int32_t l = l0 + e;
-        if (l < 0 || l >= tv.span) continue;
+      // The rest (across the tile's ends or rows of another round, rows
+      // narrower than a vector), cell by cell.
+      for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
         const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
-        if (lr < r0 || lr >= r1) continue;
-        if (s_single[lr] >= 0) continue;  // the main loop's
-        out[l] = cell_sum<T, M>(staged, s_first[lr] - base, s_first[lr + 1] - base, l - lr * w, lo32, n32, m32);
+        if (lr >= r0 && lr < r1) out[l] = cell(lr, l - lr * w);
       }
     }
     r0 = r1;
@@ -388,12 +312,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
 template <class T, IndexMap M>
 int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a, int32_t b, cudaStream_t stream) {
   if (s.t.blocks > INT_MAX) return 3;
-  RowTiles with_edges = s.t;
-  with_edges.edge_div = fast_divisor(edge_vectors_per_row(s.t.width, a, b, 16 / static_cast<int32_t>(sizeof(T))));
   constexpr int kShort = PadTilesTraits::kSumMinBlocks, kWide = PadTilesTraits::kSumWideRowMinBlocks;
   auto kernel = s.min_blocks == kWide ? pad_backward_tiles_kernel<T, M, kWide> : pad_backward_tiles_kernel<T, M, kShort>;
   const FastDivisor band_div = fast_divisor(a + s.t.width - b > 0 ? a + s.t.width - b : 1);
-  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, with_edges, s.slots,
+  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots,
                                                                                                 a, b, band_div);
   return -static_cast<int>(cudaGetLastError());
 }
