@@ -249,56 +249,70 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       if (c < a || c >= b) return elems[column0(k0) + c];
       return cell_sum<T, M>(staged, k0, s_first[q + 1] - base, c, lo32, n32, m32);
     };
+    // The vectors inside one row of the round (the others below).
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
-      if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
-        int32_t vr, c;
-        tile_row_column(t, l0, vr, c);
-        if (c + V <= w) {  // inside row vr
-          if (vr < r0 || vr >= r1) continue;
-          const int32_t at = s_single[vr];
-          if (at >= 0) {  // one source: its folded slot, shifted
-            *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot, at + c);
-            continue;
-          }
-          // several: their sums in order, the columns outside [a, b) from the first slot
-          const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
-          A acc[V];
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
-          for (int32_t k = k0; k < k1; ++k) {
-            P x;
-            x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
-#pragma unroll
-            for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
-          }
-          P y;
-#pragma unroll
-          for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
-          if (c < a || c + V > b) {
-            P x;
-            x.vector = slot_vector<Bytes>(s.slot, column0(k0) + c);
-#pragma unroll
-            for (int e = 0; e < V; ++e)
-              if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
-          }
-          *reinterpret_cast<uint4 *>(out + l0) = y.vector;
-          continue;
+      if (w < V) {  // rows narrower than a vector: cell by cell
+        for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
+          const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
+          if (lr >= r0 && lr < r1) out[l] = cell(lr, l - lr * w);
         }
-        if (vr >= r0 && vr + 1 < r1 && s_single[vr] >= 0 && s_single[vr + 1] >= 0) {
-          // across row vr's end, both rows of one source: the two shifted
-          // slots, blended. Past row vr's end its slot reads into the next
-          // one's; the next row's read starts up to V - 1 elements before its
-          // column 0, inside the slots (that row's slot follows this one's).
-          // Neither part is kept.
-          *reinterpret_cast<uint4 *>(out + l0) =
-              blend16(slot_vector<Bytes>(s.slot, s_single[vr] + c),
-                      slot_vector<Bytes>(s.slot, s_single[vr + 1] + c - w), (w - c) * Bytes);
-          continue;
-        }
+        continue;
       }
-      // The rest (across the tile's ends or rows of another round, rows
-      // narrower than a vector), cell by cell.
+      if (l0 < 0 || l0 + V > tv.span) continue;
+      int32_t vr, c;
+      tile_row_column(t, l0, vr, c);
+      if (c + V > w || vr < r0 || vr >= r1) continue;
+      const int32_t at = s_single[vr];
+      if (at >= 0) {  // one source: its folded slot, shifted
+        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot, at + c);
+        continue;
+      }
+      // several: their sums in order, the columns outside [a, b) from the first slot
+      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
+      A acc[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
+      for (int32_t k = k0; k < k1; ++k) {
+        P x;
+        x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
+      }
+      P y;
+#pragma unroll
+      for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
+      if (c < a || c + V > b) {
+        P x;
+        x.vector = slot_vector<Bytes>(s.slot, column0(k0) + c);
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+          if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
+      }
+      *reinterpret_cast<uint4 *>(out + l0) = y.vector;
+    }
+    // The vectors across a row's end (rows at least a vector wide): the one
+    // holding the last cell of row q, for q from the row before the round
+    // (its vector may hold the round's first cells) to the round's last.
+    // Every lane takes one, so none waits on another's path.
+    for (int32_t q = r0 - 1 + static_cast<int32_t>(threadIdx.x); w >= V && q < r1; q += kThreads) {
+      const int32_t end = (q + 1) * w;  // past row q's last cell
+      if (end - 1 < tv.first) continue;  // no vector holds it
+      const int32_t l0 = end - 1 - ((end - 1 - tv.first) & (V - 1));
+      if (l0 >= 0 && l0 + V == end) continue;  // inside row q: the loop above's
+      if (l0 >= 0 && l0 + V <= tv.span && q >= r0 && q + 1 < r1 && s_single[q] >= 0 && s_single[q + 1] >= 0) {
+        // Both rows of one source: the two shifted slots, blended. Past row
+        // q's end its slot reads into the next one's; the next row's read
+        // starts up to V - 1 elements before its column 0, inside the slots
+        // (that row's slot follows this one's). Neither part is kept.
+        const int32_t c = l0 - q * w;
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(slot_vector<Bytes>(s.slot, s_single[q] + c),
+                                                       slot_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
+                                                       (w - c) * Bytes);
+        continue;
+      }
+      // Else cell by cell (a vector past the tile's end may be two rows'
+      // last: both write its cells, alike).
       for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
         const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
         if (lr >= r0 && lr < r1) out[l] = cell(lr, l - lr * w);
