@@ -33,17 +33,27 @@ constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 // dx row g's dy source rows (out = dx, in = dy): how many, and its own (the
 // one a row with one source has). Its coordinates are found on the way, not
 // kept: a block's rows are listed with few registers.
+// other: where a row of two sources has the one that is not its own,
+// relative to its own (the row's one axis of two copies, the other copy).
 template <IndexMap M>
-__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own) {
+__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own,
+                                                  int64_t &other) {
   TileRowCoords rc(g);
   int64_t count = 1;
   own = 0;
+  other = 0;
 #pragma unroll
   for (int d = kMaxRank - 2; d >= 0; --d) {
     if (d >= p.rank - 1) continue;
-    const int64_t c = rc.next(t, p.out_extent, d);
-    count *= copy_count<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
-    own += (c + p.pad_low[d]) * p.in_stride[d];
+    const int64_t c = rc.next(t, p.out_extent, d), lo = p.pad_low[d], j = c + lo;
+    const int64_t copies = copy_count<M>(c, lo, p.out_extent[d], p.in_extent[d]);
+    count *= copies;
+    own += j * p.in_stride[d];
+    if (copies == 2) {
+      const CopyRun run = copy_run<M>(c, lo, p.out_extent[d], p.in_extent[d]);
+      const int64_t to = run.before >= 0 ? run.before : run.after >= 0 ? run.after : run.begin == j ? j + 1 : run.begin;
+      other = (to - j) * p.in_stride[d];
+    }
   }
   return count;
 }
@@ -193,8 +203,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   const int inner = p.rank - 1;
 
   int32_t count = 0;
-  int64_t own = 0;
-  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
+  int64_t own = 0, other = 0;
+  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own, other));  // at most slots (the host's bound)
+  __shared__ int32_t s_many;  // a round's rows have one of three sources or more
+  if (threadIdx.x == 0) s_many = 0;
   const int32_t first = block_exclusive_sum(count, s_scratch, nrows);
   if (r < nrows) s_first[r] = first;
   if (r == nrows - 1) s_first[nrows] = first + count;
@@ -215,15 +227,22 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     __syncthreads();                    // s_first written; the last round's slots read
     const int32_t base = s_first[r0];
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
+    if (fits && count > 2) s_many = 1;
     const int32_t r1 = r0 + __syncthreads_count(fits);
+    const bool many = s_many != 0;
     if (fits && count == 1) list(first - base, own);
+    if (fits && count == 2) {  // its own and the other, in ascending order
+      list(first - base + (other < 0), own);
+      list(first - base + (other > 0), own + other);
+    }
     if (r < nrows) s_single[r] = fits && count == 1 ? column0(first - base) : -1;
     const int32_t listed = s_first[r1] - base;  // the round's slots
-    // The sources of rows with several, a slot a thread: a row's own thread
-    // listing them one after another held the whole block for its longest row.
-    for (int32_t f = threadIdx.x; listed > r1 - r0 && f < listed; f += kThreads) {
+    // The sources of rows with three or more, a slot a thread: a row's own
+    // thread listing them one after another held the whole block for its
+    // longest row.
+    for (int32_t f = threadIdx.x; many && f < listed; f += kThreads) {
       const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_first[q + 1] - s_first[q];
-      if (sources == 1) continue;
+      if (sources <= 2) continue;
       TileRowCoords rc(row0 + q);  // nth_copy_row_at asks from the last axis on, as rc gives them
       list(f, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, sources,
                                  f - (s_first[q] - base)));
@@ -231,6 +250,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     __syncthreads();
     stage_slots_by_position<Bytes>(p.in, t, listed, s);
     __syncthreads();
+    if (threadIdx.x == 0) s_many = 0;  // read before the barrier above; set after the next round's first
 
     // The columns outside [a, b), summed into each row's first slot.
     for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
