@@ -58,10 +58,13 @@ __device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const Ro
   return count;
 }
 
-// The exclusive prefix sum of v over the block's first n threads (scratch:
-// a word a warp); the warps past them only meet the barrier (a tile's rows
-// often fill a quarter of the block).
-__device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scratch, int32_t n) {
+// The exclusive prefix sum of v over the block's first n threads, their
+// total, and whether any of them has flag set (scratch: a word a warp;
+// sums under 2^30). The warps past them only meet the barrier (a tile's
+// rows often fill a quarter of the block).
+__device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, bool flag, int32_t *scratch, int32_t n,
+                                                       int32_t &total, bool &any_flag) {
+  constexpr int32_t kFlag = 1 << 30;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int32_t inclusive = v;
   if (warp * 32 < n) {
@@ -70,11 +73,19 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scrat
       const int32_t from = __shfl_up_sync(0xffffffffu, inclusive, d);
       if (lane >= d) inclusive += from;
     }
-    if (lane == 31) scratch[warp] = inclusive;
+    const bool flagged = __any_sync(0xffffffffu, flag);
+    if (lane == 31) scratch[warp] = inclusive | (flagged ? kFlag : 0);
   }
   __syncthreads();
-  int32_t before = 0;
-  for (int w = 0; static_cast<int32_t>(threadIdx.x) < n && w < warp; ++w) before += scratch[w];
+  int32_t before = 0, sum = 0, flags = 0;
+  for (int w = 0; w * 32 < n; ++w) {
+    const int32_t x = scratch[w];
+    if (w < warp) before += x & (kFlag - 1);
+    sum += x & (kFlag - 1);
+    flags |= x;
+  }
+  total = sum;
+  any_flag = (flags & kFlag) != 0;
   return before + inclusive - v;
 }
 
@@ -205,9 +216,9 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   int32_t count = 0;
   int64_t own = 0, other = 0;
   if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own, other));  // at most slots (the host's bound)
-  __shared__ int32_t s_many;  // a round's rows have one of three sources or more
-  if (threadIdx.x == 0) s_many = 0;
-  const int32_t first = block_exclusive_sum(count, s_scratch, nrows);
+  int32_t total;  // the tile's sources
+  bool many;      // a row of three or more
+  const int32_t first = block_exclusive_sum(count, count > 2, s_scratch, nrows, total, many);
   if (r < nrows) s_first[r] = first;
   if (r == nrows - 1) s_first[nrows] = first + count;
 
@@ -224,19 +235,21 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     phase[k] = slot_phase<Bytes>(p.in, source);
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
-    __syncthreads();                    // s_first written; the last round's slots read
-    const int32_t base = s_first[r0];
+    if (r0 > 0) __syncthreads();        // the last round's slots read
+    const int32_t base = r0 > 0 ? s_first[r0] : 0;
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
-    if (fits && count > 2) s_many = 1;
-    const int32_t r1 = r0 + __syncthreads_count(fits);
-    const bool many = s_many != 0;
+    // One round where every source fits (most tiles), else the rows that
+    // do; the slot-a-thread listing below reads s_first, so it comes after
+    // a barrier too.
+    const bool whole = r0 == 0 && total <= slots && !many;
+    const int32_t r1 = whole ? nrows : r0 + __syncthreads_count(fits);
     if (fits && count == 1) list(first - base, own);
     if (fits && count == 2) {  // its own and the other, in ascending order
       list(first - base + (other < 0), own);
       list(first - base + (other > 0), own + other);
     }
     if (r < nrows) s_single[r] = fits && count == 1 ? column0(first - base) : -1;
-    const int32_t listed = s_first[r1] - base;  // the round's slots
+    const int32_t listed = whole ? total : s_first[r1] - base;  // the round's slots
     // The sources of rows with three or more, a slot a thread: a row's own
     // thread listing them one after another held the whole block for its
     // longest row.
@@ -250,7 +263,6 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     __syncthreads();
     stage_slots_by_position<Bytes>(p.in, t, listed, s);
     __syncthreads();
-    if (threadIdx.x == 0) s_many = 0;  // read before the barrier above; set after the next round's first
 
     // The columns outside [a, b), summed into each row's first slot.
     for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
