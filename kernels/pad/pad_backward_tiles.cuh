@@ -226,9 +226,6 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
   const int32_t w = t.width, band = a + w - b;
-  // Tiles of one row leave their columns outside [a, b) to the vectors
-  // (the whole block would wait on a few threads' sums).
-  const bool folded = t.rows_per_block >= PadTilesTraits::kSumFoldMinRows;
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   // Where slot k's row has dx column 0 (its own copy of it), in elements.
@@ -268,23 +265,20 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     __syncthreads();
 
     // The columns outside [a, b), summed into each row's first slot.
-    if (folded) {
-      for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
-        const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
-        const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
-        const int32_t k0 = s_first[cr] - base;
-        elems[column0(k0) + c] = cell_sum<T, M>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
-      }
-      __syncthreads();
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
+      const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
+      const int32_t k0 = s_first[cr] - base;
+      elems[column0(k0) + c] = cell_sum<T, M>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
     }
+    __syncthreads();
 
     // dx cell (row q of the round, column c), one by one.
     auto cell = [&](int32_t q, int32_t c) {
       const int32_t at = s_single[q];
-      const bool inside = c >= a && c < b;
-      if (at >= 0 && (inside || folded)) return elems[at + c];
+      if (at >= 0) return elems[at + c];
       const int32_t k0 = s_first[q] - base;
-      if (!inside && folded) return elems[column0(k0) + c];
+      if (c < a || c >= b) return elems[column0(k0) + c];
       return cell_sum<T, M>(staged, k0, s_first[q + 1] - base, c, lo32, n32, m32);
     };
     // The vectors inside one row of the round (the others below).
@@ -302,13 +296,6 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       tile_row_column(t, l0, vr, c);
       if (c + V > w || vr < r0 || vr >= r1) continue;
       const int32_t at = s_single[vr];
-      if (!folded && (c < a || c + V > b)) {  // columns of several sources, unfolded: cell by cell
-        P y;
-#pragma unroll
-        for (int e = 0; e < V; ++e) y.elem[e] = cell(vr, c + e);
-        *reinterpret_cast<uint4 *>(out + l0) = y.vector;
-        continue;
-      }
       if (at >= 0) {  // one source: its folded slot, shifted
         *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot, at + c);
         continue;
@@ -345,8 +332,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       if (end - 1 < tv.first) continue;  // no vector holds it
       const int32_t l0 = end - 1 - ((end - 1 - tv.first) & (V - 1));
       if (l0 >= 0 && l0 + V == end) continue;  // inside row q: the loop above's
-      if (folded && l0 >= 0 && l0 + V <= tv.span && q >= r0 && q + 1 < r1 && s_single[q] >= 0 &&
-          s_single[q + 1] >= 0) {
+      if (l0 >= 0 && l0 + V <= tv.span && q >= r0 && q + 1 < r1 && s_single[q] >= 0 && s_single[q + 1] >= 0) {
         // Both rows of one source: the two shifted slots, blended. Past row
         // q's end its slot reads into the next one's; the next row's read
         // starts up to V - 1 elements before its column 0, inside the slots

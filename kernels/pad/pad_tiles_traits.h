@@ -46,10 +46,6 @@ struct PadTilesTraits {
   // has): a tile whose rows have more sources (rows on an outer pad) stages
   // and sums them in several rounds.
   static constexpr int kSumSpareSlotsPercent = 25;
-  // Tiles of at least this many rows sum each row's columns of several
-  // inner sources into its slot first (its vectors then copy the slot);
-  // smaller ones (rows of 32 KiB) sum them in the vectors that hold them.
-  static constexpr int kSumFoldMinRows = 2;
   // Blocks per SM the backward's registers are cut for: the rows' listing
   // wants more registers than the sums, and is what a cut spills. Rows of
   // kSumWideRowBytes or more take a kernel cut for kSumWideRowMinBlocks (48
