@@ -136,28 +136,33 @@ __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k
   return Accum<T>::store(sum);
 }
 
-// Stages the first n slots as set_slot_copies set them (as
-// stage_tile_rows does), each thread one vector position v of a slot for
-// slot after slot: consecutive threads still copy consecutive vectors of a
-// slot, and no thread divides its index by the slot's vectors each copy.
-// Slots of more vectors than the block has threads take stage_tile_rows.
+// Stages the first n slots as set_slot_copies set them, slot k from
+// vector lead(k) of its space on (its first element phase[k] elements into
+// it, phase[k] * Bytes / 16 of them whole vectors of lead): consecutive
+// threads copy consecutive vectors of a slot, a thread one vector position
+// v of a slot for slot after slot (no division a copy) where a slot has no
+// more vectors than the block threads.
 template <int Bytes>
-__device__ __forceinline__ void stage_slots_by_position(const void *in, const RowTiles &t, int32_t n,
-                                                        const TileSlots &s) {
+__device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, const TileSlots &s,
+                                            const int32_t *phase) {
   const int32_t sv = t.slot_vectors;
-  if (sv > static_cast<int32_t>(blockDim.x)) {
-    stage_tile_rows<Bytes>(in, t, n, s);
-    return;
-  }
-  const int32_t lanes = static_cast<int32_t>(blockDim.x) / sv * sv;  // threads in use
-  const int32_t step = lanes / sv;                                     // slots a pass
-  const int32_t t0 = static_cast<int32_t>(threadIdx.x);
-  const int32_t k0 = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(t0), t.slot_div)), v = t0 - k0 * sv;
-  for (int32_t k = t0 < lanes ? k0 : n; k < n; k += step) {
+  auto copy = [&](int32_t k, int32_t v) {
     const int32_t copies = s.copies[k];
-    uint4 *to = s.slot + k * sv + v;
+    uint4 *to = s.slot + k * sv + (phase[k] * Bytes >> 4) + v;
     if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
     if (copies < 0) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
+  };
+  const int32_t t0 = static_cast<int32_t>(threadIdx.x), threads = static_cast<int32_t>(blockDim.x);
+  if (sv > threads) {
+    for (int32_t f = t0; f < n * sv; f += threads) {
+      const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(f), t.slot_div));
+      copy(k, f - k * sv);
+    }
+  } else {
+    const int32_t lanes = threads / sv * sv;  // threads in use
+    const int32_t step = lanes / sv;          // slots a pass
+    const int32_t k0 = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(t0), t.slot_div)), v = t0 - k0 * sv;
+    for (int32_t k = t0 < lanes ? k0 : n; k < n; k += step) copy(k, v);
   }
   async_copy_commit();
   async_copy_wait<0>();
@@ -232,7 +237,13 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   auto column0 = [&](int32_t k) { return k * t.slot_vectors * V + phase[k] + lo32; };
   auto list = [&](int32_t k, int64_t source) {
     set_slot_copies<Bytes>(s, k, p.in, t, source);
-    phase[k] = slot_phase<Bytes>(p.in, source);
+    // A 16-byte copy that lands across a 32-byte sector of shared memory
+    // from within one of global memory costs two of each (ncu, session
+    // 20): a slot starts a vector late where its row's first 16 bytes and
+    // the slot's space differ in that phase (the slot has a vector to spare).
+    const uintptr_t first = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(source) * Bytes;
+    const uint32_t late = ((static_cast<uint32_t>(first) ^ shared_address(s.slot + k * t.slot_vectors)) >> 4) & 1u;
+    phase[k] = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     if (r0 > 0) __syncthreads();        // the last round's slots read
@@ -261,7 +272,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
                                  f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_slots_by_position<Bytes>(p.in, t, listed, s);
+    stage_slots<Bytes>(p.in, t, listed, s, phase);
     __syncthreads();
 
     // The columns outside [a, b), summed into each row's first slot.
