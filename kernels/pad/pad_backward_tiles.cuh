@@ -3,15 +3,15 @@
 // copies of them (each dx row's in for_each_copy_row's ascending order, the
 // rows one after another), stages that list into shared memory in one go
 // (several rounds only where the rows on an outer pad have more sources than
-// the tile has slots), and then writes every dx element of the round's rows
-// from shared memory: 16-byte vectors where the columns have one inner
-// source each, the other cells (columns of several sources, vectors across
-// row ends) one a thread. Every cell adds its outer sources in order, each
-// one's inner sources in ascending order, from -0.0: the order the passes of
-// pad_backward_impl.cuh sum it in, so the results are bit-identical to
-// theirs. No sum outlives a round, so a thread keeps a vector's sums at a
-// time and the block needs few registers: a block's loads are one round
-// trip, with many blocks an SM to overlap them.
+// the tile has slots), sums each row's columns of several inner sources into
+// its first slot, and then writes every dx vector of the round's rows from
+// shared memory: a row of one source (most rows) as a shifted copy of its
+// slot, a row of several as the sums of its slots. Every cell adds its outer
+// sources in order, each one's inner sources in ascending order, from -0.0:
+// the order the passes of pad_backward_impl.cuh sum it in, so the results
+// are bit-identical to theirs. No sum outlives a round, so a thread keeps a
+// vector's sums at a time and the block needs few registers: a block's loads
+// are one round trip, with many blocks an SM to overlap them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,11 +30,11 @@ namespace baracuda::kernels {
 
 constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 
-// dx row g's dy source rows (out = dx, in = dy): how many, and its own (the
-// one a row with one source has). Its coordinates are found on the way, not
-// kept: a block's rows are listed with few registers.
-// other: where a row of two sources has the one that is not its own,
-// relative to its own (the row's one axis of two copies, the other copy).
+// dx row g's dy source rows (out = dx, in = dy): how many, its own (the one
+// a row with one source has), and for a row of two where the other lies,
+// relative to its own (along the row's one axis of two copies). Its
+// coordinates are found on the way, not kept: a block's rows are listed with
+// few registers.
 template <IndexMap M>
 __device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own,
                                                   int64_t &other) {
@@ -220,7 +220,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
 
   int32_t count = 0;
   int64_t own = 0, other = 0;
-  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own, other));  // at most slots (the host's bound)
+  // count: at most slots (the host's bound)
+  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own, other));
   int32_t total;  // the tile's sources
   bool many;      // a row of three or more
   const int32_t first = block_exclusive_sum(count, count > 2, s_scratch, nrows, total, many);
@@ -241,8 +242,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     // from within one of global memory costs two of each (ncu, session
     // 20): a slot starts a vector late where its row's first 16 bytes and
     // the slot's space differ in that phase (the slot has a vector to spare).
-    const uintptr_t first = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(source) * Bytes;
-    const uint32_t late = ((static_cast<uint32_t>(first) ^ shared_address(s.slot + k * t.slot_vectors)) >> 4) & 1u;
+    const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(source) * Bytes;
+    const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(s.slot + k * t.slot_vectors)) >> 4) & 1u;
     phase[k] = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
