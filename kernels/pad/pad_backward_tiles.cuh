@@ -370,8 +370,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
 template <class T, IndexMap M>
 int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a, int32_t b, cudaStream_t stream) {
   if (s.t.blocks > INT_MAX) return 3;
-  constexpr int kShort = PadTilesTraits::kSumMinBlocks, kWide = PadTilesTraits::kSumWideRowMinBlocks;
-  auto kernel = s.min_blocks == kWide ? pad_backward_tiles_kernel<T, M, kWide> : pad_backward_tiles_kernel<T, M, kShort>;
+  auto kernel = pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks>;
   const FastDivisor band_div = fast_divisor(a + s.t.width - b > 0 ? a + s.t.width - b : 1);
   kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots,
                                                                                                 a, b, band_div);

@@ -49,15 +49,14 @@ struct PadTilesTraits {
   // rank-4 rows padded by 16 86-88 -> 88-90% (more tiles an SM, 128-row
   // bf16 rank-5 tiles), bf16 rank 5 level.
   static constexpr int kSumSpareSlotsPercent = 15;
-  // Blocks per SM the backward's registers are cut for: the rows' listing
-  // wants more registers than the sums, and is what a cut spills. Rows of
-  // kSumWideRowBytes or more take a kernel cut for kSumWideRowMinBlocks (48
-  // registers, none spilled), shorter ones kSumMinBlocks (40; session 19,
-  // H200: 48 registers ran 1-4 points of copy ahead on rows of 1 KiB and
-  // more, up to 3 behind on rows of 254-512 bytes).
-  static constexpr int kSumMinBlocks = 6;
-  static constexpr int kSumWideRowMinBlocks = 5;
-  static constexpr int64_t kSumWideRowBytes = 1024;
+  // Blocks per SM the backward's registers are cut for (48 registers, no
+  // spill), one kernel a dtype and mode: session 19 cut rows under 1 KiB
+  // for 6 (40 registers) in a second kernel; session 20 (H200), with the
+  // folded tiles' shared memory holding rank-5 tiles to 4-5 an SM, 48 for
+  // every row against the two: f32 rank 5 level to 2 points of copy ahead,
+  // 16-bit rank 5 level to 4 behind (odd rows), and the translation unit's
+  // compile a quarter shorter (the build's budget).
+  static constexpr int kSumMinBlocks = 5;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
