@@ -136,12 +136,12 @@ __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k
   return Accum<T>::store(sum);
 }
 
-// Stages the first n slots as set_slot_copies set them, slot k from
-// vector lead(k) of its space on (its first element phase[k] elements into
-// it, phase[k] * Bytes / 16 of them whole vectors of lead): consecutive
-// threads copy consecutive vectors of a slot, a thread one vector position
-// v of a slot for slot after slot (no division a copy) where a slot has no
-// more vectors than the block threads.
+// Stages the first n slots as set_slot_copies set them, slot k from the
+// whole vectors of its space that phase[k] skips on (a slot may start a
+// vector late: the kernel's list()). Consecutive threads copy consecutive
+// vectors of a slot; where a slot has no more vectors than the block has
+// threads, a thread copies one vector position of a slot for slot after
+// slot (no division a copy).
 template <int Bytes>
 __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, const TileSlots &s,
                                             const int32_t *phase) {
