@@ -9,6 +9,7 @@
 //   by round (median of 25 event-timed launches after 3 warm-ups), with the
 //   largest difference of each variant's O from the baseline's.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,13 @@ __attribute__((weak)) int probe_forward_v7(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v8(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_v9(const void *, cudaStream_t);
 __attribute__((weak)) int probe_forward_sm80(const void *, cudaStream_t);  // sm80.cu: the sm_80 forward
+__attribute__((weak)) int probe_forward_grid(const void *, cudaStream_t);  // the grid's tree, f16 too
+// cudnn_backend.cpp: the library's cuDNN backend, timed as one more variant
+// (PROBE_CUDNN=0 leaves it out).
+__attribute__((weak)) int probe_forward_cudnn(const void *, cudaStream_t);
+extern "C" {
+int probe_f16 = 0;  // the dtype every variant runs: 0 bf16, 1 f16 (the grid's rows)
+}
 struct Variant {
   const char *name;
   int (*run)(const void *, cudaStream_t);
@@ -50,6 +58,9 @@ static std::vector<Variant> variants() {
         Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6},
         Variant{"v7", probe_forward_v7}, Variant{"v8", probe_forward_v8}, Variant{"v9", probe_forward_v9}})
     if (x.run != nullptr) v.push_back(x);
+  const char *with_cudnn = getenv("PROBE_CUDNN");
+  if (probe_forward_cudnn != nullptr && (with_cudnn == nullptr || std::string(with_cudnn) != "0"))
+    v.push_back({"cudnn", probe_forward_cudnn});
   return v;
 }
 
@@ -268,7 +279,7 @@ static void check(const std::vector<Variant> &vs) {
 // With bits (PROBE_DATA=bits), bench_ops' data instead: random bits under
 // the mask 0x3F7F, finite values below 1 whose exponents are uniform, so
 // that most are tiny (bench/bench_harness.hpp's fill_random).
-__global__ void fill_hash(bf *x, size_t n, uint64_t seed, bool bits) {
+__global__ void fill_hash(bf *x, size_t n, uint64_t seed, bool bits, bool f16) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     uint64_t h = (i + seed) * 0x9E3779B97F4A7C15ull;
     if (bits) {
@@ -284,7 +295,8 @@ __global__ void fill_hash(bf *x, size_t n, uint64_t seed, bool bits) {
       h ^= h >> 32;
       s += (h & 0xFFFFFF) / 16777216.f;
     }
-    x[i] = __float2bfloat16((s - 2.f) * 1.7f);
+    x[i] = f16 ? __ushort_as_bfloat16(__half_as_ushort(__float2half((s - 2.f) * 1.7f)))
+               : __float2bfloat16((s - 2.f) * 1.7f);
   }
 }
 
@@ -292,24 +304,25 @@ __global__ void fill_hash(bf *x, size_t n, uint64_t seed, bool bits) {
 static Buffers filled(const Case &c) {
   Buffers b = alloc(c);
   const bool bits = getenv("PROBE_DATA") != nullptr && std::string(getenv("PROBE_DATA")) == "bits";
-  fill_hash<<<1024, 256>>>(b.q, b.nq, 1, bits);
-  fill_hash<<<1024, 256>>>(b.k, b.nk, 2 * b.nq, bits);
-  fill_hash<<<1024, 256>>>(b.v, b.nv, 3 * b.nq, bits);
+  fill_hash<<<1024, 256>>>(b.q, b.nq, 1, bits, probe_f16 != 0);
+  fill_hash<<<1024, 256>>>(b.k, b.nk, 2 * b.nq, bits, probe_f16 != 0);
+  fill_hash<<<1024, 256>>>(b.v, b.nv, 3 * b.nq, bits, probe_f16 != 0);
   CK(cudaGetLastError());
   return b;
 }
 
-// Each variant's median ms on p, launches interleaved round by round (25
-// after 3 warm-ups), variant i writing outs[i]; -1 where it does not build
+// Each variant's median ms on p, launches interleaved round by round
+// (rounds - 3 after 3 warm-ups, 25 by default), variant i writing outs[i]; -1 where it does not build
 // p's tile. PROBE_BATCH=n: each timed sample is n launches back to back
 // (over n), so that no host time between launches counts.
-static std::vector<double> interleaved_ms(const std::vector<Variant> &vs, SdpaProblem p, const std::vector<bf *> &outs) {
+static std::vector<double> interleaved_ms(const std::vector<Variant> &vs, SdpaProblem p, const std::vector<bf *> &outs,
+                                          int rounds = 28) {
   const int batch = getenv("PROBE_BATCH") ? std::max(1, atoi(getenv("PROBE_BATCH"))) : 1;
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   std::vector<std::vector<float>> ms(vs.size());
-  for (int round = 0; round < 28; ++round)
+  for (int round = 0; round < rounds; ++round)
     for (size_t i = 0; i < vs.size(); ++i) {
       p.out.data = outs[i];
       CK(cudaEventRecord(e0));
@@ -371,6 +384,12 @@ static void time_rows(const std::vector<Variant> &vs) {
                same ? "bits = base" : "bits differ", diff);
       }
       if (vs.size() == 1) printf("time %-24s | base %.4f ms %5.1f TF\n", row, base_ms, flops / base_ms / 1e9);
+      if (vs.back().run == probe_forward_cudnn && ms.back() > 0) {
+        printf("vs cudnn %-24s | cudnn %5.1f TF |", row, flops / ms.back() / 1e9);
+        for (size_t i = 0; i + 1 < vs.size(); ++i)
+          if (ms[i] > 0) printf(" %s %.3fx", vs[i].name, ms.back() / ms[i]);
+        printf("\n");
+      }
       for (bf *o : outs) CK(cudaFree(o));
       release(b);
     }
@@ -405,12 +424,89 @@ static void time_decode(std::vector<Variant> vs) {
   }
 }
 
+static float element_to_f(bf x) {
+  return probe_f16 ? __half2float(__ushort_as_half(__bfloat16_as_ushort(x))) : __bfloat162float(x);
+}
+
+// Select's question past D 128 (session 20): the Hopper forward of the
+// `grid` tree (f16 and bf16 at the 256 tile) beside the library's cuDNN
+// backend on a grid of B*H, Q and K, D 256 (both dtypes) and 192 (bf16),
+// both causal modes (bottom-right where Q < K), launches interleaved (median
+// of 11 after 3). Stops after PROBE_GRID_S seconds (12 by default).
+static void time_grid() {
+  if (probe_forward_grid == nullptr || probe_forward_cudnn == nullptr) {
+    printf("grid: not built (%s%s)\n", probe_forward_grid ? "" : "grid tree ", probe_forward_cudnn ? "" : "cudnn");
+    return;
+  }
+  const std::vector<Variant> vs{{"hopper", probe_forward_grid}, {"cudnn", probe_forward_cudnn}};
+  struct Point {
+    int64_t B, H, Q, K;
+  };
+  const Point points[] = {{1, 16, 1024, 1024}, {8, 16, 1024, 1024}, {32, 16, 1024, 1024}, {1, 16, 2048, 2048},
+                          {4, 16, 2048, 2048}, {16, 16, 2048, 2048}, {1, 16, 4096, 4096}, {4, 16, 4096, 4096},
+                          {1, 8, 8192, 8192},  {2, 16, 8192, 8192}, {2, 16, 1024, 4096}, {1, 16, 2048, 8192}};
+  const double budget = getenv("PROBE_GRID_S") ? atof(getenv("PROBE_GRID_S")) : 12.0;
+  cudaEvent_t start, now;
+  CK(cudaEventCreate(&start));
+  CK(cudaEventCreate(&now));
+  CK(cudaEventRecord(start));
+  for (int D : {256, 192})
+    for (int f16 : {0, 1}) {
+      if (D == 192 && f16) continue;
+      probe_f16 = f16;
+      for (bool causal : {false, true})
+        for (const Point &pt : points) {
+          CK(cudaEventRecord(now));
+          CK(cudaEventSynchronize(now));
+          float elapsed = 0;
+          CK(cudaEventElapsedTime(&elapsed, start, now));
+          if (elapsed > budget * 1e3) {
+            printf("grid: stopped after %.1f s\n", elapsed / 1e3);
+            probe_f16 = 0;
+            return;
+          }
+          const Case c{"", pt.B, pt.H, pt.H, pt.Q, pt.K, D, D, causal, true, -1, -1, 0, 0};
+          Buffers b = filled(c);
+          std::vector<bf *> outs(vs.size());
+          for (size_t i = 0; i < vs.size(); ++i) CK(cudaMalloc(&outs[i], b.no * 2));
+          const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs, 14);
+          const double pairs = causal ? double(pt.Q) * pt.K - double(pt.Q) * (pt.Q - 1) / 2 : double(pt.Q) * pt.K;
+          const double flops = 4.0 * pt.B * pt.H * D * pairs;
+          char row[96];
+          snprintf(row, sizeof row, "%s D%d %s BH%lld Q%lld K%lld", f16 ? "f16" : "bf16", D,
+                   causal ? "causal" : "full", (long long)(pt.B * pt.H), (long long)pt.Q, (long long)pt.K);
+          if (ms[0] <= 0 || ms[1] <= 0) {
+            printf("grid %-34s | not run by %s\n", row, ms[0] <= 0 ? "hopper" : "cudnn");
+          } else {
+            std::vector<bf> a(b.no), o(b.no);
+            CK(cudaMemcpy(a.data(), outs[0], b.no * 2, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(o.data(), outs[1], b.no * 2, cudaMemcpyDeviceToHost));
+            double diff = 0, most = 0;
+            for (size_t e = 0; e < a.size(); ++e) {
+              const double x = element_to_f(a[e]), y = element_to_f(o[e]);
+              diff = std::isnan(x - y) ? INFINITY : std::max(diff, std::fabs(x - y));
+              most = std::max(most, std::fabs(y));
+            }
+            printf("grid %-34s | hopper %.4f ms %5.1f TF | cudnn %.4f ms %5.1f TF | %.3fx | diff %.1e of %.1e\n", row,
+                   ms[0], flops / ms[0] / 1e9, ms[1], flops / ms[1] / 1e9, ms[1] / ms[0], diff, most);
+          }
+          for (bf *o : outs) CK(cudaFree(o));
+          release(b);
+        }
+    }
+  probe_f16 = 0;
+  CK(cudaEventDestroy(start));
+  CK(cudaEventDestroy(now));
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
   const std::vector<Variant> vs = variants();
-  const std::string mode = argc > 1 ? argv[1] : "all";
-  if (mode == "check" || mode == "all") check(vs);
-  if (mode == "time" || mode == "all") time_rows(vs);
-  if (mode == "decode" || mode == "all") time_decode(vs);
+  const std::string mode = argc > 1 ? argv[1] : "all";  // check, time, grid, decode, all, or some joined by '+'
+  const auto has = [&](const char *part) { return mode == "all" || ("+" + mode + "+").find(std::string("+") + part + "+") != std::string::npos; };
+  if (has("check")) check(vs);
+  if (has("time")) time_rows(vs);
+  if (mode != "all" && has("grid")) time_grid();
+  if (has("decode")) time_decode(vs);
   return 0;
 }
