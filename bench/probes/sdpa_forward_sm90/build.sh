@@ -37,7 +37,7 @@ LINK_DL=""
     if [ "$n" = sm80 ]; then echo "$n nvcc $C -I$d -Dbaracuda=baracuda_sm80 -c $H/sm80.cu"; continue; fi
     echo "$n nvcc $C -I$d -Xptxas -v -DPROBE_TILES=$tiles -DPROBE_F16=$f16 -Dbaracuda=baracuda_$n -DPROBE_FORWARD=probe_forward_$n -c $H/variant.cu"
   done
-} | timeout $budget xargs -P ${PROBE_JOBS:-3} -L 1 bash -c 'n=$0; "$@" -o '$O'/$n.tmp.o > '$O'/$n.log 2>&1 && mv '$O'/$n.tmp.o '$O'/$n.o || echo "FAILED: $n (see '$O'/$n.log)"'
+} | timeout $budget xargs -P ${PROBE_JOBS:-3} -L 1 bash -c 'n=$0; "$@" -o '$O'/$n.tmp.o > '$O'/$n.log 2>&1 && mv '$O'/$n.tmp.o '$O'/$n.o || { echo "FAILED: $n"; tail -n 15 '$O'/$n.log; }'
 [ $? -eq 124 ] && echo "compiles stopped after $budget s; linking: $(cd $O && ls *.o | grep -v tmp | paste -sd' ')"
 rm -f $O/*.tmp.o
 # The cuDNN backend links only whole (its objects need one another).

@@ -356,6 +356,8 @@ static void time_rows(const std::vector<Variant> &vs) {
                       {8, 16, 4096, 64},  {1, 8, 2048, 128},  {2, 8, 1024, 64},   {1, 16, 1024, 256}};
   const int only = getenv("PROBE_D") ? atoi(getenv("PROBE_D")) : 0;  // 0: every head size
   const bool small = getenv("PROBE_SMALL") != nullptr;               // only the last three rows
+  const int passes = getenv("PROBE_PASSES") ? std::max(1, atoi(getenv("PROBE_PASSES"))) : 1;
+  for (int pass = 0; pass < passes; ++pass)
   for (const Row &r : rows)
     for (bool causal : {false, true}) {
       if ((only != 0 && r.D != only) || (small && &r < rows + 5)) continue;
@@ -432,13 +434,16 @@ static float element_to_f(bf x) {
 // `grid` tree (f16 and bf16 at the 256 tile) beside the library's cuDNN
 // backend on a grid of B*H, Q and K, D 256 (both dtypes) and 192 (bf16),
 // both causal modes (bottom-right where Q < K), launches interleaved (median
-// of 11 after 3). Stops after PROBE_GRID_S seconds (12 by default).
+// of PROBE_GRID_ROUNDS, 11 by default, after 3). Stops after PROBE_GRID_S
+// seconds (12 by default).
 static void time_grid() {
-  if (probe_forward_grid == nullptr || probe_forward_cudnn == nullptr) {
-    printf("grid: not built (%s%s)\n", probe_forward_grid ? "" : "grid tree ", probe_forward_cudnn ? "" : "cudnn");
+  if (probe_forward_grid == nullptr) {
+    printf("grid: the grid tree was not built\n");
     return;
   }
-  const std::vector<Variant> vs{{"hopper", probe_forward_grid}, {"cudnn", probe_forward_cudnn}};
+  // Without the cuDNN backend, the Hopper forward alone (grid.py times cuDNN through PyTorch in the same call).
+  std::vector<Variant> vs{{"hopper", probe_forward_grid}};
+  if (probe_forward_cudnn != nullptr) vs.push_back({"cudnn", probe_forward_cudnn});
   struct Point {
     int64_t B, H, Q, K;
   };
@@ -446,6 +451,7 @@ static void time_grid() {
                           {4, 16, 2048, 2048}, {16, 16, 2048, 2048}, {1, 16, 4096, 4096}, {4, 16, 4096, 4096},
                           {1, 8, 8192, 8192},  {2, 16, 8192, 8192}, {2, 16, 1024, 4096}, {1, 16, 2048, 8192}};
   const double budget = getenv("PROBE_GRID_S") ? atof(getenv("PROBE_GRID_S")) : 12.0;
+  const int timed_rounds = getenv("PROBE_GRID_ROUNDS") ? std::max(1, atoi(getenv("PROBE_GRID_ROUNDS"))) : 11;
   cudaEvent_t start, now;
   CK(cudaEventCreate(&start));
   CK(cudaEventCreate(&now));
@@ -469,13 +475,15 @@ static void time_grid() {
           Buffers b = filled(c);
           std::vector<bf *> outs(vs.size());
           for (size_t i = 0; i < vs.size(); ++i) CK(cudaMalloc(&outs[i], b.no * 2));
-          const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs, 14);
+          const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs, 3 + timed_rounds);
           const double pairs = causal ? double(pt.Q) * pt.K - double(pt.Q) * (pt.Q - 1) / 2 : double(pt.Q) * pt.K;
           const double flops = 4.0 * pt.B * pt.H * D * pairs;
           char row[96];
           snprintf(row, sizeof row, "%s D%d %s BH%lld Q%lld K%lld", f16 ? "f16" : "bf16", D,
                    causal ? "causal" : "full", (long long)(pt.B * pt.H), (long long)pt.Q, (long long)pt.K);
-          if (ms[0] <= 0 || ms[1] <= 0) {
+          if (vs.size() == 1) {
+            if (ms[0] > 0) printf("grid %-34s | hopper %.4f ms %5.1f TF\n", row, ms[0], flops / ms[0] / 1e9);
+          } else if (ms[0] <= 0 || ms[1] <= 0) {
             printf("grid %-34s | not run by %s\n", row, ms[0] <= 0 ? "hopper" : "cudnn");
           } else {
             std::vector<bf> a(b.no), o(b.no);
