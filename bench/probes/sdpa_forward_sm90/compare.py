@@ -1,6 +1,6 @@
 """cuDNN through PyTorch on the probe's bf16 rows, then the probe's own timing (a subprocess, so that both
 sides run in one call), then cuDNN again, then the bf16 GEMM rate (cuBLAS 8192^3 through torch.matmul).
-Run from the repository root: python3 bench/probes/sdpa_forward_sm90/compare.py <probe binary>."""
+Run from the repository root: python3 bench/probes/sdpa_forward_sm90/compare.py <probe binary> [seconds for the probe]."""
 import subprocess
 import sys
 
@@ -24,7 +24,7 @@ def cudnn_pass(tag):
 
 cudnn_pass("1")
 print("--- probe time", flush=True)
-subprocess.run([sys.argv[1], "time"], timeout=12)
+subprocess.run([sys.argv[1], "time"], timeout=float(sys.argv[2]) if len(sys.argv) > 2 else 12)
 cudnn_pass("2")
 a, b = (torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16) for _ in range(2))
 ms = median_ms(lambda: torch.matmul(a, b), 10)

@@ -447,61 +447,78 @@ static void time_grid() {
   struct Point {
     int64_t B, H, Q, K;
   };
-  const Point points[] = {{1, 16, 1024, 1024}, {8, 16, 1024, 1024}, {32, 16, 1024, 1024}, {1, 16, 2048, 2048},
-                          {4, 16, 2048, 2048}, {16, 16, 2048, 2048}, {1, 16, 4096, 4096}, {4, 16, 4096, 4096},
-                          {1, 8, 8192, 8192},  {2, 16, 8192, 8192}, {2, 16, 1024, 4096}, {1, 16, 2048, 8192}};
+  const std::vector<Point> grid_points{{1, 16, 1024, 1024}, {8, 16, 1024, 1024}, {32, 16, 1024, 1024},
+                                       {1, 16, 2048, 2048}, {4, 16, 2048, 2048}, {16, 16, 2048, 2048},
+                                       {1, 16, 4096, 4096}, {4, 16, 4096, 4096}, {1, 8, 8192, 8192},
+                                       {2, 16, 8192, 8192}, {2, 16, 1024, 4096}, {1, 16, 2048, 8192}};
+  // PROBE_GRID_EXTRA: the edges of the first grid's region (session 20, round 3): (b, h) between 128 and
+  // 512 at 1024 and 1536 queries, 512 queries, 16384.
+  const std::vector<Point> extra_points{{16, 16, 1024, 1024}, {8, 16, 1536, 1536}, {16, 16, 1536, 1536},
+                                        {4, 16, 512, 512},    {32, 16, 512, 512},  {1, 8, 16384, 16384}};
+  const std::vector<Point> &points = getenv("PROBE_GRID_EXTRA") ? extra_points : grid_points;
+  // PROBE_GRID_D: the head sizes and dtypes, e.g. "256,192,192f16" (f16 where the size ends in f16).
+  std::vector<std::pair<int, int>> kinds{{256, 0}, {256, 1}, {192, 0}};
+  if (getenv("PROBE_GRID_D")) {
+    kinds.clear();
+    std::string list = getenv("PROBE_GRID_D");
+    for (size_t at = 0; at < list.size();) {
+      size_t end = list.find(',', at);
+      if (end == std::string::npos) end = list.size();
+      const std::string item = list.substr(at, end - at);
+      kinds.push_back({atoi(item.c_str()), item.find("f16") != std::string::npos ? 1 : 0});
+      at = end + 1;
+    }
+  }
   const double budget = getenv("PROBE_GRID_S") ? atof(getenv("PROBE_GRID_S")) : 12.0;
   const int timed_rounds = getenv("PROBE_GRID_ROUNDS") ? std::max(1, atoi(getenv("PROBE_GRID_ROUNDS"))) : 11;
   cudaEvent_t start, now;
   CK(cudaEventCreate(&start));
   CK(cudaEventCreate(&now));
   CK(cudaEventRecord(start));
-  for (int D : {256, 192})
-    for (int f16 : {0, 1}) {
-      if (D == 192 && f16) continue;
-      probe_f16 = f16;
-      for (bool causal : {false, true})
-        for (const Point &pt : points) {
-          CK(cudaEventRecord(now));
-          CK(cudaEventSynchronize(now));
-          float elapsed = 0;
-          CK(cudaEventElapsedTime(&elapsed, start, now));
-          if (elapsed > budget * 1e3) {
-            printf("grid: stopped after %.1f s\n", elapsed / 1e3);
-            probe_f16 = 0;
-            return;
-          }
-          const Case c{"", pt.B, pt.H, pt.H, pt.Q, pt.K, D, D, causal, true, -1, -1, 0, 0};
-          Buffers b = filled(c);
-          std::vector<bf *> outs(vs.size());
-          for (size_t i = 0; i < vs.size(); ++i) CK(cudaMalloc(&outs[i], b.no * 2));
-          const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs, 3 + timed_rounds);
-          const double pairs = causal ? double(pt.Q) * pt.K - double(pt.Q) * (pt.Q - 1) / 2 : double(pt.Q) * pt.K;
-          const double flops = 4.0 * pt.B * pt.H * D * pairs;
-          char row[96];
-          snprintf(row, sizeof row, "%s D%d %s BH%lld Q%lld K%lld", f16 ? "f16" : "bf16", D,
-                   causal ? "causal" : "full", (long long)(pt.B * pt.H), (long long)pt.Q, (long long)pt.K);
-          if (vs.size() == 1) {
-            if (ms[0] > 0) printf("grid %-34s | hopper %.4f ms %5.1f TF\n", row, ms[0], flops / ms[0] / 1e9);
-          } else if (ms[0] <= 0 || ms[1] <= 0) {
-            printf("grid %-34s | not run by %s\n", row, ms[0] <= 0 ? "hopper" : "cudnn");
-          } else {
-            std::vector<bf> a(b.no), o(b.no);
-            CK(cudaMemcpy(a.data(), outs[0], b.no * 2, cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(o.data(), outs[1], b.no * 2, cudaMemcpyDeviceToHost));
-            double diff = 0, most = 0;
-            for (size_t e = 0; e < a.size(); ++e) {
-              const double x = element_to_f(a[e]), y = element_to_f(o[e]);
-              diff = std::isnan(x - y) ? INFINITY : std::max(diff, std::fabs(x - y));
-              most = std::max(most, std::fabs(y));
-            }
-            printf("grid %-34s | hopper %.4f ms %5.1f TF | cudnn %.4f ms %5.1f TF | %.3fx | diff %.1e of %.1e\n", row,
-                   ms[0], flops / ms[0] / 1e9, ms[1], flops / ms[1] / 1e9, ms[1] / ms[0], diff, most);
-          }
-          for (bf *o : outs) CK(cudaFree(o));
-          release(b);
+  for (const auto &[D, f16] : kinds) {
+    probe_f16 = f16;
+    for (bool causal : {false, true})
+      for (const Point &pt : points) {
+        CK(cudaEventRecord(now));
+        CK(cudaEventSynchronize(now));
+        float elapsed = 0;
+        CK(cudaEventElapsedTime(&elapsed, start, now));
+        if (elapsed > budget * 1e3) {
+          printf("grid: stopped after %.1f s\n", elapsed / 1e3);
+          probe_f16 = 0;
+          return;
         }
-    }
+        const Case c{"", pt.B, pt.H, pt.H, pt.Q, pt.K, D, D, causal, true, -1, -1, 0, 0};
+        Buffers b = filled(c);
+        std::vector<bf *> outs(vs.size());
+        for (size_t i = 0; i < vs.size(); ++i) CK(cudaMalloc(&outs[i], b.no * 2));
+        const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs, 3 + timed_rounds);
+        const double pairs = causal ? double(pt.Q) * pt.K - double(pt.Q) * (pt.Q - 1) / 2 : double(pt.Q) * pt.K;
+        const double flops = 4.0 * pt.B * pt.H * D * pairs;
+        char row[96];
+        snprintf(row, sizeof row, "%s D%d %s BH%lld Q%lld K%lld", f16 ? "f16" : "bf16", D,
+                 causal ? "causal" : "full", (long long)(pt.B * pt.H), (long long)pt.Q, (long long)pt.K);
+        if (vs.size() == 1) {
+          if (ms[0] > 0) printf("grid %-34s | hopper %.4f ms %5.1f TF\n", row, ms[0], flops / ms[0] / 1e9);
+        } else if (ms[0] <= 0 || ms[1] <= 0) {
+          printf("grid %-34s | not run by %s\n", row, ms[0] <= 0 ? "hopper" : "cudnn");
+        } else {
+          std::vector<bf> a(b.no), o(b.no);
+          CK(cudaMemcpy(a.data(), outs[0], b.no * 2, cudaMemcpyDeviceToHost));
+          CK(cudaMemcpy(o.data(), outs[1], b.no * 2, cudaMemcpyDeviceToHost));
+          double diff = 0, most = 0;
+          for (size_t e = 0; e < a.size(); ++e) {
+            const double x = element_to_f(a[e]), y = element_to_f(o[e]);
+            diff = std::isnan(x - y) ? INFINITY : std::max(diff, std::fabs(x - y));
+            most = std::max(most, std::fabs(y));
+          }
+          printf("grid %-34s | hopper %.4f ms %5.1f TF | cudnn %.4f ms %5.1f TF | %.3fx | diff %.1e of %.1e\n", row,
+                 ms[0], flops / ms[0] / 1e9, ms[1], flops / ms[1] / 1e9, ms[1] / ms[0], diff, most);
+        }
+        for (bf *o : outs) CK(cudaFree(o));
+        release(b);
+      }
+  }
   probe_f16 = 0;
   CK(cudaEventDestroy(start));
   CK(cudaEventDestroy(now));
