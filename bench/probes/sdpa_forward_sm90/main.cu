@@ -528,7 +528,9 @@ int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
   const std::vector<Variant> vs = variants();
   const std::string mode = argc > 1 ? argv[1] : "all";  // check, time, grid, decode, all, or some joined by '+'
-  const auto has = [&](const char *part) { return mode == "all" || ("+" + mode + "+").find(std::string("+") + part + "+") != std::string::npos; };
+  const auto has = [&](const char *part) {
+    return mode == "all" || ("+" + mode + "+").find(std::string("+") + part + "+") != std::string::npos;
+  };
   if (has("check")) check(vs);
   if (has("time")) time_rows(vs);
   if (mode != "all" && has("grid")) time_grid();
