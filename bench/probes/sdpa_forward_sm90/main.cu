@@ -456,6 +456,7 @@ static void time_grid() {
   const std::vector<Point> extra_points{{16, 16, 1024, 1024}, {8, 16, 1536, 1536}, {16, 16, 1536, 1536},
                                         {4, 16, 512, 512},    {32, 16, 512, 512},  {1, 8, 16384, 16384}};
   const std::vector<Point> &points = getenv("PROBE_GRID_EXTRA") ? extra_points : grid_points;
+  const char *mask = getenv("PROBE_GRID_MASK");  // causal or full: only those rows
   // PROBE_GRID_D: the head sizes and dtypes, e.g. "256,192,192f16" (f16 where the size ends in f16).
   std::vector<std::pair<int, int>> kinds{{256, 0}, {256, 1}, {192, 0}};
   if (getenv("PROBE_GRID_D")) {
@@ -479,6 +480,7 @@ static void time_grid() {
     probe_f16 = f16;
     for (bool causal : {false, true})
       for (const Point &pt : points) {
+        if (mask != nullptr && std::string(mask) != (causal ? "causal" : "full")) continue;
         CK(cudaEventRecord(now));
         CK(cudaEventSynchronize(now));
         float elapsed = 0;
