@@ -20,8 +20,45 @@ TEST_CASE("sdpa backends: the table puts cuDNN first on the measured sm 90 shape
       INFO("backward " << backward << " causal " << causal);
       CHECK(faster_backend(shape(90, backward, 128, causal, 128, 4096, 4096)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, backward, 64, causal, 256, 1024, 1024)) == Faster::Cudnn);
-      CHECK(faster_backend(shape(90, backward, 256, causal, 128, 2048, 2048)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, backward, 192, causal, 128, 2048, 2048)) == Faster::Cudnn);
     }
+  for (bool causal : {false, true})
+    CHECK(faster_backend(shape(90, true, 256, causal, 128, 2048, 2048)) == Faster::Cudnn);
+}
+
+TEST_CASE("sdpa backends: the forward at D 256 goes to the Hopper kernel from 512 queries and keys unmasked, from "
+          "1024 causal (up to 128 (b, h) below 2048, 256 from there)",
+          "[sdpa]") {
+  for (bool causal : {false, true}) {
+    INFO("causal " << causal);
+    CHECK(faster_backend(shape(90, false, 256, causal, 16, 1024, 1024)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, 256, causal, 128, 1024, 1024)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, 256, causal, 256, 2048, 2048)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, 256, causal, 32, 8192, 8192)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, 256, causal, 32, 1024, 4096)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, 256, causal, 16, 2048, 8192)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, 256, causal, 16, 256, 8192)) == Faster::Cudnn);
+    // D 192 (and the sizes up to 248 that share its 256-column tiles) stays with cuDNN.
+    for (int32_t d : {136, 192, 248}) {
+      INFO("D " << d);
+      CHECK(faster_backend(shape(90, false, d, causal, 128, 2048, 2048)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, false, d, causal, 16, 4096, 4096)) == Faster::Cudnn);
+    }
+  }
+  // Unmasked: up to 512 (b, h) from 512 queries and keys.
+  CHECK(faster_backend(shape(90, false, 256, false, 512, 512, 512)) == Faster::Bespoke);
+  CHECK(faster_backend(shape(90, false, 256, false, 512, 1024, 1024)) == Faster::Bespoke);
+  CHECK(faster_backend(shape(90, false, 256, false, 513, 1024, 1024)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 256, false, 64, 511, 512)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 256, false, 64, 512, 511)) == Faster::Cudnn);
+  // Causal: many (b, h) on short rows stay with cuDNN (0.90x at 512 (b, h), 1024 queries).
+  CHECK(faster_backend(shape(90, false, 256, true, 129, 1024, 1024)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 256, true, 512, 1024, 1024)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 256, true, 129, 2047, 2047)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 256, true, 256, 2048, 2048)) == Faster::Bespoke);
+  CHECK(faster_backend(shape(90, false, 256, true, 257, 2048, 2048)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 256, true, 64, 512, 512)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 256, true, 64, 1023, 1024)) == Faster::Cudnn);
 }
 
 TEST_CASE("sdpa backends: the decoding step past D 128 forward goes to the sm_80 kernel, its backward to cuDNN",
@@ -39,7 +76,6 @@ TEST_CASE("sdpa backends: the forward of at most 16 (b, h) at 1024 to 2048 queri
           "up to D 128",
           "[sdpa]") {
   for (bool causal : {false, true}) {
-    CHECK(faster_backend(shape(90, false, 256, causal, 16, 1024, 1024)) == Faster::Cudnn);
     for (int32_t d : {64, 128}) {
       INFO("causal " << causal << " D " << d);
       CHECK(faster_backend(shape(90, false, d, causal, 8, 2048, 2048)) == Faster::Bespoke);
