@@ -60,8 +60,9 @@ inline constexpr int64_t kAny = INT64_MAX;
 // in one process, median of 11; f16 and bf16; bench/NOTES.md). At D 256 the
 // Hopper forward ran 1.04x to 1.28x cuDNN without a mask from B*H 16 to 512
 // at 512 to 8192 queries and keys (1.00x at B*H 512 with 512); under a
-// causal mask 1.02x to 1.36x from 1024 queries and keys up to B*H 128 and
-// from 2048 up to B*H 256, but 0.90x at B*H 512 with 1024. At D 192 (the
+// causal mask 1.01x to 1.36x from 1024 queries and keys up to B*H 256
+// (1.23x at B*H 8 with 16384), but 0.90x at B*H 512 with 1024 and 0.91x
+// with 512. At D 192 (the
 // same 256-column tiles, a quarter of their products on zero columns) cuDNN
 // ran 1.03x to 1.29x it on all but the smallest problems, so only D 256
 // moves.
@@ -69,8 +70,7 @@ inline constexpr MeasuredRegion kMeasuredRegions[] = {
     {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 0, 1, 512, 512, kAny, 512, kAny, Faster::Bespoke},
-    {90, 0, 0, 249, 256, 1, 1, 128, 1024, kAny, 1024, kAny, Faster::Bespoke},
-    {90, 0, 0, 249, 256, 1, 1, 256, 2048, kAny, 2048, kAny, Faster::Bespoke},
+    {90, 0, 0, 249, 256, 1, 1, 256, 1024, kAny, 1024, kAny, Faster::Bespoke},
     {90, -1, 0, 8, 256, -1, 1, kAny, 1, kAny, 1, kAny, Faster::Cudnn},
 };
 
