@@ -17,24 +17,56 @@ namespace baracuda::kernels::sdpa {
 constexpr int kRowThreads = 256;
 constexpr int64_t kRowGridCap = 65535;
 
-// One warp per (b, h, i) row, lanes across Dv; a fixed shuffle tree, so
-// delta is bit-stable.
+// A warp per (b, h, i) row, lane l summing columns l, l + 32, ... in that
+// order, then a fixed shuffle tree: delta is bit-stable. Each warp takes
+// kDeltaRowsPerWarp rows at once and issues all their loads before the
+// first sum (a loop over the columns at run time waited for each pair of
+// loads in turn), and zeroes those rows of the f32 dq accumulator
+// (dq_acc, [rows][D] dense; null: left as it is), so that no separate pass
+// clears it.
+constexpr int kDeltaRowsPerWarp = 4;
+constexpr int kDeltaColumnSteps = 8;  // Dv <= 256
 template <class T>
-__global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const SdpaProblem p, float *delta) {
+__global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const SdpaProblem p, float *delta,
+                                                                          float *dq_acc) {
+  constexpr int R = kDeltaRowsPerWarp, C = kDeltaColumnSteps;
   const int lane = threadIdx.x % 32;
   const int64_t rows = p.batch * p.heads_q * p.queries;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (kRowThreads / 32);
-  for (int64_t r = blockIdx.x * static_cast<int64_t>(kRowThreads / 32) + threadIdx.x / 32; r < rows; r += warps) {
-    const int64_t i = r % p.queries, bh = r / p.queries;
-    const int64_t h = bh % p.heads_q, b = bh / p.heads_q;
-    const T *o = static_cast<const T *>(p.out.data) + b * p.out.stride[0] + h * p.out.stride[1] + i * p.out.stride[2];
-    const T *d =
-        static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + i * p.dout.stride[2];
-    float acc = 0.f;
-    for (int c = lane; c < p.head_dim_v; c += 32) acc += static_cast<float>(o[c]) * static_cast<float>(d[c]);
+  for (int64_t r0 = (blockIdx.x * static_cast<int64_t>(kRowThreads / 32) + threadIdx.x / 32) * R; r0 < rows;
+       r0 += warps * R) {
+    float o[R][C], d[R][C];
 #pragma unroll
-    for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-    if (lane == 0) delta[r] = acc;
+    for (int j = 0; j < R; ++j) {
+      const int64_t r = r0 + j < rows ? r0 + j : rows - 1;
+      const int64_t i = r % p.queries, bh = r / p.queries;
+      const int64_t h = bh % p.heads_q, b = bh / p.heads_q;
+      const T *out =
+          static_cast<const T *>(p.out.data) + b * p.out.stride[0] + h * p.out.stride[1] + i * p.out.stride[2];
+      const T *dout =
+          static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + i * p.dout.stride[2];
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int c = lane + 32 * k;
+        o[j][k] = c < p.head_dim_v ? static_cast<float>(out[c]) : 0.f;
+        d[j][k] = c < p.head_dim_v ? static_cast<float>(dout[c]) : 0.f;
+      }
+    }
+    if (dq_acc != nullptr) {
+      // The rows [r0, r0 + R) are R * D consecutive floats, D a multiple of 8.
+      const int64_t first = r0 * p.head_dim / 4, end = (r0 + R < rows ? r0 + R : rows) * p.head_dim / 4;
+      for (int64_t x = first + lane; x < end; x += 32) reinterpret_cast<float4 *>(dq_acc)[x] = float4{0, 0, 0, 0};
+    }
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      float acc = 0.f;
+#pragma unroll
+      for (int k = 0; k < C; ++k)
+        if (lane + 32 * k < p.head_dim_v) acc += o[j][k] * d[j][k];
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+      if (lane == 0 && r0 + j < rows) delta[r0 + j] = acc;
+    }
   }
 }
 
