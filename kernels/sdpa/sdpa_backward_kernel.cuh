@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "sdpa/sdpa_backward_band.h"
+#include "sdpa/sdpa_backward_dq_conversion.cuh"
 #include "sdpa/sdpa_backward_traits.h"
 #include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_problem.h"
@@ -335,10 +336,13 @@ __device__ __forceinline__ KeyTileOfBlock key_tile_of_block(const int *turns, bo
 // Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
 // move by cp.async; the other instantiation copies through registers.
 // Deterministic: turns holds the turn counters (else it is null); the flag
-// picks the grid's order (key_tile_of_block).
+// picks the grid's order (key_tile_of_block). dq_done: in the atomic mode,
+// a counter per (b, kv head) by which the last block of each converts its
+// query heads' dq (sdpa_backward_dq_conversion.cuh), else null (the
+// deterministic kernels take no such code).
 template <class T, class Tr, bool Aligned, bool Deterministic>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns, int *dq_done) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
@@ -663,6 +667,12 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         }
       }
     }
+  if constexpr (!Deterministic) {
+    if (dq_done != nullptr)
+      convert_dq_if_last<T, Tr::kThreads>({dq_ws, p.dq.data, p.dq.stride[0], p.dq.stride[1], p.dq.stride[2],
+                                           p.heads_q, p.heads_kv, p.queries, p.head_dim},
+                                          dq_done);
+  }
 }
 
 }  // namespace baracuda::kernels::sdpa

@@ -76,11 +76,31 @@ __device__ __forceinline__ void store_16_bytes(void *at, uint32_t a, uint32_t b,
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(at), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
 }
 
-// Eight columns a thread (D is a multiple of 8): two 16-byte loads of the
-// dense accumulator and one 16-byte store where the dq row allows it, the
-// row's (b, h, i) worked out once per eight elements (a thread an element
-// spent most of this pass on 64-bit divisions).
+// Eight dq columns: loaded from the f32 accumulator (16-byte aligned)
+// through L2 alone (the main kernel converts tiles that other SMs added
+// to), stored in dq's dtype, one 16-byte store where the dq row allows it.
 constexpr int kDqColumnsPerThread = 8;
+struct DqColumns {
+  float4 lo, hi;
+};
+__device__ __forceinline__ DqColumns load_dq_columns(const float *acc) {
+  return {__ldcg(reinterpret_cast<const float4 *>(acc)), __ldcg(reinterpret_cast<const float4 *>(acc) + 1)};
+}
+template <class T>
+__device__ __forceinline__ void store_dq_columns(const DqColumns &c, T *dq) {
+  const float v[kDqColumnsPerThread] = {c.lo.x, c.lo.y, c.lo.z, c.lo.w, c.hi.x, c.hi.y, c.hi.z, c.hi.w};
+  if (reinterpret_cast<uintptr_t>(dq) % 16 == 0) {
+    using sdpa_tc::pack2;
+    store_16_bytes(dq, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
+  } else {
+#pragma unroll
+    for (int k = 0; k < kDqColumnsPerThread; ++k) dq[k] = static_cast<T>(v[k]);
+  }
+}
+
+// Eight columns a thread (D is a multiple of 8), the row's (b, h, i) worked
+// out once per eight elements (a thread an element spent most of this pass
+// on 64-bit divisions).
 template <class T>
 __global__ void __launch_bounds__(kRowThreads) sdpa_backward_dq_kernel(const SdpaProblem p, const float *dq_acc) {
   constexpr int C = kDqColumnsPerThread;
@@ -91,17 +111,8 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_dq_kernel(const Sdp
     const int64_t c = e % chunks_per_row * C, r = e / chunks_per_row;
     const int64_t i = r % p.queries, bh = r / p.queries;
     const int64_t h = bh % p.heads_q, b = bh / p.heads_q;
-    T *dq = static_cast<T *>(p.dq.data) + b * p.dq.stride[0] + h * p.dq.stride[1] + i * p.dq.stride[2] + c;
-    const float4 *acc = reinterpret_cast<const float4 *>(dq_acc + e * C);
-    const float4 lo = acc[0], hi = acc[1];
-    const float v[C] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    if (reinterpret_cast<uintptr_t>(dq) % 16 == 0) {
-      using sdpa_tc::pack2;
-      store_16_bytes(dq, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
-    } else {
-#pragma unroll
-      for (int k = 0; k < C; ++k) dq[k] = static_cast<T>(v[k]);
-    }
+    store_dq_columns(load_dq_columns(dq_acc + e * C),
+                     static_cast<T *>(p.dq.data) + b * p.dq.stride[0] + h * p.dq.stride[1] + i * p.dq.stride[2] + c);
   }
 }
 
