@@ -51,14 +51,14 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
   cudaError_t err;
   const int64_t rows = p.batch * p.heads_q * p.queries;
   if (rows > 0) {
-    // The delta pass zeroes the dq accumulator where its rows start on 16
-    // bytes; the memset clears what it leaves (the counters at least).
-    const bool zeroed_by_delta = reinterpret_cast<uintptr_t>(dq) % 16 == 0;
-    const size_t clear_from = zeroed_by_delta ? w.counters : w.dq;
-    if (clear_from < w.bytes && (err = cudaMemsetAsync(ws + clear_from, 0, w.bytes - clear_from, stream)) != cudaSuccess)
-      return -static_cast<int>(err);
-    sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32 * kDeltaRowsPerWarp), kRowThreads, 0, stream>>>(
-        p, delta, zeroed_by_delta ? dq : nullptr);
+    if ((err = cudaMemsetAsync(ws + w.dq, 0, w.bytes - w.dq, stream)) != cudaSuccess) return -static_cast<int>(err);
+    if (sdpa_backward_delta_reads_16_bytes(p, sizeof(T))) {
+      const int rows_a_warp = 256 / p.head_dim_v * kDeltaPasses;  // Dv / 8 lanes a row
+      sdpa_backward_delta_kernel_16<T>
+          <<<row_grid(rows, kRowThreads / 32 * rows_a_warp), kRowThreads, 0, stream>>>(p, delta);
+    } else {
+      sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(p, delta);
+    }
     if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
   }
   if (p.keys > 0) {

@@ -231,9 +231,21 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
-// The reductions [first, last) of one dQ chunk's (row tile, half, column
-// tile) list into the f32 workspace (add_dq_part's arguments); Bounded:
-// each predicated on its row and column being in the tile.
+// From sm_90 on dQ goes out 16 bytes a lane (red.global.add.v4.f32): the
+// lanes of a pair (lane % 4 = 0, 1 and 2, 3) swap a row's halves, the even
+// lane adding four columns of its first row, the odd one four of its
+// second, half the reductions of 8 bytes a lane. Each element still gets
+// one addition per key tile (the deterministic mode's bits stay).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr bool kDqReductionsOf16Bytes = true;
+#else
+constexpr bool kDqReductionsOf16Bytes = false;
+#endif
+
+// The reductions [first, last) of one dQ chunk's list into the f32
+// workspace (add_dq_part's arguments): (row tile, half, column tile) of 8
+// bytes a lane, or (row tile, column tile) of 16 (kDqReductionsOf16Bytes).
+// Bounded: each predicated on its row and column being in the tile.
 template <class Tr, bool Bounded>
 __device__ __forceinline__ void reduce_dq(float *dq_lane, const float (&dq)[Tr::kDqRowAtoms][Tr::kDqChunk / 8][4],
                                           int first, int last, int c0, int col0, int dq_row, int rows_left, int D,
@@ -241,15 +253,28 @@ __device__ __forceinline__ void reduce_dq(float *dq_lane, const float (&dq)[Tr::
   constexpr int NQ = Tr::kDqChunk / 8;
 #pragma unroll
   for (int x = first; x < last; ++x) {
-    const int m = x / (2 * NQ), half = x / NQ % 2, n = x % NQ;
-    const int row = m * 16 + half * 8;  // from the lane's first
-    const bool row_in = dq_row + lane / 4 + row < rows_left;
-    red_add_f32x2_if(!Bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_lane + row * D + c0 + n * 8,
-                     scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
+    if constexpr (kDqReductionsOf16Bytes) {
+      const int m = x / NQ, n = x % NQ, odd = lane & 1;
+      const float(&c)[4] = dq[m][n];
+      const float give0 = odd ? c[0] : c[2], give1 = odd ? c[1] : c[3];
+      const float got0 = __shfl_xor_sync(0xffffffffu, give0, 1), got1 = __shfl_xor_sync(0xffffffffu, give1, 1);
+      const int row = m * 16 + odd * 8, col = n * 8 - odd * 2;  // from the lane's first
+      const bool in = !Bounded || (dq_row + lane / 4 + row < rows_left && col0 + col + (lane % 4) * 2 < D);
+      if (odd)
+        red_add_f32x4_if(in, dq_lane + row * D + c0 + col, scale * got0, scale * got1, scale * c[2], scale * c[3]);
+      else
+        red_add_f32x4_if(in, dq_lane + row * D + c0 + col, scale * c[0], scale * c[1], scale * got0, scale * got1);
+    } else {
+      const int m = x / (2 * NQ), half = x / NQ % 2, n = x % NQ;
+      const int row = m * 16 + half * 8;  // from the lane's first
+      const bool row_in = dq_row + lane / 4 + row < rows_left;
+      red_add_f32x2_if(!Bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_lane + row * D + c0 + n * 8,
+                       scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
+    }
   }
 }
 template <class Tr>
-constexpr int kDqReductionsPerChunk = Tr::kDqRowAtoms * 2 * (Tr::kDqChunk / 8);
+constexpr int kDqReductionsPerChunk = Tr::kDqRowAtoms * (kDqReductionsOf16Bytes ? 1 : 2) * (Tr::kDqChunk / 8);
 
 // One key tile's part of dQ = dS K for a query tile, scaled and added into
 // the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns

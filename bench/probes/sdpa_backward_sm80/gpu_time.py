@@ -174,8 +174,10 @@ def profile(sides):
                     t.copy_(torch.randn(t.shape, device="cuda", dtype=torch.bfloat16))
                 run.flash_forward(p)
                 calls = [(s.name, p.call(s)) for s in sides[:2]] + [("FA2 bwd", run.fa2_backward(p))]
-                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                    calls.append(("FA2 fwd", lambda: F.scaled_dot_product_attention(p.q, p.k, p.v, is_causal=causal)))
+                def fa2_forward(p=p, causal=causal):
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        F.scaled_dot_product_attention(p.q, p.k, p.v, is_causal=causal)
+                calls.append(("FA2 fwd", fa2_forward))
                 for _, f in calls:
                     f()
                 for name, f in calls:
