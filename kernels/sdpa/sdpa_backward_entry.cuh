@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "sdpa/sdpa_backward_heuristics.h"
 #include "sdpa/sdpa_backward_rows.cuh"
@@ -15,8 +14,8 @@
 namespace baracuda::kernels::sdpa {
 
 template <class T, int HeadTile>
-int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, int *dq_done,
-                              bool aligned, int smem_optin, cudaStream_t stream);
+int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
+                              int smem_optin, cudaStream_t stream);
 
 // Whether cp.async may move 16-byte chunks of q, k, v and dout rows.
 inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3], int64_t element_bytes) {
@@ -26,13 +25,10 @@ inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3
   return true;
 }
 
-// The passes around a main kernel: the workspace's dq accumulator and
-// counters zeroed, delta, main(delta, dq, turns) (its status), dq converted
-// to its dtype. turns: the counters, null unless p.deterministic
-// (sdpa_backward_run sets it where the run takes turns). A main that takes
-// a fourth argument, dq_done, gets the counters in the atomic mode and
-// converts dq itself (sdpa_backward_dq_conversion.cuh); in the
-// deterministic mode it gets null and the pass converts dq.
+// The passes around a main kernel: the workspace's dq accumulator (and the
+// deterministic mode's counters) zeroed, delta, main(delta, dq, turns) (its
+// status), dq converted to its dtype. turns: the counters, null unless
+// p.deterministic (sdpa_backward_run sets it where the run takes turns).
 template <class T, class Main>
 int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream,
                          const Main &main) {
@@ -41,12 +37,7 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
   char *ws = static_cast<char *>(workspace);
   float *delta = reinterpret_cast<float *>(ws + w.delta);
   float *dq = reinterpret_cast<float *>(ws + w.dq);
-  int *counters = reinterpret_cast<int *>(ws + w.counters);
-  int *turns = p.deterministic ? counters : nullptr;
-  constexpr bool kMainMayConvert = std::is_invocable_v<const Main &, const float *, float *, int *, int *>;
-  bool main_converts = false;
-  if constexpr (kMainMayConvert)
-    main_converts = !p.deterministic && p.keys > 0 && p.queries > 0 && p.heads_q <= INT64_C(0xffffffff);
+  int *turns = p.deterministic ? reinterpret_cast<int *>(ws + w.counters) : nullptr;
 
   cudaError_t err;
   const int64_t rows = p.batch * p.heads_q * p.queries;
@@ -62,14 +53,10 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
     if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
   }
   if (p.keys > 0) {
-    int status;
-    if constexpr (kMainMayConvert)
-      status = main(delta, dq, turns, main_converts ? counters : nullptr);
-    else
-      status = main(delta, dq, turns);
+    const int status = main(delta, dq, turns);
     if (status != 0) return status;
   }
-  if (rows > 0 && !main_converts) {
+  if (rows > 0) {
     const int64_t chunks = rows * (p.head_dim / kDqColumnsPerThread);
     sdpa_backward_dq_kernel<T><<<row_grid(chunks, kRowThreads), kRowThreads, 0, stream>>>(p, dq);
     if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
@@ -94,15 +81,15 @@ int sdpa_backward_run(const SdpaProblem &problem, void *workspace, size_t worksp
   if (err != cudaSuccess) return -static_cast<int>(err);
   if (smem_optin < sdpa_backward_tile_facts(head_tile).smem_bytes) return 3;  // UNSUPPORTED
   return sdpa_backward_passes<T>(p, workspace, workspace_bytes, stream,
-                                 [&](const float *delta, float *dq, int *turns, int *dq_done) {
+                                 [&](const float *delta, float *dq, int *turns) {
     const int64_t e = sizeof(T);
     const bool aligned =
         rows_are_16_byte_aligned(p.q.data, p.q.stride, e) && rows_are_16_byte_aligned(p.k.data, p.k.stride, e) &&
         rows_are_16_byte_aligned(p.v.data, p.v.stride, e) && rows_are_16_byte_aligned(p.dout.data, p.dout.stride, e);
     switch (head_tile) {
-      case 64: return sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, dq_done, aligned, smem_optin, stream);
-      case 128: return sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, dq_done, aligned, smem_optin, stream);
-      default: return sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, dq_done, aligned, smem_optin, stream);
+      case 64: return sdpa_backward_launch_main<T, 64>(p, delta, dq, turns, aligned, smem_optin, stream);
+      case 128: return sdpa_backward_launch_main<T, 128>(p, delta, dq, turns, aligned, smem_optin, stream);
+      default: return sdpa_backward_launch_main<T, 256>(p, delta, dq, turns, aligned, smem_optin, stream);
     }
   });
 }

@@ -67,11 +67,9 @@ static_assert(SdpaBackwardTraits<128>::kQueries == kSdpaBackwardQueryTile &&
               "one query tile height for every head tile");
 
 // Byte offsets in the workspace: delta = rowsum(dout * out) per query row
-// (f32), the f32 dq accumulator [B, Hq, Q, D] (dense), and int32
-// counters: one per (b, query head, query tile), the deterministic mode's
-// turns (sdpa_backward_takes_turns); in the atomic mode the first B * Hkv
-// of them (no more than that: Hkv <= Hq, a tile or more per head) count the
-// key tiles done per (b, kv head), by which the main kernel converts dq.
+// (f32), the f32 dq accumulator [B, Hq, Q, D] (dense), and where the run
+// takes turns (sdpa_backward_takes_turns) one int32 turn counter per (b,
+// query head, query tile).
 struct SdpaBackwardWorkspaceLayout {
   size_t delta, dq, counters, bytes;
 };
@@ -85,7 +83,8 @@ inline SdpaBackwardWorkspaceLayout sdpa_backward_workspace_layout(const SdpaProb
   w.delta = 0;
   w.dq = sdpa_align_up_256(rows * sizeof(float));
   w.counters = w.dq + sdpa_align_up_256(rows * static_cast<size_t>(p.head_dim) * sizeof(float));
-  const size_t counters = static_cast<size_t>(p.batch) * static_cast<size_t>(p.heads_q) * query_tiles;
+  const size_t counters =
+      sdpa_backward_takes_turns(p) ? static_cast<size_t>(p.batch) * static_cast<size_t>(p.heads_q) * query_tiles : 0;
   w.bytes = w.counters + sdpa_align_up_256(counters * sizeof(int32_t));
   return w;
 }

@@ -19,7 +19,6 @@
 #include <type_traits>
 
 #include "sdpa/sdpa_backward_band.h"
-#include "sdpa/sdpa_backward_dq_conversion.cuh"
 #include "sdpa/sdpa_backward_traits.h"
 #include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_problem.h"
@@ -231,21 +230,9 @@ __device__ __forceinline__ int load_acquire(const int *flag) {
   return v;
 }
 
-// From sm_90 on dQ goes out 16 bytes a lane (red.global.add.v4.f32): the
-// lanes of a pair (lane % 4 = 0, 1 and 2, 3) swap a row's halves, the even
-// lane adding four columns of its first row, the odd one four of its
-// second, half the reductions of 8 bytes a lane. Each element still gets
-// one addition per key tile (the deterministic mode's bits stay).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-constexpr bool kDqReductionsOf16Bytes = true;
-#else
-constexpr bool kDqReductionsOf16Bytes = false;
-#endif
-
-// The reductions [first, last) of one dQ chunk's list into the f32
-// workspace (add_dq_part's arguments): (row tile, half, column tile) of 8
-// bytes a lane, or (row tile, column tile) of 16 (kDqReductionsOf16Bytes).
-// Bounded: each predicated on its row and column being in the tile.
+// The reductions [first, last) of one dQ chunk's (row tile, half, column
+// tile) list into the f32 workspace (add_dq_part's arguments); Bounded:
+// each predicated on its row and column being in the tile.
 template <class Tr, bool Bounded>
 __device__ __forceinline__ void reduce_dq(float *dq_lane, const float (&dq)[Tr::kDqRowAtoms][Tr::kDqChunk / 8][4],
                                           int first, int last, int c0, int col0, int dq_row, int rows_left, int D,
@@ -253,28 +240,15 @@ __device__ __forceinline__ void reduce_dq(float *dq_lane, const float (&dq)[Tr::
   constexpr int NQ = Tr::kDqChunk / 8;
 #pragma unroll
   for (int x = first; x < last; ++x) {
-    if constexpr (kDqReductionsOf16Bytes) {
-      const int m = x / NQ, n = x % NQ, odd = lane & 1;
-      const float(&c)[4] = dq[m][n];
-      const float give0 = odd ? c[0] : c[2], give1 = odd ? c[1] : c[3];
-      const float got0 = __shfl_xor_sync(0xffffffffu, give0, 1), got1 = __shfl_xor_sync(0xffffffffu, give1, 1);
-      const int row = m * 16 + odd * 8, col = n * 8 - odd * 2;  // from the lane's first
-      const bool in = !Bounded || (dq_row + lane / 4 + row < rows_left && col0 + col + (lane % 4) * 2 < D);
-      if (odd)
-        red_add_f32x4_if(in, dq_lane + row * D + c0 + col, scale * got0, scale * got1, scale * c[2], scale * c[3]);
-      else
-        red_add_f32x4_if(in, dq_lane + row * D + c0 + col, scale * c[0], scale * c[1], scale * got0, scale * got1);
-    } else {
-      const int m = x / (2 * NQ), half = x / NQ % 2, n = x % NQ;
-      const int row = m * 16 + half * 8;  // from the lane's first
-      const bool row_in = dq_row + lane / 4 + row < rows_left;
-      red_add_f32x2_if(!Bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_lane + row * D + c0 + n * 8,
-                       scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
-    }
+    const int m = x / (2 * NQ), half = x / NQ % 2, n = x % NQ;
+    const int row = m * 16 + half * 8;  // from the lane's first
+    const bool row_in = dq_row + lane / 4 + row < rows_left;
+    red_add_f32x2_if(!Bounded || (row_in && col0 + n * 8 + (lane % 4) * 2 < D), dq_lane + row * D + c0 + n * 8,
+                     scale * dq[m][n][2 * half], scale * dq[m][n][2 * half + 1]);
   }
 }
 template <class Tr>
-constexpr int kDqReductionsPerChunk = Tr::kDqRowAtoms * (kDqReductionsOf16Bytes ? 1 : 2) * (Tr::kDqChunk / 8);
+constexpr int kDqReductionsPerChunk = Tr::kDqRowAtoms * 2 * (Tr::kDqChunk / 8);
 
 // One key tile's part of dQ = dS K for a query tile, scaled and added into
 // the f32 workspace: the warp's 16 QA rows from dq_row and kDqColumns
@@ -361,13 +335,10 @@ __device__ __forceinline__ KeyTileOfBlock key_tile_of_block(const int *turns, bo
 // Aligned: every row of q, k, v and dout starts on 16 bytes, so the tiles
 // move by cp.async; the other instantiation copies through registers.
 // Deterministic: turns holds the turn counters (else it is null); the flag
-// picks the grid's order (key_tile_of_block). dq_done: in the atomic mode,
-// a counter per (b, kv head) by which the last block of each converts its
-// query heads' dq (sdpa_backward_dq_conversion.cuh), else null (the
-// deterministic kernels take no such code).
+// picks the grid's order (key_tile_of_block).
 template <class T, class Tr, bool Aligned, bool Deterministic>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns, int *dq_done) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
@@ -692,12 +663,6 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
         }
       }
     }
-  if constexpr (!Deterministic) {
-    if (dq_done != nullptr)
-      convert_dq_if_last<T, Tr::kThreads>({dq_ws, p.dq.data, p.dq.stride[0], p.dq.stride[1], p.dq.stride[2],
-                                           p.heads_q, p.heads_kv, p.queries, p.head_dim},
-                                          dq_done);
-  }
 }
 
 }  // namespace baracuda::kernels::sdpa

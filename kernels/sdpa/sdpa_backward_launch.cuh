@@ -16,8 +16,8 @@ namespace baracuda::kernels::sdpa {
 // kv heads, batch) in the deterministic one unless it takes its key tiles by
 // rank (sdpa_backward_kernel.cuh's key_tile_of_block).
 template <class T, class Tr, bool Deterministic>
-int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *dq, int *turns, int *dq_done,
-                               bool aligned, cudaStream_t stream) {
+int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
+                               cudaStream_t stream) {
   const unsigned key_tiles = static_cast<unsigned>((p.keys + Tr::kKeys - 1) / Tr::kKeys);
   const unsigned heads = static_cast<unsigned>(p.heads_kv), batch = static_cast<unsigned>(p.batch);
   auto kernel =
@@ -27,19 +27,17 @@ int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *
   const bool key_major =
       Deterministic && !deterministic_by_rank(band_of(p), key_tiles, (p.queries + Tr::kQueries - 1) / Tr::kQueries);
   const dim3 grid = key_major ? dim3(key_tiles, heads, batch) : dim3(heads, key_tiles, batch);
-  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns, dq_done);
+  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns);
   return -static_cast<int>(cudaGetLastError());
 }
 
-// turns: the deterministic mode's counters (zeroed), else null; dq_done:
-// the atomic mode's counters (zeroed) by which the main kernel converts dq
-// itself, else null; aligned:
+// turns: the deterministic mode's counters (zeroed), else null; aligned:
 // every row of q, k, v and dout starts on 16 bytes (cp.async); smem_optin:
 // the shared memory a block of the device may take (the wide tiles where
 // they fit).
 template <class T, int HeadTile>
-int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, int *dq_done,
-                              bool aligned, int smem_optin, cudaStream_t stream) {
+int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
+                              int smem_optin, cudaStream_t stream) {
   using Narrow = SdpaBackwardTraits<HeadTile>;
   using Wide = typename SdpaBackwardWide<HeadTile>::Traits;
   static_assert(Wide::kKeys % Narrow::kKeys == 0 && Wide::kQueries % Narrow::kQueries == 0,
@@ -49,20 +47,20 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
   const bool wide_fits = smem_optin >= Wide::kSmemBytes;
   if (turns == nullptr) {
     if constexpr (kWide) {
-      if (wide_fits) return sdpa_backward_launch_tiles<T, Wide, false>(p, delta, dq, turns, dq_done, aligned, stream);
+      if (wide_fits) return sdpa_backward_launch_tiles<T, Wide, false>(p, delta, dq, turns, aligned, stream);
     }
-    return sdpa_backward_launch_tiles<T, Narrow, false>(p, delta, dq, turns, dq_done, aligned, stream);
+    return sdpa_backward_launch_tiles<T, Narrow, false>(p, delta, dq, turns, aligned, stream);
   }
   // Other key tiles would add other dq parts: the deterministic mode keeps
   // the narrow tiles' bits on every device.
   if constexpr (kWide && Wide::kKeys == Narrow::kKeys) {
-    if (wide_fits) return sdpa_backward_launch_tiles<T, Wide, true>(p, delta, dq, turns, dq_done, aligned, stream);
+    if (wide_fits) return sdpa_backward_launch_tiles<T, Wide, true>(p, delta, dq, turns, aligned, stream);
   }
-  return sdpa_backward_launch_tiles<T, Narrow, true>(p, delta, dq, turns, dq_done, aligned, stream);
+  return sdpa_backward_launch_tiles<T, Narrow, true>(p, delta, dq, turns, aligned, stream);
 }
 
 }  // namespace baracuda::kernels::sdpa
 
 #define BARACUDA_SDPA_BACKWARD_TILE(T, TILE)                                                     \
   template int baracuda::kernels::sdpa::sdpa_backward_launch_main<T, TILE>(                      \
-      const baracuda::kernels::SdpaProblem &, const float *, float *, int *, int *, bool, int, cudaStream_t)
+      const baracuda::kernels::SdpaProblem &, const float *, float *, int *, bool, int, cudaStream_t)

@@ -18,8 +18,8 @@ namespace baracuda::kernels::sdpa {
 constexpr int kRowThreads = 256;
 constexpr int64_t kRowGridCap = 65535;
 
-// A warp per (b, h, i) row, lane l summing columns l, l + 32, ... in that
-// order, then a fixed shuffle tree: delta is bit-stable.
+// One warp per (b, h, i) row, lanes across Dv; a fixed shuffle tree, so
+// delta is bit-stable.
 template <class T>
 __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const SdpaProblem p, float *delta) {
   const int lane = threadIdx.x % 32;
@@ -32,22 +32,25 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const 
     const T *d =
         static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] + h * p.dout.stride[1] + i * p.dout.stride[2];
     float acc = 0.f;
-    for (int c = lane; c < p.head_dim_v; c += 32) acc = fmaf(static_cast<float>(o[c]), static_cast<float>(d[c]), acc);
+    for (int c = lane; c < p.head_dim_v; c += 32) acc += static_cast<float>(o[c]) * static_cast<float>(d[c]);
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
     if (lane == 0) delta[r] = acc;
   }
 }
 
-// The same sums where Dv is a multiple of 32 and the out and dout rows start
-// on 16 bytes, read 16 bytes a lane: Dv / 8 lanes a row, a warp's run of
-// rows taken 32 / (Dv / 8) at a time, kDeltaPasses of them in flight. Lane
-// t of a row holds the columns 8t + j, the terms k = t / 4 of the sums of
-// the lanes 8 (t % 4) + j above; lanes t < 4 gather the later terms in
-// order (fmaf, as the sum above compiles) and run the same tree, its steps
-// 16 and 8 across lanes, 4, 2 and 1 across j. The row's (b, h, i) is
-// stepped rather than divided out per row (three 64-bit divisions a row held
-// the kernel above at a third of the memory's rate at D 64).
+// The same sums where Dv is 32 or 64 and the out and dout rows start on 16
+// bytes, read 16 bytes a lane: Dv / 8 lanes a row (a power of two, as the
+// shuffles' width must be), a warp's run of rows taken 32 / (Dv / 8) at a
+// time, kDeltaPasses of them in flight. Lane t of a row holds the columns
+// 8t + j, the terms k = t / 4 of the sums of the lanes 8 (t % 4) + j above;
+// lanes t < 4 gather the later terms in order (fmaf, as the sum above
+// compiles) and run the same tree, its steps 16 and 8 across lanes, 4, 2
+// and 1 across j. The row's (b, h, i) is stepped rather than divided out per
+// row. On the H200 (bf16, session 20): 72 -> 34 us at B16 H16 S1024 D 64
+// (FlashAttention-2's pass 36); at Dv 128 135 us either way, at 256 190
+// against 90 (the gather's shuffles, 72 a row), so wider rows keep the
+// kernel above.
 constexpr int kDeltaPasses = 4;
 template <class T>
 __device__ __forceinline__ float unpack_half(uint32_t word, int high) {
@@ -138,7 +141,8 @@ inline bool sdpa_backward_delta_reads_16_bytes(const SdpaProblem &p, int64_t ele
       if (st * element_bytes % 16 != 0) return false;
     return true;
   };
-  return p.head_dim_v % 32 == 0 && aligned(p.out.data, p.out.stride) && aligned(p.dout.data, p.dout.stride);
+  return (p.head_dim_v == 32 || p.head_dim_v == 64) && aligned(p.out.data, p.out.stride) &&
+         aligned(p.dout.data, p.dout.stride);
 }
 
 // One 16-byte global store (at 16-byte aligned); a uint4 store through a
@@ -147,31 +151,11 @@ __device__ __forceinline__ void store_16_bytes(void *at, uint32_t a, uint32_t b,
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(at), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
 }
 
-// Eight dq columns: loaded from the f32 accumulator (16-byte aligned)
-// through L2 alone (the main kernel converts tiles that other SMs added
-// to), stored in dq's dtype, one 16-byte store where the dq row allows it.
+// Eight columns a thread (D is a multiple of 8): two 16-byte loads of the
+// dense accumulator and one 16-byte store where the dq row allows it, the
+// row's (b, h, i) worked out once per eight elements (a thread an element
+// spent most of this pass on 64-bit divisions).
 constexpr int kDqColumnsPerThread = 8;
-struct DqColumns {
-  float4 lo, hi;
-};
-__device__ __forceinline__ DqColumns load_dq_columns(const float *acc) {
-  return {__ldcg(reinterpret_cast<const float4 *>(acc)), __ldcg(reinterpret_cast<const float4 *>(acc) + 1)};
-}
-template <class T>
-__device__ __forceinline__ void store_dq_columns(const DqColumns &c, T *dq) {
-  const float v[kDqColumnsPerThread] = {c.lo.x, c.lo.y, c.lo.z, c.lo.w, c.hi.x, c.hi.y, c.hi.z, c.hi.w};
-  if (reinterpret_cast<uintptr_t>(dq) % 16 == 0) {
-    using sdpa_tc::pack2;
-    store_16_bytes(dq, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
-  } else {
-#pragma unroll
-    for (int k = 0; k < kDqColumnsPerThread; ++k) dq[k] = static_cast<T>(v[k]);
-  }
-}
-
-// Eight columns a thread (D is a multiple of 8), the row's (b, h, i) worked
-// out once per eight elements (a thread an element spent most of this pass
-// on 64-bit divisions).
 template <class T>
 __global__ void __launch_bounds__(kRowThreads) sdpa_backward_dq_kernel(const SdpaProblem p, const float *dq_acc) {
   constexpr int C = kDqColumnsPerThread;
@@ -182,8 +166,17 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_dq_kernel(const Sdp
     const int64_t c = e % chunks_per_row * C, r = e / chunks_per_row;
     const int64_t i = r % p.queries, bh = r / p.queries;
     const int64_t h = bh % p.heads_q, b = bh / p.heads_q;
-    store_dq_columns(load_dq_columns(dq_acc + e * C),
-                     static_cast<T *>(p.dq.data) + b * p.dq.stride[0] + h * p.dq.stride[1] + i * p.dq.stride[2] + c);
+    T *dq = static_cast<T *>(p.dq.data) + b * p.dq.stride[0] + h * p.dq.stride[1] + i * p.dq.stride[2] + c;
+    const float4 *acc = reinterpret_cast<const float4 *>(dq_acc + e * C);
+    const float4 lo = acc[0], hi = acc[1];
+    const float v[C] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    if (reinterpret_cast<uintptr_t>(dq) % 16 == 0) {
+      using sdpa_tc::pack2;
+      store_16_bytes(dq, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
+    } else {
+#pragma unroll
+      for (int k = 0; k < C; ++k) dq[k] = static_cast<T>(v[k]);
+    }
   }
 }
 

@@ -1,9 +1,8 @@
 #!/bin/bash
 # build.sh <out dir> <seconds> <include dir> name=kernels_dir[@tiles|:variant:tile] ...:
 # libsdpa80_probe.so with entries probe_bwd_<name>_h<tile> for the head
-# tiles 64, 128 and 256 of each named tree (with @64,256 those alone; each
-# also as probe_bwd_<name>pass_h<tile>, its kernels with dq converted by the
-# pass after them) or, with :variant:tile,
+# tiles 64, 128 and 256 of each named tree (with @64,256 those alone) or,
+# with :variant:tile,
 # variants.h's tiles of that number at that head tile alone, each tree's
 # namespace renamed; the benchmark's fills beside them, and with
 # PROBE_FORWARD=1 the first tree's forward (probe_fwd_<name>: run.py's data
@@ -26,7 +25,7 @@ first=1
     if [ "$d" != "${d%@*}" ]; then tiles=$(echo ${d#*@} | tr , ' '); d=${d%@*}; fi
     for t in $tiles; do
       e=probe_bwd_${n}_h$t
-      echo "${n}_h$t $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -DPROBE_ENTRY_pass=probe_bwd_${n}pass_h$t -DPROBE_ENTRY_pass_ws=probe_bwd_${n}pass_h${t}_ws -c $H/tree.cu"
+      echo "${n}_h$t $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
     done
     if [ $first = 1 ] && [ -n "$PROBE_FORWARD" ]; then
       echo "${n}_fwd $C -I$d -Dbaracuda=baracuda_${n}_fwd -DPROBE_ENTRY=probe_fwd_$n -c $H/forward.cu"

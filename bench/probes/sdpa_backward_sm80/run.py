@@ -133,7 +133,9 @@ def reference(p):
         vis &= j >= i - p.wl
     s = s.masked_fill(~vis, -math.inf)
     lse = torch.logsumexp(s, -1)
-    o = torch.softmax(s, -1) @ vv
+    # A row that sees no key: P = 0 (out 0, no gradient), as the kernels give it, not softmax's NaN.
+    seen = vis.any(-1, keepdim=True)
+    o = (torch.softmax(s.masked_fill(~seen, 0.0), -1) * seen) @ vv
     o.backward(p.dout.double())
     p.out.copy_(o.detach())
     p.lse.copy_(lse.detach())
