@@ -133,18 +133,6 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel_16(con
   }
 }
 
-// Whether sdpa_backward_delta_kernel_16 serves the problem.
-inline bool sdpa_backward_delta_reads_16_bytes(const SdpaProblem &p, int64_t element_bytes) {
-  const auto aligned = [&](const void *data, const int64_t(&stride)[3]) {
-    if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return false;
-    for (int64_t st : stride)
-      if (st * element_bytes % 16 != 0) return false;
-    return true;
-  };
-  return (p.head_dim_v == 32 || p.head_dim_v == 64) && aligned(p.out.data, p.out.stride) &&
-         aligned(p.dout.data, p.dout.stride);
-}
-
 // One 16-byte global store (at 16-byte aligned); a uint4 store through a
 // cast pointer came out of nvcc as four 4-byte ones.
 __device__ __forceinline__ void store_16_bytes(void *at, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
