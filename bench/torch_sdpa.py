@@ -49,9 +49,9 @@ def replay_ms(graph, reps):
     return statistics.median(a.elapsed_time(b) for a, b in events)
 
 
-def graph_ms(call, reps, stream):
-    """GPU ms of call(): warmed up on `stream` (autograd's backward runs on the stream its forward ran on, so the
-    caller made the forward there), captured there once, replayed."""
+def capture(call, stream):
+    """A CUDA graph of call(), warmed up on `stream` and captured there (autograd's backward runs on the stream its
+    forward ran on, so a caller timing a backward made the forward there)."""
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         for _ in range(3):
@@ -61,6 +61,12 @@ def graph_ms(call, reps, stream):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph, stream=stream):
         call()
+    return graph
+
+
+def graph_ms(call, reps, stream):
+    """GPU ms of call(): captured once, replayed."""
+    graph = capture(call, stream)
     try:
         return replay_ms(graph, reps)
     finally:

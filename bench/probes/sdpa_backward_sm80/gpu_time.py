@@ -18,7 +18,6 @@ Sections stop once BUDGET_S seconds have passed (the device kills the run at 35)
 """
 import ctypes
 import os
-import statistics
 import sys
 import time
 
@@ -39,33 +38,6 @@ REPS = 12
 
 def left():
     return BUDGET_S - (time.time() - START)
-
-
-def capture(fn, stream):
-    """A CUDA graph of fn() (warmed up on `stream` first)."""
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(2):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g, stream=stream):
-        fn()
-    return g
-
-
-def replay_interleaved(graphs, reps=REPS, warm=2):
-    ev = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in graphs]
-          for _ in range(reps + warm)]
-    for r in range(reps + warm):
-        for g, (a, b) in zip(graphs, ev[r]):
-            a.record()
-            g.replay()
-            b.record()
-    torch.cuda.synchronize()
-    return [statistics.median(ev[r][i][0].elapsed_time(ev[r][i][1]) for r in range(warm, reps + warm))
-            for i in range(len(graphs))]
 
 
 def fa2_backward_on(p, stream):
@@ -103,8 +75,8 @@ def timing_row(sides, B, H, S, D, causal, stream):
     passes = [(n, r) for n, r in passes if r is not None]
     fns = runs + dets + passes + [("FA2", fa2_backward_on(p, stream))]
     try:
-        graphs = [capture(f, stream) for _, f in fns]
-        ms = replay_interleaved(graphs)
+        graphs = [torch_sdpa.capture(f, stream) for _, f in fns]
+        ms = run.timed([g.replay for g in graphs], REPS)
     except RuntimeError as e:  # a call that cannot be captured: its launches interleaved, events around each
         print(f"(no graphs: {str(e).splitlines()[0]}; events around each call)", flush=True)
         torch.cuda.synchronize()
