@@ -9,11 +9,12 @@ and checks) beside PyTorch's FlashAttention-2, every side timed by GPU time.
    CUDA graphs, the graphs replayed in turn round by round between CUDA
    events (median); the passes alone of the first two sides; deterministic
    sides at S <= 4096. Bits of the rows against the baseline's.
-3. --torch-sdpa: bench/torch_sdpa.py's FA2 rows timed both ways in this
-   process: call by call, each waited for (its old timing, host work
-   included), and by graph replay (its new one).
+3. --forward: the baseline's sm_80 forward beside FA2's (run.py's rows).
 4. --profile: each kernel's GPU time (torch.profiler) in one backward of
    the first and second sides and of FA2, and in one forward of FA2.
+5. --torch-sdpa: bench/torch_sdpa.py's FA2 rows timed both ways in this
+   process: call by call, each waited for (its old timing, host work
+   included), and by graph replay (its new one).
 Sections stop once BUDGET_S seconds have passed (the device kills the run at 35).
 """
 import ctypes
@@ -195,15 +196,15 @@ def main():
     if "--no-checks" not in sys.argv:
         run.checks(sides)
     timing(sides)
-    if "--torch-sdpa" in sys.argv:
-        torch_sdpa_rows()
+    if "--forward" in sys.argv and left() > 3:
+        run.forward_rows(lib)
     if "--profile" in sys.argv:
         try:
             profile(sides)
-        except Exception as e:  # noqa: BLE001 (the forward rows still run)
+        except Exception as e:  # noqa: BLE001 (the rows after it still run)
             print(f"profile: ERROR {type(e).__name__} {e}", flush=True)
-    if "--forward" in sys.argv and left() > 3:
-        run.forward_rows(lib)
+    if "--torch-sdpa" in sys.argv:
+        torch_sdpa_rows()
     print(f"# done in {time.time() - START:.1f} s", flush=True)
 
 
