@@ -104,7 +104,8 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel_16(con
       const uint32_t ow[4] = {o[u].x, o[u].y, o[u].z, o[u].w}, dw[4] = {d[u].x, d[u].y, d[u].z, d[u].w};
       float acc[8];
 #pragma unroll
-      for (int j = 0; j < 8; ++j) acc[j] = fmaf(unpack_half<T>(ow[j / 2], j % 2), unpack_half<T>(dw[j / 2], j % 2), 0.f);
+      for (int j = 0; j < 8; ++j)
+        acc[j] = fmaf(unpack_half<T>(ow[j / 2], j % 2), unpack_half<T>(dw[j / 2], j % 2), 0.f);
       for (int k = 1; k < terms; ++k) {
         uint32_t og[4], dg[4];
 #pragma unroll
