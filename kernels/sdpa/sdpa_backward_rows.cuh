@@ -47,10 +47,12 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const 
 // lanes t < 4 gather the later terms in order (fmaf, as the sum above
 // compiles) and run the same tree, its steps 16 and 8 across lanes, 4, 2
 // and 1 across j. The row's (b, h, i) is stepped rather than divided out per
-// row. On the H200 (bf16, session 20): 72 -> 34 us at B16 H16 S1024 D 64
-// (FlashAttention-2's pass 36); at Dv 128 135 us either way, at 256 190
-// against 90 (the gather's shuffles, 72 a row), so wider rows keep the
-// kernel above.
+// row. dq_acc (non-null): the f32 dq accumulator, whose rows the warp
+// zeroes as it goes, in place of a memset. On the H200 (bf16, session 20):
+// 72 -> 34 us at B16 H16 S1024 D 64 (FlashAttention-2's pass 36), the
+// whole backward 1.04-1.07x; zeroing dq here as well 1.015-1.02x more; at
+// Dv 128 135 us either way, at 256 190 against 90 (the gather's shuffles,
+// 72 a row), so wider rows keep the kernel above.
 constexpr int kDeltaPasses = 4;
 template <class T>
 __device__ __forceinline__ float unpack_half(uint32_t word, int high) {
@@ -61,7 +63,8 @@ __device__ __forceinline__ float unpack_half(uint32_t word, int high) {
     return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
 }
 template <class T>
-__global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel_16(const SdpaProblem p, float *delta) {
+__global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel_16(const SdpaProblem p, float *delta,
+                                                                             float *dq_acc) {
   constexpr int U = kDeltaPasses;
   const int lane = threadIdx.x % 32;
   const int per_row = p.head_dim_v / 8, rows_per_pass = 32 / per_row, terms = p.head_dim_v / 32;
@@ -84,6 +87,10 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel_16(con
     }
   };
   for (int64_t r0 = first; r0 < end; r0 += run) {
+    if (dq_acc != nullptr) {  // these rows of the accumulator ([rows][D], 16-byte aligned)
+      const int64_t from = r0 * p.head_dim / 4, to = (r0 + run < end ? r0 + run : end) * p.head_dim / 4;
+      for (int64_t x = from + lane; x < to; x += 32) reinterpret_cast<float4 *>(dq_acc)[x] = float4{0, 0, 0, 0};
+    }
     uint4 o[U], d[U];
     int64_t at[U];
 #pragma unroll
