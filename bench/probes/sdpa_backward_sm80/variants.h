@@ -28,17 +28,6 @@ using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, Pf::kScores, Ba::kTw
 // D 256: as 4 with 32-row dQ warp tiles of 32 columns... (4 row atoms, 32 columns a warp).
 using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 4, 32, Pf::kScores, Ba::kTwo, 64, Pr::kAmongProducts,
                                  Dr::kAmongDkProducts>;
-#elif PROBE_VARIANT == 6
-// D 64: the wide D 128 tile's pipeline (no opening barrier, loads after the
-// middle one into three stages) on 64-query tiles of 128 keys, 16-row dQ
-// warp tiles (32 columns a warp).
-using Traits = SdpaBackwardShape<64, 8, 1, 2, 2, 3, 1, 32, Pf::kGradients, Ba::kOne, 64, Pr::kAmongProducts,
-                                 Dr::kAmongDkProducts>;
-#elif PROBE_VARIANT == 7
-// D 64: the narrow D 128 tile's (S^T a step ahead, two stages, kTwo) on
-// 64-query tiles of 128 keys.
-using Traits = SdpaBackwardShape<64, 8, 1, 2, 2, 2, 1, 32, Pf::kScoresAhead, Ba::kTwo, 64, Pr::kAmongProducts,
-                                 Dr::kAmongDkProducts>;
 #endif
 }  // namespace probe_variants
 using ProbeTraits = probe_variants::Traits;
