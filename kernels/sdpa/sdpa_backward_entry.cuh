@@ -26,8 +26,9 @@ inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3
 }
 
 // The passes around a main kernel: the workspace's dq accumulator (and the
-// deterministic mode's counters) zeroed, delta, main(delta, dq, turns) (its
-// status), dq converted to its dtype. turns: the counters, null unless
+// deterministic mode's counters) zeroed, delta (the two in one pass where
+// it reads 16 bytes a lane), main(delta, dq, turns) (its status), dq
+// converted to its dtype. turns: the counters, null unless
 // p.deterministic (sdpa_backward_run sets it where the run takes turns).
 template <class T, class Main>
 int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream,
@@ -42,8 +43,22 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
   cudaError_t err;
   const int64_t rows = p.batch * p.heads_q * p.queries;
   if (rows > 0) {
-    if ((err = cudaMemsetAsync(ws + w.dq, 0, w.bytes - w.dq, stream)) != cudaSuccess) return -static_cast<int>(err);
-    sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(p, delta);
+    // The 16-byte delta pass zeroes the dq accumulator as it goes (where the
+    // accumulator starts on 16 bytes); the memset clears what is left (the
+    // counters, where the run has them).
+    const bool reads_16 = sdpa_backward_delta_reads_16_bytes(p, sizeof(T));
+    const bool zeroes_dq = reads_16 && reinterpret_cast<uintptr_t>(dq) % 16 == 0;
+    const size_t clear_from = zeroes_dq ? w.counters : w.dq;
+    if (clear_from < w.bytes &&
+        (err = cudaMemsetAsync(ws + clear_from, 0, w.bytes - clear_from, stream)) != cudaSuccess)
+      return -static_cast<int>(err);
+    if (reads_16) {
+      const int rows_a_warp = 256 / p.head_dim_v * kDeltaPasses;  // Dv / 8 lanes a row
+      sdpa_backward_delta_kernel_16<T><<<row_grid(rows, kRowThreads / 32 * rows_a_warp), kRowThreads, 0, stream>>>(
+          p, delta, zeroes_dq ? dq : nullptr);
+    } else {
+      sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(p, delta);
+    }
     if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
   }
   if (p.keys > 0) {

@@ -46,6 +46,21 @@ inline bool sdpa_backward_takes_turns(const SdpaProblem &p) {
   return p.deterministic || (p.keys + kFewestKeys - 1) / kFewestKeys > kSdpaBackwardMostAtomicKeyTiles;
 }
 
+// Whether the delta pass reads out and dout 16 bytes a lane
+// (sdpa_backward_delta_kernel_16, sdpa_backward_rows.cuh): Dv 32 or 64 (a
+// power of two of lanes a row, and where it measured faster) and both
+// views' rows on 16 bytes.
+inline bool sdpa_backward_delta_reads_16_bytes(const SdpaProblem &p, int64_t element_bytes) {
+  const auto aligned = [&](const void *data, const int64_t(&stride)[3]) {
+    if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return false;
+    for (int64_t s : stride)
+      if (s * element_bytes % 16 != 0) return false;
+    return true;
+  };
+  return (p.head_dim_v == 32 || p.head_dim_v == 64) && aligned(p.out.data, p.out.stride) &&
+         aligned(p.dout.data, p.dout.stride);
+}
+
 // Whether the main kernel's grid fits CUDA's limits: (key tiles, kv heads,
 // batch) where the run takes turns, else (kv heads, key tiles, batch) (a run
 // that takes turns by rank, deterministic_by_rank, holds no more key tiles

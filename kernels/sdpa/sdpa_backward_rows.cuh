@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_tc_primitives.cuh"
@@ -35,6 +36,108 @@ __global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const 
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
     if (lane == 0) delta[r] = acc;
+  }
+}
+
+// The same sums where Dv is 32 or 64 and the out and dout rows start on 16
+// bytes, read 16 bytes a lane: Dv / 8 lanes a row (a power of two, as the
+// shuffles' width must be), a warp's run of rows taken 32 / (Dv / 8) at a
+// time, kDeltaPasses of them in flight. Lane t of a row holds the columns
+// 8t + j, the terms k = t / 4 of the sums of the lanes 8 (t % 4) + j above;
+// lanes t < 4 gather the later terms in order (fmaf, as the sum above
+// compiles) and run the same tree, its steps 16 and 8 across lanes, 4, 2
+// and 1 across j. The row's (b, h, i) is stepped rather than divided out per
+// row. dq_acc (non-null): the f32 dq accumulator, whose rows the warp
+// zeroes as it goes, in place of a memset. On the H200 (bf16, session 20):
+// 72 -> 34 us at B16 H16 S1024 D 64 (FlashAttention-2's pass 36), the
+// whole backward 1.04-1.07x; zeroing dq here as well 1.015-1.02x more; at
+// Dv 128 135 us either way, at 256 190 against 90 (the gather's shuffles,
+// 72 a row), so wider rows keep the kernel above.
+constexpr int kDeltaPasses = 4;
+template <class T>
+__device__ __forceinline__ float unpack_half(uint32_t word, int high) {
+  const uint32_t bits = high ? word >> 16 : word & 0xffffu;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __uint_as_float(bits << 16);
+  else
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+}
+template <class T>
+__global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel_16(const SdpaProblem p, float *delta,
+                                                                             float *dq_acc) {
+  constexpr int U = kDeltaPasses;
+  const int lane = threadIdx.x % 32;
+  const int per_row = p.head_dim_v / 8, rows_per_pass = 32 / per_row, terms = p.head_dim_v / 32;
+  const int t = lane % per_row;
+  const int64_t rows = p.batch * p.heads_q * p.queries;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (kRowThreads / 32);
+  const int64_t warp = blockIdx.x * static_cast<int64_t>(kRowThreads / 32) + threadIdx.x / 32;
+  const int64_t run = rows_per_pass * U;  // rows a warp covers a round
+  const int64_t per_warp = ((rows + warps - 1) / warps + run - 1) / run * run;
+  const int64_t first = warp * per_warp, end = first + per_warp < rows ? first + per_warp : rows;
+  if (first >= rows) return;
+  // (b, h, i) of this lane's row, stepped by rows_per_pass.
+  int64_t r = first + lane / per_row;
+  int64_t i = r % p.queries, h = r / p.queries % p.heads_q, b = r / p.queries / p.heads_q;
+  auto advance = [&] {
+    r += rows_per_pass, i += rows_per_pass;
+    while (i >= p.queries) {
+      i -= p.queries;
+      if (++h == p.heads_q) h = 0, ++b;
+    }
+  };
+  for (int64_t r0 = first; r0 < end; r0 += run) {
+    if (dq_acc != nullptr) {  // these rows of the accumulator ([rows][D], 16-byte aligned)
+      const int64_t from = r0 * p.head_dim / 4, to = (r0 + run < end ? r0 + run : end) * p.head_dim / 4;
+      for (int64_t x = from + lane; x < to; x += 32) reinterpret_cast<float4 *>(dq_acc)[x] = float4{0, 0, 0, 0};
+    }
+    uint4 o[U], d[U];
+    int64_t at[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      at[u] = r < end ? r : -1;
+      if (at[u] >= 0) {
+        o[u] = *reinterpret_cast<const uint4 *>(static_cast<const T *>(p.out.data) + b * p.out.stride[0] +
+                                                h * p.out.stride[1] + i * p.out.stride[2] + 8 * t);
+        d[u] = *reinterpret_cast<const uint4 *>(static_cast<const T *>(p.dout.data) + b * p.dout.stride[0] +
+                                                h * p.dout.stride[1] + i * p.dout.stride[2] + 8 * t);
+      } else {
+        o[u] = d[u] = uint4{0, 0, 0, 0};
+      }
+      advance();
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint32_t ow[4] = {o[u].x, o[u].y, o[u].z, o[u].w}, dw[4] = {d[u].x, d[u].y, d[u].z, d[u].w};
+      float acc[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        acc[j] = fmaf(unpack_half<T>(ow[j / 2], j % 2), unpack_half<T>(dw[j / 2], j % 2), 0.f);
+      for (int k = 1; k < terms; ++k) {
+        uint32_t og[4], dg[4];
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+          og[w] = __shfl_down_sync(0xffffffffu, ow[w], 4 * k, per_row);
+          dg[w] = __shfl_down_sync(0xffffffffu, dw[w], 4 * k, per_row);
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          acc[j] = fmaf(unpack_half<T>(og[j / 2], j % 2), unpack_half<T>(dg[j / 2], j % 2), acc[j]);
+      }
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], 2, per_row);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], 1, per_row);
+#pragma unroll
+      for (int step = 4; step > 0; step /= 2) {
+        float next[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) next[j] = acc[j] + acc[j ^ step];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[j] = next[j];
+      }
+      if (t == 0 && at[u] >= 0) delta[at[u]] = acc[0];
+    }
   }
 }
 

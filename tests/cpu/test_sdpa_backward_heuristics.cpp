@@ -137,6 +137,26 @@ TEST_CASE("sdpa backward: runs past the atomic grid's key tiles take turns, with
   CHECK(w.bytes >= w.counters + 2 * 3 * ((100 + kSdpaBackwardQueryTile - 1) / kSdpaBackwardQueryTile) * 4);
 }
 
+TEST_CASE("sdpa backward: the delta pass reads 16 bytes a lane at Dv 32 and 64 on aligned rows", "[heuristics][sdpa]") {
+  using baracuda::kernels::sdpa_backward_delta_reads_16_bytes;
+  alignas(16) static char buffer[64];
+  SdpaProblem p = problem(100, 100, false, false, -1, -1);
+  for (int32_t dv : {8, 16, 32, 48, 64, 96, 128, 256}) {
+    p.head_dim_v = dv;
+    p.out = {buffer, {3 * 100 * dv, 100 * dv, dv}};
+    p.dout = {buffer, {3 * 100 * dv, 100 * dv, dv}};
+    CHECK(sdpa_backward_delta_reads_16_bytes(p, 2) == (dv == 32 || dv == 64));
+  }
+  p.head_dim_v = 64;
+  p.out = {buffer, {3 * 100 * 64, 100 * 64, 64}};
+  p.dout = {buffer + 2, {3 * 100 * 64, 100 * 64, 64}};  // dout a column in
+  CHECK_FALSE(sdpa_backward_delta_reads_16_bytes(p, 2));
+  p.dout = {buffer, {3 * 100 * 68, 100 * 68, 68}};  // rows 136 bytes apart
+  CHECK_FALSE(sdpa_backward_delta_reads_16_bytes(p, 2));
+  p.dout = {buffer, {3 * 100 * 192, 100 * 192, 192}};  // a packed QKV-like view
+  CHECK(sdpa_backward_delta_reads_16_bytes(p, 2));
+}
+
 TEST_CASE("sdpa backward: the deterministic mode takes key tiles by rank only with no bound on the keys",
           "[heuristics][sdpa]") {
   const Band open = band_of(problem(100, 1000, false, false, -1, -1));

@@ -1,8 +1,9 @@
 #!/bin/bash
-# build.sh <out dir> <seconds> <include dir> name=kernels_dir[:variant:tile] ...:
+# build.sh <out dir> <seconds> <include dir> name=kernels_dir[@tiles|:variant:tile] ...:
 # libsdpa80_probe.so with entries probe_bwd_<name>_h<tile> for the head
-# tiles 64, 128 and 256 of each named tree (or, with :variant:tile,
-# variants.h's tiles of that number at that head tile alone), each tree's
+# tiles 64, 128 and 256 of each named tree (with @64,256 those alone) or,
+# with :variant:tile,
+# variants.h's tiles of that number at that head tile alone, each tree's
 # namespace renamed; the benchmark's fills beside them, and with
 # PROBE_FORWARD=1 the first tree's forward (probe_fwd_<name>: run.py's data
 # rows, with the first tree named base). At most 3 nvcc at a time, the longest
@@ -20,7 +21,9 @@ first=1
       echo "${n}_h$t $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_VARIANT=$v -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
       continue
     fi
-    for t in 256 128 64; do
+    tiles="256 128 64"
+    if [ "$d" != "${d%@*}" ]; then tiles=$(echo ${d#*@} | tr , ' '); d=${d%@*}; fi
+    for t in $tiles; do
       e=probe_bwd_${n}_h$t
       echo "${n}_h$t $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
     done

@@ -133,7 +133,9 @@ def reference(p):
         vis &= j >= i - p.wl
     s = s.masked_fill(~vis, -math.inf)
     lse = torch.logsumexp(s, -1)
-    o = torch.softmax(s, -1) @ vv
+    # A row that sees no key: P = 0 (out 0, no gradient), as the kernels give it, not softmax's NaN.
+    seen = vis.any(-1, keepdim=True)
+    o = (torch.softmax(s.masked_fill(~seen, 0.0), -1) * seen) @ vv
     o.backward(p.dout.double())
     p.out.copy_(o.detach())
     p.lse.copy_(lse.detach())
@@ -160,6 +162,9 @@ CASES = [  # name, B, Hq, Hkv, Q, K, D, Dv, causal, bottom_right, window_left, w
     ("D256 GQA2 causal Q=K=200", 2, 4, 2, 200, 200, 256, 256, True, False, -1, -1),
     ("D256 B3 H10 Q250 K300 br-causal", 3, 10, 10, 250, 300, 256, 256, True, True, -1, -1),
     ("D256/Dv128 Q190 K100 tl-causal", 1, 2, 2, 190, 100, 256, 128, True, False, -1, -1),
+    # Rows that see no key (dq = 0 there), GQA: the kv head's last block converts every row of its query heads.
+    ("D64 GQA2 Q200 K77 br-causal", 2, 4, 2, 200, 77, 64, 64, True, True, -1, -1),
+    ("D32/Dv96 Q70 K300 left20", 1, 3, 1, 70, 300, 32, 96, False, False, 20, -1),
     # One key past 65535 key tiles of 64: the staged tree's atomic run takes the deterministic kernels.
     ("D64 Q64 K4194305", 1, 1, 1, 64, 65535 * 64 + 1, 64, 64, False, False, -1, -1),
 ]
