@@ -1,0 +1,130 @@
+// The order the Hopper attention backward's blocks take the key tiles in
+// (kernels/sdpa/sm90/sdpa_backward_sm90_order.h): every (b, kv head, key
+// tile) once; in the deterministic mode every key tile after the key tiles
+// above it of its (b, kv head), which its dQ additions wait for; in the
+// atomic mode under a causal mask each section's longest key tiles (the
+// first) first, the sections' rows within the L2 budget. No GPU.
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "sdpa/sm90/sdpa_backward_sm90_order.h"
+
+using namespace baracuda::kernels;
+
+namespace {
+SdpaProblem problem(int64_t batch, int64_t heads_q, int64_t heads_kv, int64_t queries, int64_t keys, int d,
+                    bool causal, bool deterministic) {
+  SdpaProblem p{};
+  p.batch = batch;
+  p.heads_q = heads_q;
+  p.heads_kv = heads_kv;
+  p.queries = queries;
+  p.keys = keys;
+  p.head_dim = p.head_dim_v = d;
+  p.causal = causal;
+  p.window_left = p.window_right = -1;
+  p.deterministic = deterministic;
+  return p;
+}
+
+// Each block's (pair, key tile); REQUIREs every one exactly once.
+std::vector<SdpaQueryTile> walk(const SdpaTileOrder &o) {
+  std::vector<int> seen(static_cast<size_t>(o.batch_heads * o.query_tiles), 0);
+  std::vector<SdpaQueryTile> blocks;
+  for (int64_t block = 0; block < o.batch_heads * o.query_tiles; ++block) {
+    const SdpaQueryTile at = sdpa_query_tile(o, block);
+    REQUIRE(at.bh >= 0);
+    REQUIRE(at.bh < o.batch_heads);
+    REQUIRE(at.m_index >= 0);
+    REQUIRE(at.m_index < o.query_tiles);
+    ++seen[static_cast<size_t>(at.bh * o.query_tiles + at.m_index)];
+    blocks.push_back(at);
+  }
+  for (int n : seen) REQUIRE(n == 1);
+  return blocks;
+}
+}  // namespace
+
+TEST_CASE("sdpa sm90 backward order: the deterministic mode's key tiles after the ones above them",
+          "[heuristics][sdpa]") {
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true})
+      for (int64_t s : {int64_t{100}, int64_t{1024}, int64_t{4096}})
+        for (int64_t kv : {int64_t{1}, int64_t{3}, int64_t{16}}) {
+          const SdpaProblem p = problem(2, 2 * kv, kv, s, s, d, causal, true);
+          const SdpaTileOrder o = sdpa_sm90_backward_order(p, sdpa_sm90_backward_shape(d));
+          INFO("D " << d << " causal " << causal << " S " << s << " kv heads " << kv << " section " << o.section_heads);
+          REQUIRE(o.longest_first);  // from the last key tile
+          std::vector<int64_t> next(static_cast<size_t>(o.batch_heads), o.query_tiles - 1);
+          for (const SdpaQueryTile &at : walk(o)) {
+            CHECK(at.m_index == next[static_cast<size_t>(at.bh)]);
+            --next[static_cast<size_t>(at.bh)];
+          }
+        }
+}
+
+TEST_CASE("sdpa sm90 backward order: by rank across a batch's kv heads where the deterministic sm_80 kernel takes it",
+          "[heuristics][sdpa]") {
+  // B8 H16 S2048 D 256: 32 key tiles of 64 over 32 query tiles of 64.
+  const SdpaTileOrder by_rank = sdpa_sm90_backward_order(problem(8, 16, 16, 2048, 2048, 256, false, true),
+                                                         sdpa_sm90_backward_shape(256));
+  CHECK(by_rank.section_heads == 16);
+  // B4 H32 S4096 D 128: 32 key tiles of 128 over 64 query tiles; causal: never.
+  CHECK(sdpa_sm90_backward_order(problem(4, 32, 32, 4096, 4096, 128, false, true), sdpa_sm90_backward_shape(128))
+            .section_heads == 1);
+  CHECK(sdpa_sm90_backward_order(problem(8, 16, 16, 2048, 2048, 256, true, true), sdpa_sm90_backward_shape(256))
+            .section_heads == 1);
+}
+
+TEST_CASE("sdpa sm90 backward order: atomic, a pair's key tiles in turn without a bound on the keys",
+          "[heuristics][sdpa]") {
+  for (int d : {64, 128, 256}) {
+    const SdpaTileOrder o =
+        sdpa_sm90_backward_order(problem(4, 8, 8, 3000, 3000, d, false, false), sdpa_sm90_backward_shape(d));
+    CHECK(o.section_heads == 1);
+    CHECK(!o.longest_first);
+    const std::vector<SdpaQueryTile> blocks = walk(o);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      CHECK(blocks[i].bh == static_cast<int64_t>(i) / o.query_tiles);
+      CHECK(blocks[i].m_index == static_cast<int64_t>(i) % o.query_tiles);
+    }
+  }
+}
+
+TEST_CASE("sdpa sm90 backward order: atomic under a causal mask, sections longest first within the L2 budget",
+          "[heuristics][sdpa]") {
+  struct Row {
+    int64_t b, h, s;
+    int d;
+  };
+  for (const Row &r : {Row{4, 32, 4096, 128}, Row{2, 32, 8192, 128}, Row{16, 16, 1024, 64}, Row{8, 16, 2048, 256},
+                       Row{1, 1, 300, 64}, Row{3, 5, 777, 128}}) {
+    const SdpaProblem p = problem(r.b, r.h, r.h, r.s, r.s, r.d, true, false);
+    const SdpaSm90BackwardShape shape = sdpa_sm90_backward_shape(r.d);
+    const SdpaTileOrder o = sdpa_sm90_backward_order(p, shape);
+    INFO("B " << r.b << " H " << r.h << " S " << r.s << " D " << r.d << " section " << o.section_heads);
+    CHECK(!o.longest_first);
+    REQUIRE(o.section_heads >= 1);
+    REQUIRE(o.section_heads <= o.batch_heads);
+    const int64_t pair_bytes = r.s * (4 * r.d + 4 * r.d);
+    CHECK((o.section_heads == 1 || o.section_heads * pair_bytes <= kSdpaSm90BackwardSectionBytes));
+    CHECK((o.section_heads * o.query_tiles >= kSdpaSm90BackwardSectionBlocks || o.section_heads == o.batch_heads ||
+           (o.section_heads + 1) * pair_bytes > kSdpaSm90BackwardSectionBytes));
+    // Within a section key tile 0 (the most query tiles) of every pair
+    // first, and no key tile after a later one of its section.
+    int64_t prev_section = -1, prev_tile = 0;
+    for (const SdpaQueryTile &at : walk(o)) {
+      const int64_t section = at.bh / o.section_heads;
+      CHECK(section >= prev_section);
+      if (section != prev_section) CHECK(at.m_index == 0);
+      else CHECK(at.m_index >= prev_tile);
+      prev_section = section;
+      prev_tile = at.m_index;
+    }
+  }
+  // The four rows of the attention table: sections of more than one pair.
+  CHECK(sdpa_sm90_backward_order(problem(4, 32, 32, 4096, 4096, 128, true, false), sdpa_sm90_backward_shape(128))
+            .section_heads == 4);
+  CHECK(sdpa_sm90_backward_order(problem(16, 16, 16, 1024, 1024, 64, true, false), sdpa_sm90_backward_shape(64))
+            .section_heads == 32);
+}
