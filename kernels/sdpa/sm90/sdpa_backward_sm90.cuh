@@ -21,7 +21,8 @@
 // accumulator of the workspace by TMA reductions (in the deterministic mode
 // in a fixed order of key tiles); a later pass converts it. Past 128
 // columns (the shared-key tile, shape.h) each consumer adds its columns of
-// dQ itself (in the deterministic mode once the query tile's turn has come).
+// dQ itself (in the deterministic mode once the query tile's turn has come,
+// a producer warp passing the turn on).
 // Instantiated per dtype and head-size tile by
 // sdpa_backward_sm90_<dtype>_d<tile>.cu.
 #pragma once
@@ -90,7 +91,9 @@ struct BackwardSmem {
   __device__ uint32_t kv_full() const { return bars(); }
   __device__ uint32_t q_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t q_empty(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
-  // A consumer's dQ staging written (its 128 threads) and read (the writer).
+  // A consumer's dQ staging written (its 128 threads) and read (the writer);
+  // at the shared-key tile (no staging), in the deterministic mode, its
+  // step's additions issued and the query tile's turn passed on.
   __device__ uint32_t dq_full(int group) const { return q_empty(Ti::kStages) + 8 * group; }
   __device__ uint32_t dq_empty(int group) const { return dq_full(Ti::kConsumers) + 8 * group; }
 };
@@ -139,12 +142,14 @@ template <class Ti>
 __device__ __forceinline__ KeyTileWork key_tile_work(const SdpaProblem &p, const BackwardParams &bp,
                                                      const sdpa::Band &band) {
   KeyTileWork w;
-  w.b = blockIdx.z;
-  w.hk = blockIdx.y;
-  // The deterministic mode walks key tiles from the last: a key tile waits
-  // only for the tiles above it (sdpa::last_key_tile_of_query_tile), and
-  // blocks start in index order, so the ones it waits for have started.
-  w.key_tile = bp.turns != nullptr ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  // The deterministic mode's order takes key tiles from the last: a key tile
+  // waits only for the tiles above it (sdpa::last_key_tile_of_query_tile),
+  // and blocks start in index order, so the ones it waits for have started.
+  const int64_t block = blockIdx.x + int64_t{gridDim.x} * (blockIdx.y + int64_t{gridDim.y} * blockIdx.z);
+  const SdpaQueryTile at = sdpa_query_tile(bp.order, block);
+  w.b = at.bh / gridDim.y;
+  w.hk = at.bh % gridDim.y;
+  w.key_tile = at.m_index;
   w.key0 = w.key_tile * Ti::kBlockN;
   const sdpa::TileRange range = sdpa::query_tiles_of_key_tile(band, w.key0, Ti::kBlockN, Ti::kBlockM, p.queries);
   w.first_tile = range.first;
@@ -234,12 +239,18 @@ __device__ __forceinline__ int dq_row0(int group) {
 // counter of (b, h, query tile) counts the key tiles done). Returns the
 // counter once this block's turn has come.
 template <class Ti>
+__device__ __forceinline__ int *turn_of(const SdpaProblem &p, const BackwardParams &bp, const KeyTileWork &w, int64_t h,
+                                        int64_t q0) {
+  const int64_t q_tiles = (p.queries + Ti::kBlockM - 1) / Ti::kBlockM;
+  return bp.turns + (w.b * p.heads_q + h) * q_tiles + q0 / Ti::kBlockM;
+}
+template <class Ti>
 __device__ __forceinline__ int *wait_for_turn(const SdpaProblem &p, const BackwardParams &bp, const sdpa::Band &band,
                                               const KeyTileWork &w, int64_t h, int64_t q0) {
-  const int64_t q_tile = q0 / Ti::kBlockM, q_tiles = (p.queries + Ti::kBlockM - 1) / Ti::kBlockM;
-  int *turn = bp.turns + (w.b * p.heads_q + h) * q_tiles + q_tile;
+  int *turn = turn_of<Ti>(p, bp, w, h, q0);
   const int64_t rank =
-      sdpa::last_key_tile_of_query_tile(band, q_tile, Ti::kBlockN, Ti::kBlockM, p.queries, p.keys) - w.key_tile;
+      sdpa::last_key_tile_of_query_tile(band, q0 / Ti::kBlockM, Ti::kBlockN, Ti::kBlockM, p.queries, p.keys) -
+      w.key_tile;
   while (sdpa::load_acquire(turn) < rank) __nanosleep(32);
   fence_async_global();  // the earlier turns' additions come before this block's
   return turn;
@@ -280,6 +291,27 @@ __device__ __forceinline__ void produce_dq_additions(const SdpaProblem &p, const
     for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_arrive(sm.dq_empty(group));
   }
   bulk_wait();  // the accumulator's additions complete before the block ends
+}
+
+// The producer's third warp at the shared-key tile in the deterministic
+// mode, where the consumers add dQ themselves: each step's query-tile turn
+// passed on once both consumers have arrived on their dq_full barrier after
+// their additions (the arrivals release them at the block's scope, the
+// fence here orders them before the bump at the GPU's), each consumer
+// handed its barrier back on dq_empty. The fence's wait for the step's
+// reductions is off the consumers' path (where each thread fenced its own,
+// the mode ran 0.64-0.71x the atomic one, bench/NOTES.md session 19).
+template <class Ti>
+__device__ __forceinline__ void pass_query_turns(const SdpaProblem &p, const BackwardParams &bp,
+                                                 const BackwardSmem<Ti> &sm, const KeyTileWork &w) {
+  for (int64_t t = 0; t < w.steps; ++t) {
+#pragma unroll 1
+    for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_wait(sm.dq_full(group), static_cast<uint32_t>(t) & 1);
+    __threadfence();
+    atomicAdd(turn_of<Ti>(p, bp, w, w.head(t), w.q0(t)), 1);
+#pragma unroll 1
+    for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_arrive(sm.dq_empty(group));
+  }
 }
 
 // A consumer warpgroup: its 64 keys' dK and dV over every step, and each
@@ -420,19 +452,18 @@ struct BackwardConsumer {
 
   // The deterministic mode where the consumers add dQ themselves (the
   // shared-key tile): both groups wait for the query tile's turn before a
-  // step's first addition and pass it on after its last (one thread of
-  // group 0 waits and bumps, the barriers ordering every thread's additions
-  // after the wait and before the bump). Returns the counter in that thread.
+  // step's first addition (one thread of group 0 waits, the barrier orders
+  // every thread's additions after it) and after its last arrive for the
+  // producer warp that passes the turn on (pass_query_turns), once it has
+  // taken the last step's arrivals.
   static constexpr int kTurnBarrier = 7;
-  __device__ int *wait_for_query_turn(int64_t h, int64_t q0) const {
-    int *turn = threadIdx.x == 0 ? wait_for_turn<Ti>(p, bp, band, w, h, q0) : nullptr;
+  __device__ void wait_for_query_turn(int64_t h, int64_t q0) const {
+    if (threadIdx.x == 0) wait_for_turn<Ti>(p, bp, band, w, h, q0);
     named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
-    return turn;
   }
-  __device__ void pass_query_turn(int *turn) const {
-    __threadfence();  // each thread's additions performed before the turn passes, as the sm_80 kernel does it
-    named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
-    if (turn != nullptr) atomicAdd(turn, 1);
+  __device__ void hand_over_query_turn(int64_t t) const {
+    if (t > 0) mbarrier_wait(sm.dq_empty(group), static_cast<uint32_t>(t - 1) & 1);
+    mbarrier_arrive(sm.dq_full(group));
   }
 
   __device__ void run() const {
@@ -505,7 +536,7 @@ struct BackwardConsumer {
         // dK's and dV's made ptxas serialize every wgmma).
         float dq[8][4];
         issue_query_then_key_gradients(dq, dk, dv, da, pa, buffer, sm.q(stage));
-        int *turn = bp.turns != nullptr ? wait_for_query_turn(h, q0) : nullptr;
+        if (bp.turns != nullptr) wait_for_query_turn(h, q0);
         add_query_gradient(dq, h, q0, scale, 0);
         wgmma_wait<0>();
         fence_registers(dk);
@@ -517,7 +548,7 @@ struct BackwardConsumer {
         wgmma_wait<0>();
         fence_registers(dq);
         add_query_gradient(dq, h, q0, scale, 64);
-        if (bp.turns != nullptr) pass_query_turn(turn);
+        if (bp.turns != nullptr) hand_over_query_turn(t);
       } else {
         // Both groups' dQ products of step t - 2, the last to read this buffer,
         // are done: each waited for its own before the last barrier below.
@@ -665,7 +696,10 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const int producer_warp = warp - 4 * Ti::kConsumers, lane = static_cast<int>(threadIdx.x) % 32;
     if (producer_warp == 0 && lane == 0) produce_tiles<Ti>(bp, sm, w);
     if (producer_warp == 1) produce_rows<Ti>(p, bp, sm, w, lane);
-    if (producer_warp == 2 && lane == 0 && !Ti::kSharedKeys) produce_dq_additions<Ti>(p, bp, sm, w, band);
+    if (producer_warp == 2 && lane == 0) {
+      if constexpr (!Ti::kSharedKeys) produce_dq_additions<Ti>(p, bp, sm, w, band);
+      else if (bp.turns != nullptr) pass_query_turns<Ti>(p, bp, sm, w);
+    }
   } else {
     claim_registers_to<sdpa_sm90_backward_consumer_registers(Ti::kShape)>();
     const BackwardConsumer<T, Ti> consumer{p, bp, sm, w, band, warp / 4};
