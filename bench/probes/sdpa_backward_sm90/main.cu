@@ -586,6 +586,14 @@ static void time_rows(bool variant_only) {
       time_line(name, (std::string(v.name) + " det").c_str(), flops, tb, tvd, d, "");
     }
 #endif
+    if (!variant_only) {  // the passes around the main kernel alone (memset, delta, dq conversion): keys 0
+      const int64_t keys = r.p.keys;
+      r.p.keys = 0;
+      const double tp = time_ms(r, run_sm90);
+      r.p.keys = keys;
+      const double none[3] = {0, 0, 0};
+      time_line(name, "passes only", flops, tb, tp, none, " (diagnostic: no main kernel)");
+    }
     release(r);
     if (variant_only) continue;
     // main's kernel on the earlier sessions' synthetic data (uniform values,
