@@ -10,7 +10,9 @@
 // memset, delta, main kernel, dq conversion) on bench_ops' kind of data
 // (real_inputs.cu), with the largest difference between their gradients and
 // the deterministic mode's repeat; the baseline's deterministic mode beside
-// them, and the baseline on the earlier sessions' synthetic data. Built with
+// them and once more after the variants (the run's drift); with
+// PROBE_SYNTHETIC the baseline on the earlier sessions' synthetic data too,
+// with PROBE_PASSES the passes around the main kernel alone. Built with
 // PROBE_HAS_VARIANT, variants of the staged Hopper backward (bf16) beside
 // them (build.sh's table; the diagnostic ones timed, not checked).
 #include <cuda_bf16.h>
@@ -570,8 +572,10 @@ static void time_rows(bool variant_only) {
 #ifdef PROBE_HAS_VARIANT
     // PROBE_VARIANT_MIN_D: the variants timed only on rows of that head size or more.
     const int min_d = getenv("PROBE_VARIANT_MIN_D") ? std::atoi(getenv("PROBE_VARIANT_MIN_D")) : 0;
+    // PROBE_DIAGNOSTICS_CAUSAL: the diagnostic variants only on causal rows.
+    const bool diagnostics = w.causal || getenv("PROBE_DIAGNOSTICS_CAUSAL") == nullptr;
     for (const ProbeVariant &v : kVariants) {
-      if (w.D < min_d) continue;
+      if (w.D < min_d || (!v.checked && !diagnostics)) continue;
       if (v.run == nullptr) {  // not built in the budget
         printf("%-24s | %s: not built\n", name, v.name);
         continue;
@@ -586,7 +590,12 @@ static void time_rows(bool variant_only) {
       time_line(name, (std::string(v.name) + " det").c_str(), flops, tb, tvd, d, "");
     }
 #endif
-    if (!variant_only) {  // the passes around the main kernel alone (memset, delta, dq conversion): keys 0
+    if (!variant_only) {  // main's kernel again: how far the run drifted over the row
+      const double ta = time_ms(r, run_base_sm90);
+      const double none[3] = {0, 0, 0};
+      time_line(name, "base again", flops, tb, ta, none, " (the same kernel, timed last)");
+    }
+    if (!variant_only && getenv("PROBE_PASSES")) {  // the passes around the main kernel alone (memset, delta, dq conversion): keys 0
       const int64_t keys = r.p.keys;
       r.p.keys = 0;
       const double tp = time_ms(r, run_sm90);
@@ -595,7 +604,7 @@ static void time_rows(bool variant_only) {
       time_line(name, "passes only", flops, tb, tp, none, " (diagnostic: no main kernel)");
     }
     release(r);
-    if (variant_only) continue;
+    if (variant_only || !getenv("PROBE_SYNTHETIC")) continue;
     // main's kernel on the earlier sessions' synthetic data (uniform values,
     // lse from the visible keys' count), against the real data's base.
     Run u;
