@@ -1,9 +1,9 @@
 // The order the Hopper attention backward's blocks take the key tiles in
 // (kernels/sdpa/sm90/sdpa_backward_sm90_order.h): every (b, kv head, key
 // tile) once; in the deterministic mode every key tile after the key tiles
-// above it of its (b, kv head), which its dQ additions wait for; in the
-// atomic mode under a causal mask each section's longest key tiles (the
-// first) first, the sections' rows within the L2 budget. No GPU.
+// above it of its (b, kv head), which its dQ additions wait for, by rank
+// where the sm_80 kernel takes that order; in the atomic mode a (b, kv
+// head)'s key tiles in turn. No GPU.
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -76,55 +76,17 @@ TEST_CASE("sdpa sm90 backward order: by rank across a batch's kv heads where the
             .section_heads == 1);
 }
 
-TEST_CASE("sdpa sm90 backward order: atomic, a pair's key tiles in turn without a bound on the keys",
-          "[heuristics][sdpa]") {
-  for (int d : {64, 128, 256}) {
-    const SdpaTileOrder o =
-        sdpa_sm90_backward_order(problem(4, 8, 8, 3000, 3000, d, false, false), sdpa_sm90_backward_shape(d));
-    CHECK(o.section_heads == 1);
-    CHECK(!o.longest_first);
-    const std::vector<SdpaQueryTile> blocks = walk(o);
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      CHECK(blocks[i].bh == static_cast<int64_t>(i) / o.query_tiles);
-      CHECK(blocks[i].m_index == static_cast<int64_t>(i) % o.query_tiles);
+TEST_CASE("sdpa sm90 backward order: atomic, a pair's key tiles in turn", "[heuristics][sdpa]") {
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true}) {
+      const SdpaTileOrder o =
+          sdpa_sm90_backward_order(problem(4, 8, 8, 3000, 3000, d, causal, false), sdpa_sm90_backward_shape(d));
+      CHECK(o.section_heads == 1);
+      CHECK(!o.longest_first);
+      const std::vector<SdpaQueryTile> blocks = walk(o);
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        CHECK(blocks[i].bh == static_cast<int64_t>(i) / o.query_tiles);
+        CHECK(blocks[i].m_index == static_cast<int64_t>(i) % o.query_tiles);
+      }
     }
-  }
-}
-
-TEST_CASE("sdpa sm90 backward order: atomic under a causal mask, sections longest first within the L2 budget",
-          "[heuristics][sdpa]") {
-  struct Row {
-    int64_t b, h, s;
-    int d;
-  };
-  for (const Row &r : {Row{4, 32, 4096, 128}, Row{2, 32, 8192, 128}, Row{16, 16, 1024, 64}, Row{8, 16, 2048, 256},
-                       Row{1, 1, 300, 64}, Row{3, 5, 777, 128}}) {
-    const SdpaProblem p = problem(r.b, r.h, r.h, r.s, r.s, r.d, true, false);
-    const SdpaSm90BackwardShape shape = sdpa_sm90_backward_shape(r.d);
-    const SdpaTileOrder o = sdpa_sm90_backward_order(p, shape);
-    INFO("B " << r.b << " H " << r.h << " S " << r.s << " D " << r.d << " section " << o.section_heads);
-    CHECK(!o.longest_first);
-    REQUIRE(o.section_heads >= 1);
-    REQUIRE(o.section_heads <= o.batch_heads);
-    const int64_t pair_bytes = r.s * (4 * r.d + 4 * r.d);
-    CHECK((o.section_heads == 1 || o.section_heads * pair_bytes <= kSdpaSm90BackwardSectionBytes));
-    CHECK((o.section_heads * o.query_tiles >= kSdpaSm90BackwardSectionBlocks || o.section_heads == o.batch_heads ||
-           (o.section_heads + 1) * pair_bytes > kSdpaSm90BackwardSectionBytes));
-    // Within a section key tile 0 (the most query tiles) of every pair
-    // first, and no key tile after a later one of its section.
-    int64_t prev_section = -1, prev_tile = 0;
-    for (const SdpaQueryTile &at : walk(o)) {
-      const int64_t section = at.bh / o.section_heads;
-      CHECK(section >= prev_section);
-      if (section != prev_section) CHECK(at.m_index == 0);
-      else CHECK(at.m_index >= prev_tile);
-      prev_section = section;
-      prev_tile = at.m_index;
-    }
-  }
-  // The four rows of the attention table: sections of more than one pair.
-  CHECK(sdpa_sm90_backward_order(problem(4, 32, 32, 4096, 4096, 128, true, false), sdpa_sm90_backward_shape(128))
-            .section_heads == 4);
-  CHECK(sdpa_sm90_backward_order(problem(16, 16, 16, 1024, 1024, 64, true, false), sdpa_sm90_backward_shape(64))
-            .section_heads == 32);
 }
