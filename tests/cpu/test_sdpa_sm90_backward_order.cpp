@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sdpa/sm90/sdpa_backward_sm90_order.h"
+#include "sdpa_tile_order_walk.hpp"
 
 using namespace baracuda::kernels;
 
@@ -26,23 +27,6 @@ SdpaProblem problem(int64_t batch, int64_t heads_q, int64_t heads_kv, int64_t qu
   p.deterministic = deterministic;
   return p;
 }
-
-// Each block's (pair, key tile); REQUIREs every one exactly once.
-std::vector<SdpaQueryTile> walk(const SdpaTileOrder &o) {
-  std::vector<int> seen(static_cast<size_t>(o.batch_heads * o.query_tiles), 0);
-  std::vector<SdpaQueryTile> blocks;
-  for (int64_t block = 0; block < o.batch_heads * o.query_tiles; ++block) {
-    const SdpaQueryTile at = sdpa_query_tile(o, block);
-    REQUIRE(at.bh >= 0);
-    REQUIRE(at.bh < o.batch_heads);
-    REQUIRE(at.m_index >= 0);
-    REQUIRE(at.m_index < o.query_tiles);
-    ++seen[static_cast<size_t>(at.bh * o.query_tiles + at.m_index)];
-    blocks.push_back(at);
-  }
-  for (int n : seen) REQUIRE(n == 1);
-  return blocks;
-}
 }  // namespace
 
 TEST_CASE("sdpa sm90 backward order: the deterministic mode's key tiles after the ones above them",
@@ -56,7 +40,7 @@ TEST_CASE("sdpa sm90 backward order: the deterministic mode's key tiles after th
           INFO("D " << d << " causal " << causal << " S " << s << " kv heads " << kv << " section " << o.section_heads);
           REQUIRE(o.longest_first);  // from the last key tile
           std::vector<int64_t> next(static_cast<size_t>(o.batch_heads), o.query_tiles - 1);
-          for (const SdpaQueryTile &at : walk(o)) {
+          for (const SdpaQueryTile &at : walk_every_tile_once(o)) {
             CHECK(at.m_index == next[static_cast<size_t>(at.bh)]);
             --next[static_cast<size_t>(at.bh)];
           }
@@ -83,7 +67,7 @@ TEST_CASE("sdpa sm90 backward order: atomic, a pair's key tiles in turn", "[heur
           sdpa_sm90_backward_order(problem(4, 8, 8, 3000, 3000, d, causal, false), sdpa_sm90_backward_shape(d));
       CHECK(o.section_heads == 1);
       CHECK(!o.longest_first);
-      const std::vector<SdpaQueryTile> blocks = walk(o);
+      const std::vector<SdpaQueryTile> blocks = walk_every_tile_once(o);
       for (size_t i = 0; i < blocks.size(); ++i) {
         CHECK(blocks[i].bh == static_cast<int64_t>(i) / o.query_tiles);
         CHECK(blocks[i].m_index == static_cast<int64_t>(i) % o.query_tiles);

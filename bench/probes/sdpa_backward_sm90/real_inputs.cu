@@ -13,26 +13,17 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "../common/probe_check.h"
 #include "real_inputs.h"
 
 namespace {
 
-#define CUBLAS_CK(x)                                                          \
-  do {                                                                        \
-    const cublasStatus_t s_ = (x);                                            \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
-      std::printf("cuBLAS error %d at %s:%d\n", int(s_), __FILE__, __LINE__); \
-      std::exit(1);                                                           \
-    }                                                                         \
-  } while (0)
-#define CUDA_CK(x)                                                                          \
-  do {                                                                                      \
-    const cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                                \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
+// A cuBLAS call that fails ends the probe, as CK does for CUDA's.
+void cublas_ck(cublasStatus_t status, const char *what) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  std::printf("cuBLAS error %d in %s\n", int(status), what);
+  std::exit(1);
+}
 
 // Element i of stream `seed`: Box-Muller on a 64-bit hash of (seed, i).
 __global__ void fill_normal_bf16(__nv_bfloat16 *x, int64_t n, uint64_t seed) {
@@ -74,17 +65,17 @@ void fill_real_inputs(const RealInputs &in) {
   const int64_t n = in.B * in.H * in.S * in.D;
   __nv_bfloat16 *t[4] = {in.q, in.k, in.v, in.dout};
   for (int i = 0; i < 4; ++i) fill_normal_bf16<<<1024, 256>>>(t[i], n, 7 + i);
-  CUDA_CK(cudaGetLastError());
+  CK(cudaGetLastError());
   cublasHandle_t handle;
-  CUBLAS_CK(cublasCreate(&handle));
+  cublas_ck(cublasCreate(&handle), "cublasCreate");
   // Heads a chunk: its f32 scores and bf16 probabilities within about 3 GB.
   const int64_t per_head = in.S * in.S * 6, heads = in.B * in.H;
   int64_t chunk = (int64_t{3} << 30) / per_head;
   chunk = chunk < 1 ? 1 : chunk > heads ? heads : chunk;
   float *scores;
   __nv_bfloat16 *probs;
-  CUDA_CK(cudaMalloc(&scores, chunk * in.S * in.S * 4));
-  CUDA_CK(cudaMalloc(&probs, chunk * in.S * in.S * 2));
+  CK(cudaMalloc(&scores, chunk * in.S * in.S * 4));
+  CK(cudaMalloc(&probs, chunk * in.S * in.S * 2));
   const float scale = 1.f / std::sqrt(float(in.D)), one = 1.f, zero = 0.f;
   const int S = int(in.S), D = int(in.D);
   const long long rows_stride = static_cast<long long>(in.S) * in.D, square = static_cast<long long>(in.S) * in.S;
@@ -92,18 +83,20 @@ void fill_real_inputs(const RealInputs &in) {
     const int count = int(heads - h0 < chunk ? heads - h0 : chunk);
     const int64_t at = h0 * in.S * in.D;
     // Column-major: scores^T (keys by queries, a query's keys contiguous) = K Q^T.
-    CUBLAS_CK(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, &scale, in.k + at, CUDA_R_16BF, D,
+    cublas_ck(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, &scale, in.k + at, CUDA_R_16BF, D,
                                          rows_stride, in.q + at, CUDA_R_16BF, D, rows_stride, &zero, scores,
-                                         CUDA_R_32F, S, square, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                         CUDA_R_32F, S, square, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              "the scores");
     softmax_rows<<<1024, 256>>>(scores, probs, in.lse + h0 * in.S, count * in.S, in.S, in.S, in.causal);
-    CUDA_CK(cudaGetLastError());
+    CK(cudaGetLastError());
     // out^T (columns by queries) = V^T P^T.
-    CUBLAS_CK(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, &one, in.v + at, CUDA_R_16BF, D,
+    cublas_ck(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, &one, in.v + at, CUDA_R_16BF, D,
                                          rows_stride, probs, CUDA_R_16BF, S, square, &zero, in.out + at, CUDA_R_16BF,
-                                         D, rows_stride, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                         D, rows_stride, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              "P v");
   }
-  CUDA_CK(cudaDeviceSynchronize());
-  CUDA_CK(cudaFree(scores));
-  CUDA_CK(cudaFree(probs));
-  CUBLAS_CK(cublasDestroy(handle));
+  CK(cudaDeviceSynchronize());
+  CK(cudaFree(scores));
+  CK(cudaFree(probs));
+  cublas_ck(cublasDestroy(handle), "cublasDestroy");
 }
