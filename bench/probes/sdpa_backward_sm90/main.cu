@@ -590,6 +590,18 @@ static void time_rows(bool variant_only) {
       time_line(name, (std::string(v.name) + " det").c_str(), flops, tb, tvd, d, "");
     }
 #endif
+    if (!variant_only && getenv("PROBE_ALTERNATE")) {
+      // The staged kernel and main's in turn, three times each, in both
+      // modes: the best of each beside the other (the first timings of a
+      // row drift by up to 5%).
+      double best[4] = {1e30, 1e30, 1e30, 1e30};
+      const RunFn fns[4] = {run_base_sm90, run_sm90, run_base_sm90_det, run_sm90_det};
+      for (int rep = 0; rep < 3; ++rep)
+        for (int k = 0; k < 4; ++k) best[k] = std::min(best[k], time_ms(r, fns[k]));
+      const double none[3] = {0, 0, 0};
+      time_line(name, "alt sm90", flops, best[0], best[1], none, " (best of 3, in turn with base)");
+      time_line(name, "alt det", flops, best[2], best[3], none, " (best of 3 each; base column: main's det)");
+    }
     if (!variant_only) {  // main's kernel again: how far the run drifted over the row
       const double ta = time_ms(r, run_base_sm90);
       const double none[3] = {0, 0, 0};
