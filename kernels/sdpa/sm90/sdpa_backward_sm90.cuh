@@ -167,14 +167,22 @@ template <class Ti>
 __device__ __forceinline__ KeyTileWork key_tile_work(const SdpaProblem &p, const BackwardParams &bp,
                                                      const sdpa::Band &band) {
   KeyTileWork w;
-  // The deterministic mode's order takes key tiles from the last: a key tile
-  // waits only for the tiles above it (sdpa::last_key_tile_of_query_tile),
-  // and blocks start in index order, so the ones it waits for have started.
-  const int64_t block = blockIdx.x + int64_t{gridDim.x} * (blockIdx.y + int64_t{gridDim.y} * blockIdx.z);
-  const SdpaQueryTile at = sdpa_query_tile(bp.order, block);
-  w.b = at.bh / gridDim.y;
-  w.hk = at.bh % gridDim.y;
-  w.key_tile = at.m_index;
+  if (bp.turns == nullptr) {
+    // The atomic mode from the grid's indices alone (through the order, a
+    // few divisions, D 64 and 128 ran 2-7% slower: bench/NOTES.md, session 20).
+    w.b = blockIdx.z;
+    w.hk = blockIdx.y;
+    w.key_tile = blockIdx.x;
+  } else {
+    // The deterministic mode's order takes key tiles from the last: a key
+    // tile waits only for the tiles above it (sdpa::last_key_tile_of_query_tile),
+    // and blocks start in index order, so the ones it waits for have started.
+    const int64_t block = blockIdx.x + int64_t{gridDim.x} * (blockIdx.y + int64_t{gridDim.y} * blockIdx.z);
+    const SdpaQueryTile at = sdpa_query_tile(bp.order, block);
+    w.b = at.bh / gridDim.y;
+    w.hk = at.bh % gridDim.y;
+    w.key_tile = at.m_index;
+  }
   w.key0 = w.key_tile * Ti::kBlockN;
   const sdpa::TileRange range = sdpa::query_tiles_of_key_tile(band, w.key0, Ti::kBlockN, Ti::kBlockM, p.queries);
   w.first_tile = range.first;

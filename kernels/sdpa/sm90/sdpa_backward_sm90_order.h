@@ -4,9 +4,10 @@
 // longest_first here: from the last key tile). Blocks start about in index
 // order.
 // - Atomic mode: a pair's key tiles in turn, sharing the pair's Q and dO in
-//   L2. (Under a causal mask, sections of pairs taking key tile 0 of every
-//   pair first, the longest walk, measured within the run's drift at D 64,
-//   128 and 256: bench/NOTES.md, session 20.)
+//   L2, as the grid's indices give them (the kernel reads those directly).
+//   (Under a causal mask, sections of pairs taking key tile 0 of every pair
+//   first, the longest walk, measured within the run's drift at D 64, 128
+//   and 256: bench/NOTES.md, session 20.)
 // - Deterministic mode: a key tile adds its dQ parts after the key tiles
 //   above it, so each pair's key tiles go from the last; with no bound on
 //   the keys and at least as many key tiles as query tiles, by rank across
