@@ -115,23 +115,6 @@ __device__ __forceinline__ void red_add_f32x2_if(bool add, float *addr, float a,
 #endif
 }
 
-// The same, four floats from a 16-byte aligned address.
-__device__ __forceinline__ void red_add_f32x4_if(bool add, float *addr, float a, float b, float c, float d) {
-#if __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.b32 p, %5, 0;\n @p red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n}\n" ::"l"(addr),
-      "f"(a), "f"(b), "f"(c), "f"(d), "r"(static_cast<int>(add))
-      : "memory");
-#else
-  if (add) {
-    atomicAdd(addr, a);
-    atomicAdd(addr + 1, b);
-    atomicAdd(addr + 2, c);
-    atomicAdd(addr + 3, d);
-  }
-#endif
-}
-
 // 2^x by the special-function unit alone (exp2f adds range fix-ups around
 // it); relative error about 2^-22, 0 for -inf.
 __device__ __forceinline__ float exp2_approx(float x) {

@@ -2,27 +2,11 @@
 // (kernels/sdpa/sdpa_tile_order.h): every tile exactly once, the plain order
 // without a causal mask, and with one each section's tiles longest first. No GPU.
 #include <catch2/catch.hpp>
-#include <vector>
 
 #include "sdpa/sdpa_tile_order.h"
+#include "sdpa_tile_order_walk.hpp"
 
 using namespace baracuda::kernels;
-
-namespace {
-// Walks the grid's tiles: each (b, h, query tile) once, in range.
-void check_every_tile_once(const SdpaTileOrder &o) {
-  std::vector<int> seen(static_cast<size_t>(o.batch_heads * o.query_tiles), 0);
-  for (int64_t tile = 0; tile < o.batch_heads * o.query_tiles; ++tile) {
-    const SdpaQueryTile at = sdpa_query_tile(o, tile);
-    REQUIRE(at.bh >= 0);
-    REQUIRE(at.bh < o.batch_heads);
-    REQUIRE(at.m_index >= 0);
-    REQUIRE(at.m_index < o.query_tiles);
-    ++seen[static_cast<size_t>(at.bh * o.query_tiles + at.m_index)];
-  }
-  for (int n : seen) CHECK(n == 1);
-}
-}  // namespace
 
 TEST_CASE("sdpa tile order: every query tile once, for any section size", "[heuristics][sdpa]") {
   for (int64_t bh : {1, 3, 64, 67})
@@ -30,7 +14,7 @@ TEST_CASE("sdpa tile order: every query tile once, for any section size", "[heur
       for (int64_t section : {int64_t{1}, int64_t{2}, int64_t{5}, bh})
         for (bool longest_first : {false, true}) {
           INFO("pairs " << bh << " query tiles " << qt << " section " << section << " longest first " << longest_first);
-          check_every_tile_once({qt, bh, section < bh ? section : bh, longest_first});
+          walk_every_tile_once({qt, bh, section < bh ? section : bh, longest_first});
         }
 }
 
@@ -54,7 +38,7 @@ TEST_CASE("sdpa tile order: causal sections take every pair's longest tile first
       // Enough tiles to balance, unless the problem has fewer.
       CHECK((o.section_heads * qt >= kSdpaCausalSectionTiles || o.section_heads == bh));
       CHECK((o.section_heads == 1 || (o.section_heads - 1) * qt < kSdpaCausalSectionTiles));
-      check_every_tile_once(o);
+      walk_every_tile_once(o);
       // Within a section the bottom tiles (m_index = qt - 1, the most keys)
       // come first, and a tile never follows a shorter one of its section.
       int64_t prev_section = -1, prev_m = 0;

@@ -27,6 +27,7 @@ K=$S/kernels/sdpa/sm90
   echo "s80_f16 $A80 $C -I$S/kernels -c $H/staged_sm80_f16.cu"
   echo "s90_entries $A90 $C -I$S/kernels -c $K/sdpa_backward_sm90_entries.cu"
   echo "main $A80 $C $V -I$S/kernels -c $H/main.cu"
+  echo "real_inputs $A80 $C -c $H/real_inputs.cu"
   [ -n "$V" ] && i=0 && while read -r name dir knob checked; do
     i=$((i + 1))
     echo "variant_$i $A90 $C -I$S/variant/$dir -I$S/kernels -Dbaracuda=baracuda_v$i -DPROBE_VARIANT" \
@@ -51,4 +52,4 @@ export O END PREBUILT
 cat $O/jobs | xargs -P 3 -L 1 bash -c 'n=$0; [ -n "$PREBUILT" ] && [ -f $PREBUILT/$n.o ] && { cp $PREBUILT/$n.o $O/; cp $PREBUILT/$n.log $O/ 2>/dev/null; exit 0; }
   left=$(( END - $(date +%s) )); [ $left -gt 0 ] || { echo "SKIPPED: $n (budget)"; exit 0; }
   timeout $left nvcc "$@" -o $O/$n.o > $O/$n.log 2>&1 || { rm -f $O/$n.o; echo "FAILED: $n (see $O/$n.log)"; }'
-nvcc $A80 $O/*.o -o $O/probe > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }
+nvcc $A80 $O/*.o -lcublas -o $O/probe > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }

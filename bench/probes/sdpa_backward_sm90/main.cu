@@ -7,8 +7,12 @@
 // atomic mode's (the same products). `probe time`: the baseline tree's Hopper
 // backward, the staged one and its deterministic mode timed on the README's
 // bf16 rows (median of 10 event-timed runs after 2 warm-ups, the whole op:
-// memset, delta, main kernel, dq conversion), with the largest difference
-// between their gradients and the deterministic mode's repeat. Built with
+// memset, delta, main kernel, dq conversion) on bench_ops' kind of data
+// (real_inputs.cu), with the largest difference between their gradients and
+// the deterministic mode's repeat; the baseline's deterministic mode beside
+// them and once more after the variants (the run's drift); with
+// PROBE_SYNTHETIC the baseline on the earlier sessions' synthetic data too,
+// with PROBE_PASSES the passes around the main kernel alone. Built with
 // PROBE_HAS_VARIANT, variants of the staged Hopper backward (bf16) beside
 // them (build.sh's table; the diagnostic ones timed, not checked).
 #include <cuda_bf16.h>
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "probe_api.h"
+#include "real_inputs.h"
 #ifdef PROBE_HAS_VARIANT
 #include "probe_variants.h"
 #endif
@@ -195,8 +200,13 @@ __global__ void fill_lse(float *lse, int64_t rows, int64_t queries, int64_t keys
 }
 
 // exact: normal draws on the host and the reference forward's o and lse;
-// else (the timing rows, bf16 and Q = K only) the inputs drawn on the GPU.
-static void setup(Run &r, const Case &c, bool exact) {
+// else (the timing rows, bf16 and Q = K only) the inputs drawn on the GPU:
+// real, standard-normal q, k, v, dout and a forward's out and lse
+// (real_inputs.cu, as bench_ops times its rows), or the earlier sessions'
+// uniform values with a synthetic lse.
+enum class Data { kExact, kReal, kSynthetic };
+static void setup(Run &r, const Case &c, Data data) {
+  const bool exact = data == Data::kExact;
   r.c = c;
   SdpaProblem &p = r.p;
   set_problem_shape(p, c);
@@ -228,6 +238,15 @@ static void setup(Run &r, const Case &c, bool exact) {
     upload(&r.d_o, r.o.data(), r.n_o() * e);
     upload(&r.d_do, r.dout.data(), r.n_o() * e);
     upload(&r.d_lse, r.lse.data(), r.lse.size() * 4);
+  } else if (data == Data::kReal) {
+    void **bufs[5] = {&r.d_q, &r.d_k, &r.d_v, &r.d_o, &r.d_do};
+    const int64_t sizes[5] = {r.n_q(), r.n_k(), r.n_v(), r.n_o(), r.n_o()};
+    for (int t = 0; t < 5; ++t) CK(cudaMalloc(bufs[t], sizes[t] * e));
+    CK(cudaMalloc(&r.d_lse, rows * 4));
+    fill_real_inputs({c.B, c.Hq, c.Q, c.D, c.causal, static_cast<__nv_bfloat16 *>(r.d_q),
+                      static_cast<__nv_bfloat16 *>(r.d_k), static_cast<__nv_bfloat16 *>(r.d_v),
+                      static_cast<__nv_bfloat16 *>(r.d_do), static_cast<__nv_bfloat16 *>(r.d_o),
+                      static_cast<float *>(r.d_lse)});
   } else {
     void **bufs[5] = {&r.d_q, &r.d_k, &r.d_v, &r.d_o, &r.d_do};
     const int64_t sizes[5] = {r.n_q(), r.n_k(), r.n_v(), r.n_o(), r.n_o()};
@@ -294,9 +313,9 @@ static int run_base(Run &r) {
   return r.c.dtype == 0 ? base_backward_bf16(&r.p, r.ws, r.ws_bytes, 0) : base_backward_f16(&r.p, r.ws, r.ws_bytes, 0);
 }
 static int run_base_sm90(Run &r) { return base_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0); }
-static int run_base_det(Run &r) {  // the baseline tree's sm_80 deterministic backward
+static int run_base_sm90_det(Run &r) {
   r.p.deterministic = true;
-  const int rc = run_base(r);
+  const int rc = base_backward_sm90_bf16(&r.p, r.ws, r.ws_bytes, 0);
   r.p.deterministic = false;
   return rc;
 }
@@ -426,7 +445,7 @@ static int check() {
   for (const Case &c : small) {
     printf("%-46s ", c.name);  // first, so that a hang names its case
     Run r;
-    setup(r, c, true);
+    setup(r, c, Data::kExact);
     std::vector<double> rdq, rdk, rdv;
     reference(r, nullptr, nullptr, &rdq, &rdk, &rdv);
     const std::vector<double> *ref[3] = {&rdq, &rdk, &rdv};
@@ -513,11 +532,11 @@ static const Row kRows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true},
 
 static void time_rows(bool variant_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
-         "base = /work/main's sm90 backward ==\n");
+         "base = /work/main's sm90 backward; real data (normal, a forward's out and lse) ==\n");
   for (const Row &w : kRows) {
     const Case c = w.as_case();
     Run r;
-    setup(r, c, false);
+    setup(r, c, Data::kReal);
     const double flops = 2.5 * 4.0 * w.B * w.H * double(w.S) * w.S * w.D / (w.causal ? 2 : 1);
     const int64_t kMost = int64_t{1} << 22;  // elements compared
     char name[64];
@@ -545,16 +564,18 @@ static void time_rows(bool variant_only) {
       differences(gb, gd, d);
       time_line(name, "det", flops, tb, td, d, more);
     }
-    if (!variant_only && w.D > 128) {  // where main's deterministic mode is the sm_80 kernel's
-      const double ts = time_ms(r, run_base_det);
+    if (!variant_only) {  // main's deterministic mode
+      const double ts = time_ms(r, run_base_sm90_det);
       differences(gb, fetch(r, kMost), d);
-      time_line(name, "sm80 det", flops, tb, ts, d, "");
+      time_line(name, "base det", flops, tb, ts, d, "");
     }
 #ifdef PROBE_HAS_VARIANT
     // PROBE_VARIANT_MIN_D: the variants timed only on rows of that head size or more.
     const int min_d = getenv("PROBE_VARIANT_MIN_D") ? std::atoi(getenv("PROBE_VARIANT_MIN_D")) : 0;
+    // PROBE_DIAGNOSTICS_CAUSAL: the diagnostic variants only on causal rows.
+    const bool diagnostics = w.causal || getenv("PROBE_DIAGNOSTICS_CAUSAL") == nullptr;
     for (const ProbeVariant &v : kVariants) {
-      if (w.D < min_d) continue;
+      if (w.D < min_d || (!v.checked && !diagnostics)) continue;
       if (v.run == nullptr) {  // not built in the budget
         printf("%-24s | %s: not built\n", name, v.name);
         continue;
@@ -569,7 +590,41 @@ static void time_rows(bool variant_only) {
       time_line(name, (std::string(v.name) + " det").c_str(), flops, tb, tvd, d, "");
     }
 #endif
+    if (!variant_only && getenv("PROBE_ALTERNATE")) {
+      // The staged kernel and main's in turn, three times each, in both
+      // modes: the best of each beside the other (the first timings of a
+      // row drift by up to 5%).
+      double best[4] = {1e30, 1e30, 1e30, 1e30};
+      const RunFn fns[4] = {run_base_sm90, run_sm90, run_base_sm90_det, run_sm90_det};
+      for (int rep = 0; rep < 3; ++rep)
+        for (int k = 0; k < 4; ++k) best[k] = std::min(best[k], time_ms(r, fns[k]));
+      const double none[3] = {0, 0, 0};
+      time_line(name, "alt sm90", flops, best[0], best[1], none, " (best of 3, in turn with base)");
+      time_line(name, "alt det", flops, best[2], best[3], none, " (best of 3 each; base column: main's det)");
+    }
+    if (!variant_only) {  // main's kernel again: how far the run drifted over the row
+      const double ta = time_ms(r, run_base_sm90);
+      const double none[3] = {0, 0, 0};
+      time_line(name, "base again", flops, tb, ta, none, " (the same kernel, timed last)");
+    }
+    if (!variant_only && getenv("PROBE_PASSES")) {  // the passes around the main kernel alone (memset, delta, dq conversion): keys 0
+      const int64_t keys = r.p.keys;
+      r.p.keys = 0;
+      const double tp = time_ms(r, run_sm90);
+      r.p.keys = keys;
+      const double none[3] = {0, 0, 0};
+      time_line(name, "passes only", flops, tb, tp, none, " (diagnostic: no main kernel)");
+    }
     release(r);
+    if (variant_only || !getenv("PROBE_SYNTHETIC")) continue;
+    // main's kernel on the earlier sessions' synthetic data (uniform values,
+    // lse from the visible keys' count), against the real data's base.
+    Run u;
+    setup(u, c, Data::kSynthetic);
+    const double tu = time_ms(u, run_base_sm90);
+    const double none[3] = {0, 0, 0};
+    time_line(name, "base synth", flops, tb, tu, none, " (synthetic data; no check)");
+    release(u);
   }
 }
 
@@ -589,7 +644,7 @@ int main(int argc, char **argv) {
     const Row &w = kRows[std::atoi(argv[2]) % (sizeof kRows / sizeof kRows[0])];
     const std::string which = argv[3];
     Run r;
-    setup(r, w.as_case(), false);
+    setup(r, w.as_case(), Data::kReal);
     const RunFn f = which == "base" ? run_base_sm90 : which == "det" ? run_sm90_det : run_sm90;
     for (int i = 0; i < 2; ++i) {
       const int rc = f(r);

@@ -20,8 +20,8 @@
 // and stages dQ in shared memory, which a producer warp adds into the f32
 // accumulator of the workspace by TMA reductions (in the deterministic mode
 // in a fixed order of key tiles); a later pass converts it. Past 128
-// columns (the shared-key tile, shape.h) each consumer adds its columns of
-// dQ itself (in the deterministic mode once the query tile's turn has come).
+// columns (the shared-key tile, shape.h) the consumers stage dQ in the Q/dO
+// slot of the step, in their own columns, once no product reads them.
 // Instantiated per dtype and head-size tile by
 // sdpa_backward_sm90_<dtype>_d<tile>.cu.
 #pragma once
@@ -93,6 +93,34 @@ struct BackwardSmem {
   // A consumer's dQ staging written (its 128 threads) and read (the writer).
   __device__ uint32_t dq_full(int group) const { return q_empty(Ti::kStages) + 8 * group; }
   __device__ uint32_t dq_empty(int group) const { return dq_full(Ti::kConsumers) + 8 * group; }
+  // The shared-key tile: both groups' S^T and dP^T products of a step done
+  // (their 256 threads), after which no product reads the other group's
+  // columns of Q and dO.
+  __device__ uint32_t scores_read() const { return dq_empty(Ti::kConsumers); }
+  // A consumer's dQ half staged (its 128 threads) for the writer: its
+  // dq_full, or at the shared-key tile one barrier per slot and half (the
+  // slot's refill waits for the writer, so a consumer arrives on one at most
+  // a phase ahead of the writer's wait).
+  __device__ uint32_t dq_staged(int group, int half, int stage) const {
+    if constexpr (Ti::kSharedKeys) return scores_read() + 8 * (1 + (stage * 2 + half) * Ti::kConsumers + group);
+    else return dq_full(group);
+  }
+  // The phase of dq_staged's barrier that step t completes.
+  __device__ static uint32_t dq_staged_phase(int64_t t) {
+    return static_cast<uint32_t>(Ti::kSharedKeys ? t / Ti::kStages : t) & 1;
+  }
+  // Where consumer `group` stages its dQ share's 64-column half `half` of a
+  // step in `stage`: its own buffer; at the shared-key tile, which has none,
+  // the slot's dO (half 0, once both groups' scores are done: the group's
+  // dV products, the only others reading those columns, are done by then)
+  // and Q (half 1, once the group's dK products are done), in the group's
+  // columns, which are 64 rows of 256 bytes: 64 f32 columns.
+  __device__ uint32_t dq_staging(int group, int half, int stage) const {
+    if constexpr (Ti::kSharedKeys)
+      return (half == 0 ? dout(stage) : q(stage)) + static_cast<uint32_t>(group) * (Ti::kKvColumns / 64) * Ti::kQSlabBytes;
+    else
+      return dq(group);
+  }
 };
 
 __device__ __forceinline__ void store_shared_f32x2(uint32_t address, float x, float y) {
@@ -139,12 +167,22 @@ template <class Ti>
 __device__ __forceinline__ KeyTileWork key_tile_work(const SdpaProblem &p, const BackwardParams &bp,
                                                      const sdpa::Band &band) {
   KeyTileWork w;
-  w.b = blockIdx.z;
-  w.hk = blockIdx.y;
-  // The deterministic mode walks key tiles from the last: a key tile waits
-  // only for the tiles above it (sdpa::last_key_tile_of_query_tile), and
-  // blocks start in index order, so the ones it waits for have started.
-  w.key_tile = bp.turns != nullptr ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  if (bp.turns == nullptr) {
+    // The atomic mode from the grid's indices alone (through the order, a
+    // few divisions, D 64 and 128 ran 2-7% slower: bench/NOTES.md, session 20).
+    w.b = blockIdx.z;
+    w.hk = blockIdx.y;
+    w.key_tile = blockIdx.x;
+  } else {
+    // The deterministic mode's order takes key tiles from the last: a key
+    // tile waits only for the tiles above it (sdpa::last_key_tile_of_query_tile),
+    // and blocks start in index order, so the ones it waits for have started.
+    const int64_t block = blockIdx.x + int64_t{gridDim.x} * (blockIdx.y + int64_t{gridDim.y} * blockIdx.z);
+    const SdpaQueryTile at = sdpa_query_tile(bp.order, block);
+    w.b = at.bh / gridDim.y;
+    w.hk = at.bh % gridDim.y;
+    w.key_tile = at.m_index;
+  }
   w.key0 = w.key_tile * Ti::kBlockN;
   const sdpa::TileRange range = sdpa::query_tiles_of_key_tile(band, w.key0, Ti::kBlockN, Ti::kBlockM, p.queries);
   w.first_tile = range.first;
@@ -246,27 +284,33 @@ __device__ __forceinline__ int *wait_for_turn(const SdpaProblem &p, const Backwa
 }
 
 // The producer's third warp: every step's dQ parts into the f32 accumulator,
-// one TMA reduction per 32-column slab of each consumer's staging, once the
-// consumer has written it; the staging goes back once read or, in the
-// deterministic mode, once the additions have completed (the strong wait),
-// after which the turn passes on.
+// one TMA reduction per 32-column slab of each consumer's staged 64-column
+// halves (one a step, or two at the shared-key tile), once the consumer has
+// written it; the staging goes back once read or, in the deterministic
+// mode, once the additions have completed (the strong wait), after which
+// the turn passes on. At the shared-key tile the staging is the slot's Q and
+// dO, which this warp hands back (its arrival on the slot's empty barrier).
 template <class Ti>
 __device__ __forceinline__ void produce_dq_additions(const SdpaProblem &p, const BackwardParams &bp,
                                                      const BackwardSmem<Ti> &sm, const KeyTileWork &w,
                                                      const sdpa::Band &band) {
+  constexpr int kHalves = Ti::kDqColumns / 64;
   for (int64_t t = 0; t < w.steps; ++t) {
     const int64_t h = w.head(t), q0 = w.q0(t);
+    const int stage = slot_of<Ti>(t);
     int *turn = bp.turns != nullptr ? wait_for_turn<Ti>(p, bp, band, w, h, q0) : nullptr;
 #pragma unroll 1
-    for (int group = 0; group < Ti::kConsumers; ++group) {
-      mbarrier_wait(sm.dq_full(group), static_cast<uint32_t>(t) & 1);
-      const int col0 = dq_col0<Ti>(group);
+    for (int half = 0; half < kHalves; ++half)
 #pragma unroll 1
-      for (int slab = 0; slab < Ti::kDqColumns / 32 && col0 + 32 * slab < p.head_dim; ++slab)
-        tma_reduce_add_4d(&bp.dq_map, sm.dq(group) + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
-                          static_cast<int32_t>(q0 + dq_row0<Ti>(group)), static_cast<int32_t>(h),
-                          static_cast<int32_t>(w.b));
-    }
+      for (int group = 0; group < Ti::kConsumers; ++group) {
+        mbarrier_wait(sm.dq_staged(group, half, stage), BackwardSmem<Ti>::dq_staged_phase(t));
+        const int col0 = dq_col0<Ti>(group) + 64 * half;
+#pragma unroll 1
+        for (int slab = 0; slab < 2 && col0 + 32 * slab < p.head_dim; ++slab)
+          tma_reduce_add_4d(&bp.dq_map, sm.dq_staging(group, half, stage) + slab * Ti::kDqSlabBytes, col0 + 32 * slab,
+                            static_cast<int32_t>(q0 + dq_row0<Ti>(group)), static_cast<int32_t>(h),
+                            static_cast<int32_t>(w.b));
+      }
     bulk_commit();
     if (turn != nullptr) {
       bulk_wait();
@@ -276,8 +320,12 @@ __device__ __forceinline__ void produce_dq_additions(const SdpaProblem &p, const
     } else {
       bulk_wait_read();
     }
+    if constexpr (Ti::kSharedKeys) {
+      mbarrier_arrive(sm.q_empty(stage));
+    } else {
 #pragma unroll 1
-    for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_arrive(sm.dq_empty(group));
+      for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_arrive(sm.dq_empty(group));
+    }
   }
   bulk_wait();  // the accumulator's additions complete before the block ends
 }
@@ -372,17 +420,16 @@ struct BackwardConsumer {
     fence_registers(pa);
   }
 
-  // dq (scaled) into the group's staging slabs (32 columns of 128-byte
-  // rows, swizzled as the TMA reads them) once the writer has read the last
-  // step's, then handed to the writer (produce_dq_additions).
-  __device__ void stage_query_gradient(const float (&dq)[Ti::kDqColumns / 8][4], int64_t t, float scale) const {
-    if (t > 0) mbarrier_wait(sm.dq_empty(group), static_cast<uint32_t>(t - 1) & 1);
+  // dq (scaled; 64 columns) into the staging slabs at `staging` (32 columns
+  // of 128-byte rows, swizzled as the TMA reads them), then handed to the
+  // writer (produce_dq_additions).
+  __device__ void stage_query_gradient(const float (&dq)[8][4], uint32_t staging, uint32_t staged, float scale) const {
     // Rows r and r + 8 share r % 8, so their swizzle; the 16-byte chunk of
     // column block db is 2 (db % 4) + lane % 4 / 2, swizzled by XOR with r % 8.
     const uint32_t row = opaque(static_cast<uint32_t>(16 * warp() + lane() / 4));
-    const uint32_t start = sm.dq(group) + row * 128 + (lane() % 2) * 8;
+    const uint32_t start = staging + row * 128 + (lane() % 2) * 8;
 #pragma unroll
-    for (int db = 0; db < Ti::kDqColumns / 8; ++db) {
+    for (int db = 0; db < 8; ++db) {
       const uint32_t chunk = (2 * (db % 4) + (lane() % 4) / 2) ^ (row % 8);
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr)
@@ -390,49 +437,7 @@ struct BackwardConsumer {
                            scale * dq[db][2 * hr + 1]);
     }
     fence_async_shared();
-    mbarrier_arrive(sm.dq_full(group));
-  }
-
-  // dq (scaled; 64 columns from col0 of the group's share) added into the
-  // f32 accumulator by the group's threads, where the keys are shared (no
-  // staging): rows past the problem's dropped.
-  __device__ void add_query_gradient(const float (&dq)[8][4], int64_t h, int64_t q0, float scale, int col0) const {
-    float *rows = bp.dq + ((w.b * p.heads_q + h) * p.queries + q0 + dq_row0<Ti>(group)) * p.head_dim;
-    // 16 bytes a lane (half the reductions of 8-byte ones, which held the
-    // 256 tile back): the lanes of a pair (columns c, c + 1 and c + 2, c + 3
-    // of rows r and r + 8) swap a row's halves, the even lane then adding
-    // row r's four columns, the odd one row r + 8's (rows start on 32 bytes:
-    // D is a multiple of 8, the accumulator on 256).
-    const bool odd = lane() % 2 != 0;
-    const int row = 16 * warp() + lane() / 4 + (odd ? 8 : 0);
-    const bool in = q0 + dq_row0<Ti>(group) + row < p.queries;
-#pragma unroll
-    for (int db = 0; db < 8; ++db) {
-      const float got0 = __shfl_xor_sync(0xffffffffu, odd ? dq[db][0] : dq[db][2], 1);
-      const float got1 = __shfl_xor_sync(0xffffffffu, odd ? dq[db][1] : dq[db][3], 1);
-      const float x0 = odd ? got0 : dq[db][0], x1 = odd ? got1 : dq[db][1];
-      const float x2 = odd ? dq[db][2] : got0, x3 = odd ? dq[db][3] : got1;
-      const int col = dq_col0<Ti>(group) + col0 + 8 * db + 4 * (lane() % 4 / 2);
-      sdpa_tc::red_add_f32x4_if(in && col < p.head_dim, rows + static_cast<int64_t>(row) * p.head_dim + col,
-                                scale * x0, scale * x1, scale * x2, scale * x3);
-    }
-  }
-
-  // The deterministic mode where the consumers add dQ themselves (the
-  // shared-key tile): both groups wait for the query tile's turn before a
-  // step's first addition and pass it on after its last (one thread of
-  // group 0 waits and bumps, the barriers ordering every thread's additions
-  // after the wait and before the bump). Returns the counter in that thread.
-  static constexpr int kTurnBarrier = 7;
-  __device__ int *wait_for_query_turn(int64_t h, int64_t q0) const {
-    int *turn = threadIdx.x == 0 ? wait_for_turn<Ti>(p, bp, band, w, h, q0) : nullptr;
-    named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
-    return turn;
-  }
-  __device__ void pass_query_turn(int *turn) const {
-    __threadfence();  // each thread's additions performed before the turn passes, as the sm_80 kernel does it
-    named_barrier_sync(kTurnBarrier, 128 * Ti::kConsumers);
-    if (turn != nullptr) atomicAdd(turn, 1);
+    mbarrier_arrive(staged);
   }
 
   __device__ void run() const {
@@ -486,6 +491,7 @@ struct BackwardConsumer {
         transposed_score_gradients(dp, s, delta, lane());
         accumulator_to_a_fragments<T>(da, dp);
       }
+      if constexpr (Ti::kSharedKeys) mbarrier_arrive(sm.scores_read());
       fence_registers(dv);
       fence_registers(pa);
       wgmma_fence();
@@ -493,31 +499,33 @@ struct BackwardConsumer {
       wgmma_commit();
 
       if constexpr (Ti::kSharedKeys) {
-        // The group's own dS: written, read by its dK and dQ products, and
-        // dQ added, the group alone. Its dQ products of step t - 2, the last
-        // to read this buffer, are done: the group waited for them.
+        // The group's own dS: written, read by its dK and dQ products, the
+        // group alone. Its dQ products of step t - 2, the last to read this
+        // buffer, are done: the group waited for them.
         const int buffer = 2 * group + static_cast<int>(t & 1);
         store_ds(da, buffer);
         fence_async_shared();
         named_barrier_sync(3 + group, 128);
         // dQ in two 64-column halves, the first's products before dK's so
-        // that its additions run under them (all of dQ's registers beside
-        // dK's and dV's made ptxas serialize every wgmma).
+        // that it is staged while they run (all of dQ's registers beside
+        // dK's and dV's made ptxas serialize every wgmma), each half staged
+        // in the slot's dO or Q (BackwardSmem::dq_staging) for the writer.
         float dq[8][4];
         issue_query_then_key_gradients(dq, dk, dv, da, pa, buffer, sm.q(stage));
-        int *turn = bp.turns != nullptr ? wait_for_query_turn(h, q0) : nullptr;
-        add_query_gradient(dq, h, q0, scale, 0);
+        mbarrier_wait(sm.scores_read(), static_cast<uint32_t>(t) & 1);
+        stage_query_gradient(dq, sm.dq_staging(group, 0, stage), sm.dq_staged(group, 0, stage), scale);
         wgmma_wait<0>();
         fence_registers(dk);
         fence_registers(da);
-        mbarrier_arrive(sm.q_empty(stage));  // dV's and dK's products have read dO and Q
+        // The group is done with the slot once it has staged the second half
+        // there; the writer hands the slot back once it has read it.
+        mbarrier_arrive(sm.q_empty(stage));
         wgmma_fence();
         issue_query_gradient(dq, buffer, 64);
         wgmma_commit();
         wgmma_wait<0>();
         fence_registers(dq);
-        add_query_gradient(dq, h, q0, scale, 64);
-        if (bp.turns != nullptr) pass_query_turn(turn);
+        stage_query_gradient(dq, sm.dq_staging(group, 1, stage), sm.dq_staged(group, 1, stage), scale);
       } else {
         // Both groups' dQ products of step t - 2, the last to read this buffer,
         // are done: each waited for its own before the last barrier below.
@@ -528,7 +536,8 @@ struct BackwardConsumer {
         // dQ before dK, so that dK's products run while dQ goes out.
         float dq[Ti::kDqColumns / 8][4];
         issue_query_then_key_gradients(dq, dk, dv, da, pa, buffer, sm.q(stage));
-        stage_query_gradient(dq, t, scale);
+        if (t > 0) mbarrier_wait(sm.dq_empty(group), static_cast<uint32_t>(t - 1) & 1);  // the writer read the last
+        stage_query_gradient(dq, sm.dq_staging(group, 0, stage), sm.dq_staged(group, 0, stage), scale);
         wgmma_wait<0>();
         fence_registers(dk);
         fence_registers(da);
@@ -651,11 +660,18 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     mbarrier_init(sm.kv_full(), 1);
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.q_full(stage), 1 + 32);  // the tiles' thread with their bytes, the rows' warp
-      mbarrier_init(sm.q_empty(stage), Ti::kConsumers * 128);
+      // The consumers' threads, and at the shared-key tile the dQ writer (the slot holds the staging).
+      mbarrier_init(sm.q_empty(stage), Ti::kConsumers * 128 + (Ti::kSharedKeys ? 1 : 0));
     }
     for (int group = 0; group < Ti::kConsumers; ++group) {
       mbarrier_init(sm.dq_full(group), 128);
       mbarrier_init(sm.dq_empty(group), 1);
+    }
+    if (Ti::kSharedKeys) {
+      mbarrier_init(sm.scores_read(), Ti::kConsumers * 128);
+      for (int stage = 0; stage < Ti::kStages; ++stage)
+        for (int half = 0; half < 2; ++half)
+          for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_init(sm.dq_staged(group, half, stage), 128);
     }
     mbarrier_init_fence();
   }
@@ -665,7 +681,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const int producer_warp = warp - 4 * Ti::kConsumers, lane = static_cast<int>(threadIdx.x) % 32;
     if (producer_warp == 0 && lane == 0) produce_tiles<Ti>(bp, sm, w);
     if (producer_warp == 1) produce_rows<Ti>(p, bp, sm, w, lane);
-    if (producer_warp == 2 && lane == 0 && !Ti::kSharedKeys) produce_dq_additions<Ti>(p, bp, sm, w, band);
+    if (producer_warp == 2 && lane == 0) produce_dq_additions<Ti>(p, bp, sm, w, band);
   } else {
     claim_registers_to<sdpa_sm90_backward_consumer_registers(Ti::kShape)>();
     const BackwardConsumer<T, Ti> consumer{p, bp, sm, w, band, warp / 4};

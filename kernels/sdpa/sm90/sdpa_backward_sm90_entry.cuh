@@ -15,6 +15,7 @@
 
 #include "sdpa/sdpa_backward_entry.cuh"
 #include "sdpa/sdpa_kernels.h"
+#include "sdpa/sm90/sdpa_backward_sm90_order.h"
 #include "sdpa/sm90/sdpa_backward_sm90_params.cuh"
 
 namespace baracuda::kernels {
@@ -47,6 +48,7 @@ int sdpa_backward_sm90_run(const SdpaProblem &p, void *workspace, size_t workspa
     bp.delta = delta;
     bp.dq = dq;
     bp.turns = turns;
+    bp.order = sdpa_sm90_backward_order(p, sdpa_sm90_backward_shape(tile));
     if (!sm90::encode_dq_accumulator(bp, p, dq)) return 3;  // UNSUPPORTED
     return tile == 64    ? sdpa_backward_sm90_launch<T, 64>(p, bp, stream)
            : tile == 128 ? sdpa_backward_sm90_launch<T, 128>(p, bp, stream)

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "sdpa/sdpa_problem.h"
+#include "sdpa/sdpa_tile_order.h"
 #include "sdpa/sm90/sdpa_backward_sm90_shape.h"
 #include "sdpa/sm90/sdpa_forward_sm90_params.cuh"
 
@@ -21,6 +22,7 @@ struct BackwardParams {
   float *dq;           // the f32 dQ accumulator [B, Hq, Q, D], dense, zeroed
   int *turns;          // the deterministic mode's counters per (b, query head, query tile), zeroed; else null
   int64_t group;       // query heads per kv head
+  SdpaTileOrder order; // which key tile of which (b, kv head) block i takes (sdpa_backward_sm90_order.h)
 };
 
 // bp's tensor maps and group for p and the head-size tile (the workspace's

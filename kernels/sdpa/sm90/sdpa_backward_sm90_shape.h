@@ -69,16 +69,17 @@ constexpr int sdpa_sm90_backward_ds_buffers(const SdpaSm90BackwardShape &s) {
 }
 
 // K and V, per stage a Q and a dO tile, the dS buffers, each consumer's f32
-// dQ staging (not at the shared-key tile), per stage the rows' lse and
-// delta, the mbarriers (K/V full; per stage Q full and empty; per consumer
-// its staging full and empty), and the slack that aligns the tiles to a
-// 1024-byte swizzle atom.
+// dQ staging (not at the shared-key tile: it stages in the Q/dO slot), per
+// stage the rows' lse and delta, the mbarriers (K/V full; per stage Q full
+// and empty; per consumer its staging full and empty; at the shared-key
+// tile the scores' barrier and per stage, dQ half and consumer a staged
+// one), and the slack that aligns the tiles to a 1024-byte swizzle atom.
 constexpr size_t sdpa_sm90_backward_smem_bytes(const SdpaSm90BackwardShape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128, m = static_cast<size_t>(s.block_m);
   const size_t staging = s.shared_keys() ? 0 : static_cast<size_t>(s.consumers()) * s.dq_columns() * 64 * 4;
   return 2 * s.block_n * row_bytes + 2 * s.stages * m * row_bytes +
          sdpa_sm90_backward_ds_buffers(s) * m * s.block_n * 2 + staging + 2 * s.stages * m * 4 +
-         8 * (1 + 2 * s.stages + 2 * s.consumers()) + 1024;
+         8 * (1 + 2 * s.stages + 2 * s.consumers() + (s.shared_keys() ? 1 + 2 * s.stages * s.consumers() : 0)) + 1024;
 }
 
 }  // namespace baracuda::kernels
