@@ -91,39 +91,48 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, const T *row
   return v;
 }
 
-template <class T, int W, bool Silu, class Wt = T, bool Direct = false>
+// Block (x, y, z) takes tile x of row z * gridDim.y + y; rows one warp's run
+// long (16-bit L 1024: the row groups' rows, which staged whole rows
+// through a ring) a warp a row instead, kThreads / 32 rows a block, each
+// summed over its warp alone. Partial sums go to slot b * gridDim.x +
+// blockIdx.x, or with partials null (Conv1dLaunch::sums_direct) to DW and DB.
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  constexpr int kWarps = kThreads / 32;
   static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
-  using Grad = GradTaps<T, W, Silu, Wt>;
+  using Grad = GradTaps<T, W, Wt>;
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
-  const TimeTiles<Steps, 1> tiles(p, V);  // (a tile a block: tile blockIdx.x of its row)
-  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
-  auto q = tiles.start(p);
-  q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
-  if (q.row >= p.batch * p.channels) return;
-  split_row(q.row, p.channels, q.b, q.c);
-  Grad taps(p, q.c);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t units = p.length / V, block_row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
+  const bool warp_rows = units == kRun;
+  // The warp's run: vectors u0 .. u0 + kRun - 1 of row (b, c).
+  const int64_t row = warp_rows ? block_row * kWarps + warp : block_row;
+  const int64_t u0 = warp_rows ? 0 : static_cast<int64_t>(blockIdx.x) * (kThreads * Steps) + warp * kRun;
+  if (row >= p.batch * p.channels) return;  // (a whole block, or a warp that sums alone)
+  int64_t b, c;
+  split_row(row, p.channels, b, c);
+  Grad taps(p, c);
   A parts[W + 1] = {};
-  // The lane's vectors u0 + run + m * 32 + lane of x and dy, and lane 0's beside the warp's run.
+  // The lane's vectors u0 + m * 32 + lane of x and dy, and lane 0's beside the warp's run.
   uint4 xr[Steps], dr[Steps];
-  const T *xrow = row_of<T>(p.x, q.b, q.c), *dyrow = row_of<T>(p.dy, q.b, q.c);
+  const T *xrow = row_of<T>(p.x, b, c), *dyrow = row_of<T>(p.dy, b, c);
   {
-    const T *xs = xrow + (q.u0 + run + lane) * V, *ds = dyrow + (q.u0 + run + lane) * V;
+    const T *xs = xrow + (u0 + lane) * V, *ds = dyrow + (u0 + lane) * V;
 #pragma unroll
     for (int m = Steps - 1; m >= 0; --m) {
       xr[m] = load_vector16(xs + m * 32 * V);
       dr[m] = load_vector16(ds + m * 32 * V);
     }
   }
-  const uint4 before = run_before<T, W>(p, xrow, q.b, q.c, q.u0 + run - 1);
-  const uint4 after_x = lane0_vector<T>(xrow, q.u0 + run + kRun, tiles.units);
-  const uint4 after_dy = lane0_vector<T>(dyrow, q.u0 + run + kRun, tiles.units);
+  const uint4 before = run_before<T, W>(p, xrow, b, c, u0 - 1);
+  const uint4 after_x = lane0_vector<T>(xrow, u0 + kRun, units);
+  const uint4 after_dy = lane0_vector<T>(dyrow, u0 + kRun, units);
   A later[W - 1];  // the step after's shifted g: the W-1 g after the run
   upstream_after_run_lanes<T, W>(taps, xr[Steps - 1], after_x, after_dy, later);
-  T *dxr = row_of<T>(p.dx, q.b, q.c) + (q.u0 + run + lane) * V;
+  T *dxr = row_of<T>(p.dx, b, c) + (u0 + lane) * V;
 #pragma unroll
   for (int m = Steps - 1; m >= 0; --m) {
     const uint4 xcur = xr[m], dcur = dr[m];
@@ -143,17 +152,27 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
 #pragma unroll
     for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
   }
-  if (q.row_ends) {  // (always: the tile is its row's one in this block; a branch ptxas allocates better around)
 #pragma unroll
-    for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
-    if constexpr (Direct) {  // (0 + sum: the reduction's bits)
-      block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
-    } else {
-      // (block_partials' sum with a lambda of its own: one shared by two kernels made its shared
-      // buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)
-      const int64_t slot = q.b * gridDim.x + blockIdx.x;
-      block_sum<A, W>(parts, [&](unsigned k, A sum) { partials[(slot * p.channels + q.c) * (W + 1) + k] = sum; });
+  for (int k = 0; k <= W; ++k) parts[k] *= taps.grad_scale();
+  // (The sum's writes through a lambda of the kernel's own: block_partials, shared by two kernels, made
+  // its shared buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)
+  const int64_t slot = b * gridDim.x + blockIdx.x;
+  auto write = [&](unsigned k, A sum) {
+    if (partials) {
+      partials[(slot * p.channels + c) * (W + 1) + k] = sum;
+    } else {  // (0 + sum: the reduction's bits)
+      store_channel_sum<Wt, W>(p, c, k, A(0) + sum);
     }
+  };
+  if (warp_rows) {
+#pragma unroll
+    for (int k = 0; k <= W; ++k) {
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], off);
+      if (lane == k) write(k, parts[k]);
+    }
+  } else {
+    block_sum<A, W>(parts, write);
   }
 }
 

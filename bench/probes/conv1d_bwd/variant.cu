@@ -1,41 +1,77 @@
 // One tree's causal conv1d backward behind C entries named PROBE_ENTRY and
 // PROBE_ENTRY_workspace (its namespace renamed on the command line, so that
 // several trees link into one library): the main kernel the tree's
-// heuristics pick for a dense [B, C, L] problem with bias and SiLU, then the
-// reduction of its dw/db partial sums, as the tree's backward_launch would.
-// Only the kernels of the [B, C, L] rows the probe times are instantiated
-// (the time tiles and the row groups, widths 2-4, 2-8 with PROBE_WIDE), so that a tree builds in
+// heuristics pick for a dense problem ([B, C, L] or channels-last) with
+// bias, SiLU on or off, then the reduction of its dw/db partial sums, as the
+// tree's backward_launch would. Only the staged and register kernels are
+// instantiated (widths 2-4, 2-8 with PROBE_WIDE), so that a tree builds in
 // seconds; PROBE_DTYPE picks the element and weight types of the TU.
+// PROBE_SILU_TEMPLATE: a tree whose kernels take SiLU and the direct sums as
+// template arguments (session 19's); else as run-time flags (session 20's).
 #include <cstdint>
 
+#if PROBE_DTYPE == 4  // f64 throughout, through the tree's whole backward entry (a check of its dispatch)
+#undef PROBE_DTYPE
+#define PROBE_F64
+#endif
 #include "../common/conv1d_probe_view.h"
 #include "causal_conv1d/causal_conv1d_impl.cuh"
+#ifdef PROBE_F64
+namespace {
+using T = double;
+using Wt = double;
+}  // namespace
+#endif
 
 namespace {
 
 using baracuda::kernels::Conv1dProblem;
 
+#ifndef PROBE_F64
 template <int W>
 int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
   using namespace baracuda::kernels;
   using namespace baracuda::kernels::conv1d;
   const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, sizeof(T), p);
   const dim3 grid = grid_of(l);
+  float *slots = l.sums_direct ? nullptr : partials;
   if (l.kernel == Conv1dKernel::StagedTimeTiles) {
-    if (l.sums_direct)
-      backward_time_tiles_kernel<T, W, true, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
-    else
-      backward_time_tiles_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, partials);
+#ifdef PROBE_SILU_TEMPLATE
+    with_silu(p.silu, [&](auto silu) {
+      if (l.sums_direct)
+        backward_time_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
+      else
+        backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, s>>>(p, partials);
+    });
+#else
+    backward_time_tiles_kernel<T, W, Wt><<<grid, kThreads, 0, s>>>(p, slots);
+#endif
   } else if (l.kernel == Conv1dKernel::StagedRowGroups) {
-    backward_row_groups_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, l.sums_direct ? nullptr : partials);
-#ifdef PROBE_REGISTER_TILES
+#ifdef PROBE_SILU_TEMPLATE
+    with_silu(p.silu, [&](auto silu) { backward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, s>>>(p, slots); });
+#else
+    backward_row_groups_kernel<T, W, Wt><<<grid, kThreads, 0, s>>>(p, slots);
+#endif
   } else if (l.kernel == Conv1dKernel::RegisterTimeTiles) {
     if constexpr (kHaloVecs<T, W> == 1) {  // (as the tree's dispatch: the heuristics take no other)
-      if (l.sums_direct)
-        backward_register_tiles_kernel<T, W, true, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
-      else
-        backward_register_tiles_kernel<T, W, true, Wt><<<grid, kThreads, 0, s>>>(p, partials);
+#ifdef PROBE_SILU_TEMPLATE
+      with_silu(p.silu, [&](auto silu) {
+        if (l.sums_direct)
+          backward_register_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
+        else
+          backward_register_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, s>>>(p, partials);
+      });
+#else
+      backward_register_tiles_kernel<T, W, Wt><<<grid, kThreads, 0, s>>>(p, slots);
+#endif
     }
+  } else if (l.kernel == Conv1dKernel::StagedChannelTiles) {
+#ifdef PROBE_SILU_TEMPLATE
+    with_silu(p.silu, [&](auto silu) {
+      backward_channel_tiles_kernel<T, W, silu, false, Wt><<<grid, kThreads, 0, s>>>(p, partials, static_cast<int>(l.chunk));
+    });
+#else
+    backward_channel_tiles_kernel<T, W, false, Wt><<<grid, kThreads, 0, s>>>(p, partials, static_cast<int>(l.chunk));
 #endif
   } else {
     return 1000 + static_cast<int>(l.kernel);  // not a kernel this probe builds
@@ -46,26 +82,33 @@ int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
                               static_cast<const float *>(partials), l.partial_slots);
   return 0;
 }
+#endif
 
 }  // namespace
 
-// Every tensor contiguous: x, dy, dx [B, C, L], weight [C, W], bias, db [C],
-// dw [C, W]; dw and db null: the main kernel alone (no reduction launch).
+// x, dy, dx [B, C, L] dense (layout 0) or channels-last ([B, L, C] memory,
+// layout 1); weight [C, W], bias, db [C], dw [C, W]; dw and db null: the
+// main kernel alone (no reduction launch).
 extern "C" int PROBE_ENTRY(void *x, void *weight, void *bias, void *dy, void *dx, void *dw, void *db, int64_t B,
-                           int64_t C, int64_t L, int32_t W, void *workspace, int64_t workspace_bytes, void *stream) {
+                           int64_t C, int64_t L, int32_t W, void *workspace, int64_t workspace_bytes, void *stream,
+                           int32_t silu, int32_t layout) {
   using namespace baracuda::kernels;
   Conv1dProblem p;
-  p.batch = B, p.channels = C, p.length = L, p.width = W, p.silu = 1;
-  p.x = view(x, C * L, L, 1);
-  p.dy = view(dy, C * L, L, 1);
-  p.dx = view(dx, C * L, L, 1);
+  p.batch = B, p.channels = C, p.length = L, p.width = W, p.silu = silu;
+  const int64_t sc = layout ? 1 : L, sl = layout ? C : 1;
+  p.x = view(x, C * L, sc, sl);
+  p.dy = view(dy, C * L, sc, sl);
+  p.dx = view(dx, C * L, sc, sl);
   p.weight = view(weight, W, 1, 0);
   p.bias = view(bias, 1, 0, 0);
   p.dweight = view(dw, W, 1, 0);
   p.dbias = view(db, 1, 0, 0);
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+#ifdef PROBE_F64
+  return conv1d::backward<T, Wt>(p, workspace, static_cast<size_t>(workspace_bytes), s);
+#else
   if (workspace_bytes < causal_conv1d_backward_workspace(B, C, L, W, false)) return 4;
   auto *partials = static_cast<float *>(workspace);
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (W) {
     case 2: return launch<2>(p, partials, s);
     case 3: return launch<3>(p, partials, s);
@@ -78,10 +121,11 @@ extern "C" int PROBE_ENTRY(void *x, void *weight, void *bias, void *dy, void *dx
 #endif
   }
   return 3;
+#endif
 }
 
 #define PROBE_CAT2(a, b) a##b
 #define PROBE_CAT(a, b) PROBE_CAT2(a, b)
 extern "C" int64_t PROBE_CAT(PROBE_ENTRY, _workspace)(int64_t B, int64_t C, int64_t L, int32_t W) {
-  return static_cast<int64_t>(baracuda::kernels::causal_conv1d_backward_workspace(B, C, L, W, false));
+  return static_cast<int64_t>(baracuda::kernels::causal_conv1d_backward_workspace(B, C, L, W, sizeof(T) == 8));
 }
