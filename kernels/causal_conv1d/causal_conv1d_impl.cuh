@@ -98,9 +98,9 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
 
 // The backward's main kernel and the reduction of its dw/db partial sums,
 // as `launch` says (partial_slots 0: none written, the reduction gives zeros;
-// sums_direct: the kernel's partials null, its sums DW and DB). The staged
-// and register kernels take SiLU and the direct sums as run-time flags, and
-// serve 2- and 4-byte x (f64, with no speed target, takes the walks).
+// sums_direct: the kernel's partials null, its sums DW and DB, a run-time
+// flag). The staged and register kernels serve 2- and 4-byte x (f64, with no
+// speed target, takes the walks: fewer kernels to build).
 template <class T, class Wt, int W>
 int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *partials, cudaStream_t stream) {
   if (launch.grid_x * launch.grid_y > 0) {
@@ -112,21 +112,33 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
     } else if (launch.kernel == Conv1dKernel::WalkChannels) {
       backward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
     } else if constexpr (sizeof(T) <= 4) {
-      if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-        backward_time_tiles_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, slots);
-      } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
-        backward_row_groups_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, slots);
-      } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
-        with_seq(p, [&](auto seq) {
-          backward_channel_tiles_kernel<T, W, seq, Wt>
-              <<<grid, kThreads, 0, stream>>>(p, partials, static_cast<int>(launch.chunk));
-        });
-      } else if constexpr (kHaloVecs<T, W> == 1) {
-        launched = launch.kernel == Conv1dKernel::RegisterTimeTiles;
-        if (launched) backward_register_tiles_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, slots);
-      } else {
-        launched = false;
-      }
+      // SiLU as a template argument (run-time flags cost these issue-bound kernels 5-40%, session 20)
+      with_silu(p.silu, [&](auto silu) {
+        using Silu = decltype(silu);
+        if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
+          backward_time_tiles_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+        } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
+          backward_row_groups_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+        } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
+          with_seq(p, [&](auto seq) {
+            backward_channel_tiles_kernel<T, W, seq, Wt, Silu>
+                <<<grid, kThreads, 0, stream>>>(p, partials, static_cast<int>(launch.chunk));
+          });
+        } else if constexpr (kHaloVecs<T, W> == 1) {
+          if (launch.kernel == Conv1dKernel::RegisterTimeTiles) {
+            backward_register_tiles_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+          } else if (launch.kernel == Conv1dKernel::RegisterRows) {
+            if constexpr (Conv1dTraits::register_warp_rows(sizeof(T)))
+              backward_register_rows_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+            else
+              launched = false;
+          } else {
+            launched = false;
+          }
+        } else {
+          launched = false;
+        }
+      });
     } else {
       launched = false;
     }

@@ -181,10 +181,9 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 
 // Step s computes g[s] from x_pad[s - (W-1) .. s] and, W-1 steps behind,
 // dx[s - (W-1)]; the chunk's last box runs W-1 steps past the chunk for the
-// g that its last dx need. Partial dw/db per (b, chunk) slot. The SiLU is
-// the problem's flag, a branch a step (compiled twice, the kernel was an
-// eighth of the library's build).
-template <class T, int W, bool Seq, class Wt = T>
+// g that its last dx need. Partial dw/db per (b, chunk) slot. SiluFlag: as
+// GradTaps' (conv1d_math.cuh).
+template <class T, int W, bool Seq, class Wt = T, class SiluFlag = bool>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_blocks(W, Seq))
     backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials, int chunk) {
   using A = Acc<T>;
@@ -198,7 +197,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  const bool silu = p.silu != 0, halved = kTanhSilu<Wt> && silu;  // halved: taps halved, gw and parts hold 2g
+  const bool silu = silu_flag<SiluFlag>(p), halved = kTanhSilu<Wt> && silu;  // halved: taps halved, gw and parts hold 2g
   const ChannelTaps<T, W, Vc, Wt> taps(p, c, halved ? A(0.5) : A(1));
   A xw[W][Vc], gw[W][Vc], parts[W + 1][Vc];
   SeqWindow<W, Seq> ids;

@@ -41,7 +41,8 @@ enum class Conv1dKernel {
   UpdateVectors,
   UpdateCircularRows,
   DirectRows,
-  RegisterTimeTiles
+  RegisterTimeTiles,
+  RegisterRows
 };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
@@ -239,7 +240,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t register_run = 32 * Conv1dTraits::backward_register_tile_steps(elem_bytes);
     if (!forward && Conv1dTraits::register_warp_rows(elem_bytes) && units == register_run && p.width - 1 <= vec) {
       const int64_t blocks = ceil_div(p.batch * p.channels, threads / 32);
-      Conv1dLaunch l{K::RegisterTimeTiles, 1, 1, p.batch};
+      Conv1dLaunch l{K::RegisterRows, 1, 1, p.batch};
       l.grid_z = ceil_div(blocks, kMaxGridY);
       l.grid_y = ceil_div(blocks, l.grid_z);
       l.sums_direct = p.batch == 1;
@@ -302,6 +303,8 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_staged_time_tiles";
     case Conv1dKernel::RegisterTimeTiles:
       return "_register_time_tiles";
+    case Conv1dKernel::RegisterRows:
+      return "_register_rows";
     case Conv1dKernel::StagedChannelTiles:
       return "_staged_channel_tiles";
     case Conv1dKernel::StagedRowGroups:

@@ -405,18 +405,27 @@ __device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc
 // Elsewhere, and with Scaled false, the plain taps and upstream (the row
 // groups' backward: there the scaled form took as many instructions, 610 a
 // tile and thread of f32 W 4, and the plain one keeps the bits they gave).
-// The activation is the problem's, a warp-uniform flag (each kernel was
-// compiled twice for it, a sixth of the library's build): upstream_vector
-// branches once a vector, so that the SiLU's elements keep one basic block;
-// without it the taps stay unscaled and g is dy (the bits of a kernel
-// compiled without the SiLU).
-template <class T, int W, class Wt, bool Scaled = true>
+// The activation is the problem's, a warp-uniform flag (Flag bool: each
+// kernel was compiled twice for it, a sixth of the library's build), or
+// Flag std::true_type / std::false_type where a kernel takes it as a
+// template argument: upstream_vector branches once a vector, so that the
+// SiLU's elements keep one basic block; without it the taps stay unscaled
+// and g is dy (the bits of a kernel compiled without the SiLU).
+template <class Flag>
+__device__ __forceinline__ Flag silu_flag(const Conv1dProblem &p) {
+  if constexpr (std::is_same_v<Flag, bool>) {
+    return p.silu != 0;
+  } else {
+    return Flag{};
+  }
+}
+template <class T, int W, class Wt, bool Scaled = true, class Flag = bool>
 struct GradTaps {
   static constexpr bool kExponentForm = Scaled && sizeof(T) < 8 && !kTanhSilu<Wt>;
   static constexpr float kC = -1.4426950408889634f, kLn2 = 0.6931471805599453f;
   Taps<T, W, Wt> taps;
-  bool silu;
-  __device__ GradTaps(const Conv1dProblem &p, int64_t c) : taps(p, c), silu(p.silu != 0) {
+  Flag silu;
+  __device__ GradTaps(const Conv1dProblem &p, int64_t c) : taps(p, c), silu(silu_flag<Flag>(p)) {
     if (kExponentForm && silu) {
 #pragma unroll
       for (int k = 0; k < W; ++k) taps.w[k] *= kC;
@@ -429,9 +438,9 @@ struct GradTaps {
   // from W + 1 such values: for taps staged ahead through shared memory.
   __device__ static Acc<T> tap(const Conv1dProblem &p, int64_t c, int k) {
     const Acc<T> v = k < W ? get<Wt>(p.weight, c, k, 0) : p.bias.data ? get<Wt>(p.bias, c, 0, 0) : Acc<T>(0);
-    return kExponentForm && p.silu ? v * kC : v;
+    return kExponentForm && silu_flag<Flag>(p) ? v * kC : v;
   }
-  __device__ GradTaps(const Acc<T> *held, bool silu_) : silu(silu_) {
+  __device__ GradTaps(const Acc<T> *held, Flag silu_) : silu(silu_) {
 #pragma unroll
     for (int k = 0; k < W; ++k) taps.w[k] = held[k];
     taps.bias = held[W];

@@ -91,31 +91,14 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, const T *row
   return v;
 }
 
-// Block (x, y, z) takes tile x of row z * gridDim.y + y; rows one warp's run
-// long (16-bit L 1024: the row groups' rows, which staged whole rows
-// through a ring) a warp a row instead, kThreads / 32 rows a block, each
-// summed over its warp alone. Partial sums go to slot b * gridDim.x +
-// blockIdx.x, or with partials null (Conv1dLaunch::sums_direct) to DW and DB.
-template <class T, int W, class Wt = T>
-__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
-    backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
+// A warp's run of vectors u0 .. u0 + kRun - 1 of row (b, c): its dx, and its
+// dw/db partial sums (times the taps' grad_scale) added to parts. x_pad's
+// initial values before the row, zeros past its `units` vectors.
+template <class T, int W, int Steps, class Grad>
+__device__ __forceinline__ void register_run(const Conv1dProblem &p, const Grad &taps, int64_t b, int64_t c,
+                                             int64_t u0, int64_t units, int lane, Acc<T> (&parts)[W + 1]) {
   using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
-  constexpr int kWarps = kThreads / 32;
-  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
-  using Grad = GradTaps<T, W, Wt>;
-  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int64_t units = p.length / V, block_row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;
-  const bool warp_rows = units == kRun;
-  // The warp's run: vectors u0 .. u0 + kRun - 1 of row (b, c).
-  const int64_t row = warp_rows ? block_row * kWarps + warp : block_row;
-  const int64_t u0 = warp_rows ? 0 : static_cast<int64_t>(blockIdx.x) * (kThreads * Steps) + warp * kRun;
-  if (row >= p.batch * p.channels) return;  // (a whole block, or a warp that sums alone)
-  int64_t b, c;
-  split_row(row, p.channels, b, c);
-  Grad taps(p, c);
-  A parts[W + 1] = {};
+  constexpr int V = kTimeVec<T>, kRun = 32 * Steps;
   // The lane's vectors u0 + m * 32 + lane of x and dy, and lane 0's beside the warp's run.
   uint4 xr[Steps], dr[Steps];
   const T *xrow = row_of<T>(p.x, b, c), *dyrow = row_of<T>(p.dy, b, c);
@@ -154,25 +137,74 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   }
 #pragma unroll
   for (int k = 0; k <= W; ++k) parts[k] *= taps.grad_scale();
-  // (The sum's writes through a lambda of the kernel's own: block_partials, shared by two kernels, made
-  // its shared buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)
-  const int64_t slot = b * gridDim.x + blockIdx.x;
-  auto write = [&](unsigned k, A sum) {
-    if (partials) {
-      partials[(slot * p.channels + c) * (W + 1) + k] = sum;
-    } else {  // (0 + sum: the reduction's bits)
-      store_channel_sum<Wt, W>(p, c, k, A(0) + sum);
+}
+
+// Block (x, y, z) takes tile x of row z * gridDim.y + y. Partial sums go to
+// slot b * gridDim.x + blockIdx.x, or with partials null
+// (Conv1dLaunch::sums_direct) to DW and DB. SiluFlag: as GradTaps'
+// (conv1d_math.cuh; a run-time SiLU spilled up to 170 bytes here at 64
+// registers and ran 5-40% slower, session 20).
+template <class T, int W, class Wt = T, class SiluFlag = bool>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
+    backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
+  const TimeTiles<Steps, 1> tiles(p, kTimeVec<T>);  // (a tile a block: tile blockIdx.x of its row)
+  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
+  auto q = tiles.start(p);
+  q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
+  if (q.row >= p.batch * p.channels) return;
+  split_row(q.row, p.channels, q.b, q.c);
+  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, q.c);
+  A parts[W + 1] = {};
+  register_run<T, W, Steps>(p, taps, q.b, q.c, q.u0 + run, tiles.units, lane, parts);
+  if (q.row_ends) {  // (always: the tile is its row's one in this block; a branch ptxas allocates better around)
+    if (!partials) {  // (0 + sum: the reduction's bits)
+      block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
+    } else {
+      // (block_partials' sum with a lambda of its own: one shared by two kernels made its shared
+      // buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)
+      const int64_t slot = q.b * gridDim.x + blockIdx.x;
+      block_sum<A, W>(parts, [&](unsigned k, A sum) { partials[(slot * p.channels + q.c) * (W + 1) + k] = sum; });
     }
-  };
-  if (warp_rows) {
+  }
+}
+
+// Rows one warp's run long (16-bit L 1024, which the row groups staged
+// whole, several a tile, through a ring with its barriers): a warp a row,
+// kThreads / 32 rows a block (block (y, z): rows (z * gridDim.y + y) *
+// kThreads / 32 on), each summed over its warp alone into slot b, or with
+// partials null to DW and DB. Session 20 (H200, bf16 x, f32 weights, W 4,
+// SiLU, against the row groups): [8,2048,1024] 44.3 -> 32.6 us,
+// [64,2048,1024] 296 -> 216, [128,2048,1024] 585 -> 428.
+template <class T, int W, class Wt = T, class SiluFlag = bool>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
+    backward_register_rows_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
+  const int lane = threadIdx.x % 32;
+  const int64_t row = (static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * (kThreads / 32) + threadIdx.x / 32;
+  if (row >= p.batch * p.channels) return;  // (the warp's alone: no barrier follows)
+  int64_t b, c;
+  split_row(row, p.channels, b, c);
+  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, c);
+  A parts[W + 1] = {};
+  register_run<T, W, Steps>(p, taps, b, c, 0, kRun, lane, parts);
 #pragma unroll
-    for (int k = 0; k <= W; ++k) {
+  for (int k = 0; k <= W; ++k) {
 #pragma unroll
-      for (int off = 16; off > 0; off /= 2) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], off);
-      if (lane == k) write(k, parts[k]);
+    for (int off = 16; off > 0; off /= 2) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], off);
+    if (lane == k) {
+      if (partials) {
+        partials[(b * p.channels + c) * (W + 1) + k] = parts[k];
+      } else {  // (0 + sum: the reduction's bits)
+        store_channel_sum<Wt, W>(p, c, k, A(0) + parts[k]);
+      }
     }
-  } else {
-    block_sum<A, W>(parts, write);
   }
 }
 

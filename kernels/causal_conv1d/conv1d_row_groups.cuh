@@ -176,11 +176,11 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
 // go to slot b (the grid has one block column); with partials null (a batch
 // of one: Conv1dLaunch::sums_direct), to DW and DB, as the reduction of one
 // slot would write them.
-template <class T, int W, class Wt = T>
+template <class T, int W, class Wt = T, class SiluFlag = bool>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(W, sizeof(T)))
     backward_row_groups_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  using Grad = GradTaps<T, W, Wt, false>;
+  using Grad = GradTaps<T, W, Wt, false, SiluFlag>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kBackwardTileSteps, kRun = 32 * Steps;
   using Groups = RowGroups<Steps>;
   constexpr int kSegments = Groups::kVecs / Conv1dTraits::kGroupMinVecs;

@@ -248,7 +248,7 @@ __device__ __forceinline__ void vector_gradients(const Taps<T, W, Wt> &taps, con
 // one, a block a row): the block's sums are DW and DB, written as the
 // reduction of its one slot would (no reduction launch after it), where
 // partials is null.
-template <class T, int W, class Wt = T>
+template <class T, int W, class Wt = T, class SiluFlag = bool>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Tiles tiles(p, V);
   auto loading = tiles.start(p);
-  using Grad = GradTaps<T, W, Wt>;
+  using Grad = GradTaps<T, W, Wt, true, SiluFlag>;
   Grad taps(p, loading.c);
   A parts[W + 1] = {};
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * (32 * Steps);

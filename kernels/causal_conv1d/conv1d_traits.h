@@ -108,8 +108,8 @@ struct Conv1dTraits {
   }
   static constexpr bool kBackwardRegisterOneTileAll = true;
   // Rows of one warp's run (16-bit L 1024, which the row groups took: a
-  // ring of whole rows, ~2 barriers a tile) take the register tiles too, a
-  // warp a row (session 20).
+  // ring of whole rows, ~2 barriers a tile) take the register rows, a warp
+  // a row (conv1d_register_tiles.cuh; session 20).
   static constexpr bool kBackwardRegisterWarpRows = true;
   static constexpr bool register_warp_rows(int elem_bytes) { return kBackwardRegisterWarpRows && elem_bytes == 2; }
   static constexpr bool register_one_tile_all(int elem_bytes) {

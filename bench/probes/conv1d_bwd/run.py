@@ -116,6 +116,9 @@ def main():
         which, trees = group.split("=")
         trees = trees.split(",")
         print(f"## {which}: trees {trees}", flush=True)
+        if which == "ends":
+            row_ends(lib, trees)
+            continue
         for row in rows(which):
             if time.time() > deadline:
                 print(f"{row}: skipped (time)", flush=True)
@@ -125,6 +128,45 @@ def main():
             except Exception as e:  # noqa: BLE001 (the next rows still run)
                 print(f"{row}: FAILED {type(e).__name__}: {e}", flush=True)
             torch.cuda.empty_cache()
+
+
+def row_ends(lib, trees):
+    """The row ends (DINITIAL_STATES, DFINAL_STATES' dx) of every tree on the same tensors: bits against the first's."""
+    ptr = lambda t: ctypes.c_void_p(t.data_ptr() if t is not None else 0)
+    for dt in ("bf16", "f16", "f32", "f64"):
+        entries = {}
+        for t in trees:
+            e = getattr(lib, f"probe_bwd_{t}_{CODE[dt]}_row_ends", None)
+            if e is not None:
+                e.restype = ctypes.c_int
+                e.argtypes = [ctypes.c_void_p] * 9 + [ctypes.c_int64] * 3 + [ctypes.c_int32] * 2 + [ctypes.c_void_p]
+                entries[t] = e
+        if len(entries) < 2:
+            continue
+        wdt = torch.float64 if dt == "f64" else torch.float32
+        diffs = []
+        for W in range(2, 9):
+            for silu in (0, 1):
+                for seq in (False, True):
+                    B, C, L = 3, 37, 11 + W
+                    gen = torch.Generator(device="cuda").manual_seed(W * 10 + silu * 2 + seq)
+                    rnd = lambda *shape, d=DT[dt]: torch.randn(*shape, device="cuda", generator=gen).to(d)
+                    x, dy, init, dfinal = rnd(B, C, L), rnd(B, C, L), rnd(B, C, W - 1), rnd(B, C, W - 1)
+                    w, b = rnd(C, W, d=wdt), rnd(C, d=wdt)
+                    ids = (torch.randint(0, 3, (B, L), device="cuda", generator=gen).sort(dim=1).values.to(torch.int32)
+                           if seq else None)
+                    outs = []
+                    for t, e in entries.items():
+                        dx = torch.zeros(B, C, L, device="cuda", dtype=DT[dt])
+                        dinit = torch.full((B, C, W - 1), float("nan"), device="cuda", dtype=DT[dt])
+                        rc = e(ptr(x), ptr(w), ptr(b), ptr(dy), ptr(dx), ptr(init), ptr(dinit), ptr(dfinal), ptr(ids),
+                               B, C, L, W, silu, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+                        torch.cuda.synchronize()
+                        outs.append((rc, dx, dinit))
+                    for (rc, dx, di) in outs[1:]:
+                        if rc != outs[0][0] or not torch.equal(dx, outs[0][1]) or not torch.equal(di, outs[0][2]):
+                            diffs.append(f"W{W} silu{silu} seq{int(seq)} rc {rc}/{outs[0][0]}")
+        print(f"row ends {dt} {list(entries)}: 56 cases, " + (f"DIFF {diffs}" if diffs else "bits"), flush=True)
 
 
 def make(dt, layout, *shape, gen):

@@ -2,12 +2,12 @@
 // PROBE_ENTRY_workspace (its namespace renamed on the command line, so that
 // several trees link into one library): the main kernel the tree's
 // heuristics pick for a dense problem ([B, C, L] or channels-last) with
-// bias, SiLU on or off, then the reduction of its dw/db partial sums, as the
-// tree's backward_launch would. Only the staged and register kernels are
-// instantiated (widths 2-4, 2-8 with PROBE_WIDE), so that a tree builds in
-// seconds; PROBE_DTYPE picks the element and weight types of the TU.
+// bias, SiLU on or off, then the reduction of its dw/db partial sums: the
+// tree's backward_launch (widths 2-4, 2-8 with PROBE_WIDE).
 // PROBE_SILU_TEMPLATE: a tree whose kernels take SiLU and the direct sums as
-// template arguments (session 19's); else as run-time flags (session 20's).
+// template arguments (session 19's): its staged and register kernels alone,
+// launched as its backward_launch would. PROBE_DTYPE picks the element and
+// weight types of the TU (4: f64, through the tree's backward entry).
 #include <cstdint>
 
 #if PROBE_DTYPE == 4  // f64 throughout, through the tree's whole backward entry (a check of its dispatch)
@@ -33,46 +33,31 @@ int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
   using namespace baracuda::kernels;
   using namespace baracuda::kernels::conv1d;
   const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, sizeof(T), p);
+#ifdef PROBE_SILU_TEMPLATE
   const dim3 grid = grid_of(l);
   float *slots = l.sums_direct ? nullptr : partials;
   if (l.kernel == Conv1dKernel::StagedTimeTiles) {
-#ifdef PROBE_SILU_TEMPLATE
     with_silu(p.silu, [&](auto silu) {
       if (l.sums_direct)
         backward_time_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
       else
         backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, s>>>(p, partials);
     });
-#else
-    backward_time_tiles_kernel<T, W, Wt><<<grid, kThreads, 0, s>>>(p, slots);
-#endif
   } else if (l.kernel == Conv1dKernel::StagedRowGroups) {
-#ifdef PROBE_SILU_TEMPLATE
     with_silu(p.silu, [&](auto silu) { backward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, s>>>(p, slots); });
-#else
-    backward_row_groups_kernel<T, W, Wt><<<grid, kThreads, 0, s>>>(p, slots);
-#endif
   } else if (l.kernel == Conv1dKernel::RegisterTimeTiles) {
     if constexpr (kHaloVecs<T, W> == 1) {  // (as the tree's dispatch: the heuristics take no other)
-#ifdef PROBE_SILU_TEMPLATE
       with_silu(p.silu, [&](auto silu) {
         if (l.sums_direct)
           backward_register_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, s>>>(p, nullptr);
         else
           backward_register_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, s>>>(p, partials);
       });
-#else
-      backward_register_tiles_kernel<T, W, Wt><<<grid, kThreads, 0, s>>>(p, slots);
-#endif
     }
   } else if (l.kernel == Conv1dKernel::StagedChannelTiles) {
-#ifdef PROBE_SILU_TEMPLATE
     with_silu(p.silu, [&](auto silu) {
       backward_channel_tiles_kernel<T, W, silu, false, Wt><<<grid, kThreads, 0, s>>>(p, partials, static_cast<int>(l.chunk));
     });
-#else
-    backward_channel_tiles_kernel<T, W, false, Wt><<<grid, kThreads, 0, s>>>(p, partials, static_cast<int>(l.chunk));
-#endif
   } else {
     return 1000 + static_cast<int>(l.kernel);  // not a kernel this probe builds
   }
@@ -81,6 +66,9 @@ int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
     return launch_overlapping(reduce_partials_kernel<T, W, Wt>, blocks_for(p.channels * (W + 1)), kThreads, s, p,
                               static_cast<const float *>(partials), l.partial_slots);
   return 0;
+#else
+  return backward_launch<T, Wt, W>(p, l, partials, s);  // the tree's own dispatch
+#endif
 }
 #endif
 
@@ -126,6 +114,32 @@ extern "C" int PROBE_ENTRY(void *x, void *weight, void *bias, void *dy, void *dx
 
 #define PROBE_CAT2(a, b) a##b
 #define PROBE_CAT(a, b) PROBE_CAT2(a, b)
+
+// The backward's row ends alone (DINITIAL_STATES, and dx's last W-1 with
+// DFINAL_STATES), [B, C, L] dense, initial states [B, C, W-1] and seq_idx
+// [B, L] optional: row_ends_kernel as the tree's backward_width launches it.
+extern "C" int PROBE_CAT(PROBE_ENTRY, _row_ends)(void *x, void *weight, void *bias, void *dy, void *dx, void *initial,
+                                                  void *dinitial, void *dfinal, void *seq_idx, int64_t B, int64_t C,
+                                                  int64_t L, int32_t W, int32_t silu, void *stream) {
+  using namespace baracuda::kernels;
+  using namespace baracuda::kernels::conv1d;
+  Conv1dProblem p;
+  p.batch = B, p.channels = C, p.length = L, p.width = W, p.silu = silu;
+  p.x = view(x, C * L, L, 1);
+  p.dy = view(dy, C * L, L, 1);
+  p.dx = view(dx, C * L, L, 1);
+  p.weight = view(weight, W, 1, 0);
+  p.bias = view(bias, 1, 0, 0);
+  p.initial = view(initial, C * (W - 1), W - 1, 1);
+  p.dinitial = view(dinitial, C * (W - 1), W - 1, 1);
+  p.dfinal = view(dfinal, C * (W - 1), W - 1, 1);
+  p.seq_idx = view(seq_idx, L, 1, 0);
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  return with_width(W, [&](auto w) {
+    row_ends_kernel<T, decltype(w)::value, Wt><<<blocks_for(B * C), kThreads, 0, s>>>(p);
+    return launch_error();
+  });
+}
 extern "C" int64_t PROBE_CAT(PROBE_ENTRY, _workspace)(int64_t B, int64_t C, int64_t L, int32_t W) {
   return static_cast<int64_t>(baracuda::kernels::causal_conv1d_backward_workspace(B, C, L, W, sizeof(T) == 8));
 }
