@@ -235,11 +235,12 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
       const int64_t per_block = threads * Conv1dTraits::direct_rows_steps(elem_bytes);
       return {K::DirectRows, ceil_div(p.batch * p.channels * units, per_block), 1};
     }
-    // The backward over rows one warp's run of the register tiles long: a
-    // warp a row, kThreads / 32 rows a block (rows past 65535 blocks in grid z).
+    // The backward over rows of one or two warps' runs of the register tiles:
+    // a warp a run, kThreads / 32 runs a block (past 65535 blocks in grid z).
     const int64_t register_run = 32 * Conv1dTraits::backward_register_tile_steps(elem_bytes);
-    if (!forward && Conv1dTraits::register_warp_rows(elem_bytes) && units == register_run && p.width - 1 <= vec) {
-      const int64_t blocks = ceil_div(p.batch * p.channels, threads / 32);
+    if (!forward && Conv1dTraits::register_warp_rows(elem_bytes) &&
+        (units == register_run || units == 2 * register_run) && p.width - 1 <= vec) {
+      const int64_t blocks = ceil_div(p.batch * p.channels * (units / register_run), threads / 32);
       Conv1dLaunch l{K::RegisterRows, 1, 1, p.batch};
       l.grid_z = ceil_div(blocks, kMaxGridY);
       l.grid_y = ceil_div(blocks, l.grid_z);

@@ -172,40 +172,60 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   }
 }
 
-// Rows one warp's run long (16-bit L 1024, which the row groups staged
-// whole, several a tile, through a ring with its barriers): a warp a row,
-// kThreads / 32 rows a block (block (y, z): rows (z * gridDim.y + y) *
-// kThreads / 32 on), each summed over its warp alone into slot b, or with
-// partials null to DW and DB. Session 20 (H200, bf16 x, f32 weights, W 4,
-// SiLU, against the row groups): [8,2048,1024] 44.3 -> 32.6 us,
-// [64,2048,1024] 296 -> 216, [128,2048,1024] 585 -> 428.
+// Rows of one or two warps' runs (16-bit L 1024 and 2048, f32 L 512 and
+// 1024: the row groups staged the shorter ones whole, several a tile,
+// through a ring with its barriers; the staged time tiles the others): a
+// warp a run, kThreads / 32 runs a block (block (y, z): runs (z * gridDim.y +
+// y) * kThreads / 32 on), a row's sums over its warps in order into slot b,
+// or with partials null to DW and DB. Session 20 (H200, bf16 x, f32 weights,
+// W 4, SiLU, against the row groups, rows of one run): [8,2048,1024] 44.4
+// -> 30.7 us, [64,2048,1024] 299 -> 211, [128,2048,1024] 588 -> 417.
 template <class T, int W, class Wt = T, class SiluFlag = bool>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_rows_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  constexpr int kWarps = kThreads / 32;
   static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  static_assert(kWarps == 4, "two pairs of warps, named barriers 1 and 2");
+  __shared__ A red[kWarps][W + 1];
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * (kThreads / 32) + threadIdx.x / 32;
-  if (row >= p.batch * p.channels) return;  // (the warp's alone: no barrier follows)
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t units = p.length / kTimeVec<T>;
+  const int shift = units == kRun ? 0 : 1;  // log2 of the runs a row (conv1d_heuristics.h: 1 or 2)
+  const int64_t row = ((static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * kWarps + warp) >> shift;
+  const int run = warp & shift;  // the warp's run of its row
+  if (row >= p.batch * p.channels) return;  // (a row's warps together: its pair's barrier below stays whole)
   int64_t b, c;
   split_row(row, p.channels, b, c);
   const GradTaps<T, W, Wt, true, SiluFlag> taps(p, c);
   A parts[W + 1] = {};
-  register_run<T, W, Steps>(p, taps, b, c, 0, kRun, lane, parts);
+  register_run<T, W, Steps>(p, taps, b, c, int64_t{run} * kRun, units, lane, parts);
+  auto write = [&](int k, A sum) {
+    if (partials) {
+      partials[(b * p.channels + c) * (W + 1) + k] = sum;
+    } else {  // (0 + sum: the reduction's bits)
+      store_channel_sum<Wt, W>(p, c, k, A(0) + sum);
+    }
+  };
 #pragma unroll
   for (int k = 0; k <= W; ++k) {
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], off);
-    if (lane == k) {
-      if (partials) {
-        partials[(b * p.channels + c) * (W + 1) + k] = parts[k];
-      } else {  // (0 + sum: the reduction's bits)
-        store_channel_sum<Wt, W>(p, c, k, A(0) + parts[k]);
-      }
-    }
+    if (shift == 0 && lane == k) write(k, parts[k]);
   }
+  if (shift == 0) return;
+  // Two warps a row: the first adds the second's sums after its own (the block sum's order), past a
+  // barrier of the pair alone (named barrier 1 + warp / 2, 64 threads; kThreads 128).
+  if (lane == 0)
+#pragma unroll
+    for (int k = 0; k <= W; ++k) red[warp][k] = parts[k];
+  if (warp < 2) {
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 2, 64;" ::: "memory");
+  }
+  if (run == 0 && lane <= W) write(lane, red[warp][lane] + red[warp + 1][lane]);
 }
 
 }  // namespace baracuda::kernels::conv1d

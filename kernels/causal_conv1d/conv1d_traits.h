@@ -102,7 +102,7 @@ struct Conv1dTraits {
     return width <= 6 ? kBackwardRegisterBlocks : kBackwardRegisterBlocksW8;
   }
   static constexpr int kBackwardRegisterTileSteps = 4;
-  static constexpr int kBackwardRegisterTileStepsF32 = 2;
+  static constexpr int kBackwardRegisterTileStepsF32 = 4;
   static constexpr int backward_register_tile_steps(int elem_bytes) {
     return elem_bytes == 4 ? kBackwardRegisterTileStepsF32 : kBackwardRegisterTileSteps;
   }
@@ -111,9 +111,9 @@ struct Conv1dTraits {
   // ring of whole rows, ~2 barriers a tile) take the register rows, a warp
   // a row (conv1d_register_tiles.cuh; session 20).
   static constexpr bool kBackwardRegisterWarpRows = true;
-  static constexpr bool register_warp_rows(int elem_bytes) { return kBackwardRegisterWarpRows && elem_bytes == 2; }
+  static constexpr bool register_warp_rows(int elem_bytes) { return kBackwardRegisterWarpRows && elem_bytes <= 4; }
   static constexpr bool register_one_tile_all(int elem_bytes) {
-    return kBackwardRegisterOneTileAll && elem_bytes == 2;
+    return kBackwardRegisterOneTileAll && elem_bytes <= 4;
   }
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile
