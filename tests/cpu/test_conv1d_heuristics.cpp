@@ -55,10 +55,10 @@ int64_t channels_past_direct_cap(int64_t length, int bytes) {
 }
 
 // Whether the backward over dense rows of `length` takes the register rows
-// (a warp a row): rows of one warp's run of the register tiles.
+// (a warp a run): rows of one or two warps' runs of the register tiles.
 bool warp_rows(int bytes, int64_t length) {
-  return Conv1dTraits::register_warp_rows(bytes) &&
-         length == 16 / bytes * 32 * Conv1dTraits::backward_register_tile_steps(bytes);
+  const int64_t run = 16 / bytes * 32 * Conv1dTraits::backward_register_tile_steps(bytes);
+  return Conv1dTraits::register_warp_rows(bytes) && (length == run || length == 2 * run);
 }
 
 // Timesteps of a register tile (conv1d_register_tiles.cuh) for elements of `bytes`.
@@ -226,6 +226,7 @@ TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a bloc
     // Rows of one block column: block row c is channel c, its sums DW and DB.
     for (const int64_t length : {block / 8, block}) {
       CAPTURE(length);
+      if (warp_rows(bytes, length)) continue;  // (the register rows: below)
       const Conv1dProblem p = dense_conv1d_problem(1, 1000, length, 4);
       const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, p);
       CHECK(one.kernel == time_tiles_of(Conv1dPass::Backward, bytes, p));
@@ -304,33 +305,47 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
   }
 }
 
-TEST_CASE("conv1d heuristics: 16-bit rows of one warp's register run take the register rows, a warp a row",
+TEST_CASE("conv1d heuristics: rows of one or two warps' register runs take the register rows, a warp a run",
           "[heuristics][causal_conv1d]") {
-  const int64_t run = 8 * 32 * Conv1dTraits::backward_register_tile_steps(2);  // timesteps
-  REQUIRE(warp_rows(2, run));
   const int64_t warps = Conv1dTraits::kThreads / 32;
-  for (int width = Conv1dTraits::kMinWidth; width <= Conv1dTraits::kMaxWidth; ++width) {
-    CAPTURE(width);
-    // kThreads / 32 rows a block, one block column, a slot per b.
-    const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(3, 101, run, width));
-    CHECK(l.kernel == Conv1dKernel::RegisterRows);
-    CHECK(l.grid_x == 1);
-    CHECK(l.grid_y == (303 + warps - 1) / warps);
-    CHECK(l.grid_z == 1);
-    CHECK(l.partial_slots == 3);
-    CHECK_FALSE(l.sums_direct);
+  for (const int bytes : {2, 4}) {
+    const int64_t run = 16 / bytes * 32 * Conv1dTraits::backward_register_tile_steps(bytes);  // timesteps
+    REQUIRE(warp_rows(bytes, run));
+    for (const int64_t runs : {1, 2}) {
+      for (int width = Conv1dTraits::kMinWidth; width <= 16 / bytes + 1; ++width) {
+        CAPTURE(bytes, runs, width);
+        // kThreads / 32 runs a block, one block column, a slot per b.
+        const Conv1dLaunch l =
+            choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, runs * run, width));
+        CHECK(l.kernel == Conv1dKernel::RegisterRows);
+        CHECK(l.grid_x == 1);
+        CHECK(l.grid_y == (303 * runs + warps - 1) / warps);
+        CHECK(l.grid_z == 1);
+        CHECK(l.partial_slots == 3);
+        CHECK_FALSE(l.sums_direct);
+      }
+      // A batch of one writes DW and DB itself (a warp's row is its channel, however many); past 65535
+      // blocks, grid z, split evenly.
+      CHECK(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 100, runs * run, 4)).sums_direct);
+      CHECK(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 70000, runs * run, 4)).sums_direct);
+      const Conv1dLaunch many =
+          choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(4, 65536, runs * run, 4));
+      const int64_t blocks = 65536 * runs;  // 4 * 65536 * runs runs, kThreads / 32 a block
+      CHECK(many.grid_z == (blocks + 65534) / 65535);
+      CHECK(many.grid_y == (blocks + many.grid_z - 1) / many.grid_z);
+      CHECK(many.grid_y * many.grid_z * warps >= 4 * 65536 * runs);
+      // W-1 inputs past the vector before: the staged kernels.
+      CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, runs * run, 16 / bytes + 2)) !=
+            Conv1dKernel::RegisterRows);
+    }
+    // Half a run: the row groups; four runs (a tile): the register tiles.
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, run / 2, 4)) ==
+          Conv1dKernel::StagedRowGroups);
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, 4 * run, 4)) ==
+          Conv1dKernel::RegisterTimeTiles);
+    // The forward over such rows keeps the register-fed rows.
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 101, run, 4)) == Conv1dKernel::DirectRows);
   }
-  // A batch of one writes DW and DB itself; past 65535 blocks, grid z, split evenly.
-  CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(1, 100, run, 4)).sums_direct);
-  const Conv1dLaunch many = choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(4, 65536, run, 4));
-  CHECK(many.grid_z == 2);
-  CHECK(many.grid_y == 32768);
-  CHECK(many.grid_y * many.grid_z * warps >= 4 * 65536);
-  // Half a run, or f32 rows a run long: the row groups (f32: the register tiles' run is not taken).
-  CHECK(kernel_of(Conv1dPass::Backward, 2, dense_conv1d_problem(3, 101, run / 2, 4)) == Conv1dKernel::StagedRowGroups);
-  CHECK(kernel_of(Conv1dPass::Backward, 4, dense_conv1d_problem(3, 101, run / 2, 4)) == Conv1dKernel::StagedRowGroups);
-  // The forward over such rows keeps the register-fed rows.
-  CHECK(kernel_of(Conv1dPass::Forward, 2, dense_conv1d_problem(3, 101, run, 4)) == Conv1dKernel::DirectRows);
 }
 
 TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
