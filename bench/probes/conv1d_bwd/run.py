@@ -73,6 +73,10 @@ def rows(which):
         return [r + (s, 1) for s in (1, 0) for r in (("bf16", 8, 2048, 1024, 4), ("bf16", 8, 4096, 8192, 4),
                                                       ("bf16", 64, 2048, 512, 4), ("f32", 8, 4096, 4096, 4),
                                                       ("f16", 8, 4096, 4096, 3), ("bf16", 1, 2048, 128, 4))]
+    if which == "seq":  # channels-last with packed sequences (SEQ_IDX), Tri Dao's too
+        return [r + (s, 1, n) for s in (1, 0) for r, n in ((("bf16", 8, 2048, 1024, 4), 4), (("bf16", 8, 4096, 4096, 4), 8),
+                                                            (("bf16", 1, 2048, 4096, 3), 3), (("f32", 8, 2048, 2048, 4), 4),
+                                                            (("f16", 4, 1536, 2048, 4), 5))]
     if which == "mid":  # rows of two warp runs of the register rows (16-bit L 2048, f32 L 1024), and of one
         return [r + (s, 0) for s in (1, 0) for r in (("bf16", 1, 2048, 2048, 4), ("bf16", 8, 2048, 2048, 4),
                                                       ("bf16", 64, 2048, 2048, 4), ("f16", 8, 4096, 2048, 3),
@@ -185,9 +189,9 @@ def make(dt, layout, *shape, gen):
     return torch.randn(B, C, L, device="cuda", generator=gen).to(DT[dt])
 
 
-def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout):
+def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout, seqs=0):
     ptr = lambda t: ctypes.c_void_p(t.data_ptr() if t is not None else 0)
-    name = f"{dt} {'cl' if layout else ''}[{B},{C},{L}] W{W}{'' if silu else ' nosilu'}"
+    name = f"{dt} {'cl' if layout else ''}[{B},{C},{L}] W{W}{'' if silu else ' nosilu'}{f' seq{seqs}' if seqs else ''}"
     entries = {}
     for t in trees:
         try:
@@ -198,7 +202,7 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout):
         e.restype, ws.restype = ctypes.c_int, ctypes.c_int64
         e.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_int64] * 3 + [ctypes.c_int32, ctypes.c_void_p,
                                                                     ctypes.c_int64, ctypes.c_void_p,
-                                                                    ctypes.c_int32, ctypes.c_int32]
+                                                                    ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p]
         ws.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_int32]
         entries[t] = (e, torch.empty(max(ws(B, C, L, W), 1), dtype=torch.uint8, device="cuda"))
     x_bytes = B * C * L * torch.finfo(DT[dt]).bits // 8
@@ -206,6 +210,11 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout):
     calls = max(3, min(100, int(1.5e-3 * 3e12 / (3 * x_bytes) + 1)))
     gen = torch.Generator(device="cuda").manual_seed(B * 131 + C * 7 + L + W)
     wdt = torch.float64 if dt == "f64" else torch.float32
+    # seqs > 0: packed sequences, about seqs a row, ids ascending (sorted random cuts), no padding
+    ids = None
+    if seqs:
+        cuts = torch.sort(torch.randint(1, L, (B, seqs - 1), device="cuda", generator=gen), dim=1).values
+        ids = (torch.arange(L, device="cuda")[None, None, :] >= cuts[:, :, None]).sum(1).to(torch.int32).contiguous()
     sets = []
     for _ in range(nsets):
         x = make(dt, layout, B, C, L, gen=gen)
@@ -220,7 +229,8 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout):
         def call(s):
             rc = e(ptr(s["x"]), ptr(s["w"]), ptr(s["b"]), ptr(s["dy"]), ptr(s["dx"]),
                    ptr(s["dw"] if sums else None), ptr(s["db"] if sums else None), B, C, L, W, ptr(workspace),
-                   workspace.numel(), ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), silu, layout)
+                   workspace.numel(), ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), silu, layout,
+                   ptr(ids))
             if rc != 0:
                 raise RuntimeError(f"{t}: status {rc}")
         return call
@@ -228,7 +238,7 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout):
     def his(s):
         s["dw"].zero_()
         s["db"].zero_()
-        tridao.causal_conv1d_bwd(s["x"], s["w"], s["b"], s["dy"], None, None, None, s["dx"], s["dw"], s["db"],
+        tridao.causal_conv1d_bwd(s["x"], s["w"], s["b"], s["dy"], ids, None, None, s["dx"], s["dw"], s["db"],
                                  None, bool(silu))
 
     # correctness on set 0
@@ -249,7 +259,7 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout):
         his(s0)
         torch.cuda.synchronize()
         outs["tridao"] = (s0["dx"].clone(), s0["dw"].clone(), s0["db"].clone())
-    ref = reference(s0, W, silu) if B * C * L <= (1 << 25) else None
+    ref = reference(s0, W, silu) if B * C * L <= (1 << 25) and not seqs else None
     base = trees[0] if trees[0] in outs else None
     notes = []
     for t, o in outs.items():

@@ -56,7 +56,9 @@ int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
     }
   } else if (l.kernel == Conv1dKernel::StagedChannelTiles) {
     with_silu(p.silu, [&](auto silu) {
-      backward_channel_tiles_kernel<T, W, silu, false, Wt><<<grid, kThreads, 0, s>>>(p, partials, static_cast<int>(l.chunk));
+      with_seq(p, [&](auto seq) {
+        backward_channel_tiles_kernel<T, W, silu, seq, Wt><<<grid, kThreads, 0, s>>>(p, partials, static_cast<int>(l.chunk));
+      });
     });
   } else {
     return 1000 + static_cast<int>(l.kernel);  // not a kernel this probe builds
@@ -76,10 +78,10 @@ int launch(const Conv1dProblem &p, float *partials, cudaStream_t s) {
 
 // x, dy, dx [B, C, L] dense (layout 0) or channels-last ([B, L, C] memory,
 // layout 1); weight [C, W], bias, db [C], dw [C, W]; dw and db null: the
-// main kernel alone (no reduction launch).
+// main kernel alone (no reduction launch); seq_idx [B, L] int32 or null.
 extern "C" int PROBE_ENTRY(void *x, void *weight, void *bias, void *dy, void *dx, void *dw, void *db, int64_t B,
                            int64_t C, int64_t L, int32_t W, void *workspace, int64_t workspace_bytes, void *stream,
-                           int32_t silu, int32_t layout) {
+                           int32_t silu, int32_t layout, void *seq_idx) {
   using namespace baracuda::kernels;
   Conv1dProblem p;
   p.batch = B, p.channels = C, p.length = L, p.width = W, p.silu = silu;
@@ -91,6 +93,7 @@ extern "C" int PROBE_ENTRY(void *x, void *weight, void *bias, void *dy, void *dx
   p.bias = view(bias, 1, 0, 0);
   p.dweight = view(dw, W, 1, 0);
   p.dbias = view(db, 1, 0, 0);
+  p.seq_idx = view(seq_idx, L, 1, 0);  // [B, L] int32 or null
   cudaStream_t s = static_cast<cudaStream_t>(stream);
 #ifdef PROBE_F64
   return conv1d::backward<T, Wt>(p, workspace, static_cast<size_t>(workspace_bytes), s);
