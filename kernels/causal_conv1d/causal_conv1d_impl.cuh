@@ -120,10 +120,8 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
         } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
           backward_row_groups_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
         } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
-          // (With packed sequences, whose masks outweigh the SiLU's branch, the SiLU a run-time flag.)
           with_seq(p, [&](auto seq) {
-            using SeqSilu = std::conditional_t<decltype(seq)::value, bool, Silu>;
-            backward_channel_tiles_kernel<T, W, seq, Wt, SeqSilu>
+            backward_channel_tiles_kernel<T, W, seq, Wt, Silu>
                 <<<grid, kThreads, 0, stream>>>(p, partials, static_cast<int>(launch.chunk));
           });
         } else if constexpr (kHaloVecs<T, W> == 1) {

@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 // dx[s - (W-1)]; the chunk's last box runs W-1 steps past the chunk for the
 // g that its last dx need. Partial dw/db per (b, chunk) slot. SiluFlag: as
 // GradTaps' (conv1d_math.cuh).
-template <class T, int W, bool Seq, class Wt = T, class SiluFlag = bool>
+template <class T, int W, bool Seq, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_blocks(W, Seq))
     backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials, int chunk) {
   using A = Acc<T>;

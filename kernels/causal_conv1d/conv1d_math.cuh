@@ -405,12 +405,14 @@ __device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc
 // Elsewhere, and with Scaled false, the plain taps and upstream (the row
 // groups' backward: there the scaled form took as many instructions, 610 a
 // tile and thread of f32 W 4, and the plain one keeps the bits they gave).
-// The activation is the problem's, a warp-uniform flag (Flag bool: each
-// kernel was compiled twice for it, a sixth of the library's build), or
-// Flag std::true_type / std::false_type where a kernel takes it as a
-// template argument: upstream_vector branches once a vector, so that the
-// SiLU's elements keep one basic block; without it the taps stay unscaled
-// and g is dy (the bits of a kernel compiled without the SiLU).
+// The activation: Flag std::true_type / std::false_type where the kernel
+// takes it as a template argument (the staged and register backward
+// kernels), or bool, the problem's flag at run time (upstream_vector then
+// branches once a vector; the taps stay unscaled and g is dy without the
+// SiLU, the bits of the false_type form). Session 20 (H200): the run-time
+// form cost those issue-bound kernels 5-40% (register tiles spilled up to
+// 176 bytes at 64 registers), channels-last with packed sequences 11-18%
+// without the SiLU; it would have halved their instantiations.
 template <class Flag>
 __device__ __forceinline__ Flag silu_flag(const Conv1dProblem &p) {
   if constexpr (std::is_same_v<Flag, bool>) {
@@ -419,7 +421,7 @@ __device__ __forceinline__ Flag silu_flag(const Conv1dProblem &p) {
     return Flag{};
   }
 }
-template <class T, int W, class Wt, bool Scaled = true, class Flag = bool>
+template <class T, int W, class Wt, bool Scaled, class Flag>
 struct GradTaps {
   static constexpr bool kExponentForm = Scaled && sizeof(T) < 8 && !kTanhSilu<Wt>;
   static constexpr float kC = -1.4426950408889634f, kLn2 = 0.6931471805599453f;

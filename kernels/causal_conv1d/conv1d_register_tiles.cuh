@@ -144,7 +144,7 @@ __device__ __forceinline__ void register_run(const Conv1dProblem &p, const Grad 
 // (Conv1dLaunch::sums_direct) to DW and DB. SiluFlag: as GradTaps'
 // (conv1d_math.cuh; a run-time SiLU spilled up to 170 bytes here at 64
 // registers and ran 5-40% slower, session 20).
-template <class T, int W, class Wt = T, class SiluFlag = bool>
+template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
 // or with partials null to DW and DB. Session 20 (H200, bf16 x, f32 weights,
 // W 4, SiLU, against the row groups, rows of one run): [8,2048,1024] 44.4
 // -> 30.7 us, [64,2048,1024] 299 -> 211, [128,2048,1024] 588 -> 417.
-template <class T, int W, class Wt = T, class SiluFlag = bool>
+template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_rows_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;

@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
 // go to slot b (the grid has one block column); with partials null (a batch
 // of one: Conv1dLaunch::sums_direct), to DW and DB, as the reduction of one
 // slot would write them.
-template <class T, int W, class Wt = T, class SiluFlag = bool>
+template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(W, sizeof(T)))
     backward_row_groups_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;

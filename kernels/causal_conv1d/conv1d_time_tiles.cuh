@@ -248,7 +248,7 @@ __device__ __forceinline__ void vector_gradients(const Taps<T, W, Wt> &taps, con
 // one, a block a row): the block's sums are DW and DB, written as the
 // reduction of its one slot would (no reduction launch after it), where
 // partials is null.
-template <class T, int W, class Wt = T, class SiluFlag = bool>
+template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
