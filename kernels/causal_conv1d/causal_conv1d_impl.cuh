@@ -97,46 +97,52 @@ int forward_width(const Conv1dProblem &p, cudaStream_t stream) {
 }
 
 // The backward's main kernel and the reduction of its dw/db partial sums,
-// as `launch` says (partial_slots 0: none written, the reduction gives zeros).
+// as `launch` says (partial_slots 0: none written, the reduction gives zeros;
+// sums_direct: the kernel's partials null, its sums DW and DB, a run-time
+// flag). The staged and register kernels serve 2- and 4-byte x (f64, with no
+// speed target, takes the walks: fewer kernels to build).
 template <class T, class Wt, int W>
 int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *partials, cudaStream_t stream) {
   if (launch.grid_x * launch.grid_y > 0) {
     const dim3 grid = grid_of(launch);
-    if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
+    Acc<T> *slots = launch.sums_direct ? nullptr : partials;
+    bool launched = true;
+    if (launch.kernel == Conv1dKernel::WalkTime) {
+      backward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+    } else if (launch.kernel == Conv1dKernel::WalkChannels) {
+      backward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+    } else if constexpr (sizeof(T) <= 4) {
+      // SiLU as a template argument (run-time flags cost these issue-bound kernels 5-40%, session 20)
       with_silu(p.silu, [&](auto silu) {
-        if (launch.sums_direct) {
-          backward_time_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, stream>>>(p, nullptr);
-        } else {
-          backward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
-        }
-      });
-    } else if (launch.kernel == Conv1dKernel::RegisterTimeTiles) {
-      if constexpr (sizeof(T) <= 4 && kHaloVecs<T, W> == 1)
-        with_silu(p.silu, [&](auto silu) {
-          if (launch.sums_direct) {
-            backward_register_tiles_kernel<T, W, silu, Wt, true><<<grid, kThreads, 0, stream>>>(p, nullptr);
-          } else {
-            backward_register_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
-          }
-        });
-    } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
-      with_silu(p.silu, [&](auto silu) {
-        backward_row_groups_kernel<T, W, silu, Wt>
-            <<<grid, kThreads, 0, stream>>>(p, launch.sums_direct ? nullptr : partials);
-      });
-    } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
-      if constexpr (sizeof(T) <= 4)
-        with_silu(p.silu, [&](auto silu) {
+        using Silu = decltype(silu);
+        if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
+          backward_time_tiles_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+        } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
+          backward_row_groups_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+        } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
           with_seq(p, [&](auto seq) {
-            backward_channel_tiles_kernel<T, W, silu, seq, Wt>
+            backward_channel_tiles_kernel<T, W, seq, Wt, Silu>
                 <<<grid, kThreads, 0, stream>>>(p, partials, static_cast<int>(launch.chunk));
           });
-        });
-    } else if (launch.kernel == Conv1dKernel::WalkTime) {
-      backward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+        } else if constexpr (kHaloVecs<T, W> == 1) {
+          if (launch.kernel == Conv1dKernel::RegisterTimeTiles) {
+            backward_register_tiles_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+          } else if (launch.kernel == Conv1dKernel::RegisterRows) {
+            if constexpr (Conv1dTraits::register_warp_rows(sizeof(T)))
+              backward_register_rows_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+            else
+              launched = false;
+          } else {
+            launched = false;
+          }
+        } else {
+          launched = false;
+        }
+      });
     } else {
-      backward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p, partials);
+      launched = false;
     }
+    if (!launched) return 3;  // (a kernel the heuristics never choose for this type and width)
     if (const int rc = launch_error()) return rc;
   }
   if ((p.dweight.data || p.dbias.data) && p.channels > 0 && !launch.sums_direct)
@@ -179,22 +185,28 @@ int update_width(const Conv1dProblem &p, cudaStream_t stream) {
       return vectors(bytes, One{});
     }
   }
-  if (launch.kernel == Conv1dKernel::UpdateCircularRows) {
-    const auto rows = [&](auto bytes) {
-      constexpr int kBytes = decltype(bytes)::value;
-      if (p.state_indices.data)
-        update_circular_rows_kernel<T, W, Wt, kBytes, true><<<grid, kUpdateThreads, 0, stream>>>(p);
-      else
-        update_circular_rows_kernel<T, W, Wt, kBytes, false><<<grid, kUpdateThreads, 0, stream>>>(p);
+  // (f64 takes update_kernel with 64-bit offsets alone: conv1d_update_choice.h)
+  if constexpr (sizeof(T) <= 4) {
+    if (launch.kernel == Conv1dKernel::UpdateCircularRows) {
+      const auto rows = [&](auto bytes) {
+        constexpr int kBytes = decltype(bytes)::value;
+        if (p.state_indices.data)
+          update_circular_rows_kernel<T, W, Wt, kBytes, true><<<grid, kUpdateThreads, 0, stream>>>(p);
+        else
+          update_circular_rows_kernel<T, W, Wt, kBytes, false><<<grid, kUpdateThreads, 0, stream>>>(p);
+        return launch_error();
+      };
+      constexpr int kMin = Conv1dUpdateCircularTraits::kMinRowBytes;  // 16, 32 or 64 bytes
+      if (launch.vector_bytes == kMin) return rows(std::integral_constant<int, kMin>{});
+      if (launch.vector_bytes == 2 * kMin) return rows(std::integral_constant<int, 2 * kMin>{});
+      return rows(std::integral_constant<int, 4 * kMin>{});
+    }
+    if (launch.offsets32) {
+      update_kernel<T, W, Wt, int32_t><<<grid, kUpdateThreads, 0, stream>>>(p);
       return launch_error();
-    };
-    constexpr int kMin = Conv1dUpdateCircularTraits::kMinRowBytes;  // 16, 32 or 64 bytes
-    if (launch.vector_bytes == kMin) return rows(std::integral_constant<int, kMin>{});
-    if (launch.vector_bytes == 2 * kMin) return rows(std::integral_constant<int, 2 * kMin>{});
-    return rows(std::integral_constant<int, 4 * kMin>{});
+    }
   }
-  if (launch.offsets32) update_kernel<T, W, Wt, int32_t><<<grid, kUpdateThreads, 0, stream>>>(p);
-  else update_kernel<T, W, Wt, int64_t><<<grid, kUpdateThreads, 0, stream>>>(p);
+  update_kernel<T, W, Wt, int64_t><<<grid, kUpdateThreads, 0, stream>>>(p);
   return launch_error();
 }
 

@@ -181,8 +181,9 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
 
 // Step s computes g[s] from x_pad[s - (W-1) .. s] and, W-1 steps behind,
 // dx[s - (W-1)]; the chunk's last box runs W-1 steps past the chunk for the
-// g that its last dx need. Partial dw/db per (b, chunk) slot.
-template <class T, int W, bool Silu, bool Seq, class Wt = T>
+// g that its last dx need. Partial dw/db per (b, chunk) slot. SiluFlag: as
+// GradTaps' (conv1d_math.cuh).
+template <class T, int W, bool Seq, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_blocks(W, Seq))
     backward_channel_tiles_kernel(Conv1dProblem p, Acc<T> *partials, int chunk) {
   using A = Acc<T>;
@@ -196,8 +197,8 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  constexpr bool kHalved = kHalvedSilu<Wt, Silu>;  // taps halved, gw and parts hold 2g (the slope as in upstream)
-  const ChannelTaps<T, W, Vc, Wt> taps(p, c, kHalved ? A(0.5) : A(1));
+  const bool silu = silu_flag<SiluFlag>(p), halved = kTanhSilu<Wt> && silu;  // halved: taps halved, gw and parts hold 2g
+  const ChannelTaps<T, W, Vc, Wt> taps(p, c, halved ? A(0.5) : A(1));
   A xw[W][Vc], gw[W][Vc], parts[W + 1][Vc];
   SeqWindow<W, Seq> ids;
   auto loading = tiles.start(p), using_ = loading;
@@ -253,9 +254,9 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
 #pragma unroll
             for (int j = 0; j < W; ++j) xm[j][v] = kept(in_mask, j, xw[j][v]);
             A g = dys[v];
-            if constexpr (Silu) {
+            if (silu) {
               const A z = taps.pre_activation(v, xm);  // z/2 when halved
-              if constexpr (kHalved) {
+              if constexpr (kTanhSilu<Wt>) {
                 g = doubled_upstream_at_half(z, g);
               } else {
                 g *= activation_slope<Wt, true>(z);
@@ -278,7 +279,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
 #pragma unroll
           for (int v = 0; v < Vc; ++v)
 #pragma unroll
-            for (int k = 0; k <= W; ++k) slot[v * (W + 1) + k] = kHalved ? A(0.5) * parts[k][v] : parts[k][v];
+            for (int k = 0; k <= W; ++k) slot[v * (W + 1) + k] = halved ? A(0.5) * parts[k][v] : parts[k][v];
         }
       });
 }

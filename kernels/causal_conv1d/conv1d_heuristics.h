@@ -41,7 +41,8 @@ enum class Conv1dKernel {
   UpdateVectors,
   UpdateCircularRows,
   DirectRows,
-  RegisterTimeTiles
+  RegisterTimeTiles,
+  RegisterRows
 };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
@@ -218,20 +219,33 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     Conv1dLaunch l{kernel, ceil_div(lanes, Conv1dTraits::kUpdateThreads), y};
     l.grid_z = ceil_div(p.batch, y);
     l.vector_bytes = bytes ? bytes : row_bytes;
-    l.offsets32 = row_bytes || (!bytes && update_kernel_offsets32(p));
+    l.offsets32 = row_bytes || (!bytes && update_kernel_offsets32(p, elem_bytes));
     return l;
   }
   const bool forward = pass == Conv1dPass::Forward;
   const Conv1dOperands ops = forward ? Conv1dOperands{{&p.x, &p.y}, 2} : Conv1dOperands{{&p.x, &p.dy, &p.dx}, 3};
   const int64_t vec = 16 / elem_bytes;
   // Packed sequences (SEQ_IDX): the time tiles do not mask their windows.
-  if (!p.seq_idx.data && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
+  // f64's backward takes the walks (no speed target: fewer kernels to build).
+  if (!p.seq_idx.data && (forward || elem_bytes <= 4) && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
     const int64_t threads = Conv1dTraits::kThreads;
     const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
     const int64_t units = p.length / vec;
     if (forward && direct_rows_fit(p, elem_bytes, units)) {
       const int64_t per_block = threads * Conv1dTraits::direct_rows_steps(elem_bytes);
       return {K::DirectRows, ceil_div(p.batch * p.channels * units, per_block), 1};
+    }
+    // The backward over rows of one or two warps' runs of the register tiles:
+    // a warp a run, kThreads / 32 runs a block (past 65535 blocks in grid z).
+    const int64_t register_run = 32 * Conv1dTraits::backward_register_tile_steps(elem_bytes);
+    if (!forward && Conv1dTraits::register_warp_rows(elem_bytes) &&
+        (units == register_run || units == 2 * register_run) && p.width - 1 <= vec) {
+      const int64_t blocks = ceil_div(p.batch * p.channels * (units / register_run), threads / 32);
+      Conv1dLaunch l{K::RegisterRows, 1, 1, p.batch};
+      l.grid_z = ceil_div(blocks, kMaxGridY);
+      l.grid_y = ceil_div(blocks, l.grid_z);
+      l.sums_direct = p.batch == 1;
+      return l;
     }
     if (row_groups_fit(units, group_tile)) {
       Conv1dLaunch l = row_groups_grid(p, units, group_tile);
@@ -290,6 +304,8 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_staged_time_tiles";
     case Conv1dKernel::RegisterTimeTiles:
       return "_register_time_tiles";
+    case Conv1dKernel::RegisterRows:
+      return "_register_rows";
     case Conv1dKernel::StagedChannelTiles:
       return "_staged_channel_tiles";
     case Conv1dKernel::StagedRowGroups:

@@ -91,39 +91,31 @@ __device__ __forceinline__ uint4 run_before(const Conv1dProblem &p, const T *row
   return v;
 }
 
-template <class T, int W, bool Silu, class Wt = T, bool Direct = false>
-__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
-    backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
+// A warp's run of vectors u0 .. u0 + kRun - 1 of row (b, c): its dx, and its
+// dw/db partial sums (times the taps' grad_scale) added to parts. x_pad's
+// initial values before the row, zeros past its `units` vectors.
+template <class T, int W, int Steps, class Grad>
+__device__ __forceinline__ void register_run(const Conv1dProblem &p, const Grad &taps, int64_t b, int64_t c,
+                                             int64_t u0, int64_t units, int lane, Acc<T> (&parts)[W + 1]) {
   using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
-  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
-  using Grad = GradTaps<T, W, Silu, Wt>;
-  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
-  const TimeTiles<Steps, 1> tiles(p, V);  // (a tile a block: tile blockIdx.x of its row)
-  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
-  auto q = tiles.start(p);
-  q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
-  if (q.row >= p.batch * p.channels) return;
-  split_row(q.row, p.channels, q.b, q.c);
-  Grad taps(p, q.c);
-  A parts[W + 1] = {};
-  // The lane's vectors u0 + run + m * 32 + lane of x and dy, and lane 0's beside the warp's run.
+  constexpr int V = kTimeVec<T>, kRun = 32 * Steps;
+  // The lane's vectors u0 + m * 32 + lane of x and dy, and lane 0's beside the warp's run.
   uint4 xr[Steps], dr[Steps];
-  const T *xrow = row_of<T>(p.x, q.b, q.c), *dyrow = row_of<T>(p.dy, q.b, q.c);
+  const T *xrow = row_of<T>(p.x, b, c), *dyrow = row_of<T>(p.dy, b, c);
   {
-    const T *xs = xrow + (q.u0 + run + lane) * V, *ds = dyrow + (q.u0 + run + lane) * V;
+    const T *xs = xrow + (u0 + lane) * V, *ds = dyrow + (u0 + lane) * V;
 #pragma unroll
     for (int m = Steps - 1; m >= 0; --m) {
       xr[m] = load_vector16(xs + m * 32 * V);
       dr[m] = load_vector16(ds + m * 32 * V);
     }
   }
-  const uint4 before = run_before<T, W>(p, xrow, q.b, q.c, q.u0 + run - 1);
-  const uint4 after_x = lane0_vector<T>(xrow, q.u0 + run + kRun, tiles.units);
-  const uint4 after_dy = lane0_vector<T>(dyrow, q.u0 + run + kRun, tiles.units);
+  const uint4 before = run_before<T, W>(p, xrow, b, c, u0 - 1);
+  const uint4 after_x = lane0_vector<T>(xrow, u0 + kRun, units);
+  const uint4 after_dy = lane0_vector<T>(dyrow, u0 + kRun, units);
   A later[W - 1];  // the step after's shifted g: the W-1 g after the run
   upstream_after_run_lanes<T, W>(taps, xr[Steps - 1], after_x, after_dy, later);
-  T *dxr = row_of<T>(p.dx, q.b, q.c) + (q.u0 + run + lane) * V;
+  T *dxr = row_of<T>(p.dx, b, c) + (u0 + lane) * V;
 #pragma unroll
   for (int m = Steps - 1; m >= 0; --m) {
     const uint4 xcur = xr[m], dcur = dr[m];
@@ -143,10 +135,33 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
 #pragma unroll
     for (int a = 0; a < W - 1; ++a) later[a] = shifted[a];
   }
-  if (q.row_ends) {  // (always: the tile is its row's one in this block; a branch ptxas allocates better around)
 #pragma unroll
-    for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
-    if constexpr (Direct) {  // (0 + sum: the reduction's bits)
+  for (int k = 0; k <= W; ++k) parts[k] *= taps.grad_scale();
+}
+
+// Block (x, y, z) takes tile x of row z * gridDim.y + y. Partial sums go to
+// slot b * gridDim.x + blockIdx.x, or with partials null
+// (Conv1dLaunch::sums_direct) to DW and DB. SiluFlag: as GradTaps'
+// (conv1d_math.cuh; a run-time SiLU spilled up to 170 bytes here at 64
+// registers and ran 5-40% slower, session 20).
+template <class T, int W, class Wt, class SiluFlag>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
+    backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
+  const TimeTiles<Steps, 1> tiles(p, kTimeVec<T>);  // (a tile a block: tile blockIdx.x of its row)
+  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
+  auto q = tiles.start(p);
+  q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
+  if (q.row >= p.batch * p.channels) return;
+  split_row(q.row, p.channels, q.b, q.c);
+  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, q.c);
+  A parts[W + 1] = {};
+  register_run<T, W, Steps>(p, taps, q.b, q.c, q.u0 + run, tiles.units, lane, parts);
+  if (q.row_ends) {  // (always: the tile is its row's one in this block; a branch ptxas allocates better around)
+    if (!partials) {  // (0 + sum: the reduction's bits)
       block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
     } else {
       // (block_partials' sum with a lambda of its own: one shared by two kernels made its shared
@@ -155,6 +170,62 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
       block_sum<A, W>(parts, [&](unsigned k, A sum) { partials[(slot * p.channels + q.c) * (W + 1) + k] = sum; });
     }
   }
+}
+
+// Rows of one or two warps' runs (16-bit L 1024 and 2048, f32 L 512 and
+// 1024: the row groups staged the shorter ones whole, several a tile,
+// through a ring with its barriers; the staged time tiles the others): a
+// warp a run, kThreads / 32 runs a block (block (y, z): runs (z * gridDim.y +
+// y) * kThreads / 32 on), a row's sums over its warps in order into slot b,
+// or with partials null to DW and DB. Session 20 (H200, bf16 x, f32 weights,
+// W 4, SiLU, against the row groups, rows of one run): [8,2048,1024] 44.4
+// -> 30.7 us, [64,2048,1024] 299 -> 211, [128,2048,1024] 588 -> 417.
+template <class T, int W, class Wt, class SiluFlag>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
+    backward_register_rows_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  constexpr int kWarps = kThreads / 32;
+  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  static_assert(kWarps == 4, "two pairs of warps, named barriers 1 and 2");
+  __shared__ A red[kWarps][W + 1];
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t units = p.length / kTimeVec<T>;
+  const int shift = units == kRun ? 0 : 1;  // log2 of the runs a row (conv1d_heuristics.h: 1 or 2)
+  const int64_t row = ((static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y) * kWarps + warp) >> shift;
+  const int run = warp & shift;  // the warp's run of its row
+  if (row >= p.batch * p.channels) return;  // (a row's warps together: its pair's barrier below stays whole)
+  int64_t b, c;
+  split_row(row, p.channels, b, c);
+  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, c);
+  A parts[W + 1] = {};
+  register_run<T, W, Steps>(p, taps, b, c, int64_t{run} * kRun, units, lane, parts);
+  auto write = [&](int k, A sum) {
+    if (partials) {
+      partials[(b * p.channels + c) * (W + 1) + k] = sum;
+    } else {  // (0 + sum: the reduction's bits)
+      store_channel_sum<Wt, W>(p, c, k, A(0) + sum);
+    }
+  };
+#pragma unroll
+  for (int k = 0; k <= W; ++k) {
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) parts[k] += __shfl_xor_sync(0xffffffffu, parts[k], off);
+    if (shift == 0 && lane == k) write(k, parts[k]);
+  }
+  if (shift == 0) return;
+  // Two warps a row: the first adds the second's sums after its own (the block sum's order), past a
+  // barrier of the pair alone (named barrier 1 + warp / 2, 64 threads; kThreads 128).
+  if (lane == 0)
+#pragma unroll
+    for (int k = 0; k <= W; ++k) red[warp][k] = parts[k];
+  if (warp < 2) {
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 2, 64;" ::: "memory");
+  }
+  if (run == 0 && lane <= W) write(lane, red[warp][lane] + red[warp + 1][lane]);
 }
 
 }  // namespace baracuda::kernels::conv1d

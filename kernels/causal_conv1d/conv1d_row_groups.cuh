@@ -176,11 +176,11 @@ __global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProb
 // go to slot b (the grid has one block column); with partials null (a batch
 // of one: Conv1dLaunch::sums_direct), to DW and DB, as the reduction of one
 // slot would write them.
-template <class T, int W, bool Silu, class Wt = T>
+template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(W, sizeof(T)))
     backward_row_groups_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
-  using Grad = GradTaps<T, W, Silu, Wt, false>;
+  using Grad = GradTaps<T, W, Wt, false, SiluFlag>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kBackwardTileSteps, kRun = 32 * Steps;
   using Groups = RowGroups<Steps>;
   constexpr int kSegments = Groups::kVecs / Conv1dTraits::kGroupMinVecs;
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_group_blocks(
       const int r = q / (W + 1), k = q - r * (W + 1);
       A sum = A(0);
       for (int t = 0; t < per_row; ++t) sum += segment_sums[i % 2][r * per_row + t][k];
-      sum *= Grad::kGradScale;
+      // (GradTaps' plain form: sums of g itself, no scale)
       if (partials) {
         partials[(first + r) * (W + 1) + k] = sum;
       } else {  // row first + r is channel first + r

@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
   // the W-1 timesteps from `from`, plus what arrives through FINAL_STATES.
   auto transposed = [&](int64_t from, A (&out)[W - 1]) {
     A g[2 * (W - 1)];
-#pragma unroll
+#pragma unroll 1
     for (int s = 0; s < 2 * (W - 1); ++s) g[s] = g_at(from + s);
 #pragma unroll
     for (int j = 0; j < W - 1; ++j) {
@@ -84,17 +84,20 @@ __global__ void __launch_bounds__(kThreads) row_ends_kernel(Conv1dProblem p) {
       out[j] = sum;
     }
   };
-  A ends[W - 1];
-  if (p.dinitial.data) {  // the W-1 inputs before x
-    transposed(-(W - 1), ends);
-#pragma unroll
-    for (int j = 0; j < W - 1; ++j) *at<T>(p.dinitial, b, c, j) = Accum<T>::store(ends[j]);
-  }
-  if (p.dfinal.data) {  // dx of the last W-1 inputs, recomputed whole so that it is rounded once
-    transposed(L - (W - 1), ends);
+  // DINITIAL_STATES (the W-1 inputs before x), then dx of the last W-1
+  // inputs, recomputed whole so that it is rounded once (DFINAL_STATES): one
+  // copy of `transposed` in a loop (the kernel is a thread a row; unrolled,
+  // its two copies were most of its code and build time).
+#pragma unroll 1
+  for (int end = 0; end < 2; ++end) {
+    const Conv1dView &out = end ? p.dx : p.dinitial;
+    if (!(end ? p.dfinal.data : p.dinitial.data)) continue;
+    const int64_t from = end ? L - (W - 1) : -(W - 1);
+    A ends[W - 1];
+    transposed(from, ends);
 #pragma unroll
     for (int j = 0; j < W - 1; ++j)
-      if (L - (W - 1) + j >= 0) *at<T>(p.dx, b, c, L - (W - 1) + j) = Accum<T>::store(ends[j]);
+      if (!end || from + j >= 0) *at<T>(out, b, c, end ? from + j : j) = Accum<T>::store(ends[j]);
   }
 }
 

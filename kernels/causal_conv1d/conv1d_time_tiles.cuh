@@ -208,8 +208,7 @@ __device__ __forceinline__ void lane_upstream(const Grad &taps, const Acc<T> *wi
   constexpr int V = kTimeVec<T>;
   Acc<T> dy[V];
   unpack_raw<T, V>(dy_raw, dy);
-#pragma unroll
-  for (int e = 0; e < V; ++e) g[e] = taps.upstream(win + e, dy[e]);
+  taps.upstream_vector(win, dy, g);
 #pragma unroll
   for (int a = 0; a < W - 1; ++a) shifted[a] = __shfl_sync(0xffffffffu, g[a % V], (lane + 1 + a / V) % 32);
 }
@@ -247,10 +246,9 @@ __device__ __forceinline__ void vector_gradients(const Taps<T, W, Wt> &taps, con
 // ~59 instructions an element). Partial dw/db per row go to slot
 // b * gridDim.x + blockIdx.x; Direct (Conv1dLaunch::sums_direct: a batch of
 // one, a block a row): the block's sums are DW and DB, written as the
-// reduction of its one slot would (no reduction launch after it). (A
-// compile-time choice: the run-time one cost the kernel with slots 3-9% on
-// grids whose blocks walk several rows, session 18.)
-template <class T, int W, bool Silu, class Wt = T, bool Direct = false>
+// reduction of its one slot would (no reduction launch after it), where
+// partials is null.
+template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(sizeof(T)))
     backward_time_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
@@ -264,7 +262,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
   const Tiles tiles(p, V);
   auto loading = tiles.start(p);
-  using Grad = GradTaps<T, W, Silu, Wt>;
+  using Grad = GradTaps<T, W, Wt, true, SiluFlag>;
   Grad taps(p, loading.c);
   A parts[W + 1] = {};
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * (32 * Steps);
@@ -294,7 +292,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
       },
       [&](int64_t i, int s) {
         const auto &q = tile_of[s];
-        if (i > 0 && q.k == 0) taps = Grad(row_taps[s]);
+        if (i > 0 && q.k == 0) taps = Grad(row_taps[s], taps.silu);
         T *dxr = at<T>(p.dx, q.b, q.c, (q.u0 + run + lane) * V);
         A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
         if (run + Steps * 32 < q.n + H)  // (vectors from n + H on are never read)
@@ -317,8 +315,8 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
         }
         if (q.row_ends) {
 #pragma unroll
-          for (int k = 0; k <= W; ++k) parts[k] *= Grad::kGradScale;
-          if constexpr (Direct) {  // (0 + sum: the reduction's bits)
+          for (int k = 0; k <= W; ++k) parts[k] *= taps.grad_scale();
+          if (!partials) {  // (0 + sum: the reduction's bits)
             block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
           } else {
             block_partials<A, W>(parts, partials, q.b * gridDim.x + blockIdx.x, p.channels, q.c);

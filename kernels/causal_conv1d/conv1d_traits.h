@@ -89,26 +89,37 @@ struct Conv1dTraits {
   // The register tiles' backward (conv1d_register_tiles.cuh: one-tile
   // blocks of the time tiles' backward with a warp's run in registers): the
   // blocks an SM it is compiled for (64 registers to W 6; 7 blocks lost
-  // 0.5-6%), its tile's vectors a lane (the time tiles' values: the same
-  // tiles), and whether 16-bit rows of several whole tiles take it too (a
-  // block a tile). Session 19 (H200, bf16 x with f32 weights, W 4, bias +
-  // SiLU, bench/NOTES.md): [8,4096,4096] 229.5 -> 189.9 us (Tri Dao's 212.0),
+  // 0.5-6%), its tile's vectors a lane (16 bits: the time tiles' value),
+  // and whether rows of several whole tiles take it too (a block a tile).
+  // Session 19 (H200, bf16 x with f32 weights, W 4, bias + SiLU,
+  // bench/NOTES.md): [8,4096,4096] 229.5 -> 189.9 us (Tri Dao's 212.0),
   // [64,2048,4096] 902 -> 782; rows of several tiles [8,4096,8192] 455 -> 414,
-  // f16 W3 [2,1536,16384] 86.3 -> 75.0, [64,768,32768] 2568 / 2576; f32 rows
-  // of several tiles as one-tile blocks lost 5-11% to the staged ring.
+  // f16 W3 [2,1536,16384] 86.3 -> 75.0, [64,768,32768] 2568 / 2576 (f32 rows
+  // of several 2-vector tiles as one-tile blocks lost 5-11% to the staged
+  // ring). Session 20: f32 at 4 vectors a lane (tiles of 2048 timesteps),
+  // rows of several a block a tile, against the staged ring: [8,4096,4096] W4
+  // 400.4 -> 377.2, [8,4096,8192] 808.9 -> 747.7, [64,2048,4096] 1601 -> 1480.
   static constexpr int kBackwardRegisterBlocks = 8;
   static constexpr int kBackwardRegisterBlocksW8 = 6;  // W 7, 8 (at 64 registers W 8 spilled 56 bytes)
   static constexpr int backward_register_blocks(int width) {
     return width <= 6 ? kBackwardRegisterBlocks : kBackwardRegisterBlocksW8;
   }
   static constexpr int kBackwardRegisterTileSteps = 4;
-  static constexpr int kBackwardRegisterTileStepsF32 = 2;
+  static constexpr int kBackwardRegisterTileStepsF32 = 4;
   static constexpr int backward_register_tile_steps(int elem_bytes) {
     return elem_bytes == 4 ? kBackwardRegisterTileStepsF32 : kBackwardRegisterTileSteps;
   }
   static constexpr bool kBackwardRegisterOneTileAll = true;
+  // Rows of one or two warps' runs (16-bit L 1024 and 2048, f32 L 512 and
+  // 1024, which the row groups and the staged tiles took) take the register
+  // rows, a warp a run (conv1d_register_tiles.cuh; session 20: bf16
+  // [8,2048,1024] 44.4 -> 30.5 us, [8,2048,2048] 92.4 -> 55.4, f32
+  // [64,2048,512] W4 228.9 -> 198.4; f32 [1,2048,1024] 8.8 -> 10.3, half the
+  // blocks of a one-tile row at 2 vectors a lane).
+  static constexpr bool kBackwardRegisterWarpRows = true;
+  static constexpr bool register_warp_rows(int elem_bytes) { return kBackwardRegisterWarpRows && elem_bytes <= 4; }
   static constexpr bool register_one_tile_all(int elem_bytes) {
-    return kBackwardRegisterOneTileAll && elem_bytes == 2;
+    return kBackwardRegisterOneTileAll && elem_bytes <= 4;
   }
   // Row groups: [B, C, L] rows of at most half a time tile (L <= 1024 in
   // 16-bit, forward) staged whole, several to a tile, so that a block's tile

@@ -59,7 +59,8 @@ inline bool update_offsets_fit_int32(const Conv1dProblem &p) {
          offsets_fit_int32(p.cache_seqlens, batch, 1) && offsets_fit_int32(p.state_indices, batch, 1);
 }
 
-// update_kernel takes 32-bit offsets (where they fit) from this many batch
+// update_kernel takes 32-bit offsets (where they fit; not f64's, which has
+// one form) from this many batch
 // rows by channels up and to this width: fewer instructions a thread paid
 // from B64 C5376 up (session 18, H200: two tokens 6.34 -> 5.66 us, B256
 // 20.0 -> 16.0; W 6 6.91 -> 5.89) but cost a B1 step of two tokens 2.04 ->
@@ -68,13 +69,14 @@ struct Conv1dUpdateOffsetsTraits {
   static constexpr int64_t kInt32From = int64_t{1} << 16;
   static constexpr int kInt32MaxWidth = 6;
 };
-inline bool update_kernel_offsets32(const Conv1dProblem &p) {
-  return p.batch * p.channels >= Conv1dUpdateOffsetsTraits::kInt32From &&
+inline bool update_kernel_offsets32(const Conv1dProblem &p, int elem_bytes) {
+  return elem_bytes <= 4 && p.batch * p.channels >= Conv1dUpdateOffsetsTraits::kInt32From &&
          p.width <= Conv1dUpdateOffsetsTraits::kInt32MaxWidth && update_offsets_fit_int32(p);
 }
 
 // The state row's bytes where the circular-rows kernel serves p, else 0: a
-// circular state (CACHE_SEQLENS) whose rows are contiguous, 16, 32 or 64
+// circular state (CACHE_SEQLENS) of 2- or 4-byte elements (f64, with no
+// speed target, takes update_kernel) whose rows are contiguous, 16, 32 or 64
 // bytes, and 16-byte aligned (the pointer and both outer strides), with
 // 32-bit offsets.
 inline int update_circular_row_bytes(const Conv1dProblem &p, int elem_bytes) {
@@ -83,7 +85,7 @@ inline int update_circular_row_bytes(const Conv1dProblem &p, int elem_bytes) {
                      bytes <= Conv1dUpdateCircularTraits::kMaxRowBytes && (bytes & (bytes - 1)) == 0;
   const bool aligned = reinterpret_cast<uintptr_t>(p.state.data) % 16 == 0 &&
                        p.state.stride[0] * elem_bytes % 16 == 0 && p.state.stride[1] * elem_bytes % 16 == 0;
-  return p.cache_seqlens.data && p.state.stride[2] == 1 && sized && aligned && update_offsets_fit_int32(p)
+  return elem_bytes <= 4 && p.cache_seqlens.data && p.state.stride[2] == 1 && sized && aligned && update_offsets_fit_int32(p)
              ? static_cast<int>(bytes)
              : 0;
 }

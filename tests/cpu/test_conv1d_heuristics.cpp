@@ -54,6 +54,13 @@ int64_t channels_past_direct_cap(int64_t length, int bytes) {
   return Conv1dTraits::kDirectRowsMaxBytes / (2 * length * bytes) + 1;
 }
 
+// Whether the backward over dense rows of `length` takes the register rows
+// (a warp a run): rows of one or two warps' runs of the register tiles.
+bool warp_rows(int bytes, int64_t length) {
+  const int64_t run = 16 / bytes * 32 * Conv1dTraits::backward_register_tile_steps(bytes);
+  return Conv1dTraits::register_warp_rows(bytes) && (length == run || length == 2 * run);
+}
+
 // Timesteps of a register tile (conv1d_register_tiles.cuh) for elements of `bytes`.
 int64_t register_tile_steps(int bytes) {
   return 16 / bytes * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
@@ -67,6 +74,11 @@ bool one_tile_blocks(int bytes, int64_t length) {
   return bytes <= 4 && length % tile == 0 && (length == tile || Conv1dTraits::register_one_tile_all(bytes));
 }
 
+// Whether a pass of elements of `bytes` takes the staged and register
+// kernels where the layout allows: every pass but f64's backward, which
+// takes the walks (no speed target: fewer kernels to build).
+bool staged_pass(Conv1dPass pass, int bytes) { return pass == Conv1dPass::Forward || bytes <= 4; }
+
 // The kernel of the time tiles a pass over p takes.
 Conv1dKernel time_tiles_of(Conv1dPass pass, int bytes, const Conv1dProblem &p) {
   const bool registers = pass == Conv1dPass::Backward && one_tile_blocks(bytes, p.length);
@@ -77,6 +89,7 @@ TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the stage
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
+      if (!staged_pass(pass, bytes)) continue;  // (f64's backward: below)
       const int64_t tile = tile_steps(pass, bytes);
       // (Rows not a power of two of vectors: the forward's register-fed rows take those, below.)
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 3 * tile, 4)) == Conv1dKernel::StagedTimeTiles);
@@ -94,7 +107,7 @@ TEST_CASE("conv1d heuristics: the time tiles' backward takes its tile size per e
   CHECK(Conv1dTraits::backward_time_tile_steps(4) == Conv1dTraits::kBackwardTimeTileStepsF32);
   CHECK(Conv1dTraits::backward_time_tile_steps(2) == Conv1dTraits::kBackwardTimeTileSteps);
   CHECK(Conv1dTraits::backward_time_tile_steps(8) == Conv1dTraits::kBackwardTimeTileSteps);
-  for (const int bytes : {2, 4, 8}) {
+  for (const int bytes : {2, 4}) {
     CAPTURE(bytes);
     const int64_t vec = 16 / bytes;
     const int64_t tile = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_time_tile_steps(bytes);
@@ -158,10 +171,11 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
   // The forward of 2- and 4-byte elements takes the register-fed rows (below).
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
-      if (pass == Conv1dPass::Forward && bytes < 8) continue;
+      if ((pass == Conv1dPass::Forward && bytes < 8) || !staged_pass(pass, bytes)) continue;
       const int64_t vec = 16 / bytes, tile = tile_steps(pass, bytes);
       for (const int64_t length : {vec * Conv1dTraits::kGroupMinVecs, tile / 4, tile / 2}) {
         CAPTURE(bytes, length);
+        if (pass == Conv1dPass::Backward && warp_rows(bytes, length)) continue;  // (the register rows: below)
         const Conv1dLaunch l = choose_conv1d_launch(pass, bytes, dense_conv1d_problem(3, 1000, length, 4));
         CHECK(l.kernel == Conv1dKernel::StagedRowGroups);
         // tile / length rows a tile, kGroupTilesPerBlock tiles a block row but
@@ -189,7 +203,7 @@ TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take
 
 TEST_CASE("conv1d heuristics: the row groups' backward of a batch of one writes DW and DB itself",
           "[heuristics][causal_conv1d]") {
-  for (const int bytes : {2, 4, 8}) {
+  for (const int bytes : {2, 4}) {
     CAPTURE(bytes);
     const int64_t length = 16 / bytes * Conv1dTraits::kGroupMinVecs;
     const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 1000, length, 4));
@@ -204,7 +218,7 @@ TEST_CASE("conv1d heuristics: the row groups' backward of a batch of one writes 
 
 TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a block a row, writes DW and DB itself",
           "[heuristics][causal_conv1d]") {
-  for (const int bytes : {2, 4, 8}) {
+  for (const int bytes : {2, 4}) {
     CAPTURE(bytes);
     const int64_t vec = 16 / bytes;
     const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::backward_time_tile_steps(bytes) *
@@ -212,6 +226,7 @@ TEST_CASE("conv1d heuristics: the time tiles' backward of a batch of one, a bloc
     // Rows of one block column: block row c is channel c, its sums DW and DB.
     for (const int64_t length : {block / 8, block}) {
       CAPTURE(length);
+      if (warp_rows(bytes, length)) continue;  // (the register rows: below)
       const Conv1dProblem p = dense_conv1d_problem(1, 1000, length, 4);
       const Conv1dLaunch one = choose_conv1d_launch(Conv1dPass::Backward, bytes, p);
       CHECK(one.kernel == time_tiles_of(Conv1dPass::Backward, bytes, p));
@@ -288,9 +303,49 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
     CHECK(two.grid_x == (blocks_a_tile ? 2 : 1));
     CHECK(two.partial_slots == two.grid_x * 2);
   }
-  // f64 keeps the staged time tiles.
-  CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, 2 * Conv1dTraits::kThreads * 4, 2)) ==
-        Conv1dKernel::StagedTimeTiles);
+}
+
+TEST_CASE("conv1d heuristics: rows of one or two warps' register runs take the register rows, a warp a run",
+          "[heuristics][causal_conv1d]") {
+  const int64_t warps = Conv1dTraits::kThreads / 32;
+  for (const int bytes : {2, 4}) {
+    const int64_t run = 16 / bytes * 32 * Conv1dTraits::backward_register_tile_steps(bytes);  // timesteps
+    REQUIRE(warp_rows(bytes, run));
+    for (const int64_t runs : {1, 2}) {
+      for (int width = Conv1dTraits::kMinWidth; width <= 16 / bytes + 1; ++width) {
+        CAPTURE(bytes, runs, width);
+        // kThreads / 32 runs a block, one block column, a slot per b.
+        const Conv1dLaunch l =
+            choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, runs * run, width));
+        CHECK(l.kernel == Conv1dKernel::RegisterRows);
+        CHECK(l.grid_x == 1);
+        CHECK(l.grid_y == (303 * runs + warps - 1) / warps);
+        CHECK(l.grid_z == 1);
+        CHECK(l.partial_slots == 3);
+        CHECK_FALSE(l.sums_direct);
+      }
+      // A batch of one writes DW and DB itself (a warp's row is its channel, however many); past 65535
+      // blocks, grid z, split evenly.
+      CHECK(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 100, runs * run, 4)).sums_direct);
+      CHECK(choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(1, 70000, runs * run, 4)).sums_direct);
+      const Conv1dLaunch many =
+          choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(4, 65536, runs * run, 4));
+      const int64_t blocks = 65536 * runs;  // 4 * 65536 * runs runs, kThreads / 32 a block
+      CHECK(many.grid_z == (blocks + 65534) / 65535);
+      CHECK(many.grid_y == (blocks + many.grid_z - 1) / many.grid_z);
+      CHECK(many.grid_y * many.grid_z * warps >= 4 * 65536 * runs);
+      // W-1 inputs past the vector before: the staged kernels.
+      CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, runs * run, 16 / bytes + 2)) !=
+            Conv1dKernel::RegisterRows);
+    }
+    // Half a run: the row groups; four runs (a tile): the register tiles.
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, run / 2, 4)) ==
+          Conv1dKernel::StagedRowGroups);
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, dense_conv1d_problem(3, 101, 4 * run, 4)) ==
+          Conv1dKernel::RegisterTimeTiles);
+    // The forward over such rows keeps the register-fed rows.
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 101, run, 4)) == Conv1dKernel::DirectRows);
+  }
 }
 
 TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass to the walk kernels",
@@ -525,7 +580,7 @@ TEST_CASE("conv1d heuristics: a circular state of 16-, 32- or 64-byte rows takes
   CHECK(l.grid_z == 1);
   CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, circular(3, 8, 8)).vector_bytes == 16);
   CHECK(choose_conv1d_launch(Conv1dPass::Update, 4, circular(3, 8, 16)).vector_bytes == 64);
-  CHECK(choose_conv1d_launch(Conv1dPass::Update, 8, circular(3, 8, 2)).vector_bytes == 16);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 4, circular(3, 8, 4)).vector_bytes == 16);
   Conv1dProblem q = circular(3, 8, 16);
   q.length = 5;  // several tokens
   CHECK(choose_conv1d_launch(Conv1dPass::Update, 2, q).kernel == Conv1dKernel::UpdateCircularRows);
@@ -700,7 +755,37 @@ TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "
         "causal_conv1d_backward_staged_row_groups_w4_bf16");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 4096, 4) ==
         "causal_conv1d_backward_register_time_tiles_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_BF16, 1024, 4) ==
+        "causal_conv1d_backward_register_rows_w4_bf16");
+  CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F64, 4096, 4) ==
+        "causal_conv1d_backward_walk_time_w4_f64");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_BACKWARD, BARACUDA_DTYPE_F32, 7, 3) ==
         "causal_conv1d_backward_walk_time_w3_f32");
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16, 1, 2) == "causal_conv1d_update_w2_f16");
+}
+
+TEST_CASE("conv1d heuristics: f64's backward takes the walks, its update update_kernel with 64-bit offsets",
+          "[heuristics][causal_conv1d]") {
+  // Dense rows of every length the others' staged kernels take, and channels-last.
+  for (const int64_t length : {16, 256, 1024, 2048, 4096, 16384, 65536}) {
+    CAPTURE(length);
+    CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, length, 4)) == Conv1dKernel::WalkTime);
+    CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(1, 3, length, 2)) == Conv1dKernel::WalkTime);
+    CHECK(kernel_of(Conv1dPass::Backward, 8, channels_last(2, 64, length)) == Conv1dKernel::WalkChannels);
+  }
+  // The forward keeps its staged kernels.
+  CHECK(kernel_of(Conv1dPass::Forward, 8, dense_conv1d_problem(2, 3, 4096, 4)) == Conv1dKernel::StagedTimeTiles);
+  // A circular state of 4 entries (32-byte rows in f64, 16 in f32), and a
+  // batch past the 32-bit offsets' threshold.
+  Conv1dProblem q = dense_update(3, 8, 4, 4);
+  q.cache_seqlens.data = offset_pointer(0);
+  Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Update, 8, q);
+  CHECK(l.kernel == Conv1dKernel::Update);
+  CHECK_FALSE(l.offsets32);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 4, q).kernel == Conv1dKernel::UpdateCircularRows);
+  const int64_t batch = Conv1dUpdateOffsetsTraits::kInt32From / 62 + 1;
+  l = choose_conv1d_launch(Conv1dPass::Update, 8, dense_update(batch, 62, 5, 4));
+  CHECK(l.kernel == Conv1dKernel::Update);
+  CHECK_FALSE(l.offsets32);
+  CHECK(choose_conv1d_launch(Conv1dPass::Update, 4, dense_update(batch, 62, 5, 4)).offsets32);
 }
