@@ -103,8 +103,29 @@ __device__ __forceinline__ PadSlotBuffer pad_slot_buffer(uint4 *smem, const PadS
   return b;
 }
 
-// The rows of the tile from row0 on: their copies and origins; true where
-// this thread found a row of fill values.
+// The tile row (< nrows) that a row on a pad of the innermost outer axis,
+// `r` of the tile, takes its source row from, or r: a reflected, replicated
+// or wrapped row reads the same input row as an interior row of its plane,
+// which shares that row's slot when the tile holds it.
+template <IndexMap M>
+__device__ __forceinline__ int32_t pad_slot_owner(const RowsProblem &p, const RowTiles &t, int64_t row0, int32_t r,
+                                                  int32_t nrows) {
+  if constexpr (M == IndexMap::Constant) {
+    return r;
+  } else {
+    const int axis = p.rank - 2;
+    if (axis < 0) return r;
+    const uint32_t g = static_cast<uint32_t>(row0 + r);
+    const int32_t e = static_cast<int32_t>(g - fast_divide(g, t.outer_div[axis]) * static_cast<uint32_t>(p.out_extent[axis]));
+    const int32_t lo = static_cast<int32_t>(p.pad_low[axis]);
+    const int32_t owner = r - e + lo + static_cast<int32_t>(map_index<M>(e, lo, p.in_extent[axis]));
+    return owner >= 0 && owner < nrows ? owner : r;
+  }
+}
+
+// The rows of the tile from row0 on: their copies and origins (a row whose
+// source row an interior row of the tile stages reads that row's slot and
+// stages nothing); true where this thread found a row of fill values.
 template <int Bytes, IndexMap M>
 __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                               int64_t row0, int32_t nrows) {
@@ -115,9 +136,10 @@ __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlo
   bool fill_rows = false;
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
     const int64_t row = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
-    set_slot_copies<Bytes>(b.s, r, p.in, t, row < 0 ? -1 : row + t.window_begin);
+    const int32_t slot = row < 0 ? r : pad_slot_owner<M>(p, t, row0, r, nrows);
+    set_slot_copies<Bytes>(b.s, r, p.in, t, row < 0 || slot != r ? -1 : row + t.window_begin);
     b.origin[r] =
-        r * f.slot_stride * V + (row < 0 ? 0 : f.lead + slot_phase<Bytes>(p.in, row + t.window_begin) - lo - begin);
+        slot * f.slot_stride * V + (row < 0 ? 0 : f.lead + slot_phase<Bytes>(p.in, row + t.window_begin) - lo - begin);
     fill_rows |= row < 0;
   }
   return fill_rows;
@@ -195,7 +217,9 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
     if (l0 == end) continue;
     const uint4 x = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + l0 - r * w);
     const uint4 y = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r + 1] + l0 - end);
-    *reinterpret_cast<uint4 *>(out + l0) = join_vectors(x, y, (end - l0) * Bytes);
+    // One 16-byte store (ptxas split a plain one into four 4-byte stores, each
+    // a partial-sector write at L2).
+    __stwb(reinterpret_cast<uint4 *>(out + l0), join_vectors(x, y, (end - l0) * Bytes));
   }
 }
 
@@ -220,13 +244,21 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   store_slot_rows<Bytes>(p, f, b, row0, nrows);
 }
 
-// 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of the
-// launch.
+// 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of a
+// device query or the launch. At most PadTilesTraits::kSlotBlocksPerSm
+// blocks an SM of this device (smem_for_blocks_per_sm).
 template <int Bytes, IndexMap M>
 int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &f, cudaStream_t stream) {
   if (f.t.blocks > INT_MAX) return 3;
-  pad_forward_slot_tiles_kernel<Bytes, M>
-      <<<static_cast<unsigned>(f.t.blocks), kTileThreads, f.t.smem_bytes, stream>>>(p, f);
+  int device = 0, smem_per_sm = 0, reserved = 0;
+  cudaError_t err;
+  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) !=
+          cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess)
+    return -static_cast<int>(err);
+  const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, smem_per_sm, reserved, PadTilesTraits::kSlotBlocksPerSm);
+  pad_forward_slot_tiles_kernel<Bytes, M><<<static_cast<unsigned>(f.t.blocks), kTileThreads, smem, stream>>>(p, f);
   return -static_cast<int>(cudaGetLastError());
 }
 

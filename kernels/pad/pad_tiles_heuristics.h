@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 
 #include "common/row_tiles.h"
 #include "common/rows_problem.h"
@@ -98,8 +99,23 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   f.pad_div = fast_divisor(f.pad_columns > 0 ? f.pad_columns : 1);
   // The staged copies take t.slot_vectors of a slot, the rest of its stride is extra bytes.
   const int64_t staged = window > 0 ? (window * elem_bytes + 15) / 16 + 1 : 0;
-  const int64_t rows = PadTilesTraits::kSlotTileBytes / (w * elem_bytes);
+  // Tiles of a whole number of the rows after which the output is back at its
+  // 16-byte phase: every tile then starts where the one before ended, on a
+  // 16-byte boundary (for an aligned output), and no vector is split between two.
+  const int64_t period = 16 / std::gcd<int64_t>(w * elem_bytes, 16);
+  int64_t rows = PadTilesTraits::kSlotTileBytes / (w * elem_bytes);
+  if (rows >= period) rows -= rows % period;
   return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, f.t, (f.slot_stride - staged) * 16);
+}
+
+// The shared memory a slot-tile block asks for (`need` or more) so that at
+// most `blocks` blocks fit an SM of smem_per_sm bytes, each with `reserved`
+// bytes besides; `need` where no more than that fit anyway, or where the
+// padding would pass kMaxTileSmemBytes.
+inline uint32_t smem_for_blocks_per_sm(uint32_t need, int64_t smem_per_sm, int64_t reserved, int blocks) {
+  if (blocks <= 0) return need;
+  const int64_t enough = smem_per_sm / (blocks + 1) - reserved + 1;  // blocks + 1 such blocks do not fit
+  return enough <= need || enough > kMaxTileSmemBytes ? need : static_cast<uint32_t>(enough);
 }
 
 // A pad backward's tiles (reflect, replicate, circular): the dx rows of a

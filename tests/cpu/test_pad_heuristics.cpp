@@ -289,6 +289,12 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
                                        4, f));
   CHECK(f.pad_columns == 7);
   CHECK(f.t.rows_per_block == PadTilesTraits::kSlotTileBytes / (134 * 4));
+  // 16-bit rows of 268 bytes are back at their 16-byte phase every 4 rows: tiles of a multiple of 4 rows,
+  // so that no output vector straddles two tiles.
+  REQUIRE(pad_forward_takes_slot_tiles(at(pad_forward({4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Reflect)),
+                                       2, f));
+  CHECK(f.t.rows_per_block == PadTilesTraits::kSlotTileBytes / 268 / 4 * 4);
+  CHECK(f.t.rows_per_block * 268 % 16 == 0);
   const RowsProblem r4 = at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect));
   CHECK_FALSE(pad_forward_takes_slot_tiles(r4, 4, f));
   CHECK(pad_forward_takes_tiles(r4, 4, t));
@@ -386,4 +392,23 @@ TEST_CASE("row tiles: every output vector of a tile written once, inside a row o
               ++tiles;
             }
   CHECK(tiles > 1000);
+}
+
+TEST_CASE("slot tiles: shared memory padded to a number of blocks an SM", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  // Shared memory an SM and reserved a block: sm_80, sm_86/89, sm_90.
+  const int64_t devices[][2] = {{167936, 1024}, {102400, 1024}, {233472, 1024}};
+  for (const auto &d : devices)
+    for (int blocks = 0; blocks <= 12; ++blocks)
+      for (uint32_t need : {1000u, 8000u, 19855u, 20339u, 30000u, 47000u}) {
+        const uint32_t s = smem_for_blocks_per_sm(need, d[0], d[1], blocks);
+        const int64_t fit = d[0] / (s + d[1]), fit_need = d[0] / (need + d[1]);
+        CHECK(s >= need);
+        CHECK(s <= std::max<uint32_t>(need, kMaxTileSmemBytes));
+        if (blocks == 0 || fit_need <= blocks) CHECK(s == need);  // nothing to cap
+        if (s > need) CHECK(fit == blocks);                      // padded: exactly `blocks` fit
+        if (s == need && blocks > 0 && fit_need > blocks) CHECK(d[0] / (blocks + 1) - d[1] + 1 > kMaxTileSmemBytes);
+      }
+  // The H200's 6 blocks of the grid's 16-bit rank-5 tiles.
+  CHECK(smem_for_blocks_per_sm(20339, 233472, 1024, 6) == 233472 / 7 - 1024 + 1);
 }
