@@ -103,29 +103,8 @@ __device__ __forceinline__ PadSlotBuffer pad_slot_buffer(uint4 *smem, const PadS
   return b;
 }
 
-// The tile row (< nrows) that a row on a pad of the innermost outer axis,
-// `r` of the tile, takes its source row from, or r: a reflected, replicated
-// or wrapped row reads the same input row as an interior row of its plane,
-// which shares that row's slot when the tile holds it.
-template <IndexMap M>
-__device__ __forceinline__ int32_t pad_slot_owner(const RowsProblem &p, const RowTiles &t, int64_t row0, int32_t r,
-                                                  int32_t nrows) {
-  if constexpr (M == IndexMap::Constant) {
-    return r;
-  } else {
-    const int axis = p.rank - 2;
-    if (axis < 0) return r;
-    const uint32_t g = static_cast<uint32_t>(row0 + r);
-    const int32_t e = static_cast<int32_t>(g - fast_divide(g, t.outer_div[axis]) * static_cast<uint32_t>(p.out_extent[axis]));
-    const int32_t lo = static_cast<int32_t>(p.pad_low[axis]);
-    const int32_t owner = r - e + lo + static_cast<int32_t>(map_index<M>(e, lo, p.in_extent[axis]));
-    return owner >= 0 && owner < nrows ? owner : r;
-  }
-}
-
-// The rows of the tile from row0 on: their copies and origins (a row whose
-// source row an interior row of the tile stages reads that row's slot and
-// stages nothing); true where this thread found a row of fill values.
+// The rows of the tile from row0 on: their copies and origins; true where
+// this thread found a row of fill values.
 template <int Bytes, IndexMap M>
 __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                               int64_t row0, int32_t nrows) {
@@ -136,10 +115,9 @@ __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlo
   bool fill_rows = false;
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
     const int64_t row = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
-    const int32_t slot = row < 0 ? r : pad_slot_owner<M>(p, t, row0, r, nrows);
-    set_slot_copies<Bytes>(b.s, r, p.in, t, row < 0 || slot != r ? -1 : row + t.window_begin);
+    set_slot_copies<Bytes>(b.s, r, p.in, t, row < 0 ? -1 : row + t.window_begin);
     b.origin[r] =
-        slot * f.slot_stride * V + (row < 0 ? 0 : f.lead + slot_phase<Bytes>(p.in, row + t.window_begin) - lo - begin);
+        r * f.slot_stride * V + (row < 0 ? 0 : f.lead + slot_phase<Bytes>(p.in, row + t.window_begin) - lo - begin);
     fill_rows |= row < 0;
   }
   return fill_rows;
