@@ -201,10 +201,6 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
   }
 }
 
-__device__ __forceinline__ int32_t tile_rows_from(const RowTiles &t, int64_t row0) {
-  return static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
-}
-
 // One tile a block. The parameters are __grid_constant__, so that no
 // thread copies them to its stack.
 template <int Bytes, IndexMap M>
@@ -212,8 +208,9 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
     pad_forward_slot_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ PadSlotTiles f) {
   extern __shared__ uint4 tile_smem[];
   const PadSlotBuffer b = pad_slot_buffer(tile_smem, f);
-  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * f.t.rows_per_block;
-  const int32_t nrows = tile_rows_from(f.t, row0);
+  int64_t row0;
+  int32_t nrows;
+  pad_slot_tile_rows(f, blockIdx.x, row0, nrows);
   const bool fill_rows = __syncthreads_or(set_slot_rows<Bytes, M>(p, f, b, row0, nrows));
   stage_slot_rows<Bytes>(p.in, f, nrows, b.s.slot, b.s);
   async_copy_commit();
@@ -226,15 +223,18 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
 // device query or the launch. At most PadTilesTraits::kSlotBlocksPerSm
 // blocks an SM of this device (smem_for_blocks_per_sm).
 template <int Bytes, IndexMap M>
-int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &f, cudaStream_t stream) {
-  if (f.t.blocks > INT_MAX) return 3;
-  int device = 0, smem_per_sm = 0, reserved = 0;
+int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &tiles, cudaStream_t stream) {
+  int device = 0, smem_per_sm = 0, reserved = 0, sms = 0;
   cudaError_t err;
   if ((err = cudaGetDevice(&device)) != cudaSuccess ||
       (err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) !=
           cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess)
+      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
     return -static_cast<int>(err);
+  PadSlotTiles f = tiles;
+  set_slot_tail(f, int64_t{sms} * PadTilesTraits::kSlotBlocksPerSm, slot_row_period(f.t.width, Bytes));
+  if (f.t.blocks > INT_MAX) return 3;
   const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, smem_per_sm, reserved, PadTilesTraits::kSlotBlocksPerSm);
   pad_forward_slot_tiles_kernel<Bytes, M><<<static_cast<unsigned>(f.t.blocks), kTileThreads, smem, stream>>>(p, f);
   return -static_cast<int>(cudaGetLastError());

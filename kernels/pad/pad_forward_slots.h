@@ -20,7 +20,20 @@ struct PadSlotTiles {
                         // it, the low pad columns)
   int32_t pad_columns;  // output columns a row outside its interior [a, b)
   FastDivisor pad_div;  // of pad_columns
+  int64_t tail_block;   // blocks from this one on take tiles of tail_rows rows (t.blocks: none)
+  int32_t tail_rows;
 };
+
+// Row r0 of block `block` and its rows: t.rows_per_block rows a tile, then
+// tail_rows from tail_block on.
+BARACUDA_HOST_DEVICE_INLINE void pad_slot_tile_rows(const PadSlotTiles &f, int64_t block, int64_t &row0,
+                                                    int32_t &rows) {
+  const bool tail = block >= f.tail_block;
+  row0 = tail ? f.tail_block * f.t.rows_per_block + (block - f.tail_block) * f.tail_rows
+              : block * f.t.rows_per_block;
+  const int64_t cap = tail ? f.tail_rows : f.t.rows_per_block;
+  rows = static_cast<int32_t>(f.t.rows - row0 < cap ? f.t.rows - row0 : cap);
+}
 
 // The slot vectors an output row of `width` takes, `lead` elements after the
 // slot's start plus a phase under 16 bytes, its window starting `lo` columns

@@ -32,6 +32,9 @@ inline void pad_forward_window(const RowsProblem &p, int64_t &begin, int64_t &co
   count = end > begin ? end - begin : 0;
 }
 
+// The rows after which rows of `width` elements are back at their 16-byte phase.
+inline int64_t slot_row_period(int64_t width, int elem_bytes) { return 16 / std::gcd<int64_t>(width * elem_bytes, 16); }
+
 // Tiles serve short rows (output and staged window at most max_row_bytes)
 // of a dense output aligned to its elements, read from unit-stride input
 // rows aligned to their elements, fewer than 2^31 rows (their coordinates
@@ -102,10 +105,27 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   // Tiles of a whole number of the rows after which the output is back at its
   // 16-byte phase: every tile then starts where the one before ended, on a
   // 16-byte boundary (for an aligned output), and no vector is split between two.
-  const int64_t period = 16 / std::gcd<int64_t>(w * elem_bytes, 16);
+  const int64_t period = slot_row_period(w, elem_bytes);
   int64_t rows = PadTilesTraits::kSlotTileBytes / (w * elem_bytes);
   if (rows >= period) rows -= rows % period;
-  return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, f.t, (f.slot_stride - staged) * 16);
+  const bool fits =
+      fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, f.t, (f.slot_stride - staged) * 16);
+  f.tail_block = f.t.blocks;
+  f.tail_rows = f.t.rows_per_block;
+  return fits;
+}
+
+// The last `resident` * kSlotTailWaves tiles (about; resident: the blocks a
+// device runs at once) of half the rows, so that the grid's last tiles end
+// sooner; nothing where the grid is short.
+inline void set_slot_tail(PadSlotTiles &f, int64_t resident, int64_t period) {
+  RowTiles &t = f.t;
+  const int64_t half = t.rows_per_block / 2 / period * period;
+  const int64_t tail_tiles = resident * PadTilesTraits::kSlotTailWaves;
+  if (tail_tiles <= 0 || half < 1 || t.blocks <= 2 * tail_tiles) return;
+  f.tail_block = (t.rows - tail_tiles * half) / t.rows_per_block;
+  f.tail_rows = static_cast<int32_t>(half);
+  t.blocks = f.tail_block + (t.rows - f.tail_block * t.rows_per_block + half - 1) / half;
 }
 
 // The shared memory a slot-tile block asks for (`need` or more) so that at

@@ -40,6 +40,9 @@ struct PadTilesTraits {
   // SM ran 1-3 points of copy ahead of 8 on 16-bit rank-5 rows: fewer tiles
   // in flight wait less on the memory system).
   static constexpr int kSlotBlocksPerSm = 6;
+  // The grid's last kSlotTailWaves waves of slot tiles (kSlotBlocksPerSm
+  // blocks on every SM) take tiles of half the rows (0: none).
+  static constexpr int kSlotTailWaves = 1;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy

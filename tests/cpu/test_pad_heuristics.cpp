@@ -412,3 +412,35 @@ TEST_CASE("slot tiles: shared memory padded to a number of blocks an SM", "[heur
   // The H200's 6 blocks of the grid's 16-bit rank-5 tiles.
   CHECK(smem_for_blocks_per_sm(20339, 233472, 1024, 6) == 233472 / 7 - 1024 + 1);
 }
+
+TEST_CASE("slot tiles: a tail of half tiles covers every row once", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  alignas(16) static unsigned char out[64], in[64];
+  for (int64_t batch : {1, 4, 8, 64})
+    for (int bytes : {2, 4}) {
+      RowsProblem p = pad_forward({batch * 32, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect);
+      p.out = out, p.in = in;
+      PadSlotTiles f;
+      REQUIRE(pad_forward_takes_slot_tiles(p, bytes, f));
+      CHECK(f.tail_block == f.t.blocks);  // the heuristics' tiles have no tail
+      const int64_t blocks = f.t.blocks, period = slot_row_period(f.t.width, bytes);
+      for (int64_t resident : {0, 132 * 6, 100000}) {
+        PadSlotTiles g = f;
+        set_slot_tail(g, resident, period);
+        if (resident == 0 || blocks <= 2 * resident * PadTilesTraits::kSlotTailWaves) CHECK(g.t.blocks == blocks);
+        int64_t next = 0;
+        for (int64_t b = 0; b < g.t.blocks; ++b) {
+          int64_t row0;
+          int32_t rows;
+          pad_slot_tile_rows(g, b, row0, rows);
+          REQUIRE(row0 == next);
+          REQUIRE(rows >= 1);
+          REQUIRE(rows <= g.t.rows_per_block);
+          if (b + 1 < g.t.blocks) REQUIRE(rows % period == 0);
+          next += rows;
+        }
+        CHECK(next == g.t.rows);
+        if (g.t.blocks != blocks) CHECK(g.t.blocks - g.tail_block >= resident * PadTilesTraits::kSlotTailWaves);
+      }
+    }
+}
