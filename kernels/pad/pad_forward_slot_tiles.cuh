@@ -1,11 +1,12 @@
 // Pad forward of short rows in slot tiles: as the row tiles of
 // pad_forward_tiles.cuh, a block stages the source rows of a run of whole
 // output rows into shared memory, but each into a slot that then takes the
-// row's pad columns too (pad_forward_slots.h), so that every output vector
-// is a shifted 16 bytes of one slot or, across a row end, of two. A pad
-// column costs one element written in shared memory, not an element picked
-// for each vector that touches it (the row tiles' edge vectors: a quarter
-// of a 16-bit rank-5 tile's vectors at some 8 picks each).
+// row's pad columns and the next row's first columns too
+// (pad_forward_slots.h), so that every output vector is a shifted 16 bytes
+// of one slot. A pad column costs one element written in shared memory, not
+// an element picked for each vector that touches it (the row tiles' edge
+// vectors: a quarter of a 16-bit rank-5 tile's vectors at some 8 picks
+// each), and every vector across a row end is stored with its neighbours.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -53,17 +54,6 @@ __device__ __forceinline__ uint4 shifted_slot_vector(const uint4 *smem, int32_t 
   const uint32_t bits = (shift & 3) * 8;
   return make_uint4(__funnelshift_r(x[0], x[1], bits), __funnelshift_r(x[1], x[2], bits),
                     __funnelshift_r(x[2], x[3], bits), __funnelshift_r(x[3], x[4], bits));
-}
-
-// The first `bytes` bytes (0 < bytes < 16) of x, the rest of y.
-__device__ __forceinline__ uint4 join_vectors(const uint4 &x, const uint4 &y, int32_t bytes) {
-  auto mask = [bytes](int word) {
-    const int32_t s = bytes - 4 * word;
-    return s >= 4 ? 0xffffffffu : s <= 0 ? 0u : 0xffffffffu >> (32 - 8 * s);
-  };
-  const uint32_t m0 = mask(0), m1 = mask(1), m2 = mask(2), m3 = mask(3);
-  return make_uint4((x.x & m0) | (y.x & ~m0), (x.y & m1) | (y.y & ~m1), (x.z & m2) | (y.z & ~m2),
-                    (x.w & m3) | (y.w & ~m3));
 }
 
 // Stages the first n slots (each from element `lead` of its stride, as
@@ -124,8 +114,8 @@ __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlo
 }
 
 // Once every thread's copies have landed: rows of fill values, then every
-// row's pad columns (from its staged columns, or the fill). Syncs the block
-// before and after the pad columns.
+// row's pad columns and, after them, the next row's first V - 1 columns (from
+// the staged columns, or the fill). Syncs the block before and after.
 template <int Bytes, IndexMap M>
 __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                                    int32_t nrows, bool fill_rows) {
@@ -147,23 +137,33 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
         for (int32_t v = threadIdx.x % 32; v < stride; v += 32) b.s.slot[r * stride + v] = fill_pack.vector;
   }
   __syncthreads();
-  if (f.pad_columns == 0) return;
   int32_t a, c1;
   interior_columns(lo, n, w, a, c1);
-  for (int32_t i = threadIdx.x; i < nrows * f.pad_columns; i += kTileThreads) {
-    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), f.pad_div));
-    const int32_t j = i - r * f.pad_columns, c = j < a ? j : c1 + (j - a), o = b.origin[r];
-    if constexpr (M == IndexMap::Constant) slots[o + c] = fill;
-    else slots[o + c] = slots[o + lo + pad_column_source<M>(c, lo, n)];
+  // Output column c of the row whose slot's column 0 is element o (a fill row: o of a slot of fill values).
+  auto column = [&](int32_t o, int32_t c) {
+    if (c >= a && c < c1) return slots[o + c];
+    if constexpr (M == IndexMap::Constant) return fill;
+    else return slots[o + lo + pad_column_source<M>(c, lo, n)];
+  };
+  const int32_t items = f.pad_columns + V - 1;
+  for (int32_t i = threadIdx.x; i < nrows * items; i += kTileThreads) {
+    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), f.item_div));
+    const int32_t j = i - r * items, o = b.origin[r];
+    if (j < f.pad_columns) {
+      const int32_t c = j < a ? j : c1 + (j - a);
+      slots[o + c] = column(o, c);
+    } else if (r + 1 < nrows) {
+      const int32_t c = j - f.pad_columns;
+      slots[o + w + c] = column(b.origin[r + 1], c);
+    }
   }
   __syncthreads();
 }
 
-// Every output vector of the tile inside one row a shifted 16 bytes of the
-// row's slot; a vector across a row end (one a row at most, rows at least
-// a vector wide) joins two rows' in a loop of its own, so that the loop of
-// the others stays short; the tile's two end vectors (every vector, for
-// rows narrower than one) store their elements one by one.
+// Every output vector of the tile a shifted 16 bytes of the slot of the row
+// it starts in (rows at least a vector wide: a vector ends in the next row's
+// first V - 1 columns at most); the tile's two end vectors (every vector,
+// for rows narrower than one) store their elements one by one.
 template <int Bytes>
 __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                                 int64_t row0, int32_t nrows) {
@@ -178,7 +178,6 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
     if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
       int32_t r, c;
       tile_row_column(f.t, l0, r, c);
-      if (c + V > w) continue;
       *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
       continue;
     }
@@ -188,16 +187,6 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
       const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), f.t.width_div));
       out[l] = slots[b.origin[r] + l - r * w];
     }
-  }
-  if (w < V) return;
-  for (int32_t r = threadIdx.x; r + 1 < nrows; r += kTileThreads) {
-    const int32_t end = (r + 1) * w, l0 = end - ((end - tv.first) & (V - 1));
-    if (l0 == end) continue;
-    const uint4 x = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + l0 - r * w);
-    const uint4 y = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r + 1] + l0 - end);
-    // One 16-byte store (ptxas split a plain one into four 4-byte stores, each
-    // a partial-sector write at L2).
-    __stwb(reinterpret_cast<uint4 *>(out + l0), join_vectors(x, y, (end - l0) * Bytes));
   }
 }
 

@@ -316,8 +316,8 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
 TEST_CASE("slot tiles: an output row at any phase, its staged window inside its slot", "[heuristics][pad]") {
   using namespace baracuda::kernels;
   // Every element width, pads low and high (crops too), and every 16-byte
-  // phase of the window's first element: the row's columns [0, w) and the
-  // staged copies lie inside the slot.
+  // phase of the window's first element: the row's columns [0, w), the next
+  // row's first v - 1 after them and the staged copies lie inside the slot.
   int cases = 0;
   for (int bytes : {1, 2, 4, 8, 16}) {
     const int32_t v = 16 / bytes;
@@ -331,12 +331,13 @@ TEST_CASE("slot tiles: an output row at any phase, its staged window inside its 
           int64_t begin, window;
           pad_forward_window(p, begin, window);
           const int32_t lead = pad_slot_lead(lo, begin, v);
-          const int32_t stride = pad_slot_stride(lead, lo, begin, static_cast<int32_t>(w), v);
+          // The slot tiles' slots: the row and the next row's first v - 1 columns.
+          const int32_t stride = pad_slot_stride(lead, lo, begin, static_cast<int32_t>(w + v - 1), v);
           CHECK(lead % v == 0);
           for (int32_t ph = 0; ph < v; ++ph) {
             const int64_t origin = lead + ph - lo - begin;  // the slot element of column 0
             CHECK(origin >= 0);
-            CHECK(origin + w <= int64_t{stride} * v);
+            CHECK(origin + w + v - 1 <= int64_t{stride} * v);
             CHECK(lead + (ph + window + v - 1) / v * v <= int64_t{stride} * v);
             ++cases;
           }
