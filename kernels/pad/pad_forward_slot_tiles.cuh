@@ -56,6 +56,17 @@ __device__ __forceinline__ uint4 shifted_slot_vector(const uint4 *smem, int32_t 
                     __funnelshift_r(x[2], x[3], bits), __funnelshift_r(x[3], x[4], bits));
 }
 
+// The first `bytes` bytes (0 < bytes < 16) of x, the rest of y.
+__device__ __forceinline__ uint4 join_vectors(const uint4 &x, const uint4 &y, int32_t bytes) {
+  auto mask = [bytes](int word) {
+    const int32_t s = bytes - 4 * word;
+    return s >= 4 ? 0xffffffffu : s <= 0 ? 0u : 0xffffffffu >> (32 - 8 * s);
+  };
+  const uint32_t m0 = mask(0), m1 = mask(1), m2 = mask(2), m3 = mask(3);
+  return make_uint4((x.x & m0) | (y.x & ~m0), (x.y & m1) | (y.y & ~m1), (x.z & m2) | (y.z & ~m2),
+                    (x.w & m3) | (y.w & ~m3));
+}
+
 // Stages the first n slots (each from element `lead` of its stride, as
 // set_slot_copies set from and copies): each 16-byte copy by its own thread,
 // consecutive threads on consecutive vectors of a slot, all in flight
@@ -113,9 +124,17 @@ __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlo
   return fill_rows;
 }
 
+// Constant mode's kernels join two slots for a vector across a row end
+// (PadTilesTraits::kSlotConstantJoins; their slots hold no overhang), the
+// others' read the overhang (rows ending on the 16-byte grid have none and
+// no vector across an end).
+template <IndexMap M>
+constexpr bool kSlotJoins = M == IndexMap::Constant && PadTilesTraits::kSlotConstantJoins;
+
 // Once every thread's copies have landed: rows of fill values, then every
-// row's pad columns and, after them, the next row's first V - 1 columns (from
-// the staged columns, or the fill). Syncs the block before and after.
+// row's pad columns and, after them, the next row's first f.overhang columns
+// (from the staged columns, or the fill). Syncs the block before, and after
+// where it wrote any.
 template <int Bytes, IndexMap M>
 __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                                    int32_t nrows, bool fill_rows) {
@@ -124,7 +143,7 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
   constexpr int V = P::kCount;
   const int inner = p.rank - 1;
   const int32_t lo = static_cast<int32_t>(p.pad_low[inner]), n = static_cast<int32_t>(p.in_extent[inner]);
-  const int32_t w = f.t.width, stride = f.slot_stride;
+  const int32_t stride = f.slot_stride, w = f.t.width;
   E fill;
   memcpy(&fill, p.fill, Bytes);
   E *slots = reinterpret_cast<E *>(b.s.slot);
@@ -137,24 +156,23 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
         for (int32_t v = threadIdx.x % 32; v < stride; v += 32) b.s.slot[r * stride + v] = fill_pack.vector;
   }
   __syncthreads();
-  int32_t a, c1;
-  interior_columns(lo, n, w, a, c1);
-  // Output column c of the row whose slot's column 0 is element o (a fill row: o of a slot of fill values).
-  auto column = [&](int32_t o, int32_t c) {
-    if (c >= a && c < c1) return slots[o + c];
+  const int32_t items = f.pad_columns + (kSlotJoins<M> ? 0 : f.overhang);
+  if (items == 0) return;
+  const int32_t a = f.interior_begin, c1 = f.interior_end;
+  // Pad column c of the row whose slot's column 0 is element o.
+  auto pad_column = [&](int32_t o, int32_t c) {
     if constexpr (M == IndexMap::Constant) return fill;
     else return slots[o + lo + pad_column_source<M>(c, lo, n)];
   };
-  const int32_t items = f.pad_columns + V - 1;
   for (int32_t i = threadIdx.x; i < nrows * items; i += kTileThreads) {
     const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), f.item_div));
     const int32_t j = i - r * items, o = b.origin[r];
     if (j < f.pad_columns) {
       const int32_t c = j < a ? j : c1 + (j - a);
-      slots[o + c] = column(o, c);
-    } else if (r + 1 < nrows) {
-      const int32_t c = j - f.pad_columns;
-      slots[o + w + c] = column(b.origin[r + 1], c);
+      slots[o + c] = pad_column(o, c);
+    } else if (!kSlotJoins<M> && r + 1 < nrows) {  // column c of the next row (a fill row: its slot fills)
+      const int32_t c = j - f.pad_columns, next = b.origin[r + 1];
+      slots[o + w + c] = c >= a && c < c1 ? slots[next + c] : pad_column(next, c);
     }
   }
   __syncthreads();
@@ -162,9 +180,11 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
 
 // Every output vector of the tile a shifted 16 bytes of the slot of the row
 // it starts in (rows at least a vector wide: a vector ends in the next row's
-// first V - 1 columns at most); the tile's two end vectors (every vector,
-// for rows narrower than one) store their elements one by one.
-template <int Bytes>
+// first V - 1 columns at most, which the slot holds: f.overhang); in
+// kSlotJoins kernels a vector across a row end joins two rows' slots in a
+// loop of its own; the tile's two end vectors (every vector, for rows
+// narrower than one) store their elements one by one.
+template <int Bytes, IndexMap M>
 __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                                 int64_t row0, int32_t nrows) {
   using E = typename Word<Bytes>::type;
@@ -178,6 +198,7 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
     if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
       int32_t r, c;
       tile_row_column(f.t, l0, r, c);
+      if (kSlotJoins<M> && c + V > w) continue;
       *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
       continue;
     }
@@ -187,6 +208,16 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
       const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), f.t.width_div));
       out[l] = slots[b.origin[r] + l - r * w];
     }
+  }
+  if (!kSlotJoins<M> || w < V) return;
+  for (int32_t r = threadIdx.x; r + 1 < nrows; r += kTileThreads) {
+    const int32_t end = (r + 1) * w, l0 = end - ((end - tv.first) & (V - 1));
+    if (l0 == end) continue;
+    const uint4 x = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + l0 - r * w);
+    const uint4 y = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r + 1] + l0 - end);
+    // One 16-byte store (ptxas split a plain one into four 4-byte stores, each
+    // a partial-sector write at L2).
+    __stwb(reinterpret_cast<uint4 *>(out + l0), join_vectors(x, y, (end - l0) * Bytes));
   }
 }
 
@@ -205,7 +236,7 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   async_copy_commit();
   async_copy_wait<0>();
   complete_slot_rows<Bytes, M>(p, f, b, nrows, fill_rows);
-  store_slot_rows<Bytes>(p, f, b, row0, nrows);
+  store_slot_rows<Bytes, M>(p, f, b, row0, nrows);
 }
 
 // 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of a

@@ -1,9 +1,10 @@
 // Where a pad forward tile keeps its rows in shared memory
 // (pad_forward_slot_tiles.cuh): each slot holds a whole output row, its staged
 // source columns at the input's 16-byte phase, its pad columns written
-// beside them and after them the next row's first V - 1 columns (V elements
-// a vector), so that every output vector, across a row end too, is a
-// shifted 16 bytes of one slot and no output element is picked one at a time.
+// beside them and (PadSlotTiles::overhang) after them the next row's first
+// V - 1 columns (V elements a vector), so that every output vector, across
+// a row end too, is a shifted 16 bytes of one slot and no output element is
+// picked one at a time.
 // Host and device.
 #pragma once
 
@@ -20,7 +21,10 @@ struct PadSlotTiles {
   int32_t lead;         // element of a slot its first staged vector starts at (ahead of
                         // it, the low pad columns)
   int32_t pad_columns;  // output columns a row outside its interior [a, b)
-  FastDivisor item_div;  // of pad_columns + V - 1: a row's pad columns and the next row's first columns
+  int32_t overhang;      // the next row's first columns a slot holds after its row: V - 1, or 0 (rows
+                         // end on the 16-byte grid, or vectors across row ends join two slots)
+  int32_t interior_begin, interior_end;  // output columns [a, b) that read input columns
+  FastDivisor item_div;  // of pad_columns + overhang: a row's pad columns and the next row's first columns
   int64_t tail_block;   // blocks from this one on take tiles of tail_rows rows (t.blocks: none)
   int32_t tail_rows;
 };

@@ -95,11 +95,18 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   if (n > kMaxTileInnerIndex || lo > kMaxTileInnerIndex || lo < -kMaxTileInnerIndex) return false;
   const int32_t v = 16 / elem_bytes;
   f.lead = pad_slot_lead(lo, begin, v);
-  f.slot_stride = pad_slot_stride(f.lead, lo, begin, static_cast<int32_t>(w + v - 1), v);
+  // Rows ending off the 16-byte grid have vectors across their ends: each slot
+  // then holds the next row's first v - 1 columns, but in constant mode (its
+  // vectors across row ends join two slots; PadTilesTraits::kSlotConstantJoins).
+  const bool joins = p.map == IndexMap::Constant && PadTilesTraits::kSlotConstantJoins;
+  f.overhang = (w * elem_bytes) % 16 != 0 && !joins ? v - 1 : 0;
+  f.slot_stride = pad_slot_stride(f.lead, lo, begin, static_cast<int32_t>(w + f.overhang), v);
   int32_t a, b;
   interior_columns(lo, n, static_cast<int32_t>(w), a, b);
   f.pad_columns = a + static_cast<int32_t>(w) - b;
-  f.item_div = fast_divisor(f.pad_columns + v - 1);
+  f.interior_begin = a;
+  f.interior_end = b;
+  f.item_div = fast_divisor(f.pad_columns + f.overhang > 0 ? f.pad_columns + f.overhang : 1);
   // The staged copies take t.slot_vectors of a slot, the rest of its stride is extra bytes.
   const int64_t staged = window > 0 ? (window * elem_bytes + 15) / 16 + 1 : 0;
   // Tiles of a whole number of the rows after which the output is back at its
