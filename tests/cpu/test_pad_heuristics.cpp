@@ -281,6 +281,9 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
   CHECK(f.lead == 8);         // the 2 low pad columns in a vector ahead of the staged ones
   CHECK(f.slot_stride == 19);  // column 0 at element 6 to 13, 132 columns
   CHECK(f.pad_columns == 4);
+  CHECK(f.interior_begin == 2);
+  CHECK(f.interior_end == 130);
+  CHECK(f.overhang == 7);  // rows of 264 bytes end off the 16-byte grid: the next row's first 7 columns
   CHECK(f.t.slot_vectors == 17);
   CHECK(f.t.smem_bytes >= f.t.rows_per_block * (19 * 16 + 16));
   CHECK(f.t.smem_bytes <= kMaxTileSmemBytes);
@@ -299,6 +302,14 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
   CHECK_FALSE(pad_forward_takes_slot_tiles(r4, 4, f));
   CHECK(pad_forward_takes_tiles(r4, 4, t));
   CHECK(pad_forward_takes_slot_tiles(r4, 2, f) == (514 * 2 <= PadTilesTraits::kMaxSlotRowBytes));
+  // f32 rows of 528 bytes end on the grid (no overhang); constant mode joins two slots instead
+  // (PadTilesTraits::kSlotConstantJoins).
+  REQUIRE(pad_forward_takes_slot_tiles(r5, 4, f));
+  CHECK(f.overhang == 0);
+  RowsProblem r5c = r5;
+  r5c.map = IndexMap::Constant;
+  REQUIRE(pad_forward_takes_slot_tiles(r5c, 2, f));
+  CHECK(f.overhang == (PadTilesTraits::kSlotConstantJoins ? 0 : 7));
   // Widths other than 2 and 4 bytes, rows narrower than a vector, and crops past the kernel's 32-bit columns:
   // not in slot tiles.
   CHECK_FALSE(pad_forward_takes_slot_tiles(r5, 1, f));
