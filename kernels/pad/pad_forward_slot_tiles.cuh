@@ -56,17 +56,6 @@ __device__ __forceinline__ uint4 shifted_slot_vector(const uint4 *smem, int32_t 
                     __funnelshift_r(x[2], x[3], bits), __funnelshift_r(x[3], x[4], bits));
 }
 
-// The first `bytes` bytes (0 < bytes < 16) of x, the rest of y.
-__device__ __forceinline__ uint4 join_vectors(const uint4 &x, const uint4 &y, int32_t bytes) {
-  auto mask = [bytes](int word) {
-    const int32_t s = bytes - 4 * word;
-    return s >= 4 ? 0xffffffffu : s <= 0 ? 0u : 0xffffffffu >> (32 - 8 * s);
-  };
-  const uint32_t m0 = mask(0), m1 = mask(1), m2 = mask(2), m3 = mask(3);
-  return make_uint4((x.x & m0) | (y.x & ~m0), (x.y & m1) | (y.y & ~m1), (x.z & m2) | (y.z & ~m2),
-                    (x.w & m3) | (y.w & ~m3));
-}
-
 // Stages the first n slots (each from element `lead` of its stride, as
 // set_slot_copies set from and copies): each 16-byte copy by its own thread,
 // consecutive threads on consecutive vectors of a slot, all in flight
@@ -124,13 +113,6 @@ __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlo
   return fill_rows;
 }
 
-// Constant mode's kernels join two slots for a vector across a row end
-// (PadTilesTraits::kSlotConstantJoins; their slots hold no overhang), the
-// others' read the overhang (rows ending on the 16-byte grid have none and
-// no vector across an end).
-template <IndexMap M>
-constexpr bool kSlotJoins = M == IndexMap::Constant && PadTilesTraits::kSlotConstantJoins;
-
 // Once every thread's copies have landed: rows of fill values, then every
 // row's pad columns and, after them, the next row's first f.overhang columns
 // (from the staged columns, or the fill). Syncs the block before, and after
@@ -156,7 +138,7 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
         for (int32_t v = threadIdx.x % 32; v < stride; v += 32) b.s.slot[r * stride + v] = fill_pack.vector;
   }
   __syncthreads();
-  const int32_t items = f.pad_columns + (kSlotJoins<M> ? 0 : f.overhang);
+  const int32_t items = f.pad_columns + f.overhang;
   if (items == 0) return;
   const int32_t a = f.interior_begin, c1 = f.interior_end;
   // Pad column c of the row whose slot's column 0 is element o.
@@ -170,7 +152,7 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
     if (j < f.pad_columns) {
       const int32_t c = j < a ? j : c1 + (j - a);
       slots[o + c] = pad_column(o, c);
-    } else if (!kSlotJoins<M> && r + 1 < nrows) {  // column c of the next row (a fill row: its slot fills)
+    } else if (r + 1 < nrows) {  // column c of the next row (a fill row: its slot fills)
       const int32_t c = j - f.pad_columns, next = b.origin[r + 1];
       slots[o + w + c] = c >= a && c < c1 ? slots[next + c] : pad_column(next, c);
     }
@@ -180,11 +162,10 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
 
 // Every output vector of the tile a shifted 16 bytes of the slot of the row
 // it starts in (rows at least a vector wide: a vector ends in the next row's
-// first V - 1 columns at most, which the slot holds: f.overhang); in
-// kSlotJoins kernels a vector across a row end joins two rows' slots in a
-// loop of its own; the tile's two end vectors (every vector, for rows
-// narrower than one) store their elements one by one.
-template <int Bytes, IndexMap M>
+// first V - 1 columns at most, which the slot holds, f.overhang, wherever a
+// vector crosses a row end); the tile's two end vectors (every vector, for
+// rows narrower than one) store their elements one by one.
+template <int Bytes>
 __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                                 int64_t row0, int32_t nrows) {
   using E = typename Word<Bytes>::type;
@@ -198,7 +179,6 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
     if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
       int32_t r, c;
       tile_row_column(f.t, l0, r, c);
-      if (kSlotJoins<M> && c + V > w) continue;
       *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
       continue;
     }
@@ -209,16 +189,6 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
       out[l] = slots[b.origin[r] + l - r * w];
     }
   }
-  if (!kSlotJoins<M> || w < V) return;
-  for (int32_t r = threadIdx.x; r + 1 < nrows; r += kTileThreads) {
-    const int32_t end = (r + 1) * w, l0 = end - ((end - tv.first) & (V - 1));
-    if (l0 == end) continue;
-    const uint4 x = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + l0 - r * w);
-    const uint4 y = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r + 1] + l0 - end);
-    // One 16-byte store (ptxas split a plain one into four 4-byte stores, each
-    // a partial-sector write at L2).
-    __stwb(reinterpret_cast<uint4 *>(out + l0), join_vectors(x, y, (end - l0) * Bytes));
-  }
 }
 
 // One tile a block. The parameters are __grid_constant__, so that no
@@ -228,33 +198,29 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
     pad_forward_slot_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ PadSlotTiles f) {
   extern __shared__ uint4 tile_smem[];
   const PadSlotBuffer b = pad_slot_buffer(tile_smem, f);
-  int64_t row0;
-  int32_t nrows;
-  pad_slot_tile_rows(f, blockIdx.x, row0, nrows);
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * f.t.rows_per_block;
+  const int32_t nrows = static_cast<int32_t>(f.t.rows - row0 < f.t.rows_per_block ? f.t.rows - row0 : f.t.rows_per_block);
   const bool fill_rows = __syncthreads_or(set_slot_rows<Bytes, M>(p, f, b, row0, nrows));
   stage_slot_rows<Bytes>(p.in, f, nrows, b.s.slot, b.s);
   async_copy_commit();
   async_copy_wait<0>();
   complete_slot_rows<Bytes, M>(p, f, b, nrows, fill_rows);
-  store_slot_rows<Bytes, M>(p, f, b, row0, nrows);
+  store_slot_rows<Bytes>(p, f, b, row0, nrows);
 }
 
 // 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of a
 // device query or the launch. At most PadTilesTraits::kSlotBlocksPerSm
 // blocks an SM of this device (smem_for_blocks_per_sm).
 template <int Bytes, IndexMap M>
-int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &tiles, cudaStream_t stream) {
-  int device = 0, smem_per_sm = 0, reserved = 0, sms = 0;
+int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &f, cudaStream_t stream) {
+  if (f.t.blocks > INT_MAX) return 3;
+  int device = 0, smem_per_sm = 0, reserved = 0;
   cudaError_t err;
   if ((err = cudaGetDevice(&device)) != cudaSuccess ||
       (err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) !=
           cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
+      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess)
     return -static_cast<int>(err);
-  PadSlotTiles f = tiles;
-  set_slot_tail(f, int64_t{sms} * PadTilesTraits::kSlotBlocksPerSm, slot_row_period(f.t.width, Bytes));
-  if (f.t.blocks > INT_MAX) return 3;
   const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, smem_per_sm, reserved, PadTilesTraits::kSlotBlocksPerSm);
   pad_forward_slot_tiles_kernel<Bytes, M><<<static_cast<unsigned>(f.t.blocks), kTileThreads, smem, stream>>>(p, f);
   return -static_cast<int>(cudaGetLastError());

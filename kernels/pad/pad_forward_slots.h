@@ -21,24 +21,11 @@ struct PadSlotTiles {
   int32_t lead;         // element of a slot its first staged vector starts at (ahead of
                         // it, the low pad columns)
   int32_t pad_columns;  // output columns a row outside its interior [a, b)
-  int32_t overhang;      // the next row's first columns a slot holds after its row: V - 1, or 0 (rows
-                         // end on the 16-byte grid, or vectors across row ends join two slots)
+  int32_t overhang;      // the next row's first columns a slot holds after its row: V - 1, or 0 where
+                         // every row ends on the 16-byte grid (no vector crosses a row end)
   int32_t interior_begin, interior_end;  // output columns [a, b) that read input columns
   FastDivisor item_div;  // of pad_columns + overhang: a row's pad columns and the next row's first columns
-  int64_t tail_block;   // blocks from this one on take tiles of tail_rows rows (t.blocks: none)
-  int32_t tail_rows;
 };
-
-// Row r0 of block `block` and its rows: t.rows_per_block rows a tile, then
-// tail_rows from tail_block on.
-BARACUDA_HOST_DEVICE_INLINE void pad_slot_tile_rows(const PadSlotTiles &f, int64_t block, int64_t &row0,
-                                                    int32_t &rows) {
-  const bool tail = block >= f.tail_block;
-  row0 = tail ? f.tail_block * f.t.rows_per_block + (block - f.tail_block) * f.tail_rows
-              : block * f.t.rows_per_block;
-  const int64_t cap = tail ? f.tail_rows : f.t.rows_per_block;
-  rows = static_cast<int32_t>(f.t.rows - row0 < cap ? f.t.rows - row0 : cap);
-}
 
 // The slot vectors an output row of `width` takes, `lead` elements after the
 // slot's start plus a phase under 16 bytes, its window starting `lo` columns

@@ -95,11 +95,10 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   if (n > kMaxTileInnerIndex || lo > kMaxTileInnerIndex || lo < -kMaxTileInnerIndex) return false;
   const int32_t v = 16 / elem_bytes;
   f.lead = pad_slot_lead(lo, begin, v);
-  // Rows ending off the 16-byte grid have vectors across their ends: each slot
-  // then holds the next row's first v - 1 columns, but in constant mode (its
-  // vectors across row ends join two slots; PadTilesTraits::kSlotConstantJoins).
-  const bool joins = p.map == IndexMap::Constant && PadTilesTraits::kSlotConstantJoins;
-  f.overhang = (w * elem_bytes) % 16 != 0 && !joins ? v - 1 : 0;
+  // Where some row ends off the 16-byte grid, vectors cross row ends: each
+  // slot then holds the next row's first v - 1 columns.
+  const bool on_grid = (w * elem_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(p.out) % 16 == 0;
+  f.overhang = on_grid ? 0 : v - 1;
   f.slot_stride = pad_slot_stride(f.lead, lo, begin, static_cast<int32_t>(w + f.overhang), v);
   int32_t a, b;
   interior_columns(lo, n, static_cast<int32_t>(w), a, b);
@@ -115,24 +114,7 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   const int64_t period = slot_row_period(w, elem_bytes);
   int64_t rows = PadTilesTraits::kSlotTileBytes / (w * elem_bytes);
   if (rows >= period) rows -= rows % period;
-  const bool fits =
-      fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, f.t, (f.slot_stride - staged) * 16);
-  f.tail_block = f.t.blocks;
-  f.tail_rows = f.t.rows_per_block;
-  return fits;
-}
-
-// The last `resident` * kSlotTailWaves tiles (about; resident: the blocks a
-// device runs at once) of half the rows, so that the grid's last tiles end
-// sooner; nothing where the grid is short.
-inline void set_slot_tail(PadSlotTiles &f, int64_t resident, int64_t period) {
-  RowTiles &t = f.t;
-  const int64_t half = t.rows_per_block / 2 / period * period;
-  const int64_t tail_tiles = resident * PadTilesTraits::kSlotTailWaves;
-  if (tail_tiles <= 0 || half < 1 || t.blocks <= 2 * tail_tiles) return;
-  f.tail_block = (t.rows - tail_tiles * half) / t.rows_per_block;
-  f.tail_rows = static_cast<int32_t>(half);
-  t.blocks = f.tail_block + (t.rows - f.tail_block * t.rows_per_block + half - 1) / half;
+  return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, f.t, (f.slot_stride - staged) * 16);
 }
 
 // The shared memory a slot-tile block asks for (`need` or more) so that at

@@ -40,14 +40,6 @@ struct PadTilesTraits {
   // SM ran 1-3 points of copy ahead of 8 on 16-bit rank-5 rows: fewer tiles
   // in flight wait less on the memory system).
   static constexpr int kSlotBlocksPerSm = 6;
-  // The grid's last kSlotTailWaves waves of slot tiles (kSlotBlocksPerSm
-  // blocks on every SM) take tiles of half the rows (0: none).
-  static constexpr int kSlotTailWaves = 1;
-  // Constant mode's slot tiles join two slots for a vector across a row end
-  // rather than hold the next row's first columns in each slot (session 20,
-  // H200: the overhang took 16-bit constant rank-5 rows from 83-85% of copy
-  // to 76%, the other modes 85 -> 87%).
-  static constexpr bool kSlotConstantJoins = true;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy

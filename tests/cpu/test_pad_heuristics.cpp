@@ -302,14 +302,14 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
   CHECK_FALSE(pad_forward_takes_slot_tiles(r4, 4, f));
   CHECK(pad_forward_takes_tiles(r4, 4, t));
   CHECK(pad_forward_takes_slot_tiles(r4, 2, f) == (514 * 2 <= PadTilesTraits::kMaxSlotRowBytes));
-  // f32 rows of 528 bytes end on the grid (no overhang); constant mode joins two slots instead
-  // (PadTilesTraits::kSlotConstantJoins).
+  // f32 rows of 528 bytes into an aligned output end on the 16-byte grid: no vector crosses a row end,
+  // no overhang; from an output 8 bytes off the grid every row end is off it.
   REQUIRE(pad_forward_takes_slot_tiles(r5, 4, f));
   CHECK(f.overhang == 0);
-  RowsProblem r5c = r5;
-  r5c.map = IndexMap::Constant;
-  REQUIRE(pad_forward_takes_slot_tiles(r5c, 2, f));
-  CHECK(f.overhang == (PadTilesTraits::kSlotConstantJoins ? 0 : 7));
+  RowsProblem r5_off = r5;
+  r5_off.out = out + 8;
+  REQUIRE(pad_forward_takes_slot_tiles(r5_off, 4, f));
+  CHECK(f.overhang == 3);
   // Widths other than 2 and 4 bytes, rows narrower than a vector, and crops past the kernel's 32-bit columns:
   // not in slot tiles.
   CHECK_FALSE(pad_forward_takes_slot_tiles(r5, 1, f));
@@ -423,36 +423,4 @@ TEST_CASE("slot tiles: shared memory padded to a number of blocks an SM", "[heur
       }
   // The H200's 6 blocks of the grid's 16-bit rank-5 tiles.
   CHECK(smem_for_blocks_per_sm(20339, 233472, 1024, 6) == 233472 / 7 - 1024 + 1);
-}
-
-TEST_CASE("slot tiles: a tail of half tiles covers every row once", "[heuristics][pad]") {
-  using namespace baracuda::kernels;
-  alignas(16) static unsigned char out[64], in[64];
-  for (int64_t batch : {1, 4, 8, 64})
-    for (int bytes : {2, 4}) {
-      RowsProblem p = pad_forward({batch * 32, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect);
-      p.out = out, p.in = in;
-      PadSlotTiles f;
-      REQUIRE(pad_forward_takes_slot_tiles(p, bytes, f));
-      CHECK(f.tail_block == f.t.blocks);  // the heuristics' tiles have no tail
-      const int64_t blocks = f.t.blocks, period = slot_row_period(f.t.width, bytes);
-      for (int64_t resident : {0, 132 * 6, 100000}) {
-        PadSlotTiles g = f;
-        set_slot_tail(g, resident, period);
-        if (resident == 0 || blocks <= 2 * resident * PadTilesTraits::kSlotTailWaves) CHECK(g.t.blocks == blocks);
-        int64_t next = 0;
-        for (int64_t b = 0; b < g.t.blocks; ++b) {
-          int64_t row0;
-          int32_t rows;
-          pad_slot_tile_rows(g, b, row0, rows);
-          REQUIRE(row0 == next);
-          REQUIRE(rows >= 1);
-          REQUIRE(rows <= g.t.rows_per_block);
-          if (b + 1 < g.t.blocks) REQUIRE(rows % period == 0);
-          next += rows;
-        }
-        CHECK(next == g.t.rows);
-        if (g.t.blocks != blocks) CHECK(g.t.blocks - g.tail_block >= resident * PadTilesTraits::kSlotTailWaves);
-      }
-    }
 }
