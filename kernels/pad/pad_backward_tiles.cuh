@@ -3,15 +3,15 @@
 // copies of them (each dx row's in for_each_copy_row's ascending order, the
 // rows one after another), stages that list into shared memory in one go
 // (several rounds only where the rows on an outer pad have more sources than
-// the tile has slots), and then writes every dx element of the round's rows
-// from shared memory: 16-byte vectors where the columns have one inner
-// source each, the other cells (columns of several sources, vectors across
-// row ends) one a thread. Every cell adds its outer sources in order, each
-// one's inner sources in ascending order, from -0.0: the order the passes of
-// pad_backward_impl.cuh sum it in, so the results are bit-identical to
-// theirs. No sum outlives a round, so a thread keeps a vector's sums at a
-// time and the block needs few registers: a block's loads are one round
-// trip, with many blocks an SM to overlap them.
+// the tile has slots), sums each row's columns of several inner sources into
+// its first slot, and then writes every dx vector of the round's rows from
+// shared memory: a row of one source (most rows) as a shifted copy of its
+// slot, a row of several as the sums of its slots. Every cell adds its outer
+// sources in order, each one's inner sources in ascending order, from -0.0:
+// the order the passes of pad_backward_impl.cuh sum it in, so the results
+// are bit-identical to theirs. No sum outlives a round, so a thread keeps a
+// vector's sums at a time and the block needs few registers: a block's loads
+// are one round trip, with many blocks an SM to overlap them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,37 +30,62 @@ namespace baracuda::kernels {
 
 constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 
-// dx row g's dy source rows (out = dx, in = dy): how many, and its own (the
-// one a row with one source has). Its coordinates are found on the way, not
-// kept: a block's rows are listed with few registers.
+// dx row g's dy source rows (out = dx, in = dy): how many, its own (the one
+// a row with one source has), and for a row of two where the other lies,
+// relative to its own (along the row's one axis of two copies). Its
+// coordinates are found on the way, not kept: a block's rows are listed with
+// few registers.
 template <IndexMap M>
-__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own) {
+__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own,
+                                                  int64_t &other) {
   TileRowCoords rc(g);
   int64_t count = 1;
   own = 0;
+  other = 0;
 #pragma unroll
   for (int d = kMaxRank - 2; d >= 0; --d) {
     if (d >= p.rank - 1) continue;
-    const int64_t c = rc.next(t, p.out_extent, d);
-    count *= copy_count<M>(c, p.pad_low[d], p.out_extent[d], p.in_extent[d]);
-    own += (c + p.pad_low[d]) * p.in_stride[d];
+    const int64_t c = rc.next(t, p.out_extent, d), lo = p.pad_low[d], j = c + lo;
+    const int64_t copies = copy_count<M>(c, lo, p.out_extent[d], p.in_extent[d]);
+    count *= copies;
+    own += j * p.in_stride[d];
+    if (copies == 2) {
+      const CopyRun run = copy_run<M>(c, lo, p.out_extent[d], p.in_extent[d]);
+      const int64_t to = run.before >= 0 ? run.before : run.after >= 0 ? run.after : run.begin == j ? j + 1 : run.begin;
+      other = (to - j) * p.in_stride[d];
+    }
   }
   return count;
 }
 
-// The exclusive prefix sum of v over the block's threads (scratch: a word a warp).
-__device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, int32_t *scratch) {
+// The exclusive prefix sum of v over the block's first n threads, their
+// total, and whether any of them has flag set (scratch: a word a warp;
+// sums under 2^30). The warps past them only meet the barrier (a tile's
+// rows often fill a quarter of the block).
+__device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, bool flag, int32_t *scratch, int32_t n,
+                                                       int32_t &total, bool &any_flag) {
+  constexpr int32_t kFlag = 1 << 30;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int32_t inclusive = v;
+  if (warp * 32 < n) {
 #pragma unroll
-  for (int d = 1; d < 32; d *= 2) {
-    const int32_t from = __shfl_up_sync(0xffffffffu, inclusive, d);
-    if (lane >= d) inclusive += from;
+    for (int d = 1; d < 32; d *= 2) {
+      const int32_t from = __shfl_up_sync(0xffffffffu, inclusive, d);
+      if (lane >= d) inclusive += from;
+    }
+    const bool flagged = __any_sync(0xffffffffu, flag);
+    if (lane == 31) scratch[warp] = inclusive | (flagged ? kFlag : 0);
   }
-  if (lane == 31) scratch[warp] = inclusive;
   __syncthreads();
-  int32_t before = 0;
-  for (int w = 0; w < warp; ++w) before += scratch[w];
+  int32_t before = 0, sum = 0, flags = 0;
+  for (int w = 0; w * 32 < n; ++w) {
+    const int32_t x = scratch[w];
+    if (w < warp) before += x & (kFlag - 1);
+    sum += x & (kFlag - 1);
+    flags |= x;
+  }
+  total = sum;
+  any_flag = (flags & kFlag) != 0;
   return before + inclusive - v;
 }
 
@@ -111,61 +136,82 @@ __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k
   return Accum<T>::store(sum);
 }
 
-// A vector of dx cells: its first `split` cells columns c0, c0 + 1, ... of a
-// row whose sources are slots [k0, k1), the rest columns 0, 1, ... of the
-// next row, whose sources are slots [j0, j1); each cell summed as cell_sum
-// does, a slot's row read once for up to 4 of its cells (4 sums a thread at
-// a time, which the registers of kSumMinBlocks blocks an SM hold).
-template <class T, IndexMap M>
-__device__ __forceinline__ uint4 vector_sums(const StagedRows &s, int32_t k0, int32_t k1,
-                                             int32_t j0, int32_t j1, int32_t c0, int32_t split, int32_t lo,
-                                             int32_t n, int32_t m) {
-  using A = typename Accum<T>::type;
-  using P = Pack16<T>;
-  constexpr int kPart = P::kCount < 4 ? P::kCount : 4;
-  P y;
-#pragma unroll
-  for (int part = 0; part < P::kCount; part += kPart) {
-    A acc[kPart];
-#pragma unroll
-    for (int e = 0; e < kPart; ++e) acc[e] = A(-0.0);
-    for (int32_t k = k0; k < k1 && part < split; ++k) {
-      const T *row = slot_row<T>(s, k);
-#pragma unroll
-      for (int e = 0; e < kPart; ++e)
-        if (part + e < split) add_copies<T, M>(acc[e], row, c0 + part + e, lo, n, m);
+// Stages the first n slots as set_slot_copies set them, slot k from the
+// whole vectors of its space that phase[k] skips on (a slot may start a
+// vector late: the kernel's list()). Consecutive threads copy consecutive
+// vectors of a slot; where a slot has no more vectors than the block has
+// threads, a thread copies one vector position of a slot for slot after
+// slot (no division a copy).
+template <int Bytes>
+__device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, const TileSlots &s,
+                                            const int32_t *phase) {
+  const int32_t sv = t.slot_vectors;
+  auto copy = [&](int32_t k, int32_t v) {
+    const int32_t copies = s.copies[k];
+    uint4 *to = s.slot + k * sv + (phase[k] * Bytes >> 4) + v;
+    if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    if (copies < 0) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
+  };
+  const int32_t t0 = static_cast<int32_t>(threadIdx.x), threads = static_cast<int32_t>(blockDim.x);
+  if (sv > threads) {
+    for (int32_t f = t0; f < n * sv; f += threads) {
+      const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(f), t.slot_div));
+      copy(k, f - k * sv);
     }
-    for (int32_t k = j0; k < j1 && part + kPart > split; ++k) {
-      const T *row = slot_row<T>(s, k);
-#pragma unroll
-      for (int e = 0; e < kPart; ++e)
-        if (part + e >= split) add_copies<T, M>(acc[e], row, part + e - split, lo, n, m);
-    }
-#pragma unroll
-    for (int e = 0; e < kPart; ++e) y.elem[part + e] = Accum<T>::store(acc[e]);
+  } else {
+    const int32_t lanes = threads / sv * sv;  // threads in use
+    const int32_t step = lanes / sv;          // slots a pass
+    const int32_t k0 = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(t0), t.slot_div)), v = t0 - k0 * sv;
+    for (int32_t k = t0 < lanes ? k0 : n; k < n; k += step) copy(k, v);
   }
-  return y.vector;
+  async_copy_commit();
+  async_copy_wait<0>();
+}
+
+// The 16 bytes of dx a vector takes from the folded slots of two
+// one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
+__device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
+  const uint32_t a[4] = {lo.x, lo.y, lo.z, lo.w}, b[4] = {hi.x, hi.y, hi.z, hi.w};
+  uint32_t w[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int32_t keep = split_bytes - 4 * k;  // bytes of word k from lo
+    const uint32_t mask = keep >= 4 ? 0xffffffffu : keep <= 0 ? 0u : (1u << (8 * keep)) - 1;
+    w[k] = (a[k] & mask) | (b[k] & ~mask);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 // [a, b): dx columns with one inner source each (column c reads dy column
-// c + pad_low); slots: the dy rows a round stages; registers cut for
-// MinBlocks blocks an SM.
+// c + pad_low); slots: the dy rows a round stages; band_div: of the
+// columns outside [a, b); registers cut for MinBlocks blocks an SM.
+//
+// Each row's columns outside [a, b) are summed first (all of the row's
+// slots, in order) into its first slot, each at the column's own copy: no
+// other column of the row reads that element. A row with one dy source
+// (most rows) is then a shifted copy of its slot: its vectors take a fixed
+// handful of instructions, its edges too. A row with several sums its
+// slots vector by vector, its columns outside [a, b) taken from the first.
 template <class T, IndexMap M, int MinBlocks>
 __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
-                              int32_t slots, int32_t a, int32_t b) {
+                              int32_t slots, int32_t a, int32_t b, FastDivisor band_div) {
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
   constexpr int Bytes = sizeof(T);
   constexpr int kThreads = kBackwardTileThreads;
   extern __shared__ uint4 tile_smem[];
-  __shared__ int32_t s_count[kThreads];  // a row's dy sources
-  __shared__ int32_t s_first[kThreads];  // the index of its first among the tile's
+  // s_first[q]: the index of row q's first dy source among the tile's (its
+  // sources end where row q + 1's begin); s_single[q]: where a one-source
+  // row of this round finds dx column 0 in the slots (elements), else -1.
+  __shared__ int32_t s_first[kThreads + 1];
+  __shared__ int32_t s_single[kThreads];
   __shared__ int32_t s_scratch[kThreads / 32];
   const TileSlots s = tile_slots(tile_smem, t, slots);
   int32_t *phase = tile_words(s, slots);
   const StagedRows staged{s.slot, phase, t.slot_vectors};
+  T *const elems = reinterpret_cast<T *>(s.slot);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const CopyAxes axes = dx_to_dy(p);
@@ -173,57 +219,101 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   const int inner = p.rank - 1;
 
   int32_t count = 0;
-  int64_t own = 0;
-  if (r < nrows) {
-    count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own));  // at most slots (the host's bound)
-    s_count[r] = count;
-  }
-  const int32_t first = block_exclusive_sum(count, s_scratch);
+  int64_t own = 0, other = 0;
+  // count: at most slots (the host's bound)
+  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own, other));
+  int32_t total;  // the tile's sources
+  bool many;      // a row of three or more
+  const int32_t first = block_exclusive_sum(count, count > 2, s_scratch, nrows, total, many);
   if (r < nrows) s_first[r] = first;
+  if (r == nrows - 1) s_first[nrows] = first + count;
 
   const int64_t lo = p.pad_low[inner], n = p.out_extent[inner], m = p.in_extent[inner];
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
-  const int32_t w = t.width, per_row = edge_vectors_per_row(w, a, b, V);
+  const int32_t w = t.width, band = a + w - b;
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
+  // Where slot k's row has dx column 0 (its own copy of it), in elements.
+  auto column0 = [&](int32_t k) { return k * t.slot_vectors * V + phase[k] + lo32; };
   auto list = [&](int32_t k, int64_t source) {
     set_slot_copies<Bytes>(s, k, p.in, t, source);
-    phase[k] = slot_phase<Bytes>(p.in, source);
+    // A 16-byte copy that lands across a 32-byte sector of shared memory
+    // from within one of global memory costs two of each (ncu, session
+    // 20): a slot starts a vector late where its row's first 16 bytes and
+    // the slot's space differ in that phase (the slot has a vector to spare).
+    const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(source) * Bytes;
+    const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(s.slot + k * t.slot_vectors)) >> 4) & 1u;
+    phase[k] = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
-    __syncthreads();                    // s_first written; the last round's slots read
-    const int32_t base = s_first[r0];
+    if (r0 > 0) __syncthreads();        // the last round's slots read
+    const int32_t base = r0 > 0 ? s_first[r0] : 0;
     const bool fits = r >= r0 && r < nrows && first + count - base <= slots;
-    const int32_t r1 = r0 + __syncthreads_count(fits);
+    // One round where every source fits (most tiles), else the rows that
+    // do; the slot-a-thread listing below reads s_first, so it comes after
+    // a barrier too.
+    const bool whole = r0 == 0 && total <= slots && !many;
+    const int32_t r1 = whole ? nrows : r0 + __syncthreads_count(fits);
     if (fits && count == 1) list(first - base, own);
-    const int32_t listed = s_first[r1 - 1] + s_count[r1 - 1] - base;  // the round's slots
-    // The sources of rows with several, a slot a thread: a row's own thread
-    // listing them one after another held the whole block for its longest row.
-    for (int32_t f = threadIdx.x; listed > r1 - r0 && f < listed; f += kThreads) {
-      const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_count[q];
-      if (sources == 1) continue;
+    if (fits && count == 2) {  // its own and the other, in ascending order
+      list(first - base + (other < 0), own);
+      list(first - base + (other > 0), own + other);
+    }
+    if (r < nrows) s_single[r] = fits && count == 1 ? column0(first - base) : -1;
+    const int32_t listed = whole ? total : s_first[r1] - base;  // the round's slots
+    // The sources of rows with three or more, a slot a thread: a row's own
+    // thread listing them one after another held the whole block for its
+    // longest row.
+    for (int32_t f = threadIdx.x; many && f < listed; f += kThreads) {
+      const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_first[q + 1] - s_first[q];
+      if (sources <= 2) continue;
       TileRowCoords rc(row0 + q);  // nth_copy_row_at asks from the last axis on, as rc gives them
       list(f, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, sources,
                                  f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_tile_rows<Bytes>(p.in, t, s_first[r1 - 1] + s_count[r1 - 1] - base, s);
+    stage_slots<Bytes>(p.in, t, listed, s, phase);
     __syncthreads();
 
-    // The vectors of the round's rows inside columns [a, b): each from its
-    // row's slots in order.
+    // The columns outside [a, b), summed into each row's first slot.
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
+      const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
+      const int32_t k0 = s_first[cr] - base;
+      elems[column0(k0) + c] = cell_sum<T, M>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
+    }
+    __syncthreads();
+
+    // dx cell (row q of the round, column c), one by one.
+    auto cell = [&](int32_t q, int32_t c) {
+      const int32_t at = s_single[q];
+      if (at >= 0) return elems[at + c];
+      const int32_t k0 = s_first[q] - base;
+      if (c < a || c >= b) return elems[column0(k0) + c];
+      return cell_sum<T, M>(staged, k0, s_first[q + 1] - base, c, lo32, n32, m32);
+    };
+    // The vectors inside one row of the round (the others below).
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
-      if (l0 < 0) continue;
-      int32_t vr, c;
-      tile_row_column(t, l0, vr, c);
-      if (vr < r0 || vr >= r1 || c < a || c + V > b) continue;
-      const int32_t k0 = s_first[vr] - base, k1 = k0 + s_count[vr];
-      if (k1 == k0 + 1) {  // one source: its copy, unconverted (-0.0 + x is x, NaN payloads aside)
-        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot + k0 * t.slot_vectors, phase[k0] + c + lo32);
+      if (w < V) {  // rows narrower than a vector: cell by cell
+        for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
+          const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
+          if (lr >= r0 && lr < r1) out[l] = cell(lr, l - lr * w);
+        }
         continue;
       }
+      if (l0 < 0 || l0 + V > tv.span) continue;
+      int32_t vr, c;
+      tile_row_column(t, l0, vr, c);
+      if (c + V > w || vr < r0 || vr >= r1) continue;
+      const int32_t at = s_single[vr];
+      if (at >= 0) {  // one source: its folded slot, shifted
+        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot, at + c);
+        continue;
+      }
+      // several: their sums in order, the columns outside [a, b) from the first slot
+      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
       A acc[V];
 #pragma unroll
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
@@ -236,36 +326,40 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       P y;
 #pragma unroll
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
+      if (c < a || c + V > b) {
+        P x;
+        x.vector = slot_vector<Bytes>(s.slot, column0(k0) + c);
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+          if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
+      }
       *reinterpret_cast<uint4 *>(out + l0) = y.vector;
     }
-    // The edge vectors of the round's rows (columns of several sources, row
-    // ends): a vector a thread, its cells summed a slot at a time. Replicate
-    // takes a cell a thread (a cell on its edge sums a run as long as the
-    // pad, which one thread's vector of cells ran 5-10 points of copy slower,
-    // bench/NOTES.md session 18), as does a vector with cells of another
-    // round's rows or outside the tile.
-    constexpr int kCells = M == IndexMap::Replicate ? 1 : V;  // a thread's cells of a vector
-    for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row * (V / kCells); i += kThreads) {
-      const int32_t item = i / (V / kCells), e0 = (i - item * (V / kCells)) * kCells;
-      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(item), t.edge_div)), cr = r0 + q;
-      const int32_t l0 = edge_vector_start(tv.first, w, cr, a, b, V, item - q * per_row, cr == r0);
-      if (l0 == INT32_MIN) continue;
-      const int32_t c0 = l0 - cr * w;
-      if (kCells == V && c0 >= 0 && c0 + V <= 2 * w && l0 + V <= tv.span && (c0 + V <= w || cr + 1 < r1)) {
-        // in row cr, or across its end into row cr + 1 of this round
-        const bool wraps = c0 + V > w;
-        const int32_t k0 = s_first[cr] - base, j0 = wraps ? s_first[cr + 1] - base : 0;
-        *reinterpret_cast<uint4 *>(out + l0) = vector_sums<T, M>(
-            staged, k0, k0 + s_count[cr], j0, wraps ? j0 + s_count[cr + 1] : 0, c0, wraps ? w - c0 : V, lo32, n32, m32);
+    // The vectors across a row's end (rows at least a vector wide): the one
+    // holding the last cell of row q, for q from the row before the round
+    // (its vector may hold the round's first cells) to the round's last.
+    // Every lane takes one, so none waits on another's path.
+    for (int32_t q = r0 - 1 + static_cast<int32_t>(threadIdx.x); w >= V && q < r1; q += kThreads) {
+      const int32_t end = (q + 1) * w;  // past row q's last cell
+      if (end - 1 < tv.first) continue;  // no vector holds it
+      const int32_t l0 = end - 1 - ((end - 1 - tv.first) & (V - 1));
+      if (l0 >= 0 && l0 + V == end) continue;  // inside row q: the loop above's
+      if (l0 >= 0 && l0 + V <= tv.span && q >= r0 && q + 1 < r1 && s_single[q] >= 0 && s_single[q + 1] >= 0) {
+        // Both rows of one source: the two shifted slots, blended. Past row
+        // q's end its slot reads into the next one's; the next row's read
+        // starts up to V - 1 elements before its column 0, inside the slots
+        // (that row's slot follows this one's). Neither part is kept.
+        const int32_t c = l0 - q * w;
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(slot_vector<Bytes>(s.slot, s_single[q] + c),
+                                                       slot_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
+                                                       (w - c) * Bytes);
         continue;
       }
-      for (int e = e0; e < e0 + kCells; ++e) {
-        const int32_t l = l0 + e;
-        if (l < 0 || l >= tv.span) continue;
+      // Else cell by cell (a vector past the tile's end may be two rows'
+      // last: both write its cells, alike).
+      for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
         const int32_t lr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
-        if (lr < r0 || lr >= r1) continue;
-        const int32_t k0 = s_first[lr] - base;
-        out[l] = cell_sum<T, M>(staged, k0, k0 + s_count[lr], l - lr * w, lo32, n32, m32);
+        if (lr >= r0 && lr < r1) out[l] = cell(lr, l - lr * w);
       }
     }
     r0 = r1;
@@ -276,12 +370,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
 template <class T, IndexMap M>
 int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a, int32_t b, cudaStream_t stream) {
   if (s.t.blocks > INT_MAX) return 3;
-  RowTiles with_edges = s.t;
-  with_edges.edge_div = fast_divisor(edge_vectors_per_row(s.t.width, a, b, 16 / static_cast<int32_t>(sizeof(T))));
-  constexpr int kShort = PadTilesTraits::kSumMinBlocks, kWide = PadTilesTraits::kSumWideRowMinBlocks;
-  auto kernel = s.min_blocks == kWide ? pad_backward_tiles_kernel<T, M, kWide> : pad_backward_tiles_kernel<T, M, kShort>;
-  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, with_edges, s.slots,
-                                                                                                a, b);
+  auto kernel = pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks>;
+  const FastDivisor band_div = fast_divisor(a + s.t.width - b > 0 ? a + s.t.width - b : 1);
+  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots,
+                                                                                                a, b, band_div);
   return -static_cast<int>(cudaGetLastError());
 }
 

@@ -132,7 +132,6 @@ inline uint32_t smem_for_blocks_per_sm(uint32_t need, int64_t smem_per_sm, int64
 struct SumTiles {
   RowTiles t;
   int32_t slots;
-  int32_t min_blocks;  // blocks an SM its kernel's registers are cut for
 };
 
 // A pad backward (out = dx, in = dy) in tiles of about
@@ -148,12 +147,14 @@ inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64
                               ? PadTilesTraits::kMaxBandSumRowBytes
                               : PadTilesTraits::kMaxSumRowBytes;
   if (!row_tiles_serve(p, elem_bytes, window, longest)) return false;
-  s.min_blocks = w * elem_bytes >= PadTilesTraits::kSumWideRowBytes ? PadTilesTraits::kSumWideRowMinBlocks
-                                                                     : PadTilesTraits::kSumMinBlocks;
   int64_t rows = PadTilesTraits::kSumTileBytes / (w * elem_bytes);
   rows = rows < 1 ? 1 : rows > PadTilesTraits::kThreads ? PadTilesTraits::kThreads : rows;
   for (;; rows /= 2) {
     s.t = make_row_tiles(p, elem_bytes, 0, window, static_cast<int32_t>(rows));
+    // A vector more a slot: a slot may start a vector late, on its row's
+    // 32-byte phase (pad_backward_tiles.cuh).
+    s.t.slot_vectors += 1;
+    s.t.slot_div = fast_divisor(s.t.slot_vectors);
     int64_t slots = rows + rows * PadTilesTraits::kSumSpareSlotsPercent / 100;
     if (slots < max_sources) slots = max_sources;
     s.slots = static_cast<int32_t>(slots < kMaxTileSmemBytes ? slots : kMaxTileSmemBytes);

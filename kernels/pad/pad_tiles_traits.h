@@ -49,17 +49,19 @@ struct PadTilesTraits {
   // Staged dy rows a backward block has room for beyond one a dx row, in
   // percent of its dx rows (rounded down; at least the most sources a row
   // has): a tile whose rows have more sources (rows on an outer pad) stages
-  // and sums them in several rounds.
-  static constexpr int kSumSpareSlotsPercent = 25;
-  // Blocks per SM the backward's registers are cut for: the rows' listing
-  // wants more registers than the sums, and is what a cut spills. Rows of
-  // kSumWideRowBytes or more take a kernel cut for kSumWideRowMinBlocks (48
-  // registers, none spilled), shorter ones kSumMinBlocks (40; session 19,
-  // H200: 48 registers ran 1-4 points of copy ahead on rows of 1 KiB and
-  // more, up to 3 behind on rows of 254-512 bytes).
-  static constexpr int kSumMinBlocks = 6;
-  static constexpr int kSumWideRowMinBlocks = 5;
-  static constexpr int64_t kSumWideRowBytes = 1024;
+  // and sums them in several rounds. Session 20 (H200, the folded tiles):
+  // 15% against 25% took f32 rank-5 rows 76-87 -> 82-89% of copy and 16-bit
+  // rank-4 rows padded by 16 86-88 -> 88-90% (more tiles an SM, 128-row
+  // bf16 rank-5 tiles), bf16 rank 5 level.
+  static constexpr int kSumSpareSlotsPercent = 15;
+  // Blocks per SM the backward's registers are cut for (48 registers, no
+  // spill), one kernel a dtype and mode: session 19 cut rows under 1 KiB
+  // for 6 (40 registers) in a second kernel; session 20 (H200), with the
+  // folded tiles' shared memory holding rank-5 tiles to 4-5 an SM, 48 for
+  // every row against the two: f32 rank 5 level to 2 points of copy ahead,
+  // 16-bit rank 5 level to 4 behind (odd rows), and the translation unit's
+  // compile a quarter shorter (the build's budget).
+  static constexpr int kSumMinBlocks = 5;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
@@ -68,10 +70,12 @@ struct PadTilesTraits {
   // tiles and 77-79% in 16-bit, against 48-70% on the passes, whose cells
   // kernel sums such columns; with a band of 32 bytes f32 rows of 8192
   // padded by 3 and 5 92 -> 95%, 16-bit rows of 4096 padded by 7 and 9 on
-  // a padded outer axis 73-75 -> 82-85%, f32 ones level).
+  // a padded outer axis 73-75 -> 82-85%, f32 ones level; session 20, the
+  // folded tiles, a band of 16 bytes: 16-bit rows of 8192 padded by 3 and
+  // 5 reflect and circular 84-86 -> 90-92%, replicate level).
   static constexpr int64_t kMaxSumRowBytes = 4096;
   static constexpr int64_t kMaxBandSumRowBytes = 36864;
-  static constexpr int64_t kSumBandBytes = 32;
+  static constexpr int64_t kSumBandBytes = 16;
 };
 
 }  // namespace baracuda::kernels

@@ -9,7 +9,7 @@
 # on another machine with the same nvcc), else left out (the driver skips
 # missing entries).
 O=$1; budget=$2; shift 2; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
-C="-O3 --std=c++17 --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC"
+C="-O3 -lineinfo --std=c++17 --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC"
 first=${1#*=}; first=${first%@*}
 {
   echo "driver $C -I$first -c $H/main.cu"

@@ -9,6 +9,8 @@
 // (tree 0 is the baseline; filter: substrings of "bf16 reflect [4,32,...]"
 // rows, '|' between them; PROBE_NO_CHECKS=1 skips the checks, for ncu).
 // Session 19's runs, an ncu source-counter run included: bench/NOTES.md.
+// ncu_source.py sums an ncu source page of the tiles kernel by phase (the
+// objects carry -lineinfo; session 20's rounds ran it on one row each).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
