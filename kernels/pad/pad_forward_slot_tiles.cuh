@@ -1,11 +1,12 @@
 // Pad forward of short rows in slot tiles: as the row tiles of
 // pad_forward_tiles.cuh, a block stages the source rows of a run of whole
 // output rows into shared memory, but each into a slot that then takes the
-// row's pad columns too (pad_forward_slots.h), so that every output vector
-// is a shifted 16 bytes of one slot or, across a row end, of two. A pad
-// column costs one element written in shared memory, not an element picked
-// for each vector that touches it (the row tiles' edge vectors: a quarter
-// of a 16-bit rank-5 tile's vectors at some 8 picks each).
+// row's pad columns and the next row's first columns too
+// (pad_forward_slots.h), so that every output vector is a shifted 16 bytes
+// of one slot. A pad column costs one element written in shared memory, not
+// an element picked for each vector that touches it (the row tiles' edge
+// vectors: a quarter of a 16-bit rank-5 tile's vectors at some 8 picks
+// each), and every vector across a row end is stored with its neighbours.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -53,17 +54,6 @@ __device__ __forceinline__ uint4 shifted_slot_vector(const uint4 *smem, int32_t 
   const uint32_t bits = (shift & 3) * 8;
   return make_uint4(__funnelshift_r(x[0], x[1], bits), __funnelshift_r(x[1], x[2], bits),
                     __funnelshift_r(x[2], x[3], bits), __funnelshift_r(x[3], x[4], bits));
-}
-
-// The first `bytes` bytes (0 < bytes < 16) of x, the rest of y.
-__device__ __forceinline__ uint4 join_vectors(const uint4 &x, const uint4 &y, int32_t bytes) {
-  auto mask = [bytes](int word) {
-    const int32_t s = bytes - 4 * word;
-    return s >= 4 ? 0xffffffffu : s <= 0 ? 0u : 0xffffffffu >> (32 - 8 * s);
-  };
-  const uint32_t m0 = mask(0), m1 = mask(1), m2 = mask(2), m3 = mask(3);
-  return make_uint4((x.x & m0) | (y.x & ~m0), (x.y & m1) | (y.y & ~m1), (x.z & m2) | (y.z & ~m2),
-                    (x.w & m3) | (y.w & ~m3));
 }
 
 // Stages the first n slots (each from element `lead` of its stride, as
@@ -124,8 +114,9 @@ __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlo
 }
 
 // Once every thread's copies have landed: rows of fill values, then every
-// row's pad columns (from its staged columns, or the fill). Syncs the block
-// before and after the pad columns.
+// row's pad columns and, after them, the next row's first f.overhang columns
+// (from the staged columns, or the fill). Syncs the block before, and after
+// where it wrote any.
 template <int Bytes, IndexMap M>
 __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                                    int32_t nrows, bool fill_rows) {
@@ -134,7 +125,7 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
   constexpr int V = P::kCount;
   const int inner = p.rank - 1;
   const int32_t lo = static_cast<int32_t>(p.pad_low[inner]), n = static_cast<int32_t>(p.in_extent[inner]);
-  const int32_t w = f.t.width, stride = f.slot_stride;
+  const int32_t stride = f.slot_stride, w = f.t.width;
   E fill;
   memcpy(&fill, p.fill, Bytes);
   E *slots = reinterpret_cast<E *>(b.s.slot);
@@ -147,22 +138,32 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
         for (int32_t v = threadIdx.x % 32; v < stride; v += 32) b.s.slot[r * stride + v] = fill_pack.vector;
   }
   __syncthreads();
-  if (f.pad_columns == 0) return;
-  int32_t a, c1;
-  interior_columns(lo, n, w, a, c1);
-  for (int32_t i = threadIdx.x; i < nrows * f.pad_columns; i += kTileThreads) {
-    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), f.pad_div));
-    const int32_t j = i - r * f.pad_columns, c = j < a ? j : c1 + (j - a), o = b.origin[r];
-    if constexpr (M == IndexMap::Constant) slots[o + c] = fill;
-    else slots[o + c] = slots[o + lo + pad_column_source<M>(c, lo, n)];
+  const int32_t items = f.pad_columns + f.overhang;
+  if (items == 0) return;
+  const int32_t a = f.interior_begin, c1 = f.interior_end;
+  // Pad column c of the row whose slot's column 0 is element o.
+  auto pad_column = [&](int32_t o, int32_t c) {
+    if constexpr (M == IndexMap::Constant) return fill;
+    else return slots[o + lo + pad_column_source<M>(c, lo, n)];
+  };
+  for (int32_t i = threadIdx.x; i < nrows * items; i += kTileThreads) {
+    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), f.item_div));
+    const int32_t j = i - r * items, o = b.origin[r];
+    if (j < f.pad_columns) {
+      const int32_t c = j < a ? j : c1 + (j - a);
+      slots[o + c] = pad_column(o, c);
+    } else if (r + 1 < nrows) {  // column c of the next row (a fill row: its slot fills)
+      const int32_t c = j - f.pad_columns, next = b.origin[r + 1];
+      slots[o + w + c] = c >= a && c < c1 ? slots[next + c] : pad_column(next, c);
+    }
   }
   __syncthreads();
 }
 
-// Every output vector of the tile inside one row a shifted 16 bytes of the
-// row's slot; a vector across a row end (one a row at most, rows at least
-// a vector wide) joins two rows' in a loop of its own, so that the loop of
-// the others stays short; the tile's two end vectors (every vector, for
+// Every output vector of the tile a shifted 16 bytes of the slot of the row
+// it starts in (rows at least a vector wide: a vector ends in the next row's
+// first V - 1 columns at most, which the slot holds, f.overhang, wherever a
+// vector crosses a row end); the tile's two end vectors (every vector, for
 // rows narrower than one) store their elements one by one.
 template <int Bytes>
 __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
@@ -178,7 +179,6 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
     if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
       int32_t r, c;
       tile_row_column(f.t, l0, r, c);
-      if (c + V > w) continue;
       *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
       continue;
     }
@@ -189,18 +189,6 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
       out[l] = slots[b.origin[r] + l - r * w];
     }
   }
-  if (w < V) return;
-  for (int32_t r = threadIdx.x; r + 1 < nrows; r += kTileThreads) {
-    const int32_t end = (r + 1) * w, l0 = end - ((end - tv.first) & (V - 1));
-    if (l0 == end) continue;
-    const uint4 x = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + l0 - r * w);
-    const uint4 y = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r + 1] + l0 - end);
-    *reinterpret_cast<uint4 *>(out + l0) = join_vectors(x, y, (end - l0) * Bytes);
-  }
-}
-
-__device__ __forceinline__ int32_t tile_rows_from(const RowTiles &t, int64_t row0) {
-  return static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
 }
 
 // One tile a block. The parameters are __grid_constant__, so that no
@@ -211,7 +199,7 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   extern __shared__ uint4 tile_smem[];
   const PadSlotBuffer b = pad_slot_buffer(tile_smem, f);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * f.t.rows_per_block;
-  const int32_t nrows = tile_rows_from(f.t, row0);
+  const int32_t nrows = static_cast<int32_t>(f.t.rows - row0 < f.t.rows_per_block ? f.t.rows - row0 : f.t.rows_per_block);
   const bool fill_rows = __syncthreads_or(set_slot_rows<Bytes, M>(p, f, b, row0, nrows));
   stage_slot_rows<Bytes>(p.in, f, nrows, b.s.slot, b.s);
   async_copy_commit();
@@ -220,13 +208,21 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   store_slot_rows<Bytes>(p, f, b, row0, nrows);
 }
 
-// 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of the
-// launch.
+// 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of a
+// device query or the launch. At most PadTilesTraits::kSlotBlocksPerSm
+// blocks an SM of this device (smem_for_blocks_per_sm).
 template <int Bytes, IndexMap M>
 int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &f, cudaStream_t stream) {
   if (f.t.blocks > INT_MAX) return 3;
-  pad_forward_slot_tiles_kernel<Bytes, M>
-      <<<static_cast<unsigned>(f.t.blocks), kTileThreads, f.t.smem_bytes, stream>>>(p, f);
+  int device = 0, smem_per_sm = 0, reserved = 0;
+  cudaError_t err;
+  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) !=
+          cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess)
+    return -static_cast<int>(err);
+  const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, smem_per_sm, reserved, PadTilesTraits::kSlotBlocksPerSm);
+  pad_forward_slot_tiles_kernel<Bytes, M><<<static_cast<unsigned>(f.t.blocks), kTileThreads, smem, stream>>>(p, f);
   return -static_cast<int>(cudaGetLastError());
 }
 

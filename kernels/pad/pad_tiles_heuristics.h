@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 
 #include "common/row_tiles.h"
 #include "common/rows_problem.h"
@@ -30,6 +31,9 @@ inline void pad_forward_window(const RowsProblem &p, int64_t &begin, int64_t &co
   const int64_t end = n < w - lo ? n : w - lo;
   count = end > begin ? end - begin : 0;
 }
+
+// The rows after which rows of `width` elements are back at their 16-byte phase.
+inline int64_t slot_row_period(int64_t width, int elem_bytes) { return 16 / std::gcd<int64_t>(width * elem_bytes, 16); }
 
 // Tiles serve short rows (output and staged window at most max_row_bytes)
 // of a dense output aligned to its elements, read from unit-stride input
@@ -91,15 +95,36 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   if (n > kMaxTileInnerIndex || lo > kMaxTileInnerIndex || lo < -kMaxTileInnerIndex) return false;
   const int32_t v = 16 / elem_bytes;
   f.lead = pad_slot_lead(lo, begin, v);
-  f.slot_stride = pad_slot_stride(f.lead, lo, begin, static_cast<int32_t>(w), v);
+  // Where some row ends off the 16-byte grid, vectors cross row ends: each
+  // slot then holds the next row's first v - 1 columns.
+  const bool on_grid = (w * elem_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(p.out) % 16 == 0;
+  f.overhang = on_grid ? 0 : v - 1;
+  f.slot_stride = pad_slot_stride(f.lead, lo, begin, static_cast<int32_t>(w + f.overhang), v);
   int32_t a, b;
   interior_columns(lo, n, static_cast<int32_t>(w), a, b);
   f.pad_columns = a + static_cast<int32_t>(w) - b;
-  f.pad_div = fast_divisor(f.pad_columns > 0 ? f.pad_columns : 1);
+  f.interior_begin = a;
+  f.interior_end = b;
+  f.item_div = fast_divisor(f.pad_columns + f.overhang > 0 ? f.pad_columns + f.overhang : 1);
   // The staged copies take t.slot_vectors of a slot, the rest of its stride is extra bytes.
   const int64_t staged = window > 0 ? (window * elem_bytes + 15) / 16 + 1 : 0;
-  const int64_t rows = PadTilesTraits::kSlotTileBytes / (w * elem_bytes);
+  // Tiles of a whole number of the rows after which the output is back at its
+  // 16-byte phase: every tile then starts where the one before ended, on a
+  // 16-byte boundary (for an aligned output), and no vector is split between two.
+  const int64_t period = slot_row_period(w, elem_bytes);
+  int64_t rows = PadTilesTraits::kSlotTileBytes / (w * elem_bytes);
+  if (rows >= period) rows -= rows % period;
   return fit_row_tiles(p, elem_bytes, begin, window, rows > 1 ? rows : 1, f.t, (f.slot_stride - staged) * 16);
+}
+
+// The shared memory a slot-tile block asks for (`need` or more) so that at
+// most `blocks` blocks fit an SM of smem_per_sm bytes, each with `reserved`
+// bytes besides; `need` where no more than that fit anyway, or where the
+// padding would pass kMaxTileSmemBytes.
+inline uint32_t smem_for_blocks_per_sm(uint32_t need, int64_t smem_per_sm, int64_t reserved, int blocks) {
+  if (blocks <= 0) return need;
+  const int64_t enough = smem_per_sm / (blocks + 1) - reserved + 1;  // blocks + 1 such blocks do not fit
+  return enough <= need || enough > kMaxTileSmemBytes ? need : static_cast<uint32_t>(enough);
 }
 
 // A pad backward's tiles (reflect, replicate, circular): the dx rows of a

@@ -35,6 +35,11 @@ struct PadTilesTraits {
   // 3-10 behind; 32 KiB slot tiles level to 5 points behind 16 KiB on rank 5).
   static constexpr int64_t kMaxSlotRowBytes = 1024;
   static constexpr int64_t kSlotTileBytes = 16384;
+  // At most this many slot-tile blocks an SM (0: as many as fit), their
+  // shared memory padded so that no more fit (session 20, H200: 6 blocks an
+  // SM ran 1-3 points of copy ahead of 8 on 16-bit rank-5 rows: fewer tiles
+  // in flight wait less on the memory system).
+  static constexpr int kSlotBlocksPerSm = 6;
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy

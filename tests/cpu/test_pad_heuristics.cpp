@@ -274,6 +274,9 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
   CHECK(f.lead == 8);         // the 2 low pad columns in a vector ahead of the staged ones
   CHECK(f.slot_stride == 19);  // column 0 at element 6 to 13, 132 columns
   CHECK(f.pad_columns == 4);
+  CHECK(f.interior_begin == 2);
+  CHECK(f.interior_end == 130);
+  CHECK(f.overhang == 7);  // rows of 264 bytes end off the 16-byte grid: the next row's first 7 columns
   CHECK(f.t.slot_vectors == 17);
   CHECK(f.t.smem_bytes >= f.t.rows_per_block * (19 * 16 + 16));
   CHECK(f.t.smem_bytes <= kMaxTileSmemBytes);
@@ -282,10 +285,24 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
                                        4, f));
   CHECK(f.pad_columns == 7);
   CHECK(f.t.rows_per_block == PadTilesTraits::kSlotTileBytes / (134 * 4));
+  // 16-bit rows of 268 bytes are back at their 16-byte phase every 4 rows: tiles of a multiple of 4 rows,
+  // so that no output vector straddles two tiles.
+  REQUIRE(pad_forward_takes_slot_tiles(at(pad_forward({4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Reflect)),
+                                       2, f));
+  CHECK(f.t.rows_per_block == PadTilesTraits::kSlotTileBytes / 268 / 4 * 4);
+  CHECK(f.t.rows_per_block * 268 % 16 == 0);
   const RowsProblem r4 = at(pad_forward({512, 512, 512}, {0, 1, 1}, {0, 1, 1}, IndexMap::Reflect));
   CHECK_FALSE(pad_forward_takes_slot_tiles(r4, 4, f));
   CHECK(pad_forward_takes_tiles(r4, 4, t));
   CHECK(pad_forward_takes_slot_tiles(r4, 2, f) == (514 * 2 <= PadTilesTraits::kMaxSlotRowBytes));
+  // f32 rows of 528 bytes into an aligned output end on the 16-byte grid: no vector crosses a row end,
+  // no overhang; from an output 8 bytes off the grid every row end is off it.
+  REQUIRE(pad_forward_takes_slot_tiles(r5, 4, f));
+  CHECK(f.overhang == 0);
+  RowsProblem r5_off = r5;
+  r5_off.out = out + 8;
+  REQUIRE(pad_forward_takes_slot_tiles(r5_off, 4, f));
+  CHECK(f.overhang == 3);
   // Widths other than 2 and 4 bytes, rows narrower than a vector, and crops past the kernel's 32-bit columns:
   // not in slot tiles.
   CHECK_FALSE(pad_forward_takes_slot_tiles(r5, 1, f));
@@ -303,8 +320,8 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
 TEST_CASE("slot tiles: an output row at any phase, its staged window inside its slot", "[heuristics][pad]") {
   using namespace baracuda::kernels;
   // Every element width, pads low and high (crops too), and every 16-byte
-  // phase of the window's first element: the row's columns [0, w) and the
-  // staged copies lie inside the slot.
+  // phase of the window's first element: the row's columns [0, w), the next
+  // row's first v - 1 after them and the staged copies lie inside the slot.
   int cases = 0;
   for (int bytes : {1, 2, 4, 8, 16}) {
     const int32_t v = 16 / bytes;
@@ -318,12 +335,13 @@ TEST_CASE("slot tiles: an output row at any phase, its staged window inside its 
           int64_t begin, window;
           pad_forward_window(p, begin, window);
           const int32_t lead = pad_slot_lead(lo, begin, v);
-          const int32_t stride = pad_slot_stride(lead, lo, begin, static_cast<int32_t>(w), v);
+          // The slot tiles' slots: the row and the next row's first v - 1 columns.
+          const int32_t stride = pad_slot_stride(lead, lo, begin, static_cast<int32_t>(w + v - 1), v);
           CHECK(lead % v == 0);
           for (int32_t ph = 0; ph < v; ++ph) {
             const int64_t origin = lead + ph - lo - begin;  // the slot element of column 0
             CHECK(origin >= 0);
-            CHECK(origin + w <= int64_t{stride} * v);
+            CHECK(origin + w + v - 1 <= int64_t{stride} * v);
             CHECK(lead + (ph + window + v - 1) / v * v <= int64_t{stride} * v);
             ++cases;
           }
@@ -379,4 +397,23 @@ TEST_CASE("row tiles: every output vector of a tile written once, inside a row o
               ++tiles;
             }
   CHECK(tiles > 1000);
+}
+
+TEST_CASE("slot tiles: shared memory padded to a number of blocks an SM", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  // Shared memory an SM and reserved a block: sm_80, sm_86/89, sm_90.
+  const int64_t devices[][2] = {{167936, 1024}, {102400, 1024}, {233472, 1024}};
+  for (const auto &d : devices)
+    for (int blocks = 0; blocks <= 12; ++blocks)
+      for (uint32_t need : {1000u, 8000u, 19855u, 20339u, 30000u, 47000u}) {
+        const uint32_t s = smem_for_blocks_per_sm(need, d[0], d[1], blocks);
+        const int64_t fit = d[0] / (s + d[1]), fit_need = d[0] / (need + d[1]);
+        CHECK(s >= need);
+        CHECK(s <= std::max<uint32_t>(need, kMaxTileSmemBytes));
+        if (blocks == 0 || fit_need <= blocks) CHECK(s == need);  // nothing to cap
+        if (s > need) CHECK(fit == blocks);                      // padded: exactly `blocks` fit
+        if (s == need && blocks > 0 && fit_need > blocks) CHECK(d[0] / (blocks + 1) - d[1] + 1 > kMaxTileSmemBytes);
+      }
+  // The H200's 6 blocks of the grid's 16-bit rank-5 tiles.
+  CHECK(smem_for_blocks_per_sm(20339, 233472, 1024, 6) == 233472 / 7 - 1024 + 1);
 }

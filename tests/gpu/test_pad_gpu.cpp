@@ -168,3 +168,22 @@ TEST_CASE("pad forward of short rows in row tiles: the rows-a-tile cap, rows at 
                  run_pad);
   }
 }
+
+TEST_CASE("pad forward of short rows in slot tiles: row ends off the 16-byte grid, outputs off it", "[gpu][pad]") {
+  // kernels/pad/pad_forward_slot_tiles.cuh: 16-bit rows of 132 and 134 elements end off the 16-byte grid
+  // (each slot holds the next row's first columns), padded on inner and outer axes; rows of 240 elements
+  // end on it but for an output off the grid (Layout::Offset).
+  const Shape shapes[] = {
+      {{3, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}},
+      {{2, 64, 64, 127}, {1, 0, 0, 3}, {0, 0, 0, 4}},
+      {{5, 7, 236}, {0, 1, 2}, {0, 2, 2}},
+  };
+  uint64_t seed = 1300;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F32})
+    for (int32_t mode : kModes)
+      for (const Shape &s : shapes)
+        for (Layout out : {Layout::Contiguous, Layout::Offset})
+          CHECK_CASE((PadCase{pad_desc(BARACUDA_OP_PAD, dtype, mode, s.in, s.low, s.high, fill_for(dtype)),
+                              Layout::Contiguous, out, seed++}),
+                     run_pad);
+}

@@ -8,7 +8,8 @@
 // The branch's pad backward (backward.cu) is checked bitwise against main's
 // too: the row tiles' staging is shared.
 // Build: bench/probes/pad_forward/build.sh OUT SECONDS include main=MAIN/kernels
-// v1=TREE/kernels [v2=...]; run: OUT/probe [reps] [filter].
+// v1=TREE/kernels [v2=...]; run: OUT/probe [reps] [filter]; environment:
+// PROBE_DIAG, PROBE_TWIN, PROBE_QUICK, PROBE_ONCE, PROBE_NO_GUARDS (main() says what they do).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,9 +43,39 @@ extern "C" int probe_pad_bwd_v1(int, int, int, const int64_t *, const int64_t *,
 
 namespace {
 
+// The traffic of a pad without its work: every output vector copied from an
+// input vector (in order, wrapping), grid-stride, four vectors a thread in
+// flight: what a kernel moving the same bytes reaches (a diagnostic column).
+__global__ void traffic_twin(const uint4 *in, size_t in_vecs, uint4 *out, size_t out_vecs) {
+  const size_t step = size_t{gridDim.x} * blockDim.x;
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < out_vecs; i += 4 * step) {
+    uint4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const size_t j = i + u * step;
+      size_t k = j;
+      while (k >= in_vecs) k -= in_vecs;  // outputs are at most a few times their inputs
+      if (j < out_vecs) v[u] = in[k];
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      if (i + u * step < out_vecs) out[i + u * step] = v[u];
+  }
+}
+
+extern "C" int probe_pad_twin(int bytes, int rank, int, const int64_t *shape, const int64_t *lo, const int64_t *hi,
+                              const void *in, void *out, const void *, void *stream) {
+  size_t ni = bytes, no = bytes;
+  for (int d = 0; d < rank; ++d) ni *= shape[d], no *= shape[d] + lo[d] + hi[d];
+  traffic_twin<<<132 * 8, 256, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<const uint4 *>(in), ni / 16,
+                                                                         static_cast<uint4 *>(out), no / 16);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+
 struct Tree {
   const char *name;
   Entry run;
+  bool diag;  // a diagnostic (ablation, traffic twin): its output is not expected to match main's
 };
 std::vector<Tree> g_trees;  // main first; trees whose build was skipped are left out
 
@@ -192,10 +223,12 @@ void small_checks(int ncases) {
     }
     CK(cudaMemcpy(din, hin.data(), hin.size(), cudaMemcpyHostToDevice));
     for (size_t t = 0; t < g_trees.size(); ++t) {
+      if (g_trees[t].diag) continue;
       CK(cudaMemset(dout, 0x5A, want.size()));
       const int st = launch(g_trees[t], bytes, mode, c, static_cast<unsigned char *>(din) + in_off * bytes,
                             static_cast<unsigned char *>(dout) + out_off * bytes, fill);
       CK(cudaDeviceSynchronize());
+      if (st == 3) continue;  // a tree built without this element width
       CK(cudaMemcpy(got.data(), dout, got.size(), cudaMemcpyDeviceToHost));
       ++ran[t];
       if (st != 0 || got != want) {
@@ -206,7 +239,7 @@ void small_checks(int ncases) {
     }
   }
   for (size_t t = 0; t < g_trees.size(); ++t)
-    printf("small checks %s: %d of %d ok\n", g_trees[t].name, ran[t] - failed[t], ran[t]);
+    if (!g_trees[t].diag) printf("small checks %s: %d of %d ok\n", g_trees[t].name, ran[t] - failed[t], ran[t]);
   CK(cudaFree(din));
   CK(cudaFree(dout));
 }
@@ -299,11 +332,20 @@ int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);  // lines survive a timeout
   const int reps = argc > 1 ? atoi(argv[1]) : 15;
   const char *filter = argc > 2 ? argv[2] : "";
-  const Tree all[] = {{"main", probe_pad_main}, {"v1", probe_pad_v1}, {"v2", probe_pad_v2},
-                      {"v3", probe_pad_v3},     {"v4", probe_pad_v4}, {"v5", probe_pad_v5},
-                      {"v6", probe_pad_v6}, {"v7", probe_pad_v7}};
-  for (const Tree &t : all)
+  // PROBE_DIAG: the trees (comma-separated) that are diagnostics; PROBE_TWIN=1
+  // adds the traffic twin; PROBE_QUICK=1 skips the small and backward checks;
+  // PROBE_ONCE=1 launches each row's kernels once, untimed (for a profiler);
+  // PROBE_NO_GUARDS=1 times the rank-5 and scale rows alone.
+  const std::string diag = std::string(",") + (getenv("PROBE_DIAG") ? getenv("PROBE_DIAG") : "") + ",";
+  const bool quick = getenv("PROBE_QUICK") != nullptr, once = getenv("PROBE_ONCE") != nullptr;
+  const Tree all[] = {{"main", probe_pad_main, false}, {"v1", probe_pad_v1, false}, {"v2", probe_pad_v2, false},
+                      {"v3", probe_pad_v3, false},     {"v4", probe_pad_v4, false}, {"v5", probe_pad_v5, false},
+                      {"v6", probe_pad_v6, false},     {"v7", probe_pad_v7, false}};
+  for (Tree t : all) {
+    t.diag = diag.find(std::string(",") + t.name + ",") != std::string::npos;
     if (t.run) g_trees.push_back(t);
+  }
+  if (getenv("PROBE_TWIN")) g_trees.push_back({"twin", probe_pad_twin, true});
   if (g_trees.empty() || std::strcmp(g_trees[0].name, "main") != 0) {
     printf("no main tree built\n");
     return 1;
@@ -312,8 +354,8 @@ int main(int argc, char **argv) {
   for (const Tree &t : g_trees) printf(" %s", t.name);
   printf("\n");
   CK(cudaMalloc(&g_diff, sizeof(*g_diff)));
-  small_checks(1000);
-  backward_checks(7);
+  if (!quick) small_checks(1000);
+  if (!quick) backward_checks(7);
 
   // A 512 MiB device copy: the rate every row's % is of.
   const size_t copy_cap = size_t{600} << 20;
@@ -345,13 +387,28 @@ int main(int argc, char **argv) {
                                     {{16, 2048, 4096}, {1, 0, 0}, {1, 0, 0}},
                                     {{8, 64, 512, 512}, {0, 0, 1, 1}, {0, 0, 1, 1}},
                                     {{8, 64, 512, 512}, {0, 0, 16, 16}, {0, 0, 16, 16}}};
+  // The rank-5 row at half and twice its batch: how much of its gap to copy is the size's.
+  // and at a small one (a launch's fixed cost).
+  std::vector<Case> scale;
+  for (int64_t b : {1, 2, 8}) {
+    scale.push_back({{b, 32, 64, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}});
+    scale.push_back({{b, 32, 64, 64, 127}, {0, 1, 0, 0, 3}, {0, 0, 0, 0, 4}});
+  }
+  scale.push_back({{1, 1, 8, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}});
+  // Constant pad backward (a slice, run by the forward's kernels) of the two rank-5 rows.
+  const std::vector<Case> slices = {{{4, 32, 68, 68, 132}, {0, 0, -2, -2, -2}, {0, 0, -2, -2, -2}},
+                                    {{4, 33, 64, 64, 134}, {0, -1, 0, 0, -3}, {0, 0, 0, 0, -4}}};
   std::vector<Timed> rows;
   for (int bytes : {2, 4})
     for (const Case &c : rank5)
       for (int m = 0; m < 4; ++m) rows.push_back({"rank5", c, bytes, m});
   for (int bytes : {2, 4})
+    for (const Case &c : scale) rows.push_back({"scale", c, bytes, 1});
+  for (int bytes : {2, 4})
+    for (const Case &c : slices) rows.push_back({"slice", c, bytes, 0});
+  for (int bytes : {2, 4})
     for (const Case &c : guards)
-      for (int m = 0; m < 4; ++m) rows.push_back({"guard", c, bytes, m});
+      for (int m = 0; m < 4 && !getenv("PROBE_NO_GUARDS"); ++m) rows.push_back({"guard", c, bytes, m});
 
   void *in = nullptr, *ref = nullptr, *out = nullptr;
   size_t in_cap = 0, out_cap = 0;
@@ -385,13 +442,16 @@ int main(int argc, char **argv) {
     CK(cudaDeviceSynchronize());
     if (st) printf("main status %d\n", st);
     std::vector<unsigned long long> diff(g_trees.size(), 0);
+    std::vector<bool> skip(g_trees.size(), false);  // a tree built without this element width (status 3)
     for (size_t t = 1; t < g_trees.size(); ++t) {
       CK(cudaMemset(out, 0xA5, ob));
       st = launch(g_trees[t], row.bytes, row.mode, c, in, out, fill);
       CK(cudaDeviceSynchronize());
+      skip[t] = st == 3;
       diff[t] = st ? ~0ull : differences(ref, out, ob);
-      bad += diff[t] != 0;
+      bad += diff[t] != 0 && !g_trees[t].diag && !skip[t];
     }
+    if (once) continue;
     // Interleaved: the same-size copy, then every tree, rep after rep.
     const size_t half = std::min((ib + ob) / 2, copy_cap);
     const size_t n = g_trees.size() + 1;
@@ -401,7 +461,8 @@ int main(int argc, char **argv) {
       for (size_t k = 0; k < n; ++k) {
         CK(cudaEventRecord(ev[2 * (r * n + k)]));
         if (k == 0) CK(cudaMemcpyAsync(cb, ca, half, cudaMemcpyDeviceToDevice));
-        else if (launch(g_trees[k - 1], row.bytes, row.mode, c, in, k == 1 ? ref : out, fill)) CK(cudaErrorUnknown);
+        else if (!skip[k - 1] && launch(g_trees[k - 1], row.bytes, row.mode, c, in, k == 1 ? ref : out, fill))
+          CK(cudaErrorUnknown);
         CK(cudaEventRecord(ev[2 * (r * n + k) + 1]));
       }
     CK(cudaDeviceSynchronize());
@@ -418,10 +479,15 @@ int main(int argc, char **argv) {
            text(row.c).c_str(), cms);
     for (size_t k = 1; k < n; ++k) {
       const double t = median(ms[k]);
+      if (skip[k - 1]) {
+        printf(" | %-16s", "-");
+        continue;
+      }
       printf(" | %.4f %5.1f%s", t, 100.0 * (ib + ob) / (t * 1e-3) / copy_rate,
-             k == 1        ? "    "
-             : diff[k - 1] ? " BAD"
-                           : "  ok");
+             k == 1                 ? "    "
+             : g_trees[k - 1].diag  ? "   d"
+             : diff[k - 1]          ? " BAD"
+                                    : "  ok");
     }
     printf("\n");
   }
