@@ -114,17 +114,18 @@ struct TimeWindow {
 };
 
 // y of a vector: out[e] = act(bias + sum_k w[k] win[e + k]), from the
-// forward's taps (forward_taps: scaled as activate_scaled takes their sum).
-template <class T, int W, bool Silu, class Wt>
-__device__ __forceinline__ void forward_vector(const Taps<T, W, Wt> &taps, const Acc<T> *win,
+// forward's taps (forward_taps: scaled as activate_run takes their sum).
+template <class T, int W, class Wt>
+__device__ __forceinline__ void forward_vector(const Taps<T, W, Wt> &taps, const Acc<T> *win, bool silu,
                                                Acc<T> (&out)[kTimeVec<T>]) {
 #pragma unroll
   for (int e = 0; e < kTimeVec<T>; ++e) {
     Acc<T> sum = taps.bias;
 #pragma unroll
     for (int k = 0; k < W; ++k) sum += taps.w[k] * win[e + k];
-    out[e] = activate_scaled<T, Silu>(sum);
+    out[e] = sum;
   }
+  activate_run<T>(silu, out);
 }
 
 // dx of a vector from g over it and the W-1 timesteps after it (gs):
@@ -141,7 +142,7 @@ __device__ __forceinline__ void transposed_vector(const Taps<T, W, Wt> &taps, co
   }
 }
 
-template <class T, int W, bool Silu, class Wt = T>
+template <class T, int W, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
@@ -149,7 +150,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+  Taps<T, W, Wt> taps = forward_taps<T, W, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t, int s) {
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         auto vector = [&](int j) {
           const TimeWindow<T, W> xw(stage[s], j);
           A out[V];
-          forward_vector<T, W, Silu>(taps, xw.win(), out);
+          forward_vector<T, W>(taps, xw.win(), p.silu, out);
           store_run<T, V>(yr + j * V, out);
         };
         const int mine =
@@ -170,7 +171,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         const bool next_row = using_.row_ends;
         tiles.advance(p, using_);
         // (in flight over the barriers)
-        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Wt>(p, using_.c);
       });
 }
 
