@@ -8,7 +8,8 @@
 //   3: the branch's kernel with "rows back to back" a template argument;
 //   4: the branch's kernel with SiLU a template argument;
 //   5: the channel tiles with the activation selected an element (both
-//      computed), 6: branched a step.
+//      computed), 6: branched a step;
+//   7: the branch's kernel, every address from the vector's (b, c).
 #pragma once
 
 #include <type_traits>
@@ -170,6 +171,66 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::direct_rows_blocks(siz
   }
 }
 
+// 7: the branch's kernel with every address from the vector's row (b, c),
+// divided once before the loads (the taps need it anyway): no branch on the
+// layout.
+template <class T, int W, class Wt, int Steps>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::direct_rows_blocks(sizeof(T), W))
+    probe_row_rows_kernel(Conv1dProblem p, int shift) {
+  using A = Acc<T>;
+  using Raw = Vec<T, kTimeVec<T>>;
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
+  const int64_t row_mask = (int64_t{1} << shift) - 1;
+  const int64_t total = (p.batch * p.channels) << shift;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * (kThreads * Steps) + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  int64_t b[Steps], c[Steps];
+#pragma unroll
+  for (int m = 0; m < Steps; ++m) {
+    const int64_t j = first + m * kThreads;
+    split_row((j < total ? j : total - 1) >> shift, p.channels, b[m], c[m]);
+  }
+  Raw cur[Steps], before[Steps][H];
+#pragma unroll
+  for (int m = 0; m < Steps; ++m) {
+    const int64_t j = first + m * kThreads;
+    cur[m].raw = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int h = 0; h < H; ++h) before[m][h].raw = make_uint4(0, 0, 0, 0);
+    if (j < total) {
+      const T *xj = at<T>(p.x, b[m], c[m], (j & row_mask) * V);
+      cur[m] = load_vec<T, V>(xj);
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+        if (lane <= h && (j & row_mask) > h) before[m][h] = load_vec<T, V>(xj - (h + 1) * V);
+    }
+  }
+  Taps<T, W, Wt> taps[Steps];
+#pragma unroll
+  for (int m = 0; m < Steps; ++m) taps[m] = forward_taps<T, W, Wt>(p, c[m]);
+#pragma unroll
+  for (int m = 0; m < Steps; ++m) {
+    const int64_t j = first + m * kThreads;
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      uint4 up;
+      up.x = __shfl_up_sync(0xffffffffu, cur[m].raw.x, h + 1);
+      up.y = __shfl_up_sync(0xffffffffu, cur[m].raw.y, h + 1);
+      up.z = __shfl_up_sync(0xffffffffu, cur[m].raw.z, h + 1);
+      up.w = __shfl_up_sync(0xffffffffu, cur[m].raw.w, h + 1);
+      if (lane > h) before[m][h].raw = up;
+      if ((j & row_mask) <= h) store_initial16<T, W>(p, b[m], c[m], ((j & row_mask) - 1 - h) * V, 2, &before[m][h].raw);
+    }
+    A win[(H + 1) * V];
+#pragma unroll
+    for (int h = 0; h < H; ++h) unpack<T, V>(before[m][h], win + (H - 1 - h) * V);
+    unpack<T, V>(cur[m], win + H * V);
+    A out[V];
+    forward_vector<T, W>(taps[m], win + H * V - (W - 1), p.silu, out);
+    if (j < total) store_run<T, V>(at<T>(p.y, b[m], c[m], (j & row_mask) * V), out);
+  }
+}
+
 // The channel tiles' forward (conv1d_channel_tiles.cuh) with the activation
 // Mode 5: selected an element (both computed), 6: branched a step.
 template <class T, int W, class Wt, int Mode>
@@ -244,6 +305,11 @@ int probe_variant(const baracuda::kernels::Conv1dProblem &p, int variant, cudaSt
     const auto l = baracuda::kernels::choose_conv1d_launch(Conv1dPass::Forward, sizeof(T), p);
     const dim3 grid(static_cast<unsigned>(l.grid_x), static_cast<unsigned>(l.grid_y), static_cast<unsigned>(l.grid_z));
     constexpr int Steps = baracuda::kernels::Conv1dTraits::direct_rows_steps(sizeof(T));
+    if (l.kernel == Conv1dKernel::DirectRows && variant == 7) {
+      const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / cv::kTimeVec<T>));
+      cv::probe_row_rows_kernel<T, W, Wt, Steps><<<grid, cv::kThreads, 0, s>>>(p, shift);
+      return -static_cast<int>(cudaGetLastError());
+    }
     if (l.kernel == Conv1dKernel::DirectRows && variant >= 1 && variant <= 4) {
       const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / cv::kTimeVec<T>));
       const bool flat = p.x.stride[1] == p.length && p.y.stride[1] == p.length &&
