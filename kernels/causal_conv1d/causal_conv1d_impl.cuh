@@ -52,8 +52,9 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-// The forward's main kernel as `launch` (conv1d_heuristics.h) says. SiLU is
-// a run-time flag of every forward kernel; f64 takes the element-wise ones.
+// The forward's main kernel as `launch` (conv1d_heuristics.h) says: the
+// time tiles take SiLU as a run-time flag, the others as a template argument;
+// f64 takes the element-wise kernels alone.
 template <class T, class Wt, int W>
 int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
@@ -63,15 +64,20 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
       return launch_error();
     }
     if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
-      with_seq(p, [&](auto seq) {
-        forward_channel_tiles_kernel<T, W, seq, Wt><<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
+      with_silu(p.silu, [&](auto silu) {
+        with_seq(p, [&](auto seq) {
+          forward_channel_tiles_kernel<T, W, silu, seq, Wt>
+              <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
+        });
       });
       return launch_error();
     }
     if (launch.kernel == Conv1dKernel::DirectRows) {
       const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / kTimeVec<T>));
-      forward_direct_rows_kernel<T, W, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>
-          <<<grid, kThreads, 0, stream>>>(p, shift);
+      with_silu(p.silu, [&](auto silu) {
+        forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>
+            <<<grid, kThreads, 0, stream>>>(p, shift);
+      });
       return launch_error();
     }
   }

@@ -119,15 +119,20 @@ inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64
   return {Conv1dKernel::StagedRowGroups, 1, blocks < kMaxGridY ? blocks : kMaxGridY, p.batch};
 }
 
-// The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): rows of
-// `units` vectors (a power of two) that fit a block, or any such rows of a
-// problem of at most direct_rows_max_bytes of x (2- and 4-byte elements). A
-// block takes consecutive vectors of the B*C rows, wherever they lie.
+// The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): x and y
+// hold the B*C rows back to back, rows of `units` vectors (a power of two)
+// that fit a block, or any such rows of a problem of at most
+// direct_rows_max_bytes of x (2- and 4-byte elements, every width). A block
+// takes consecutive vectors. (Rows apart in memory take the time tiles: the
+// kernel addressing them too, a run-time branch, lost 15% on dense rows.)
 inline bool direct_rows_fit(const Conv1dProblem &p, int elem_bytes, int64_t units) {
+  auto flat = [&](const Conv1dView &v) {
+    return (p.channels == 1 || v.stride[1] == p.length) && (p.batch == 1 || v.stride[0] == p.channels * p.length);
+  };
   const int64_t steps = Conv1dTraits::direct_rows_steps(elem_bytes);
   const bool small = p.batch * p.channels * p.length <= Conv1dTraits::direct_rows_max_bytes(elem_bytes) / elem_bytes;
   return elem_bytes <= 4 && (units & (units - 1)) == 0 && (units <= Conv1dTraits::kThreads * steps || small) &&
-         ceil_div(p.batch * p.channels * units, Conv1dTraits::kThreads * steps) <= INT_MAX;
+         flat(p.x) && flat(p.y) && ceil_div(p.batch * p.channels * units, Conv1dTraits::kThreads * steps) <= INT_MAX;
 }
 
 // Blocks of kThreads * vec channels by (b, chunk) pairs of chunk timesteps: the walk and the channel tiles.

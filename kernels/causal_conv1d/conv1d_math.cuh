@@ -157,9 +157,9 @@ struct Taps {
 };
 // Channel c's taps for the forward: times forward_tap_scale (activate_run).
 template <class T, int W, class Wt>
-__device__ __forceinline__ Taps<T, W, Wt> forward_taps(const Conv1dProblem &p, int64_t c) {
+__device__ __forceinline__ Taps<T, W, Wt> forward_taps(const Conv1dProblem &p, int64_t c, bool silu) {
   Taps<T, W, Wt> taps(p, c);
-  if (kTanhSilu<T> && p.silu) {
+  if (kTanhSilu<T> && silu) {
     const Acc<T> scale = forward_tap_scale<T>(true);
 #pragma unroll
     for (int k = 0; k < W; ++k) taps.w[k] *= scale;

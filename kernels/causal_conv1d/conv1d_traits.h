@@ -167,14 +167,6 @@ struct Conv1dTraits {
   static constexpr int direct_rows_steps(int elem_bytes) {
     return elem_bytes == 4 ? kDirectRowsStepsF32 : kDirectRowsSteps;
   }
-  // Blocks an SM the 16-bit kernel is compiled for to W 5: 32 registers, as
-  // it took before rows apart in memory and SiLU off shared it (34-36
-  // without the cap; W 6-8 spilled at 32).
-  static constexpr int kDirectRowsBlocks = 16;
-  static constexpr int kDirectRowsCappedWidth = 5;
-  static constexpr int direct_rows_blocks(int elem_bytes, int width) {
-    return elem_bytes == 2 && width <= kDirectRowsCappedWidth ? kDirectRowsBlocks : 1;
-  }
   static constexpr int64_t kDirectRowsMaxBytes = int64_t{16} << 20;  // 16-bit x
   static constexpr int64_t kDirectRowsMaxBytesF32 = INT64_MAX;
   static constexpr int64_t direct_rows_max_bytes(int elem_bytes) {

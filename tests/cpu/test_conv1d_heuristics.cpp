@@ -313,11 +313,12 @@ TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass t
   p = dense_conv1d_problem(2, 3, 4096, 4);
   p.x.stride[1] = 4100;  // rows padded to 4100 elements: not a multiple of bf16's 8
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
-  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::DirectRows);  // 4100 is f32's 4 x 1025
+  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);  // 4100 is f32's 4 x 1025
   p = dense_conv1d_problem(2, 3, 64, 4);
-  p.x.stride[1] = 68;  // short rows too: the register-fed rows address each row on its own
+  p.x.stride[1] = 68;  // short rows too: the forward's rows apart in memory take the time tiles
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
-  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::DirectRows);
+  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);
+  CHECK(kernel_of(Conv1dPass::Backward, 4, p) == Conv1dKernel::StagedRowGroups);
 }
 
 TEST_CASE("conv1d heuristics: packed sequences (SEQ_IDX) keep the channel tiles, [B, C, L] the time walk",
@@ -381,14 +382,14 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
     // Rows not a power of two of vectors: the time tiles.
     CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 24 * vec, 4)) ==
           Conv1dKernel::StagedTimeTiles);
-    // Rows apart in memory (x padded past each row, or batch rows apart): each row addressed on its own.
+    // Rows apart in memory (x padded past each row, or y's batch rows apart): the time tiles.
     Conv1dProblem padded = dense_conv1d_problem(3, 1000, 64 * vec, 4);
     padded.x.stride[1] = 65 * vec;
     padded.x.stride[0] = 1000 * 65 * vec;
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::DirectRows);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::StagedTimeTiles);
     padded = dense_conv1d_problem(3, 1000, 64 * vec, 4);
     padded.y.stride[0] = 1200 * 64 * vec;
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::DirectRows);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::StagedTimeTiles);
     // A batch of one needs no batch stride; a channel of one no channel stride.
     Conv1dProblem one = dense_conv1d_problem(1, 1000, 64 * vec, 4);
     one.x.stride[0] = 3 * vec;
