@@ -52,23 +52,20 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-// The forward's main kernel as `launch` (conv1d_heuristics.h) says: the
-// time tiles take SiLU as a run-time flag, the others as a template argument;
-// f64 takes the element-wise kernels alone.
+// The forward's main kernel as `launch` (conv1d_heuristics.h) says (SiLU a
+// template argument, SEQ_IDX a run-time flag of the channel tiles); f64 takes
+// the element-wise kernels alone.
 template <class T, class Wt, int W>
 int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
   if constexpr (sizeof(T) <= 4) {
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-      forward_time_tiles_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
+      with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
       return launch_error();
     }
     if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       with_silu(p.silu, [&](auto silu) {
-        with_seq(p, [&](auto seq) {
-          forward_channel_tiles_kernel<T, W, silu, seq, Wt>
-              <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
-        });
+        forward_channel_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
       });
       return launch_error();
     }

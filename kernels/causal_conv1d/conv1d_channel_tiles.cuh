@@ -122,7 +122,8 @@ constexpr int kBackwardChannelVec = Conv1dTraits::channel_vec(true, sizeof(T));
 template <class T, int Vc>
 constexpr int kBoxSteps = Conv1dTraits::kBoxBytes / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
-template <class T, int W, bool Silu, bool Seq, class Wt = T>
+// SiLU a template argument, SEQ_IDX a run-time flag (SeqWindowIf).
+template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dProblem p, int chunk) {
   using A = Acc<T>;
   constexpr int Vc = kForwardChannelVec<T>, Steps = kBoxSteps<T, Vc>;
@@ -132,9 +133,10 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  const ChannelTaps<T, W, Vc, Wt> taps(p, c, forward_tap_scale<T>(Silu));
+  const ChannelTaps<T, W, Vc, Wt> taps(p, c, kForwardTapScale<T, Silu>);
   A hist[W][Vc];  // hist[j] = x_pad[t - (W-1) + j]; hist[W-1] is the current step
-  SeqWindow<W, Seq> ids;
+  SeqWindowIf<W> ids;
+  ids.on = p.seq_idx.data != nullptr;
   auto loading = tiles.start(p), using_ = loading;
   stream_stages<kStages>(
       tiles.items,
@@ -168,13 +170,8 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
             for (int v = 0; v < Vc; ++v) win[j][v] = kept(mask, j, hist[j][v]);
           A out[Vc];
 #pragma unroll
-          for (int v = 0; v < Vc; ++v) out[v] = taps.pre_activation(v, win);
-          // (SiLU a template argument here: a run-time flag, branched a box or
-          // a step or selected an element, cost B 1 rows 0.25-0.4 us with SiLU
-          // off, session 20)
-          activate_run<T>(std::bool_constant<Silu>{}, out);
-#pragma unroll
-          for (int v = 0; v < Vc; ++v) out[v] = kept(mask, W - 1, out[v]);
+          for (int v = 0; v < Vc; ++v)
+            out[v] = kept(mask, W - 1, activate_scaled<T, Silu>(taps.pre_activation(v, win)));
           store_run<T, Vc>(yb + r * sy, out);
 #pragma unroll
           for (int j = 0; j + 1 < W; ++j)

@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dPro
   for (int m = 0; m < Steps; ++m) {
     int64_t b, c;
     row_of(first + m * kThreads, b, c);
-    taps[m] = forward_taps<T, W, Wt>(p, c, Silu);
+    taps[m] = forward_taps<T, W, Silu, Wt>(p, c);
   }
 #pragma unroll
   for (int m = 0; m < Steps; ++m) {
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dPro
     for (int h = 0; h < H; ++h) unpack<T, V>(before[m][h], win + (H - 1 - h) * V);
     unpack<T, V>(cur[m], win + H * V);
     A out[V];
-    forward_vector<T, W>(taps[m], win + H * V - (W - 1), std::bool_constant<Silu>{}, out);
+    forward_vector<T, W, Silu>(taps[m], win + H * V - (W - 1), out);
     if (j < total) store_run<T, V>(y + j * V, out);
   }
 }

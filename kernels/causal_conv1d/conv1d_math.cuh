@@ -75,10 +75,9 @@ __device__ __forceinline__ float silu_at_half(float h) {
   asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
   return fmaf(h, t, h);
 }
-// The activation is a compile-time choice in the staged backward's loops: a
-// runtime one compiled to a branch per element, each element in its own
-// basic block, and cost the instruction-level parallelism between them (the
-// forward branches once a run of elements: activate_run).
+// The activation is a compile-time choice in the staged kernels' loops: a
+// runtime one compiled to a branch per element, each element in
+// its own basic block, and cost the instruction-level parallelism between them.
 template <class T, bool Silu>
 __device__ __forceinline__ Acc<T> activate(Acc<T> z) {
   if constexpr (Silu && kTanhSilu<T>) {
@@ -113,31 +112,19 @@ __device__ __forceinline__ float doubled_upstream_at_half(float h, float dy) {
   return fmaf(dy, fmaf(h, fmaf(-t, t, 1.0f), t), dy);
 }
 
-// The forward's taps are scaled by forward_tap_scale, 1/2 where the SiLU
+// The forward's taps are scaled by kForwardTapScale, 1/2 where the SiLU
 // takes half its input (bf16, as the backward's kHalvedSilu): their sum is
-// then z/2 exactly, the value activate would halve, and activate_run takes it
-// without the multiply (the staged forward ran ~10 instructions an element).
-template <class T>
-__device__ __forceinline__ Acc<T> forward_tap_scale(bool silu) {
-  return kTanhSilu<T> && silu ? Acc<T>(0.5f) : Acc<T>(1);
-}
-// y of a run of V sums (scaled as above), in place. The forward takes SiLU
-// as a run-time flag, uniform over the grid: one branch a run, around
-// straight-line activations (a template argument had doubled every forward
-// kernel's instantiations; a branch an element had cost the ILP between the
-// elements). Silu: bool, or std::bool_constant where a kernel branches
-// around a longer stretch.
-template <class T, int V, class Silu>
-__device__ __forceinline__ void activate_run(Silu silu, Acc<T> (&z)[V]) {
-  if (silu) {
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      if constexpr (kTanhSilu<T>) {
-        z[e] = silu_at_half(z[e]);
-      } else {
-        z[e] = activate<T, true>(z[e]);
-      }
-    }
+// then z/2 exactly, the value activate would halve, and activate_scaled
+// takes it without the multiply (the staged forward ran ~10 instructions an
+// element).
+template <class T, bool Silu>
+constexpr float kForwardTapScale = kHalvedSilu<T, Silu> ? 0.5f : 1.0f;
+template <class T, bool Silu>
+__device__ __forceinline__ Acc<T> activate_scaled(Acc<T> sum) {
+  if constexpr (kHalvedSilu<T, Silu>) {
+    return silu_at_half(sum);
+  } else {
+    return activate<T, Silu>(sum);
   }
 }
 
@@ -155,15 +142,14 @@ struct Taps {
     bias = p.bias.data ? get<Wt>(p.bias, c, 0, 0) : Acc<T>(0);
   }
 };
-// Channel c's taps for the forward: times forward_tap_scale (activate_run).
-template <class T, int W, class Wt>
-__device__ __forceinline__ Taps<T, W, Wt> forward_taps(const Conv1dProblem &p, int64_t c, bool silu) {
+// Channel c's taps for the forward: times kForwardTapScale (activate_scaled).
+template <class T, int W, bool Silu, class Wt>
+__device__ __forceinline__ Taps<T, W, Wt> forward_taps(const Conv1dProblem &p, int64_t c) {
   Taps<T, W, Wt> taps(p, c);
-  if (kTanhSilu<T> && silu) {
-    const Acc<T> scale = forward_tap_scale<T>(true);
+  if constexpr (kForwardTapScale<T, Silu> != 1.0f) {
 #pragma unroll
-    for (int k = 0; k < W; ++k) taps.w[k] *= scale;
-    taps.bias *= scale;
+    for (int k = 0; k < W; ++k) taps.w[k] *= kForwardTapScale<T, Silu>;
+    taps.bias *= kForwardTapScale<T, Silu>;
   }
   return taps;
 }
@@ -295,6 +281,23 @@ struct SeqWindow {
       return mask;
     }
   }
+};
+
+// SeqWindow<W, true> behind a run-time flag, uniform over the grid (the
+// channel tiles' forward: a template argument had doubled its
+// instantiations, the largest of the forward's): off, it loads no ids and its
+// masks are every bit.
+template <int W>
+struct SeqWindowIf {
+  SeqWindow<W, true> ids;
+  bool on;
+  __device__ __forceinline__ void enter(const Conv1dProblem &p, int64_t b, int64_t t) {
+    if (on) ids.enter(p, b, t);
+  }
+  __device__ __forceinline__ void push(const Conv1dProblem &p, int64_t b, int64_t s) {
+    if (on) ids.push(p, b, s);
+  }
+  __device__ __forceinline__ unsigned inputs() const { return on ? ids.inputs() : ~0u; }
 };
 
 // V consecutive elements from ptr: one vector load when V > 1 (V is 1

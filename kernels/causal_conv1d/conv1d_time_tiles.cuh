@@ -114,19 +114,17 @@ struct TimeWindow {
 };
 
 // y of a vector: out[e] = act(bias + sum_k w[k] win[e + k]), from the
-// forward's taps (forward_taps: scaled as activate_run takes their sum);
-// Silu as activate_run takes it.
-template <class T, int W, class Wt, class Silu>
-__device__ __forceinline__ void forward_vector(const Taps<T, W, Wt> &taps, const Acc<T> *win, Silu silu,
+// forward's taps (forward_taps: scaled as activate_scaled takes their sum).
+template <class T, int W, bool Silu, class Wt>
+__device__ __forceinline__ void forward_vector(const Taps<T, W, Wt> &taps, const Acc<T> *win,
                                                Acc<T> (&out)[kTimeVec<T>]) {
 #pragma unroll
   for (int e = 0; e < kTimeVec<T>; ++e) {
     Acc<T> sum = taps.bias;
 #pragma unroll
     for (int k = 0; k < W; ++k) sum += taps.w[k] * win[e + k];
-    out[e] = sum;
+    out[e] = activate_scaled<T, Silu>(sum);
   }
-  activate_run<T>(silu, out);
 }
 
 // dx of a vector from g over it and the W-1 timesteps after it (gs):
@@ -143,7 +141,7 @@ __device__ __forceinline__ void transposed_vector(const Taps<T, W, Wt> &taps, co
   }
 }
 
-template <class T, int W, class Wt = T>
+template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
@@ -151,7 +149,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W, Wt> taps = forward_taps<T, W, Wt>(p, using_.c, p.silu);
+  Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t, int s) {
@@ -160,27 +158,19 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
       },
       [&](int64_t i, int s) {
         T *yr = at<T>(p.y, using_.b, using_.c, using_.u0 * V);
-        auto vector = [&](int j, auto silu) {
+        auto vector = [&](int j) {
           const TimeWindow<T, W> xw(stage[s], j);
           A out[V];
-          forward_vector<T, W>(taps, xw.win(), silu, out);
+          forward_vector<T, W, Silu>(taps, xw.win(), out);
           store_run<T, V>(yr + j * V, out);
         };
         const int mine =
             using_.n > static_cast<int>(threadIdx.x) ? (using_.n - threadIdx.x + kThreads - 1) / kThreads : 0;
-        // SiLU, a run-time flag, branches once a tile around two copies of
-        // its vectors (a branch a vector ran bf16 rows with SiLU 1-2.5%
-        // slower than main's kernel compiled for it, session 20).
-        auto vectors = [&](auto silu) { run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads, silu); }); };
-        if (p.silu) {
-          vectors(std::true_type{});
-        } else {
-          vectors(std::false_type{});
-        }
+        run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
         const bool next_row = using_.row_ends;
         tiles.advance(p, using_);
         // (in flight over the barriers)
-        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Wt>(p, using_.c, p.silu);
+        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
       });
 }
 
