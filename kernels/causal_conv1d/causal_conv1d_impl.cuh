@@ -52,9 +52,11 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-// The forward's main kernel as `launch` (conv1d_heuristics.h) says (SiLU a
-// template argument, SEQ_IDX a run-time flag of the channel tiles); f64 takes
-// the element-wise kernels alone.
+// The forward's main kernel as `launch` (conv1d_heuristics.h) says; f64 takes
+// the element-wise kernels alone. (SiLU and SEQ_IDX stay template arguments:
+// as run-time flags they cost the time tiles 0.4-3% with SiLU, the channel
+// tiles and the register-fed rows 3.5-8% at B 1, the channel tiles 15-29%
+// everywhere with SEQ_IDX: session 20, bench/NOTES.md.)
 template <class T, class Wt, int W>
 int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
@@ -65,7 +67,10 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
     }
     if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       with_silu(p.silu, [&](auto silu) {
-        forward_channel_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
+        with_seq(p, [&](auto seq) {
+          forward_channel_tiles_kernel<T, W, silu, seq, Wt>
+              <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
+        });
       });
       return launch_error();
     }

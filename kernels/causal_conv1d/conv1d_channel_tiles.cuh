@@ -122,8 +122,7 @@ constexpr int kBackwardChannelVec = Conv1dTraits::channel_vec(true, sizeof(T));
 template <class T, int Vc>
 constexpr int kBoxSteps = Conv1dTraits::kBoxBytes / (kThreads * Vc * static_cast<int>(sizeof(T)));
 
-// SiLU a template argument, SEQ_IDX a run-time flag (SeqWindowIf).
-template <class T, int W, bool Silu, class Wt = T>
+template <class T, int W, bool Silu, bool Seq, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dProblem p, int chunk) {
   using A = Acc<T>;
   constexpr int Vc = kForwardChannelVec<T>, Steps = kBoxSteps<T, Vc>;
@@ -135,8 +134,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
   const bool live = c < p.channels;
   const ChannelTaps<T, W, Vc, Wt> taps(p, c, kForwardTapScale<T, Silu>);
   A hist[W][Vc];  // hist[j] = x_pad[t - (W-1) + j]; hist[W-1] is the current step
-  SeqWindowIf<W> ids;
-  ids.on = p.seq_idx.data != nullptr;
+  SeqWindow<W, Seq> ids;
   auto loading = tiles.start(p), using_ = loading;
   stream_stages<kStages>(
       tiles.items,

@@ -283,23 +283,6 @@ struct SeqWindow {
   }
 };
 
-// SeqWindow<W, true> behind a run-time flag, uniform over the grid (the
-// channel tiles' forward: a template argument had doubled its
-// instantiations, the largest of the forward's): off, it loads no ids and its
-// masks are every bit.
-template <int W>
-struct SeqWindowIf {
-  SeqWindow<W, true> ids;
-  bool on;
-  __device__ __forceinline__ void enter(const Conv1dProblem &p, int64_t b, int64_t t) {
-    if (on) ids.enter(p, b, t);
-  }
-  __device__ __forceinline__ void push(const Conv1dProblem &p, int64_t b, int64_t s) {
-    if (on) ids.push(p, b, s);
-  }
-  __device__ __forceinline__ unsigned inputs() const { return on ? ids.inputs() : ~0u; }
-};
-
 // V consecutive elements from ptr: one vector load when V > 1 (V is 1
 // wherever the run's axis is not unit-stride). Kernels load a batch of these
 // raw before unpacking any, so that the loads are in flight together (the
