@@ -52,31 +52,38 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-// The forward's main kernel as `launch` (conv1d_heuristics.h) says.
+// The forward's main kernel as `launch` (conv1d_heuristics.h) says; f64 takes
+// the element-wise kernels alone. (SiLU and SEQ_IDX stay template arguments:
+// as run-time flags they cost the time tiles 0.4-3% with SiLU, the channel
+// tiles and the register-fed rows 3.5-8% at B 1, the channel tiles 15-29%
+// everywhere with SEQ_IDX: session 20, bench/NOTES.md.)
 template <class T, class Wt, int W>
 int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
-  if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-    with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
-  } else if (launch.kernel == Conv1dKernel::StagedRowGroups) {
-    with_silu(p.silu, [&](auto silu) { forward_row_groups_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
-  } else if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
-    if constexpr (sizeof(T) <= 4)
+  if constexpr (sizeof(T) <= 4) {
+    if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
+      with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
+      return launch_error();
+    }
+    if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       with_silu(p.silu, [&](auto silu) {
         with_seq(p, [&](auto seq) {
           forward_channel_tiles_kernel<T, W, silu, seq, Wt>
               <<<grid, kThreads, 0, stream>>>(p, static_cast<int>(launch.chunk));
         });
       });
-  } else if (launch.kernel == Conv1dKernel::DirectRows) {
-    if constexpr (sizeof(T) <= 4 && W - 1 <= kTimeVec<T>) {
+      return launch_error();
+    }
+    if (launch.kernel == Conv1dKernel::DirectRows) {
       const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / kTimeVec<T>));
       with_silu(p.silu, [&](auto silu) {
         forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>
             <<<grid, kThreads, 0, stream>>>(p, shift);
       });
+      return launch_error();
     }
-  } else if (launch.kernel == Conv1dKernel::WalkTime) {
+  }
+  if (launch.kernel == Conv1dKernel::WalkTime) {
     forward_tvec_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);
   } else {
     forward_walk_kernel<T, W, Wt><<<grid, kThreads, 0, stream>>>(p);

@@ -5,8 +5,10 @@
 // its life was one round trip for the copies, a wait, two barriers and the
 // taps; here it is one round trip. x and y hold every row back to back
 // (dense), rows of a power of two of vectors: a block takes consecutive
-// vectors of the B*C rows; the W-1 inputs before a vector are the last of the
-// previous lane's (a shuffle), lane 0 loads its own.
+// vectors of the B*C rows; the H vectors before a vector (its W-1 inputs)
+// are the previous lanes' (shuffles), the first lanes load their own. It
+// also serves the short rows the staged row groups' forward took (f32 W 6-8:
+// two vectors before), so that those are the backward's alone.
 #pragma once
 
 #include "causal_conv1d/conv1d_time_tiles.cuh"
@@ -14,28 +16,33 @@
 namespace baracuda::kernels::conv1d {
 
 // Block x of the grid takes vectors x * kThreads * Steps .. of the B*C rows
-// of 1 << shift vectors each (thread t: vectors t, t + kThreads, ...).
+// of 1 << shift vectors each (thread t: vectors t, t + kThreads, ...). SiLU
+// stays a template argument: as a run-time flag the kernel ran 3.5% slower
+// on B 1 rows of L 128-512 with SiLU off (session 20; taking rows apart in
+// memory as well, a run-time branch on the layout, lost 15% everywhere).
 template <class T, int W, bool Silu, class Wt, int Steps>
 __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift) {
   using A = Acc<T>;
   using Raw = Vec<T, kTimeVec<T>>;
-  constexpr int V = kTimeVec<T>;
-  static_assert(W - 1 <= V, "the inputs before a vector are in the one before it");
+  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
   const int64_t row_mask = (int64_t{1} << shift) - 1;
   const int64_t total = (p.batch * p.channels) << shift;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * (kThreads * Steps) + threadIdx.x;
   const int lane = threadIdx.x % 32;
   const T *x = static_cast<const T *>(p.x.data);
   T *y = static_cast<T *>(p.y.data);
-  Raw cur[Steps], before[Steps];
+  Raw cur[Steps], before[Steps][H];  // before[m][h]: vector j - 1 - h
 #pragma unroll
   for (int m = 0; m < Steps; ++m) {
     const int64_t j = first + m * kThreads;
     cur[m].raw = make_uint4(0, 0, 0, 0);
-    before[m].raw = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int h = 0; h < H; ++h) before[m][h].raw = make_uint4(0, 0, 0, 0);
     if (j < total) {
       cur[m] = load_vec<T, V>(x + j * V);
-      if (lane == 0 && (j & row_mask) != 0) before[m] = load_vec<T, V>(x + (j - 1) * V);
+#pragma unroll
+      for (int h = 0; h < H; ++h)
+        if (lane <= h && (j & row_mask) > h) before[m][h] = load_vec<T, V>(x + (j - 1 - h) * V);
     }
   }
   Taps<T, W, Wt> taps[Steps];
@@ -51,22 +58,27 @@ __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dPro
 #pragma unroll
   for (int m = 0; m < Steps; ++m) {
     const int64_t j = first + m * kThreads;
-    uint4 up;  // the previous lane's vector (every lane shuffles: the mask is whole)
-    up.x = __shfl_up_sync(0xffffffffu, cur[m].raw.x, 1);
-    up.y = __shfl_up_sync(0xffffffffu, cur[m].raw.y, 1);
-    up.z = __shfl_up_sync(0xffffffffu, cur[m].raw.z, 1);
-    up.w = __shfl_up_sync(0xffffffffu, cur[m].raw.w, 1);
-    if (lane != 0) before[m].raw = up;
-    if ((j & row_mask) == 0) {  // a row's first vector: INITIAL_STATES or zeros before it
-      int64_t b, c;
-      row_of(j, b, c);
-      store_initial16<T, W>(p, b, c, -V, 2, &before[m].raw);
+#pragma unroll
+    for (int h = 0; h < H; ++h) {
+      uint4 up;  // lane - 1 - h's vector (every lane shuffles: the mask is whole)
+      up.x = __shfl_up_sync(0xffffffffu, cur[m].raw.x, h + 1);
+      up.y = __shfl_up_sync(0xffffffffu, cur[m].raw.y, h + 1);
+      up.z = __shfl_up_sync(0xffffffffu, cur[m].raw.z, h + 1);
+      up.w = __shfl_up_sync(0xffffffffu, cur[m].raw.w, h + 1);
+      if (lane > h) before[m][h].raw = up;
+      if ((j & row_mask) <= h) {  // before the row: INITIAL_STATES or zeros
+        int64_t b, c;
+        row_of(j, b, c);
+        const int64_t t = h == 0 ? int64_t{-V} : ((j & row_mask) - 1 - h) * V;
+        store_initial16<T, W>(p, b, c, t, 2, &before[m][h].raw);
+      }
     }
-    A win[2 * V];
-    unpack<T, V>(before[m], win);
-    unpack<T, V>(cur[m], win + V);
+    A win[(H + 1) * V];  // vectors j - H .. j
+#pragma unroll
+    for (int h = 0; h < H; ++h) unpack<T, V>(before[m][h], win + (H - 1 - h) * V);
+    unpack<T, V>(cur[m], win + H * V);
     A out[V];
-    forward_vector<T, W, Silu>(taps[m], win + V - (W - 1), out);
+    forward_vector<T, W, Silu>(taps[m], win + H * V - (W - 1), out);
     if (j < total) store_run<T, V>(y + j * V, out);
   }
 }

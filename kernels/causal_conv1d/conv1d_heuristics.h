@@ -3,19 +3,19 @@
 // plan (which names the kernel of the dense layout). Host-only, no CUDA.
 //
 // Layouts whose rows allow 16-byte copies take the staged kernels: time
-// tiles where every operand has stride 1 along L ([B, C, L]; short rows as
-// row groups, several whole rows a tile; the forward of dense rows that fit
-// a block or of a small problem loads into registers instead; the backward
-// over rows of one tile, or of whole 16-bit tiles, takes the register tiles,
-// a block a tile), channel tiles
+// tiles where every operand has stride 1 along L ([B, C, L]; the backward's
+// short rows as row groups, several whole rows a tile; the forward's rows
+// of a power of two of vectors that fit a block, or of a small problem, load
+// into registers instead; the backward over rows of one tile, or of whole
+// 16-bit tiles, takes the register tiles, a block a tile), channel tiles
 // where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
 // f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
 // channel tiles, which walk a window of ids beside the inputs'. Every other
 // layout (misaligned pointers, extents that are not a multiple of the vector,
-// general strides), and [B, C, L] with SEQ_IDX, takes an element-wise kernel
-// along the smaller stride of x: the time walk (a thread a timestep, a warp a
-// stretch of a row) or the channel walk (a thread a channel, walking a chunk
-// of timesteps).
+// general strides), [B, C, L] with SEQ_IDX, and the f64 forward, takes an
+// element-wise kernel along the smaller stride of x: the time walk (a thread
+// a timestep, a warp a stretch of a row) or the channel walk (a thread a
+// channel, walking a chunk of timesteps).
 #pragma once
 
 #include <climits>
@@ -123,17 +123,17 @@ inline Conv1dLaunch row_groups_grid(const Conv1dProblem &p, int64_t units, int64
 // The register-fed forward over [B, C, L] rows (conv1d_direct.cuh): x and y
 // hold the B*C rows back to back, rows of `units` vectors (a power of two)
 // that fit a block, or any such rows of a problem of at most
-// direct_rows_max_bytes of x, and the W-1 inputs before a vector are in the
-// one before it (2- and 4-byte elements). A block takes consecutive vectors.
+// direct_rows_max_bytes of x (2- and 4-byte elements, every width). A block
+// takes consecutive vectors. (Rows apart in memory take the time tiles: the
+// kernel addressing them too, a run-time branch, lost 15% on dense rows.)
 inline bool direct_rows_fit(const Conv1dProblem &p, int elem_bytes, int64_t units) {
   auto flat = [&](const Conv1dView &v) {
     return (p.channels == 1 || v.stride[1] == p.length) && (p.batch == 1 || v.stride[0] == p.channels * p.length);
   };
   const int64_t steps = Conv1dTraits::direct_rows_steps(elem_bytes);
   const bool small = p.batch * p.channels * p.length <= Conv1dTraits::direct_rows_max_bytes(elem_bytes) / elem_bytes;
-  return elem_bytes <= 4 && p.width - 1 <= 16 / elem_bytes && (units & (units - 1)) == 0 &&
-         (units <= Conv1dTraits::kThreads * steps || small) && flat(p.x) && flat(p.y) &&
-         ceil_div(p.batch * p.channels * units, Conv1dTraits::kThreads * steps) <= INT_MAX;
+  return elem_bytes <= 4 && (units & (units - 1)) == 0 && (units <= Conv1dTraits::kThreads * steps || small) &&
+         flat(p.x) && flat(p.y) && ceil_div(p.batch * p.channels * units, Conv1dTraits::kThreads * steps) <= INT_MAX;
 }
 
 // Blocks of kThreads * vec channels by (b, chunk) pairs of chunk timesteps: the walk and the channel tiles.
@@ -226,10 +226,11 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
   const Conv1dOperands ops = forward ? Conv1dOperands{{&p.x, &p.y}, 2} : Conv1dOperands{{&p.x, &p.dy, &p.dx}, 3};
   const int64_t vec = 16 / elem_bytes;
   // Packed sequences (SEQ_IDX): the time tiles do not mask their windows.
-  // f64's backward takes the walks (no speed target: fewer kernels to build).
-  if (!p.seq_idx.data && (forward || elem_bytes <= 4) && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
+  // f64 (no speed target) takes the element-wise kernels alone, forward and
+  // backward: fewer kernels to build.
+  if (elem_bytes <= 4 && !p.seq_idx.data && vector_layout(ops, elem_bytes, vec, 2, p.length)) {
     const int64_t threads = Conv1dTraits::kThreads;
-    const int64_t group_tile = threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::kBackwardTileSteps);
+    const int64_t group_tile = threads * Conv1dTraits::kBackwardTileSteps;  // the backward's
     const int64_t units = p.length / vec;
     if (forward && direct_rows_fit(p, elem_bytes, units)) {
       const int64_t per_block = threads * Conv1dTraits::direct_rows_steps(elem_bytes);
@@ -247,9 +248,9 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
       l.sums_direct = p.batch == 1;
       return l;
     }
-    if (row_groups_fit(units, group_tile)) {
+    if (!forward && row_groups_fit(units, group_tile)) {
       Conv1dLaunch l = row_groups_grid(p, units, group_tile);
-      l.sums_direct = !forward && p.batch == 1;
+      l.sums_direct = p.batch == 1;
       return l;
     }
     const int64_t tile =

@@ -2,7 +2,8 @@
 // of at most half a time tile): a tile is several whole consecutive rows of
 // B*C, each staged behind its W-1 initial inputs, so that every thread has
 // vectors and a block a full tile's bytes in flight however short the rows.
-// Forward and backward.
+// The backward's (the forward's short rows take the register-fed rows,
+// conv1d_direct.cuh).
 #pragma once
 
 #include "causal_conv1d/conv1d_time_tiles.cuh"
@@ -109,53 +110,6 @@ struct RowGroups {
     return t;
   }
 };
-
-template <class T, int W, bool Silu, class Wt = T>
-__global__ void __launch_bounds__(kThreads) forward_row_groups_kernel(Conv1dProblem p) {
-  using A = Acc<T>;
-  constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  using Groups = RowGroups<Steps>;
-  __shared__ uint4 stage[kStages][Groups::template kSlots<H>];
-  __shared__ typename Groups::Start tile_start[kStages];  // each stage's tile (its division done once, by thread 0)
-  const Groups groups(p, V, Groups::flat_rows(p, p.x) && Groups::flat_rows(p, p.y));
-  // Every vector's taps (a row each), loaded before the first store (a store
-  // of y, which may alias them, had put a round trip of taps before each
-  // vector, Steps a tile); the first tile's go out with its copies (loaded
-  // after the wait, they put a round trip to L2 between a one-tile block's
-  // copies and its math). Lanes past the tile's end take its last row's.
-  Taps<T, W, Wt> taps[Steps];
-  auto tile_taps = [&](const typename Groups::Start &t) {
-    const int n = groups.vectors(t.first);
-#pragma unroll
-    for (int m = 0; m < Steps; ++m) {
-      const int j = threadIdx.x + m * kThreads;
-      taps[m] = forward_taps<T, W, Silu, Wt>(p, groups.place(p, t, j < n ? j : n - 1).c);
-    }
-  };
-  stream_stages<kStages>(
-      groups.items,
-      [&](int64_t i, int s) {
-        const auto t = groups.template stage<T, W, H>(p, groups.first_row(i), stage[s]);
-        if (threadIdx.x == 0) tile_start[s] = t;
-        if (i == 0) tile_taps(t);
-      },
-      [&](int64_t i, int s) {
-        const auto t = tile_start[s];
-        const int n = groups.vectors(t.first);
-        if (i > 0) tile_taps(t);
-#pragma unroll
-        for (int m = 0; m < Steps; ++m) {
-          const int j = threadIdx.x + m * kThreads;
-          if (j >= n) break;
-          const typename Groups::Place q = groups.place(p, t, j);
-          const TimeWindow<T, W> xw(stage[s], j + q.r * H);
-          A out[V];
-          forward_vector<T, W, Silu>(taps[m], xw.win(), out);
-          store_run<T, V>(groups.flat ? groups.template flat_at<T>(p.y, t.first, j) : at<T>(p.y, q.b, q.c, int64_t{q.u} * V),
-                          out);
-        }
-      });
-}
 
 // g of each vector from x (with the row's halo) and dy; dx[t] = sum_k w[k]
 // g[t + W-1-k]. As in the time tiles' backward, a warp takes a run of 32 *

@@ -26,7 +26,8 @@ struct Conv1dTraits {
   static constexpr int kPrefetch = 4;
 
   // Staged kernels: stages of the async-copy ring; vectors per thread in a
-  // time tile (per direction; the forward's row groups take the forward's);
+  // time tile (per direction; the row groups, the backward's alone since
+  // session 20, take the backward's);
   // time tiles per block (consecutive tiles of a row, per direction); the
   // bytes of one tensor's box in a channel tile. Session 16 (H200, whole
   // passes in CUDA graphs, bf16 f32w W4 SiLU, bench/NOTES.md): forward tiles
@@ -173,6 +174,8 @@ struct Conv1dTraits {
   // size: [8,4096,4096] W 2/3/4 266.8 / 264.9 / 265.2 -> 253.9 / 254.6 /
   // 259.5, [8,4096,8192] 532.9 -> 517.7, [1,2048,32768] 136.7 -> 131.8. 2
   // or 4 vectors a thread were slower in 16 bits (44 and 72 registers).
+  // Every width (session 20: f32 W 6-8, whose W-1 inputs span two vectors,
+  // had taken the row groups' forward, since deleted).
   static constexpr int kDirectRowsSteps = 1;
   static constexpr int kDirectRowsStepsF32 = 2;
   static constexpr int direct_rows_steps(int elem_bytes) {

@@ -91,11 +91,14 @@ TEST_CASE("conv1d heuristics: dense rows of whole 16-byte vectors take the stage
     for (const Conv1dPass pass : kPasses) {
       if (!staged_pass(pass, bytes)) continue;  // (f64's backward: below)
       const int64_t tile = tile_steps(pass, bytes);
+      // The f64 forward takes the element-wise kernels alone.
+      const Conv1dKernel tiles =
+          pass == Conv1dPass::Forward && bytes == 8 ? Conv1dKernel::WalkTime : Conv1dKernel::StagedTimeTiles;
       // (Rows not a power of two of vectors: the forward's register-fed rows take those, below.)
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 3 * tile, 4)) == Conv1dKernel::StagedTimeTiles);
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 3 * tile, 4)) == tiles);
       // More than half a tile, or vectors not a power of two: rows of their own tiles.
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == Conv1dKernel::StagedTimeTiles);
-      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == Conv1dKernel::StagedTimeTiles);
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, tile / 2 + 16, 4)) == tiles);
+      CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 24, 4)) == tiles);
       // L not a multiple of the vector: the element-wise time walk.
       CHECK(kernel_of(pass, bytes, dense_conv1d_problem(2, 3, 16 / bytes * 8 + 1, 4)) == Conv1dKernel::WalkTime);
     }
@@ -145,15 +148,15 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
   CHECK(Conv1dTraits::time_tiles_per_block(false, 8) == Conv1dTraits::kForwardTilesPerBlockWide);
   for (const int bytes : {2, 4, 8})
     CHECK(Conv1dTraits::time_tiles_per_block(true, bytes) == Conv1dTraits::kBackwardTilesPerBlock);
-  for (const int bytes : {2, 4, 8}) {
+  for (const int bytes : {2, 4}) {  // (the f64 forward takes the element-wise kernels)
     CAPTURE(bytes);
     const int64_t vec = 16 / bytes;
     const int64_t block = vec * Conv1dTraits::kThreads * Conv1dTraits::kForwardTileSteps *
                           Conv1dTraits::time_tiles_per_block(false, bytes);
-    // A row of a block's tiles is one block column (16 bits and f64 past the
+    // A row of a block's tiles is one block column (16 bits past the
     // register-fed forward's cap; f32 has none, its rows of a power of two of
     // vectors take those); a vector more, a second.
-    if (bytes != 4) {
+    if (bytes == 2) {
       const int64_t channels = channels_past_direct_cap(block, bytes);
       const Conv1dLaunch one =
           choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(2, channels, block, 4));
@@ -166,12 +169,17 @@ TEST_CASE("conv1d heuristics: the time tiles' forward takes its tiles a block pe
   }
 }
 
-TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take the row groups",
+TEST_CASE("conv1d heuristics: short dense rows of a power of two of vectors take the row groups' backward",
           "[heuristics][causal_conv1d]") {
-  // The forward of 2- and 4-byte elements takes the register-fed rows (below).
+  // The forward takes the register-fed rows (2- and 4-byte elements, below) or the time walk (f64).
   for (const int bytes : {2, 4, 8})
     for (const Conv1dPass pass : kPasses) {
-      if ((pass == Conv1dPass::Forward && bytes < 8) || !staged_pass(pass, bytes)) continue;
+      if (pass == Conv1dPass::Forward) {
+        CHECK(kernel_of(pass, bytes, dense_conv1d_problem(3, 1000, 16 / bytes * Conv1dTraits::kGroupMinVecs, 4)) ==
+              (bytes == 8 ? Conv1dKernel::WalkTime : Conv1dKernel::DirectRows));
+        continue;
+      }
+      if (!staged_pass(pass, bytes)) continue;
       const int64_t vec = 16 / bytes, tile = tile_steps(pass, bytes);
       for (const int64_t length : {vec * Conv1dTraits::kGroupMinVecs, tile / 4, tile / 2}) {
         CAPTURE(bytes, length);
@@ -363,9 +371,10 @@ TEST_CASE("conv1d heuristics: one misaligned or strided operand sends the pass t
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
   CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);  // 4100 is f32's 4 x 1025
   p = dense_conv1d_problem(2, 3, 64, 4);
-  p.x.stride[1] = 68;  // short rows too: the row groups stage each row on its own
+  p.x.stride[1] = 68;  // short rows too: the forward's rows apart in memory take the time tiles
   CHECK(kernel_of(Conv1dPass::Forward, 2, p) == Conv1dKernel::WalkTime);
-  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedRowGroups);
+  CHECK(kernel_of(Conv1dPass::Forward, 4, p) == Conv1dKernel::StagedTimeTiles);
+  CHECK(kernel_of(Conv1dPass::Backward, 4, p) == Conv1dKernel::StagedRowGroups);
 }
 
 TEST_CASE("conv1d heuristics: packed sequences (SEQ_IDX) keep the channel tiles, [B, C, L] the time walk",
@@ -429,21 +438,25 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
     // Rows not a power of two of vectors: the time tiles.
     CHECK(kernel_of(Conv1dPass::Forward, bytes, dense_conv1d_problem(3, 1000, 24 * vec, 4)) ==
           Conv1dKernel::StagedTimeTiles);
-    // Rows apart in memory (x padded past each row): the row groups, which stage each row on its own.
+    // Rows apart in memory (x padded past each row, or y's batch rows apart): the time tiles.
     Conv1dProblem padded = dense_conv1d_problem(3, 1000, 64 * vec, 4);
     padded.x.stride[1] = 65 * vec;
     padded.x.stride[0] = 1000 * 65 * vec;
-    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::StagedRowGroups);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::StagedTimeTiles);
+    padded = dense_conv1d_problem(3, 1000, 64 * vec, 4);
+    padded.y.stride[0] = 1200 * 64 * vec;
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, padded) == Conv1dKernel::StagedTimeTiles);
     // A batch of one needs no batch stride; a channel of one no channel stride.
     Conv1dProblem one = dense_conv1d_problem(1, 1000, 64 * vec, 4);
     one.x.stride[0] = 3 * vec;
     CHECK(kernel_of(Conv1dPass::Forward, bytes, one) == Conv1dKernel::DirectRows);
   }
-  // The W-1 inputs before a vector must lie in the vector before it: f32 (4 a vector) to W 5.
-  CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 1000, 256, 5)) == Conv1dKernel::DirectRows);
-  CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 1000, 256, 6)) == Conv1dKernel::StagedRowGroups);
-  // f64 keeps the staged kernels.
-  CHECK(kernel_of(Conv1dPass::Forward, 8, dense_conv1d_problem(3, 1000, 256, 4)) == Conv1dKernel::StagedRowGroups);
+  // Every width: the W-1 inputs before a vector from the vectors before it (f32 W 6-8: two).
+  for (int width = Conv1dTraits::kMinWidth; width <= Conv1dTraits::kMaxWidth; ++width)
+    CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 1000, 256, width)) == Conv1dKernel::DirectRows);
+  // f64 takes the element-wise kernels: the time walk, or the channel walk channels-last.
+  CHECK(kernel_of(Conv1dPass::Forward, 8, dense_conv1d_problem(3, 1000, 256, 4)) == Conv1dKernel::WalkTime);
+  CHECK(kernel_of(Conv1dPass::Forward, 8, channels_last(3, 1000, 256)) == Conv1dKernel::WalkChannels);
 }
 
 TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {

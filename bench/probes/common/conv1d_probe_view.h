@@ -1,7 +1,7 @@
 // What the conv1d probes' C entries share: a tensor's Conv1dView from its
 // data and three strides (they take contiguous tensors as raw pointers), and
 // the x and weight types T, Wt of the TU's PROBE_DTYPE (0 bf16 x with f32
-// weights, 2 f16 x with f32 weights, 3 f32).
+// weights, 2 f16 x with f32 weights, 3 f32, 4 f64).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -27,6 +27,9 @@ using Wt = float;
 #elif PROBE_DTYPE == 2
 using T = __half;
 using Wt = float;
+#elif PROBE_DTYPE == 4
+using T = double;
+using Wt = double;
 #else
 using T = float;
 using Wt = float;
