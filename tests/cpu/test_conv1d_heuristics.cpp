@@ -777,17 +777,17 @@ TEST_CASE("conv1d heuristics: plan info names the kernel of the dense layout", "
   CHECK(name_of(BARACUDA_OP_CAUSAL_CONV1D_UPDATE, BARACUDA_DTYPE_F16, 1, 2) == "causal_conv1d_update_w2_f16");
 }
 
-TEST_CASE("conv1d heuristics: f64's backward takes the walks, its update update_kernel with 64-bit offsets",
+TEST_CASE("conv1d heuristics: f64's forward and backward take the walks, its update update_kernel with 64-bit offsets",
           "[heuristics][causal_conv1d]") {
   // Dense rows of every length the others' staged kernels take, and channels-last.
   for (const int64_t length : {16, 256, 1024, 2048, 4096, 16384, 65536}) {
     CAPTURE(length);
-    CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(2, 3, length, 4)) == Conv1dKernel::WalkTime);
-    CHECK(kernel_of(Conv1dPass::Backward, 8, dense_conv1d_problem(1, 3, length, 2)) == Conv1dKernel::WalkTime);
+    for (const Conv1dPass pass : {Conv1dPass::Forward, Conv1dPass::Backward}) {
+      CHECK(kernel_of(pass, 8, dense_conv1d_problem(2, 3, length, 4)) == Conv1dKernel::WalkTime);
+      CHECK(kernel_of(pass, 8, dense_conv1d_problem(1, 3, length, 2)) == Conv1dKernel::WalkTime);
+    }
     CHECK(kernel_of(Conv1dPass::Backward, 8, channels_last(2, 64, length)) == Conv1dKernel::WalkChannels);
   }
-  // The forward keeps its staged kernels.
-  CHECK(kernel_of(Conv1dPass::Forward, 8, dense_conv1d_problem(2, 3, 4096, 4)) == Conv1dKernel::StagedTimeTiles);
   // A circular state of 4 entries (32-byte rows in f64, 16 in f32), and a
   // batch past the 32-bit offsets' threshold.
   Conv1dProblem q = dense_update(3, 8, 4, 4);
