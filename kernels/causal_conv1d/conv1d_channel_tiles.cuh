@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
   const Tiles tiles(p, chunk);
   const int64_t c = tiles.c0 + threadIdx.x * Vc;
   const bool live = c < p.channels;
-  const bool silu = silu_flag<SiluFlag>(p), halved = kTanhSilu<Wt> && silu;  // halved: taps halved, gw and parts hold 2g
+  constexpr bool silu = SiluFlag::value, halved = kTanhSilu<Wt> && silu;  // halved: taps halved, gw and parts hold 2g
   const ChannelTaps<T, W, Vc, Wt> taps(p, c, halved ? A(0.5) : A(1));
   A xw[W][Vc], gw[W][Vc], parts[W + 1][Vc];
   SeqWindow<W, Seq> ids;

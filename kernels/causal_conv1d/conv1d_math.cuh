@@ -405,60 +405,50 @@ __device__ __forceinline__ Acc<T> upstream(const Taps<T, W, Wt> &taps, const Acc
 // Elsewhere, and with Scaled false, the plain taps and upstream (the row
 // groups' backward: there the scaled form took as many instructions, 610 a
 // tile and thread of f32 W 4, and the plain one keeps the bits they gave).
-// The activation: Flag std::true_type / std::false_type where the kernel
-// takes it as a template argument (the staged and register backward
-// kernels), or bool, the problem's flag at run time (upstream_vector then
-// branches once a vector; the taps stay unscaled and g is dy without the
-// SiLU, the bits of the false_type form). Session 20 (H200): the run-time
-// form cost those issue-bound kernels 5-40% (register tiles spilled up to
-// 176 bytes at 64 registers), channels-last with packed sequences 11-18%
-// without the SiLU; it would have halved their instantiations.
-template <class Flag>
-__device__ __forceinline__ Flag silu_flag(const Conv1dProblem &p) {
-  if constexpr (std::is_same_v<Flag, bool>) {
-    return p.silu != 0;
-  } else {
-    return Flag{};
-  }
-}
-template <class T, int W, class Wt, bool Scaled, class Flag>
+// SiluFlag: std::true_type or std::false_type, the activation as a template
+// argument of the kernels that use these taps (session 20, H200: as a
+// run-time flag it cost those issue-bound kernels 5-40%, the register tiles
+// spilling up to 176 bytes at 64 registers; it would have halved their
+// instantiations).
+template <class T, int W, class Wt, bool Scaled, class SiluFlag>
 struct GradTaps {
-  static constexpr bool kExponentForm = Scaled && sizeof(T) < 8 && !kTanhSilu<Wt>;
+  static constexpr bool kSilu = SiluFlag::value;
+  static constexpr bool kExponentForm = Scaled && kSilu && sizeof(T) < 8 && !kTanhSilu<Wt>;
   static constexpr float kC = -1.4426950408889634f, kLn2 = 0.6931471805599453f;
   Taps<T, W, Wt> taps;
-  Flag silu;
-  __device__ GradTaps(const Conv1dProblem &p, int64_t c) : taps(p, c), silu(silu_flag<Flag>(p)) {
-    if (kExponentForm && silu) {
+  __device__ GradTaps(const Conv1dProblem &p, int64_t c) : taps(p, c) {
+    if constexpr (kExponentForm) {
 #pragma unroll
       for (int k = 0; k < W; ++k) taps.w[k] *= kC;
       taps.bias *= kC;
     }
   }
   // What the sums of g / grad_scale() are multiplied by once summed.
-  __device__ Acc<T> grad_scale() const { return kExponentForm && silu ? Acc<T>(kC) : Acc<T>(1); }
+  __device__ static constexpr Acc<T> grad_scale() { return kExponentForm ? Acc<T>(kC) : Acc<T>(1); }
   // Tap k of channel c as these taps hold it (k == W: the bias), and the taps
   // from W + 1 such values: for taps staged ahead through shared memory.
   __device__ static Acc<T> tap(const Conv1dProblem &p, int64_t c, int k) {
     const Acc<T> v = k < W ? get<Wt>(p.weight, c, k, 0) : p.bias.data ? get<Wt>(p.bias, c, 0, 0) : Acc<T>(0);
-    return kExponentForm && silu_flag<Flag>(p) ? v * kC : v;
+    return kExponentForm ? v * kC : v;
   }
-  __device__ GradTaps(const Acc<T> *held, Flag silu_) : silu(silu_) {
+  __device__ explicit GradTaps(const Acc<T> *held) {
 #pragma unroll
     for (int k = 0; k < W; ++k) taps.w[k] = held[k];
     taps.bias = held[W];
   }
   // g / grad_scale() at a timestep from its W inputs xs[0 .. W) = x_pad[t - (W-1) .. t].
-  __device__ Acc<T> upstream(const Acc<T> *xs, Acc<T> dy) const { return silu ? silu_upstream(xs, dy) : dy; }
+  __device__ Acc<T> upstream(const Acc<T> *xs, Acc<T> dy) const {
+    if constexpr (kSilu) {
+      return silu_upstream(xs, dy);
+    } else {
+      return dy;
+    }
+  }
   // The same over a vector's elements e (xs of element e at win + e).
   template <int V>
   __device__ __forceinline__ void upstream_vector(const Acc<T> *win, const Acc<T> (&dy)[V], Acc<T> (&g)[V]) const {
-    if (silu) {
 #pragma unroll
-      for (int e = 0; e < V; ++e) g[e] = silu_upstream(win + e, dy[e]);
-    } else {
-#pragma unroll
-      for (int e = 0; e < V; ++e) g[e] = dy[e];
-    }
+    for (int e = 0; e < V; ++e) g[e] = upstream(win + e, dy[e]);
   }
 
  private:

@@ -292,7 +292,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_time_blocks(s
       },
       [&](int64_t i, int s) {
         const auto &q = tile_of[s];
-        if (i > 0 && q.k == 0) taps = Grad(row_taps[s], taps.silu);
+        if (i > 0 && q.k == 0) taps = Grad(row_taps[s]);
         T *dxr = at<T>(p.dx, q.b, q.c, (q.u0 + run + lane) * V);
         A later[W - 1] = {};  // the step after's shifted g: the W-1 after the vectors whose next lanes wrap
         if (run + Steps * 32 < q.n + H)  // (vectors from n + H on are never read)

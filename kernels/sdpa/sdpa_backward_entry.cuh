@@ -17,14 +17,6 @@ template <class T, int HeadTile>
 int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *dq, int *turns, bool aligned,
                               int smem_optin, cudaStream_t stream);
 
-// Whether cp.async may move 16-byte chunks of q, k, v and dout rows.
-inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3], int64_t element_bytes) {
-  if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return false;
-  for (int64_t s : stride)
-    if ((s * element_bytes) % 16 != 0) return false;
-  return true;
-}
-
 // The passes around a main kernel: the workspace's dq accumulator (and the
 // deterministic mode's counters) zeroed, delta (the two in one pass where
 // it reads 16 bytes a lane), main(delta, dq, turns) (its status), dq

@@ -46,19 +46,23 @@ inline bool sdpa_backward_takes_turns(const SdpaProblem &p) {
   return p.deterministic || (p.keys + kFewestKeys - 1) / kFewestKeys > kSdpaBackwardMostAtomicKeyTiles;
 }
 
+// Whether a view's rows start on 16 bytes (its data and every outer stride):
+// cp.async's 16-byte chunks of q, k, v and dout, the delta pass's vectors.
+inline bool rows_are_16_byte_aligned(const void *data, const int64_t (&stride)[3], int64_t element_bytes) {
+  if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return false;
+  for (int64_t s : stride)
+    if ((s * element_bytes) % 16 != 0) return false;
+  return true;
+}
+
 // Whether the delta pass reads out and dout 16 bytes a lane
 // (sdpa_backward_delta_kernel_16, sdpa_backward_rows.cuh): Dv 32 or 64 (a
 // power of two of lanes a row, and where it measured faster) and both
 // views' rows on 16 bytes.
 inline bool sdpa_backward_delta_reads_16_bytes(const SdpaProblem &p, int64_t element_bytes) {
-  const auto aligned = [&](const void *data, const int64_t(&stride)[3]) {
-    if (reinterpret_cast<uintptr_t>(data) % 16 != 0) return false;
-    for (int64_t s : stride)
-      if (s * element_bytes % 16 != 0) return false;
-    return true;
-  };
-  return (p.head_dim_v == 32 || p.head_dim_v == 64) && aligned(p.out.data, p.out.stride) &&
-         aligned(p.dout.data, p.dout.stride);
+  return (p.head_dim_v == 32 || p.head_dim_v == 64) &&
+         rows_are_16_byte_aligned(p.out.data, p.out.stride, element_bytes) &&
+         rows_are_16_byte_aligned(p.dout.data, p.dout.stride, element_bytes);
 }
 
 // Whether the main kernel's grid fits CUDA's limits: (key tiles, kv heads,
