@@ -14,6 +14,15 @@ __device__ __forceinline__ void async_copy16(void *shared, const void *global) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(global) : "memory");
 }
 
+// The same copy with L2's prefetch hint of the 128 bytes around it: where a
+// block copies runs of consecutive vectors (the pad forward's slot tiles,
+// H200 session 21: 0.5-2 points of copy ahead of the plain copy on rank-5
+// rows; a 256-byte hint 0.5-1.5 behind this one).
+__device__ __forceinline__ void async_copy16_prefetch128(void *shared, const void *global) {
+  const unsigned to = shared_address(shared);
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(to), "l"(global) : "memory");
+}
+
 // Closes the group of the copies this thread issued since the last commit.
 __device__ __forceinline__ void async_copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 

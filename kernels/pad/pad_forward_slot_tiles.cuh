@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <climits>
 #include <cstring>
 
@@ -65,14 +66,17 @@ template <int Bytes>
 __device__ __forceinline__ void stage_slot_rows(const void *in, const PadSlotTiles &f, int32_t n, uint4 *slots,
                                                 const TileSlots &s) {
   const RowTiles &t = f.t;
-  const int32_t total = n * t.slot_vectors;
-  for (int32_t i = threadIdx.x; i < total; i += kTileThreads) {
-    const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), t.slot_div));
-    const int32_t v = i - k * t.slot_vectors, copies = s.copies[k];
-    uint4 *to = slots + k * f.slot_stride + f.lead / (16 / Bytes) + v;
-    if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
-    if (copies >= 0) continue;
-    stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
+  // A thread copies vector v of rows k0, k0 + per, ... (a slot is at most
+  // kTileThreads vectors), so that it finds its row and vector once.
+  const int32_t per = static_cast<int32_t>(fast_divide_high(kTileThreads, t.slot_div));
+  const int32_t k0 = static_cast<int32_t>(fast_divide_high(threadIdx.x, t.slot_div));
+  const int32_t v = static_cast<int32_t>(threadIdx.x) - k0 * t.slot_vectors;
+  if (k0 >= per) return;
+  uint4 *to = slots + k0 * f.slot_stride + f.lead / (16 / Bytes) + v;
+  for (int32_t k = k0; k < n; k += per, to += per * f.slot_stride) {
+    const int32_t copies = s.copies[k];
+    if (v < copies) async_copy16_prefetch128(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    else if (copies < 0) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
   }
 }
 
@@ -93,21 +97,62 @@ __device__ __forceinline__ PadSlotBuffer pad_slot_buffer(uint4 *smem, const PadS
   return b;
 }
 
-// The rows of the tile from row0 on: their copies and origins; true where
-// this thread found a row of fill values.
+// The input column a pad maps output coordinate c of an axis to (-1: the fill),
+// in 32-bit arithmetic (PadSlotTiles: every extent and pad under 2^30).
+template <IndexMap M>
+__device__ __forceinline__ int32_t pad_axis_source(int32_t c, int32_t lo, int32_t n) {
+  const int32_t i = c - lo;
+  if constexpr (M == IndexMap::Constant) return static_cast<uint32_t>(i) < static_cast<uint32_t>(n) ? i : -1;
+  else if constexpr (M == IndexMap::Reflect) return i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
+  else if constexpr (M == IndexMap::Replicate) return i < 0 ? 0 : (i >= n ? n - 1 : i);
+  else return i < 0 ? i + n : (i >= n ? i - n : i);
+}
+
+// Where output row g's window starts in the input (its outer axes mapped),
+// or -1 for a row of fill values; 32-bit, as the input's bytes are under
+// 2^31 (pad_forward_takes_slot_tiles).
+template <IndexMap M>
+__device__ __forceinline__ int32_t pad_slot_source_row(const RowsProblem &p, const RowTiles &t, uint32_t g) {
+  int32_t i = 0;
+  bool fill = false;
+  // A loop at run time (its parameters read with indexed loads in the warps
+  // that set rows up), not unrolled over every axis a rank may have: the
+  // unrolled form loaded every axis's parameters in the prologue of every warp.
+#pragma unroll 1
+  for (int d = p.rank - 2; d >= 0; --d) {
+    const uint32_t q = fast_divide_high(g, t.outer_div[d]);
+    const int32_t c = static_cast<int32_t>(g - q * static_cast<uint32_t>(p.out_extent[d]));
+    g = q;
+    const int32_t m =
+        pad_axis_source<M>(c, static_cast<int32_t>(p.pad_low[d]), static_cast<int32_t>(p.in_extent[d]));
+    fill |= m < 0;
+    i += m * static_cast<int32_t>(p.in_stride[d]);
+  }
+  return fill ? -1 : i;
+}
+
+// The rows of the tile from row0 on: their copies and origins (as
+// set_slot_copies, in 32-bit byte offsets from the input's 16-byte boundary);
+// true where this thread found a row of fill values.
 template <int Bytes, IndexMap M>
 __device__ __forceinline__ bool set_slot_rows(const RowsProblem &p, const PadSlotTiles &f, const PadSlotBuffer &b,
                                               int64_t row0, int32_t nrows) {
   const RowTiles &t = f.t;
   constexpr int V = 16 / Bytes;
   const int inner = p.rank - 1;
-  const int32_t lo = static_cast<int32_t>(p.pad_low[inner]), begin = static_cast<int32_t>(t.window_begin);
+  const int32_t begin = static_cast<int32_t>(t.window_begin);
+  const uintptr_t in = reinterpret_cast<uintptr_t>(p.in), in16 = in & ~uintptr_t{15};
+  const int32_t phase = static_cast<int32_t>(in & 15u), in_end = phase + static_cast<int32_t>(t.source_span) * Bytes;
+  const int32_t shift = f.lead - static_cast<int32_t>(p.pad_low[inner]) - begin;
   bool fill_rows = false;
   for (int32_t r = threadIdx.x; r < nrows; r += kTileThreads) {
-    const int64_t row = t.window > 0 ? pad_source_row<M>(p, t, row0 + r) : -1;
-    set_slot_copies<Bytes>(b.s, r, p.in, t, row < 0 ? -1 : row + t.window_begin);
-    b.origin[r] =
-        r * f.slot_stride * V + (row < 0 ? 0 : f.lead + slot_phase<Bytes>(p.in, row + t.window_begin) - lo - begin);
+    const int32_t row = t.window > 0 ? pad_slot_source_row<M>(p, t, static_cast<uint32_t>(row0 + r)) : -1;
+    const int32_t first = phase + (row + begin) * Bytes, first16 = first & ~15;
+    const int32_t end16 = (first + t.window * Bytes + 15) & ~15;
+    const bool inside = first16 >= 0 && end16 <= in_end;
+    b.s.from[r] = row < 0 ? -1 : inside ? static_cast<int64_t>(in16 + first16) : static_cast<int64_t>(row) + begin;
+    b.s.copies[r] = row < 0 ? 0 : inside ? (end16 - first16) / 16 : -1;
+    b.origin[r] = r * f.slot_stride * V + (row < 0 ? 0 : shift + (first & 15) / Bytes);
     fill_rows |= row < 0;
   }
   return fill_rows;
@@ -141,20 +186,23 @@ __device__ __forceinline__ void complete_slot_rows(const RowsProblem &p, const P
   const int32_t items = f.pad_columns + f.overhang;
   if (items == 0) return;
   const int32_t a = f.interior_begin, c1 = f.interior_end;
-  // Pad column c of the row whose slot's column 0 is element o.
-  auto pad_column = [&](int32_t o, int32_t c) {
-    if constexpr (M == IndexMap::Constant) return fill;
-    else return slots[o + lo + pad_column_source<M>(c, lo, n)];
-  };
-  for (int32_t i = threadIdx.x; i < nrows * items; i += kTileThreads) {
-    const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), f.item_div));
-    const int32_t j = i - r * items, o = b.origin[r];
-    if (j < f.pad_columns) {
-      const int32_t c = j < a ? j : c1 + (j - a);
-      slots[o + c] = pad_column(o, c);
-    } else if (r + 1 < nrows) {  // column c of the next row (a fill row: its slot fills)
-      const int32_t c = j - f.pad_columns, next = b.origin[r + 1];
-      slots[o + w + c] = c >= a && c < c1 ? slots[next + c] : pad_column(next, c);
+  // A thread writes item j (a pad column, or a column of the next row) of
+  // rows r0, r0 + per, ... (more items than threads: items j, j +
+  // kTileThreads, ... of every row), so that it places its column once.
+  const bool few = items <= kTileThreads;
+  const int32_t per = few ? static_cast<int32_t>(fast_divide_high(kTileThreads, f.item_div)) : 1;
+  const int32_t r0 = few ? static_cast<int32_t>(fast_divide_high(threadIdx.x, f.item_div)) : 0;
+  if (r0 < per) {
+    for (int32_t j = static_cast<int32_t>(threadIdx.x) - r0 * items; j < items; j += kTileThreads) {
+      const bool next_row = j >= f.pad_columns;  // column c of the next row (a fill row: its slot fills)
+      const int32_t c = next_row ? j - f.pad_columns : j < a ? j : c1 + (j - a);
+      const bool interior = next_row && c >= a && c < c1, fill_value = M == IndexMap::Constant && !interior;
+      const int32_t from = interior || M == IndexMap::Constant ? c : lo + pad_column_source<M>(c, lo, n);
+      const int32_t to = next_row ? w + c : c;
+      for (int32_t r = r0; r < nrows - (next_row ? 1 : 0); r += per) {
+        const int32_t o = b.origin[r];
+        slots[o + to] = fill_value ? fill : slots[(next_row ? b.origin[r + 1] : o) + from];
+      }
     }
   }
   __syncthreads();
@@ -174,27 +222,29 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
   const E *slots = reinterpret_cast<const E *>(b.s.slot);
   E *out = static_cast<E *>(p.out) + row0 * w;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * w);
-  for (int32_t k = threadIdx.x; k < tv.count; k += kTileThreads) {
+  // Vectors [whole0, whole1) lie inside the tile (whole rows are at least a
+  // vector wide); the one before and the one after, if any, are its ends.
+  const int32_t whole0 = tv.first < 0 ? 1 : 0, whole1 = (tv.span - tv.first) / V;
+  for (int32_t k = whole0 + threadIdx.x; k < whole1; k += kTileThreads) {
     const int32_t l0 = tv.first + k * V;
-    if (l0 >= 0 && l0 + V <= tv.span && w >= V) {
-      int32_t r, c;
-      tile_row_column(f.t, l0, r, c);
-      *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
-      continue;
-    }
-    for (int e = 0; e < V; ++e) {
-      const int32_t l = l0 + e;
-      if (l < 0 || l >= tv.span) continue;
-      const int32_t r = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), f.t.width_div));
-      out[l] = slots[b.origin[r] + l - r * w];
-    }
+    const int32_t r = static_cast<int32_t>(fast_divide_high(static_cast<uint32_t>(l0), f.t.width_div)), c = l0 - r * w;
+    *reinterpret_cast<uint4 *>(out + l0) = shifted_slot_vector<Bytes>(b.s.slot, b.origin[r] + c);
+  }
+  if (threadIdx.x >= 2) return;
+  const int32_t k = threadIdx.x == 0 ? (whole0 == 1 ? 0 : -1) : (whole1 < tv.count && whole1 >= whole0 ? whole1 : -1);
+  if (k < 0) return;
+  for (int e = 0; e < V; ++e) {
+    const int32_t l = tv.first + k * V + e;
+    if (l < 0 || l >= tv.span) continue;
+    const int32_t r = static_cast<int32_t>(fast_divide_high(static_cast<uint32_t>(l), f.t.width_div));
+    out[l] = slots[b.origin[r] + l - r * w];
   }
 }
 
 // One tile a block. The parameters are __grid_constant__, so that no
 // thread copies them to its stack.
 template <int Bytes, IndexMap M>
-__global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
+__global__ void __launch_bounds__(kTileThreads, PadTilesTraits::slot_blocks_per_sm(Bytes))
     pad_forward_slot_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ PadSlotTiles f) {
   extern __shared__ uint4 tile_smem[];
   const PadSlotBuffer b = pad_slot_buffer(tile_smem, f);
@@ -208,20 +258,44 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
   store_slot_rows<Bytes>(p, f, b, row0, nrows);
 }
 
+// A device's shared memory an SM and reserved a block, queried once a device
+// (two attribute queries a launch were part of the host's cost a call, which
+// a small pad's time includes); threads that race store the same values.
+inline cudaError_t slot_device_smem(int device, int &smem_per_sm, int &reserved) {
+  constexpr int kDevices = 64;
+  static std::atomic<int> cached[kDevices][2];  // value + 1; 0: not read yet
+  const bool cacheable = device >= 0 && device < kDevices;
+  if (cacheable) {
+    const int a = cached[device][0].load(std::memory_order_relaxed), b = cached[device][1].load(std::memory_order_relaxed);
+    if (a > 0 && b > 0) {
+      smem_per_sm = a - 1, reserved = b - 1;
+      return cudaSuccess;
+    }
+  }
+  cudaError_t err;
+  if ((err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) !=
+          cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess)
+    return err;
+  if (cacheable) {
+    cached[device][0].store(smem_per_sm + 1, std::memory_order_relaxed);
+    cached[device][1].store(reserved + 1, std::memory_order_relaxed);
+  }
+  return cudaSuccess;
+}
+
 // 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of a
-// device query or the launch. At most PadTilesTraits::kSlotBlocksPerSm
+// device query or the launch. At most PadTilesTraits::slot_blocks_per_sm
 // blocks an SM of this device (smem_for_blocks_per_sm).
 template <int Bytes, IndexMap M>
 int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &f, cudaStream_t stream) {
   if (f.t.blocks > INT_MAX) return 3;
   int device = 0, smem_per_sm = 0, reserved = 0;
   cudaError_t err;
-  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) !=
-          cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess)
-    return -static_cast<int>(err);
-  const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, smem_per_sm, reserved, PadTilesTraits::kSlotBlocksPerSm);
+  if ((err = cudaGetDevice(&device)) != cudaSuccess) return -static_cast<int>(err);
+  if ((err = slot_device_smem(device, smem_per_sm, reserved)) != cudaSuccess) return -static_cast<int>(err);
+  const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, smem_per_sm, reserved,
+                                               PadTilesTraits::slot_blocks_per_sm(Bytes));
   pad_forward_slot_tiles_kernel<Bytes, M><<<static_cast<unsigned>(f.t.blocks), kTileThreads, smem, stream>>>(p, f);
   return -static_cast<int>(cudaGetLastError());
 }

@@ -80,6 +80,32 @@ inline bool pad_forward_takes_tiles(const RowsProblem &p, int elem_bytes, RowTil
   return fit_row_tiles(p, elem_bytes, begin, window, tile / row_bytes > 1 ? tile / row_bytes : 1, t);
 }
 
+// The least slot stride (in 16-byte vectors) from `least` on at which the
+// shared loads of consecutive output vectors across a row end fall in
+// consecutive banks: the stride, less the row's bytes, within 16 bytes past
+// a multiple of 128 (the bytes a quarter warp's 16-byte loads span), so that
+// the vectors before and after a row end do not share banks.
+inline int32_t bank_aligned_slot_stride(int32_t least, int64_t row_bytes) {
+  int32_t s = least;
+  while (((s * int64_t{16} - row_bytes) % 128 + 128) % 128 >= 16) ++s;
+  return s;
+}
+
+// The slot tiles set their rows up in 32-bit arithmetic (session 21: the
+// 64-bit set-up was some 258 instructions a row): the input's bytes, with a
+// row's window past them, under 2^31, every outer extent and pad under 2^30.
+inline bool slot_tiles_index_in_32_bits(const RowsProblem &p, int elem_bytes) {
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  int64_t span = 1;
+  for (int d = 0; d < p.rank; ++d) span += (p.in_extent[d] > 0 ? p.in_extent[d] - 1 : 0) * p.in_stride[d];
+  if (span * elem_bytes + 2 * PadTilesTraits::kMaxSlotRowBytes + 32 >= 2 * kLimit) return false;
+  for (int d = 0; d + 1 < p.rank; ++d)
+    if (p.out_extent[d] >= kLimit || p.in_extent[d] >= kLimit || p.pad_low[d] >= kLimit || p.pad_low[d] <= -kLimit ||
+        p.in_stride[d] < 0 || p.in_stride[d] >= 2 * kLimit)
+      return false;
+  return true;
+}
+
 // A pad forward of 2- or 4-byte elements (the widths measured, session 19)
 // in rows of at most PadTilesTraits::kMaxSlotRowBytes (and at least a
 // vector) in slot tiles of about kSlotTileBytes of output, each slot an
@@ -93,6 +119,7 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   if (w * elem_bytes < 16 || !row_tiles_serve(p, elem_bytes, window, PadTilesTraits::kMaxSlotRowBytes)) return false;
   // The kernel maps the inner axis's columns in 32-bit arithmetic.
   if (n > kMaxTileInnerIndex || lo > kMaxTileInnerIndex || lo < -kMaxTileInnerIndex) return false;
+  if (!slot_tiles_index_in_32_bits(p, elem_bytes)) return false;
   const int32_t v = 16 / elem_bytes;
   f.lead = pad_slot_lead(lo, begin, v);
   // Where some row ends off the 16-byte grid, vectors cross row ends: each
@@ -100,6 +127,7 @@ inline bool pad_forward_takes_slot_tiles(const RowsProblem &p, int elem_bytes, P
   const bool on_grid = (w * elem_bytes) % 16 == 0 && reinterpret_cast<uintptr_t>(p.out) % 16 == 0;
   f.overhang = on_grid ? 0 : v - 1;
   f.slot_stride = pad_slot_stride(f.lead, lo, begin, static_cast<int32_t>(w + f.overhang), v);
+  f.slot_stride = bank_aligned_slot_stride(f.slot_stride, w * elem_bytes);
   int32_t a, b;
   interior_columns(lo, n, static_cast<int32_t>(w), a, b);
   f.pad_columns = a + static_cast<int32_t>(w) - b;

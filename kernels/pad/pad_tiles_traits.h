@@ -32,14 +32,23 @@ struct PadTilesTraits {
   // (session 19, H200: rank-5 rows of 264-536 bytes ran 1-8 points of copy
   // ahead of the row tiles; 16-bit rows of 1028 bytes padded by 1 4-5
   // points behind, f32 ones of 2056 bytes 6 behind, rows of 16 KiB and more
-  // 3-10 behind; 32 KiB slot tiles level to 5 points behind 16 KiB on rank 5).
+  // 3-10 behind; 32 KiB slot tiles level to 5 points behind 16 KiB on rank 5;
+  // session 21, with the lighter tiles: 17152 bytes, 64 rows of 264 or 268
+  // bytes, ran level to 2 points ahead of 16384 on 16-bit and f32 rank 5,
+  // 18432 0.3-1.1 behind 17152).
   static constexpr int64_t kMaxSlotRowBytes = 1024;
-  static constexpr int64_t kSlotTileBytes = 16384;
+  static constexpr int64_t kSlotTileBytes = 17152;
   // At most this many slot-tile blocks an SM (0: as many as fit), their
-  // shared memory padded so that no more fit (session 20, H200: 6 blocks an
-  // SM ran 1-3 points of copy ahead of 8 on 16-bit rank-5 rows: fewer tiles
-  // in flight wait less on the memory system).
+  // shared memory padded so that no more fit, and the kernel's registers cut
+  // to fit them (session 20, H200: 6 blocks an SM ran 1-3 points of copy
+  // ahead of 8 on 16-bit rank-5 rows: fewer tiles in flight wait less on the
+  // memory system; session 21, with some 40% fewer instructions a tile: 8
+  // blocks, 32 registers, 0.5-1.1 points ahead of 6 on 16-bit rank 5 in one
+  // run, -1.4 to +2.4 in another, while f32's constant kernel spills at 32
+  // registers and keeps 6).
   static constexpr int kSlotBlocksPerSm = 6;
+  static constexpr int kSlotBlocksPerSm16 = 8;
+  static constexpr int slot_blocks_per_sm(int bytes) { return bytes == 2 ? kSlotBlocksPerSm16 : kSlotBlocksPerSm; }
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy

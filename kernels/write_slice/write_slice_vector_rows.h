@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "common/fast_divisor.h"
 #include "common/rows_problem.h"
 
 namespace baracuda::kernels {
@@ -18,6 +19,7 @@ struct VectorRowsCopy {
   int64_t extent[kMaxRank - 1] = {};
   int64_t out_stride[kMaxRank - 1] = {}, in_stride[kMaxRank - 1] = {};  // in vectors
   int64_t row_vectors = 0;
+  FastDivisor row_div;   // of row_vectors, where vectors < 2^31
   int64_t vectors = 0;  // in all
   void *out = nullptr;
   const void *in = nullptr;
@@ -59,6 +61,7 @@ inline bool as_vector_rows(const RowsProblem &p, int elem_bytes, VectorRowsCopy 
     v.extent[d] = p.out_extent[d];
     v.vectors *= p.out_extent[d];
   }
+  v.row_div = fast_divisor(v.vectors < INT32_MAX ? v.row_vectors : 0);
   v.out = p.out;
   v.in = p.in;
   return true;

@@ -186,6 +186,7 @@ TEST_CASE("alibi backward plans name their clusters", "[heuristics][alibi]") {
 
 TEST_CASE("fast divisor: n / d as a multiply and a shift for 31-bit n and d", "[heuristics][alibi]") {
   using baracuda::kernels::fast_divide;
+  using baracuda::kernels::fast_divide_high;
   using baracuda::kernels::fast_divisor;
   const int64_t top = (int64_t{1} << 31) - 1;
   std::vector<int64_t> divisors = {1, 2, 3, 5, 7, 8, 255, 256, 257, 1000, 4096, 65535, 65536, 65537, 1 << 30,
@@ -197,7 +198,10 @@ TEST_CASE("fast divisor: n / d as a multiply and a shift for 31-bit n and d", "[
     // Every multiple of d, one either side of it, and the top of the range.
     for (int64_t q : {int64_t{0}, int64_t{1}, int64_t{2}, top / d / 2, top / d - 1, top / d})
       for (int64_t n : {q * d - 1, q * d, q * d + 1, q * d + d - 1})
-        if (n >= 0 && n <= top) CHECK(fast_divide(static_cast<uint32_t>(n), f) == n / d);
+        if (n >= 0 && n <= top) {
+          CHECK(fast_divide(static_cast<uint32_t>(n), f) == n / d);
+          CHECK(fast_divide_high(static_cast<uint32_t>(n), f) == n / d);
+        }
   }
   CHECK(fast_divisor(0).multiplier == 0);
   CHECK(fast_divisor(int64_t{1} << 31).multiplier == 0);

@@ -272,13 +272,15 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
   CHECK(f.t.rows_per_block == PadTilesTraits::kSlotTileBytes / 264);
   CHECK(f.t.rows == int64_t{128} * 68 * 68);
   CHECK(f.lead == 8);         // the 2 low pad columns in a vector ahead of the staged ones
-  CHECK(f.slot_stride == 19);  // column 0 at element 6 to 13, 132 columns
+  // Column 0 at element 6 to 13, 132 columns and 7 more: 19 vectors at least; 25 puts a row's
+  // end and the next row's start in consecutive banks (25 * 16 - 264 = 136, 8 past 128).
+  CHECK(f.slot_stride == 25);
   CHECK(f.pad_columns == 4);
   CHECK(f.interior_begin == 2);
   CHECK(f.interior_end == 130);
   CHECK(f.overhang == 7);  // rows of 264 bytes end off the 16-byte grid: the next row's first 7 columns
   CHECK(f.t.slot_vectors == 17);
-  CHECK(f.t.smem_bytes >= f.t.rows_per_block * (19 * 16 + 16));
+  CHECK(f.t.smem_bytes >= f.t.rows_per_block * (25 * 16 + 16));
   CHECK(f.t.smem_bytes <= kMaxTileSmemBytes);
   // f32 rows of 134 from rows of 127 (pads 3 and 4) and an outer pad; rows of 514 are the row tiles'.
   REQUIRE(pad_forward_takes_slot_tiles(at(pad_forward({4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Circular)),
@@ -315,6 +317,29 @@ TEST_CASE("slot tiles heuristics: short rows, a slot an output row", "[heuristic
   CHECK(f.lead == 0);
   CHECK_FALSE(pad_forward_takes_slot_tiles(
       at(pad_forward({2, kMaxTileInnerIndex + 1}, {0, -kMaxTileInnerIndex}, {0, 0}, IndexMap::Constant)), 4, f));
+  // The set-up's 32-bit arithmetic: inputs of 2^31 bytes and more, and outer extents or pads of 2^30 and more,
+  // take the row tiles.
+  const RowsProblem big = at(pad_forward({int64_t{1} << 23, 64}, {1, 2}, {1, 2}, IndexMap::Reflect));  // 2 GiB of f32
+  CHECK(slot_tiles_index_in_32_bits(big, 2));
+  CHECK_FALSE(slot_tiles_index_in_32_bits(big, 4));
+  CHECK_FALSE(pad_forward_takes_slot_tiles(big, 4, f));
+  CHECK(pad_forward_takes_tiles(big, 4, t));
+  CHECK(pad_forward_takes_slot_tiles(big, 2, f));
+  CHECK_FALSE(slot_tiles_index_in_32_bits(at(pad_forward({2, 64}, {int64_t{1} << 30, 1}, {0, 1}, IndexMap::Constant)), 2));
+  CHECK(slot_tiles_index_in_32_bits(at(pad_forward({2, 64}, {(int64_t{1} << 30) - 3, 1}, {0, 1}, IndexMap::Constant)), 2));
+}
+
+TEST_CASE("slot tiles: strides that keep a row end's shared loads in consecutive banks", "[heuristics][pad]") {
+  using baracuda::kernels::bank_aligned_slot_stride;
+  for (int64_t row_bytes = 16; row_bytes <= 1040; row_bytes += 2)
+    for (int32_t least = static_cast<int32_t>((row_bytes + 15) / 16); least < (row_bytes + 15) / 16 + 12; ++least) {
+      const int32_t s = bank_aligned_slot_stride(least, row_bytes);
+      INFO("row bytes " << row_bytes << ", least " << least);
+      CHECK(s >= least);
+      CHECK(s < least + 8);  // one in every 8 strides (128 bytes) qualifies
+      CHECK(((s * 16 - row_bytes) % 128 + 128) % 128 < 16);
+      for (int32_t t = least; t < s; ++t) CHECK(((t * 16 - row_bytes) % 128 + 128) % 128 >= 16);
+    }
 }
 
 TEST_CASE("slot tiles: an output row at any phase, its staged window inside its slot", "[heuristics][pad]") {

@@ -38,6 +38,11 @@ TEST_CASE("write_slice vector rows take aligned appends of whole vectors", "[wri
   CHECK(v.vectors == 512 * 16);
   CHECK(v.out == g_cache);
   CHECK(vector_rows_per_thread(v.vectors) == 1);
+  // The kernel finds a vector's row with a multiply and a shift.
+  for (uint32_t i : {0u, 15u, 16u, 17u, 4095u, 8191u}) CHECK(fast_divide(i, v.row_div) == i / 16);
+  REQUIRE(as_vector_rows(append(512, 16 * 128, 4096 * 128), 2, v));  // bf16, 16 tokens
+  CHECK(v.row_vectors == 256);
+  for (uint32_t i = 0; i < v.vectors; i += 97) CHECK(fast_divide(i, v.row_div) == i / 256);
   REQUIRE(as_vector_rows(append(512, 128 * 4096, 4096 * 128), 4, v));  // f32, 4096 tokens
   CHECK(v.vectors == int64_t{512} * 4096 * 32);
   CHECK(vector_rows_per_thread(v.vectors) == VectorRowsTraits::kVectorsPerThread);

@@ -490,6 +490,33 @@ int main(int argc, char **argv) {
                                     : "  ok");
     }
     printf("\n");
+    if (std::strcmp(row.label, "rank5") != 0) continue;
+    // As bench/shape_grid.cu times a row: a launch between two events, synchronized
+    // after each, so that the host's work before the launch counts too.
+    std::vector<std::vector<float>> sync_ms(n);
+    for (int r = 0; r < reps + 2; ++r)
+      for (size_t k = 0; k < n; ++k) {
+        if (k > 0 && skip[k - 1]) continue;
+        CK(cudaEventRecord(e0));
+        if (k == 0) CK(cudaMemcpyAsync(cb, ca, half, cudaMemcpyDeviceToDevice));
+        else if (launch(g_trees[k - 1], row.bytes, row.mode, c, in, k == 1 ? ref : out, fill)) CK(cudaErrorUnknown);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        if (r >= 2) sync_ms[k].push_back(x);
+      }
+    printf("%-5s %-4s %-9s %-38s %9.4f", "sync", row.bytes == 2 ? "b16" : "f32", kModeNames[row.mode],
+           text(row.c).c_str(), median(sync_ms[0]));
+    for (size_t k = 1; k < n; ++k) {
+      if (skip[k - 1]) {
+        printf(" | %-16s", "-");
+        continue;
+      }
+      const double t = median(sync_ms[k]);
+      printf(" | %.4f %5.1f    ", t, 100.0 * (ib + ob) / (t * 1e-3) / copy_rate);
+    }
+    printf("\n");
   }
   printf("%s\n", bad ? "SOME OUTPUTS DIFFER FROM MAIN'S" : "every timed output bit-identical to main's");
   return 0;
