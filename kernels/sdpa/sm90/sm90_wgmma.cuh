@@ -143,20 +143,18 @@ __device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks 
 // a_desc, K-major. RS: A from registers (a[4]: mma.sync's A fragment per
 // warp). A_OPS, SCALE_OP, TRANS_OP: the operand numbers of A and B, of
 // accumulate and of TransB, after the accumulators.
-#define BARACUDA_WGMMA_SS(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP)                                   \
+#define BARACUDA_WGMMA_SS_A(TRANS_A, N, TYPE, DREGS, A_OPS, SCALE_OP, TRANS_OP, ...)                 \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_OP ", 0;\n"                                     \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " DREGS ", " A_OPS         \
-               ", p, 1, 1, 0, %" TRANS_OP ";\n}\n"                                                          \
-               : ACC                                                                                       \
+               ", p, 1, 1, " TRANS_A ", %" TRANS_OP ";\n}\n"                                                \
+               : __VA_ARGS__                                                                               \
                : "l"(a_desc), "l"(b_desc), "r"(accumulate), "n"(TransB))
+#define BARACUDA_WGMMA_SS(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP) \
+  BARACUDA_WGMMA_SS_A("0", N, TYPE, DREGS, A_OPS, SCALE_OP, TRANS_OP, ACC)
 // The same with A MN-major (transposed: its M elements contiguous, laid out
 // as MN-major B operands are; 16-bit types only).
-#define BARACUDA_WGMMA_SS_TA(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP)                                \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_OP ", 0;\n"                                     \
-               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " DREGS ", " A_OPS         \
-               ", p, 1, 1, 1, %" TRANS_OP ";\n}\n"                                                          \
-               : ACC                                                                                       \
-               : "l"(a_desc), "l"(b_desc), "r"(accumulate), "n"(TransB))
+#define BARACUDA_WGMMA_SS_TA(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP) \
+  BARACUDA_WGMMA_SS_A("1", N, TYPE, DREGS, A_OPS, SCALE_OP, TRANS_OP, ACC)
 #define BARACUDA_WGMMA_RS(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP)                                   \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_OP ", 0;\n"                                     \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " DREGS ", " A_OPS         \
@@ -229,6 +227,7 @@ __device__ __forceinline__ void wgmma_ss_n128_ta(float (&d)[16][4], uint64_t a_d
 }
 
 #undef BARACUDA_WGMMA_SS
+#undef BARACUDA_WGMMA_SS_A
 #undef BARACUDA_WGMMA_SS_TA
 #undef BARACUDA_WGMMA_RS
 #undef BARACUDA_WGMMA_ACC128
