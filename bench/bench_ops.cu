@@ -408,22 +408,136 @@ void sdpa_host_cost(const char *candidate) {
   std::printf("{\"op\": \"sdpa_host_cost\", \"candidate\": \"%s\", \"run_us\": %.2f}\n", candidate, us);
 }
 
+// One forced candidate of a row of bench_sdpa_candidates: its plan (or why
+// it refused), its workspace and its best time.
+struct TimedCandidate {
+  const char *name;
+  baracuda_plan_t plan = nullptr;
+  std::unique_ptr<Buffer> ws;
+  size_t ws_bytes = 0;
+  double select_ms = 0, best_ms = 1e30;
+  std::string refused;
+  TimedCandidate(const char *candidate, const baracuda_op_header_t *desc) : name(candidate) {
+    setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
+    const auto t0 = std::chrono::steady_clock::now();
+    const baracuda_status_t selected = baracuda_plan_select(desc, nullptr, &plan);
+    select_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    unsetenv("BARACUDA_FORCE_CANDIDATE");
+    if (selected != BARACUDA_STATUS_SUCCESS) {
+      refused = baracuda_last_error_message();
+      plan = nullptr;
+      return;
+    }
+    ok(baracuda_plan_workspace_size(plan, &ws_bytes), "workspace_size");
+    ws = std::make_unique<Buffer>(std::max<size_t>(ws_bytes, 4));
+  }
+  ~TimedCandidate() {
+    if (plan) baracuda_plan_destroy(plan);
+  }
+  void run(const std::vector<baracuda_arg_t> &args) const {
+    ok(baracuda_plan_run(plan, args.data(), static_cast<int32_t>(args.size()), ws->p, ws_bytes, nullptr), "run");
+  }
+};
+
 // The attention table's rows (bf16, both causal modes) with each f16 / bf16
-// forward and backward candidate forced (the deterministic backwards too),
-// one after another on the same shapes.
-void bench_sdpa_candidates() {
+// forward and backward candidate forced (the deterministic backwards too)
+// on the same tensors, rows as sdpa_grid_row prints them. Every plan of a
+// row is built first, then the candidates are timed in turn, three rounds
+// after 200 ms of warm-up, each candidate's figure the best of its rounds.
+// The H200 runs these rows at its 700 W cap, its clock set by the work just
+// before: timed one after the other (sdpa_grid_row), cuDNN's backward, right
+// after its select had idled the GPU for 0.6 s, ran at 1980 MHz (574 TFLOP/s
+// at B4 H32 S4096 D128) and the Hopper backward right after it at 1860 MHz
+// (483): 0.84x, 0.94x in turn (bench/NOTES.md, session 21). Stops after seconds_left seconds;
+// BENCH_SDPA_ROWS ("0,1,6"): only those rows, numbered from 0 in the order below.
+void bench_sdpa_candidates(double seconds_left) {
   if (std::string(g_filter).find("sdpa_candidates") == std::string::npos) return;
+  const auto start = std::chrono::steady_clock::now();
   struct Shape {
     int64_t B, H, S;
     int32_t D;
   };
+  const auto dt = BARACUDA_DTYPE_BF16;
+  const char *only = std::getenv("BENCH_SDPA_ROWS");
+  int row_number = -1;
   for (const Shape &s : {Shape{4, 32, 4096, 128}, Shape{2, 32, 8192, 128}, Shape{16, 16, 1024, 64},
                          Shape{8, 16, 2048, 256}})
-    for (bool causal : {false, true})
+    for (bool causal : {false, true}) {
+      ++row_number;
+      if (only != nullptr && std::string(only).find(std::to_string(row_number)) == std::string::npos) continue;
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds_left) {
+        std::printf("{\"op\": \"sdpa_grid\", \"stopped\": \"time is up\"}\n");
+        return;
+      }
+      baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
+      d.dtype = dt;
+      d.head_dim = s.D;
+      d.causal = causal;
+      d.alignment = BARACUDA_SDPA_BOTTOM_RIGHT;
+      d.batch = s.B, d.heads_q = s.H, d.queries = d.keys = s.S;
+      const std::vector<int64_t> rows{s.B, s.H, s.S, s.D}, stats{s.B, s.H, s.S};
+      const size_t bytes = static_cast<size_t>(s.B * s.H * s.S * s.D * 2);
+      Buffer q(bytes), k(bytes), v(bytes), out(bytes), lse(s.B * s.H * s.S * 4), dout(bytes), dq(bytes), dk(bytes),
+          dv(bytes), fwd_out(bytes), fwd_lse(lse.bytes);
+      fill_attention_input(q, dt, BARACUDA_ARG_Q);
+      fill_attention_input(k, dt, BARACUDA_ARG_K);
+      fill_attention_input(v, dt, BARACUDA_ARG_V);
+      fill_attention_input(dout, dt, BARACUDA_ARG_DOUT);
+      const std::vector<baracuda_arg_t> inputs{{BARACUDA_ARG_Q, tensor(q.p, dt, rows)},
+                                               {BARACUDA_ARG_K, tensor(k.p, dt, rows)},
+                                               {BARACUDA_ARG_V, tensor(v.p, dt, rows)}};
+      // The forward candidates write their own out and lse; the backward's come from the default plan.
+      std::vector<baracuda_arg_t> fwd_args = inputs, bwd_args = inputs;
+      fwd_args.insert(fwd_args.end(), {{BARACUDA_ARG_OUT, tensor(fwd_out.p, dt, rows)},
+                                       {BARACUDA_ARG_LSE, tensor(fwd_lse.p, BARACUDA_DTYPE_F32, stats)}});
+      bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_OUT, tensor(out.p, dt, rows)},
+                                       {BARACUDA_ARG_LSE, tensor(lse.p, BARACUDA_DTYPE_F32, stats)}});
+      Plan(&d.header).run(bwd_args);
+      bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_DOUT, tensor(dout.p, dt, rows)},
+                                       {BARACUDA_ARG_DQ, tensor(dq.p, dt, rows)},
+                                       {BARACUDA_ARG_DK, tensor(dk.p, dt, rows)},
+                                       {BARACUDA_ARG_DV, tensor(dv.p, dt, rows)}});
+      baracuda_sdpa_desc_t bd = d;
+      bd.header.op = BARACUDA_OP_SDPA_BACKWARD;
+      std::vector<std::unique_ptr<TimedCandidate>> runs;
       for (const char *candidate :
            {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80", "sdpa_bwd_cudnn", "sdpa_bwd_sm90_wgmma",
-            "sdpa_bwd_sm80", "sdpa_bwd_cudnn_deterministic", "sdpa_bwd_sm90_deterministic"})
-        sdpa_grid_row(candidate, BARACUDA_DTYPE_BF16, s.B, s.H, s.S, s.S, s.D, causal);
+            "sdpa_bwd_sm80", "sdpa_bwd_cudnn_deterministic", "sdpa_bwd_sm90_deterministic"}) {
+        const bool backward = std::string(candidate).find("_bwd_") != std::string::npos;
+        runs.push_back(std::make_unique<TimedCandidate>(candidate, backward ? &bd.header : &d.header));
+      }
+      auto args_of = [&](const TimedCandidate &c) -> const std::vector<baracuda_arg_t> & {
+        return std::string(c.name).find("_bwd_") != std::string::npos ? bwd_args : fwd_args;
+      };
+      const auto warm = std::chrono::steady_clock::now();
+      while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm).count() < 0.2) {
+        for (const auto &c : runs)
+          if (c->plan) c->run(args_of(*c));
+        cuda(cudaDeviceSynchronize(), "warm-up");
+      }
+      for (int round = 0; round < 3; ++round)
+        for (const auto &c : runs)
+          if (c->plan) c->best_ms = std::min(c->best_ms, median_ms([&] { c->run(args_of(*c)); }, 10));
+      const double pairs = causal ? double(s.S) * s.S - double(s.S) * (s.S - 1) / 2 : double(s.S) * s.S;
+      const std::string shape = std::string("bf16 D") + std::to_string(s.D) + (causal ? " causal" : " non-causal") +
+                                " BH" + std::to_string(s.B * s.H) + " Q" + std::to_string(s.S) + " K" +
+                                std::to_string(s.S);
+      for (const auto &c : runs) {
+        if (!c->plan) {
+          std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"refused\": \"%s\"}\n", c->name,
+                      shape.c_str(), c->refused.c_str());
+          continue;
+        }
+        const bool backward = std::string(c->name).find("_bwd_") != std::string::npos;
+        const double flops = 4.0 * s.B * s.H * s.D * pairs * (backward ? 2.5 : 1.0);
+        baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+        ok(baracuda_plan_get_info(c->plan, &info), "get_info");
+        std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"tflops\": %.1f, "
+                    "\"select_ms\": %.1f, \"kernel\": \"%s\"}\n",
+                    c->name, shape.c_str(), c->best_ms, flops / c->best_ms / 1e9, c->select_ms, info.kernel_name);
+      }
+      std::fflush(stdout);
+    }
   for (const char *candidate : {"sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"}) sdpa_host_cost(candidate);
 }
 
@@ -483,7 +597,7 @@ int main(int argc, char **argv) {
   bench_alibi(BARACUDA_DTYPE_BF16, "bf16", 2);
   bench_attention();
   bench_sdpa_grid(argc > 2 ? std::atof(argv[2]) : 1e9);
-  bench_sdpa_candidates();
+  bench_sdpa_candidates(argc > 2 ? std::atof(argv[2]) : 1e9);
   // The floor of the launch-bound rows (conv1d update, ALiBi decoding).
   if (wanted("causal_conv1d_update") || wanted("alibi") || wanted("empty_kernel"))
     row("empty_kernel", "-", "<<<1, 32>>>", median_ms([] { empty_kernel<<<1, 32>>>(); }, 200), 0);

@@ -35,11 +35,11 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
   cudaError_t err;
   const int64_t rows = p.batch * p.heads_q * p.queries;
   if (rows > 0) {
-    // The 16-byte delta pass zeroes the dq accumulator as it goes (where the
+    // The delta pass zeroes the dq accumulator as it goes (where the
     // accumulator starts on 16 bytes); the memset clears what is left (the
     // counters, where the run has them).
     const bool reads_16 = sdpa_backward_delta_reads_16_bytes(p, sizeof(T));
-    const bool zeroes_dq = reads_16 && reinterpret_cast<uintptr_t>(dq) % 16 == 0;
+    const bool zeroes_dq = reinterpret_cast<uintptr_t>(dq) % 16 == 0;
     const size_t clear_from = zeroes_dq ? w.counters : w.dq;
     if (clear_from < w.bytes &&
         (err = cudaMemsetAsync(ws + clear_from, 0, w.bytes - clear_from, stream)) != cudaSuccess)
@@ -49,7 +49,8 @@ int sdpa_backward_passes(const SdpaProblem &p, void *workspace, size_t workspace
       sdpa_backward_delta_kernel_16<T><<<row_grid(rows, kRowThreads / 32 * rows_a_warp), kRowThreads, 0, stream>>>(
           p, delta, zeroes_dq ? dq : nullptr);
     } else {
-      sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(p, delta);
+      sdpa_backward_delta_kernel<T><<<row_grid(rows, kRowThreads / 32), kRowThreads, 0, stream>>>(
+          p, delta, zeroes_dq ? dq : nullptr);
     }
     if ((err = cudaGetLastError()) != cudaSuccess) return -static_cast<int>(err);
   }

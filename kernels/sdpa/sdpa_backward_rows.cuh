@@ -19,13 +19,19 @@ constexpr int kRowThreads = 256;
 constexpr int64_t kRowGridCap = 65535;
 
 // One warp per (b, h, i) row, lanes across Dv; a fixed shuffle tree, so
-// delta is bit-stable.
+// delta is bit-stable. dq_acc (non-null): the f32 dq accumulator ([rows][D],
+// 16-byte aligned), whose row r the warp zeroes beside it in place of a
+// memset (the pass reads far below the bandwidth: the stores ride along).
 template <class T>
-__global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const SdpaProblem p, float *delta) {
+__global__ void __launch_bounds__(kRowThreads) sdpa_backward_delta_kernel(const SdpaProblem p, float *delta,
+                                                                          float *dq_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t rows = p.batch * p.heads_q * p.queries;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (kRowThreads / 32);
   for (int64_t r = blockIdx.x * static_cast<int64_t>(kRowThreads / 32) + threadIdx.x / 32; r < rows; r += warps) {
+    if (dq_acc != nullptr)
+      for (int c = 4 * lane; c < p.head_dim; c += 128)
+        *reinterpret_cast<float4 *>(dq_acc + r * p.head_dim + c) = float4{0, 0, 0, 0};
     const int64_t i = r % p.queries, bh = r / p.queries;
     const int64_t h = bh % p.heads_q, b = bh / p.heads_q;
     const T *o = static_cast<const T *>(p.out.data) + b * p.out.stride[0] + h * p.out.stride[1] + i * p.out.stride[2];

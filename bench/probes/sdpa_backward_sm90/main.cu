@@ -12,7 +12,11 @@
 // the deterministic mode's repeat; the baseline's deterministic mode beside
 // them and once more after the variants (the run's drift); with
 // PROBE_SYNTHETIC the baseline on the earlier sessions' synthetic data too,
-// with PROBE_PASSES the passes around the main kernel alone. Built with
+// with PROBE_PASSES the passes around the main kernel alone (the staged
+// tree's beside main's); PROBE_ROWS picks rows; PROBE_ALTERNATE times main's,
+// the staged kernel and (PROBE_ALT_VARIANT) the first variant in turn, best
+// of three: on the H200 a kernel timed first on a row, after the setup's
+// idle, reads up to 9% high (bench/NOTES.md, session 21). Built with
 // PROBE_HAS_VARIANT, variants of the staged Hopper backward (bf16) beside
 // them (build.sh's table; the diagnostic ones timed, not checked).
 #include <cuda_bf16.h>
@@ -29,6 +33,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <iterator>
 #include <vector>
 
 #include "probe_api.h"
@@ -533,7 +538,14 @@ static const Row kRows[] = {{4, 32, 4096, 128, false}, {4, 32, 4096, 128, true},
 static void time_rows(bool variant_only) {
   printf("\n== timing, bf16, TFLOP/s = 2.5 x 4 B H S^2 D (causal halved); ms median of 10; whole op; "
          "base = /work/main's sm90 backward; real data (normal, a forward's out and lse) ==\n");
-  for (const Row &w : kRows) {
+  // PROBE_ROWS: the rows timed, as indices into kRows ("6,7,0"); all by default.
+  std::vector<Row> rows(std::begin(kRows), std::end(kRows));
+  if (const char *only = getenv("PROBE_ROWS")) {
+    rows.clear();
+    for (const char *x = only; *x; ++x)
+      if (*x >= '0' && *x <= '9') rows.push_back(kRows[(*x - '0') % (sizeof kRows / sizeof kRows[0])]);
+  }
+  for (const Row &w : rows) {
     const Case c = w.as_case();
     Run r;
     setup(r, c, Data::kReal);
@@ -591,16 +603,32 @@ static void time_rows(bool variant_only) {
     }
 #endif
     if (!variant_only && getenv("PROBE_ALTERNATE")) {
-      // The staged kernel and main's in turn, three times each, in both
-      // modes: the best of each beside the other (the first timings of a
-      // row drift by up to 5%).
-      double best[4] = {1e30, 1e30, 1e30, 1e30};
-      const RunFn fns[4] = {run_base_sm90, run_sm90, run_base_sm90_det, run_sm90_det};
+      // The staged kernel, main's and the first variant (where built) in
+      // turn, three times each, in both modes: the best of each beside main's
+      // (the first timings of a row drift by up to 5%, and a kernel timed
+      // right after another runs at the clock that one left).
+      double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
+      RunFn fns[6] = {run_base_sm90, run_sm90, run_base_sm90_det, run_sm90_det, nullptr, nullptr};
+#ifdef PROBE_HAS_VARIANT
+      if (kVariants[0].run != nullptr && kVariants[0].checked && getenv("PROBE_ALT_VARIANT")) {
+        g_variant = &kVariants[0];
+        fns[4] = run_variant;
+        fns[5] = run_variant_det;
+      }
+#endif
+      const bool reversed = getenv("PROBE_ALTERNATE_REVERSED") != nullptr;  // the staged kernel first
       for (int rep = 0; rep < 3; ++rep)
-        for (int k = 0; k < 4; ++k) best[k] = std::min(best[k], time_ms(r, fns[k]));
+        for (int i = 0; i < 6; ++i) {
+          const int k = reversed ? (i ^ 1) : i;
+          if (fns[k] != nullptr) best[k] = std::min(best[k], time_ms(r, fns[k]));
+        }
       const double none[3] = {0, 0, 0};
       time_line(name, "alt sm90", flops, best[0], best[1], none, " (best of 3, in turn with base)");
       time_line(name, "alt det", flops, best[2], best[3], none, " (best of 3 each; base column: main's det)");
+      if (fns[4] != nullptr) {
+        time_line(name, "alt variant", flops, best[1], best[4], none, " (best of 3; base column: the staged kernel)");
+        time_line(name, "alt var det", flops, best[3], best[5], none, " (best of 3; base column: the staged det)");
+      }
     }
     if (!variant_only) {  // main's kernel again: how far the run drifted over the row
       const double ta = time_ms(r, run_base_sm90);
@@ -610,10 +638,12 @@ static void time_rows(bool variant_only) {
     if (!variant_only && getenv("PROBE_PASSES")) {  // the passes around the main kernel alone (memset, delta, dq conversion): keys 0
       const int64_t keys = r.p.keys;
       r.p.keys = 0;
-      const double tp = time_ms(r, run_sm90);
+      const double tp = time_ms(r, run_sm90), tpb = time_ms(r, run_base_sm90);
+      const double tp2 = time_ms(r, run_sm90), tpb2 = time_ms(r, run_base_sm90);
       r.p.keys = keys;
       const double none[3] = {0, 0, 0};
-      time_line(name, "passes only", flops, tb, tp, none, " (diagnostic: no main kernel)");
+      time_line(name, "passes only", flops, tpb, tp, none, " (diagnostic: no main kernel; base column: main's passes)");
+      time_line(name, "passes again", flops, tpb2, tp2, none, " (diagnostic: no main kernel; base column: main's passes)");
     }
     release(r);
     if (variant_only || !getenv("PROBE_SYNTHETIC")) continue;

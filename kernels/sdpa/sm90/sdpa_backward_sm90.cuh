@@ -79,8 +79,9 @@ struct BackwardSmem {
   __device__ uint32_t v() const { return base + Ti::kKvBytes; }
   __device__ uint32_t q(int stage) const { return base + 2 * Ti::kKvBytes + 2 * Ti::kQBytes * stage; }
   __device__ uint32_t dout(int stage) const { return q(stage) + Ti::kQBytes; }
-  // dS of even and odd steps (of each consumer, where they share their keys):
-  // a consumer overwrites one while dQ's products may still read the other.
+  // dS of even and odd steps (buffers 0 and 1; where the consumers share
+  // their keys, P's in 2 and 3): a consumer overwrites one while products
+  // may still read the other.
   __device__ uint32_t ds(int buffer) const { return q(Ti::kStages) + Ti::kDsBytes * buffer; }
   __device__ uint32_t dq(int group) const { return ds(Ti::kDsBuffers) + Ti::kDqBytes * group; }
   __device__ uint32_t rows(int stage) const { return dq(Ti::kConsumers) + Ti::kRowBytes * stage; }
@@ -93,16 +94,12 @@ struct BackwardSmem {
   // A consumer's dQ staging written (its 128 threads) and read (the writer).
   __device__ uint32_t dq_full(int group) const { return q_empty(Ti::kStages) + 8 * group; }
   __device__ uint32_t dq_empty(int group) const { return dq_full(Ti::kConsumers) + 8 * group; }
-  // The shared-key tile: both groups' S^T and dP^T products of a step done
-  // (their 256 threads), after which no product reads the other group's
-  // columns of Q and dO.
-  __device__ uint32_t scores_read() const { return dq_empty(Ti::kConsumers); }
   // A consumer's dQ half staged (its 128 threads) for the writer: its
   // dq_full, or at the shared-key tile one barrier per slot and half (the
   // slot's refill waits for the writer, so a consumer arrives on one at most
   // a phase ahead of the writer's wait).
   __device__ uint32_t dq_staged(int group, int half, int stage) const {
-    if constexpr (Ti::kSharedKeys) return scores_read() + 8 * (1 + (stage * 2 + half) * Ti::kConsumers + group);
+    if constexpr (Ti::kSharedKeys) return dq_empty(Ti::kConsumers) + 8 * ((stage * 2 + half) * Ti::kConsumers + group);
     else return dq_full(group);
   }
   // The phase of dq_staged's barrier that step t completes.
@@ -111,10 +108,10 @@ struct BackwardSmem {
   }
   // Where consumer `group` stages its dQ share's 64-column half `half` of a
   // step in `stage`: its own buffer; at the shared-key tile, which has none,
-  // the slot's dO (half 0, once both groups' scores are done: the group's
-  // dV products, the only others reading those columns, are done by then)
-  // and Q (half 1, once the group's dK products are done), in the group's
-  // columns, which are 64 rows of 256 bytes: 64 f32 columns.
+  // the slot's dO (half 0, once both groups' scores are done and the group's
+  // dV products, the only others reading those columns) and Q (half 1, once
+  // the group's dK products are done), in the group's columns, which are 64
+  // rows of 256 bytes: 64 f32 columns.
   __device__ uint32_t dq_staging(int group, int half, int stage) const {
     if constexpr (Ti::kSharedKeys)
       return (half == 0 ? dout(stage) : q(stage)) + static_cast<uint32_t>(group) * (Ti::kKvColumns / 64) * Ti::kQSlabBytes;
@@ -386,6 +383,43 @@ struct BackwardConsumer {
     for (int kk = 0; kk < Ti::kBlockM / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
   }
 
+  // The shared-key tile's half of S^T (or dP^T): this group's 64 keys by
+  // its kSplitQueries queries of the step (rows `queries` on of the slot's tile).
+  static constexpr int kSplitQueries = Ti::kBlockM / 2;
+  __device__ void issue_split_scores(float (&acc)[kSplitQueries / 8][4], uint32_t keys, uint32_t queries) const {
+    const uint64_t a0 = opaque(sw128_descriptor(keys, 16, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(sw128_descriptor(queries, 16, Ti::kAtomBytes));
+#pragma unroll
+    for (int kk = 0; kk < Ti::kHeadTile / 16; ++kk) {
+      const uint32_t slab = kk / 4, within = (kk % 4) * 32;
+      wgmma_ss_n32<T>(acc, sw128_advance(a0, slab * Ti::kKvSlabBytes + within),
+                      sw128_advance(b0, slab * Ti::kQSlabBytes + within), kk > 0);
+    }
+  }
+
+  // The shared-key tile's acc += A B: A the block's 64 keys by the step's
+  // queries, read as P^T or dS^T from a P or dS buffer (queries by keys:
+  // MN-major for A), B the group's columns of a query tile, N-major.
+  __device__ void issue_split_key_gradient(float (&acc)[Ti::kHeadBlocks][4], uint32_t buffer, uint32_t queries) const {
+    static_assert(Ti::kKvColumns == 128 && Ti::kBlockN == 64, "a consumer's 128 columns of 64 keys");
+    const uint64_t a0 = opaque(sw128_descriptor(buffer, Ti::kDsSlabBytes, Ti::kAtomBytes));
+    const uint64_t b0 = opaque(
+        sw128_descriptor(queries + kv_col0() / 64 * Ti::kQSlabBytes, Ti::kQSlabBytes, Ti::kAtomBytes));
+#pragma unroll
+    for (int kk = 0; kk < Ti::kBlockM / 16; ++kk)
+      wgmma_ss_n128_ta<T, 1>(acc, sw128_advance(a0, kk * 16 * 128), sw128_advance(b0, kk * 16 * 128), 1);
+  }
+
+  // The shared-key tile's P or dS (queries by keys) from this group's
+  // fragments of its queries from query0 on, as store_ds lays dS out.
+  __device__ void store_split(const uint32_t (&da)[kSplitQueries / 16][4], uint32_t buffer, int query0) const {
+    const int m = lane() / 8;
+    const uint32_t row = opaque(static_cast<uint32_t>(8 * (m / 2) + lane() % 8));
+    const uint32_t start = buffer + static_cast<uint32_t>(query0 + row) * 128 + (((2 * warp() + m % 2) ^ (row % 8)) * 16);
+#pragma unroll
+    for (int kk = 0; kk < kSplitQueries / 16; ++kk) stmatrix_x4_trans(start + 16 * kk * 128, da[kk]);
+  }
+
   // dq = dS K over this group's share: its rows, 64 of its columns from
   // col0 (of the share), every key.
   __device__ void issue_query_gradient(float (&dq)[8][4], int buffer, int col0) const {
@@ -440,6 +474,113 @@ struct BackwardConsumer {
     mbarrier_arrive(staged);
   }
 
+  // P^T and dS^T of a step's S^T and dP^T products (just issued, two commit
+  // groups), as A fragments: lse and delta the rows of the step's queries
+  // from q0, key0 the warp's first key.
+  template <int Blocks>
+  __device__ void probabilities_and_gradients(float (&s)[Blocks][4], float (&dp)[Blocks][4],
+                                              uint32_t (&pa)[Blocks / 2][4], uint32_t (&da)[Blocks / 2][4],
+                                              const float *lse, const float *delta, int64_t h, int64_t q0,
+                                              int64_t key0, bool plain) const {
+    const float scale = static_cast<float>(p.scale);
+    if (!plain) {
+      // Masks, softcap's slope, ALiBi: sdpa_backward_kernel.cuh's pipeline,
+      // S^T and dP^T at once.
+      wgmma_wait<0>();
+      fence_registers(s);
+      fence_registers(dp);
+      sdpa::HeadContext hc;
+      hc.scale = scale;
+      hc.softcap = static_cast<float>(p.softcap);
+      hc.slope = p.alibi != 0
+                     ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
+                     : 0.f;
+      if (p.softcap > 0 || p.alibi != 0)
+        sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, key0, q0, lane());
+      else
+        sdpa::scores_to_gradients<sdpa::ScoreKind::kMasked>(s, dp, lse, delta, p, band, hc, key0, q0, lane());
+      accumulator_to_a_fragments<T>(pa, s);
+      accumulator_to_a_fragments<T>(da, dp);
+    } else {
+      // The plain path: P^T while dP^T's products run. (dS^T under dV's
+      // products would keep P^T, dP^T and dV's registers pinned at once:
+      // too many, and ptxas then serializes every wgmma.)
+      wgmma_wait<1>();
+      fence_registers(s);
+      transposed_probabilities(s, lse, scale, lane());
+      accumulator_to_a_fragments<T>(pa, s);
+      wgmma_wait<0>();
+      fence_registers(dp);
+      transposed_score_gradients(dp, s, delta, lane());
+      accumulator_to_a_fragments<T>(da, dp);
+    }
+  }
+
+  // Whether a step's tile takes the plain path: every pair visible, no
+  // softcap, no ALiBi.
+  __device__ bool plain_tile(int64_t q0) const {
+    return p.softcap <= 0 && p.alibi == 0 &&
+           sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys);
+  }
+
+  // A step of the shared-key tile: each group computes S^T and dP^T of the
+  // block's 64 keys by its half of the step's queries (each product once),
+  // stores its halves of P and dS (queries by keys) beside the other's, and
+  // once both are there takes its columns of dV += P^T dO and dK += dS^T Q
+  // (P^T and dS^T read from shared memory) and of dQ = dS K, in two 64-column
+  // halves, the first before dK's products so that it is staged while they
+  // run, each half staged in the slot's dO or Q (BackwardSmem::dq_staging)
+  // for the writer.
+  __device__ void split_step(float (&dk)[Ti::kHeadBlocks][4], float (&dv)[Ti::kHeadBlocks][4], int64_t t,
+                             int stage, int64_t h, int64_t q0) const {
+    const int query0 = group * kSplitQueries;
+    float s[kSplitQueries / 8][4], dp[kSplitQueries / 8][4];
+    wgmma_fence();
+    issue_split_scores(s, sm.k(), sm.q(stage) + static_cast<uint32_t>(query0) * 128);
+    wgmma_commit();
+    issue_split_scores(dp, sm.v(), sm.dout(stage) + static_cast<uint32_t>(query0) * 128);
+    wgmma_commit();
+    uint32_t pa[kSplitQueries / 16][4], da[kSplitQueries / 16][4];
+    probabilities_and_gradients(s, dp, pa, da, sm.lse(stage) + query0, sm.delta(stage) + query0, h, q0 + query0,
+                                w.key0 + 16 * warp(), plain_tile(q0));
+    // Buffers t % 2 (dS) and 2 + t % 2 (P): both groups' products of step
+    // t - 2, the last to read them, are done (each waited for its own before
+    // step t - 1's meeting below).
+    const int buffer = static_cast<int>(t & 1);
+    store_split(pa, sm.ds(2 + buffer), query0);
+    store_split(da, sm.ds(buffer), query0);
+    fence_async_shared();
+    // Both halves of P and dS stored; both groups' S^T and dP^T products,
+    // the only ones reading the other group's columns of Q and dO, done.
+    named_barrier_sync(2, 128 * Ti::kConsumers);
+    const float scale = static_cast<float>(p.scale);
+    float dq[8][4];
+    fence_registers(dv);
+    fence_registers(dk);
+    wgmma_fence();
+    issue_split_key_gradient(dv, sm.ds(2 + buffer), sm.dout(stage));
+    wgmma_commit();
+    issue_query_gradient(dq, buffer, 0);
+    wgmma_commit();
+    issue_split_key_gradient(dk, sm.ds(buffer), sm.q(stage));
+    wgmma_commit();
+    wgmma_wait<1>();  // dV's and dQ's
+    fence_registers(dq);
+    fence_registers(dv);
+    stage_query_gradient(dq, sm.dq_staging(group, 0, stage), sm.dq_staged(group, 0, stage), scale);
+    wgmma_wait<0>();
+    fence_registers(dk);
+    // The group is done with the slot once it has staged the second half
+    // there; the writer hands the slot back once it has read it.
+    mbarrier_arrive(sm.q_empty(stage));
+    wgmma_fence();
+    issue_query_gradient(dq, buffer, 64);
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_registers(dq);
+    stage_query_gradient(dq, sm.dq_staging(group, 1, stage), sm.dq_staged(group, 1, stage), scale);
+  }
+
   __device__ void run() const {
     float dk[Ti::kHeadBlocks][4] = {}, dv[Ti::kHeadBlocks][4] = {};
     const uint32_t k_rows = sm.k() + static_cast<uint32_t>(key_offset()) * 128;
@@ -452,6 +593,10 @@ struct BackwardConsumer {
       const int stage = slot_of<Ti>(t);
       const int64_t h = w.head(t), q0 = w.q0(t);
       mbarrier_wait(sm.q_full(stage), phase_of<Ti>(t));
+      if constexpr (Ti::kSharedKeys) {
+        split_step(dk, dv, t, stage, h, q0);
+        continue;
+      }
       float s[Ti::kQueryBlocks][4], dp[Ti::kQueryBlocks][4];
       wgmma_fence();
       issue_transposed_scores(s, k_rows, sm.q(stage));
@@ -491,42 +636,13 @@ struct BackwardConsumer {
         transposed_score_gradients(dp, s, delta, lane());
         accumulator_to_a_fragments<T>(da, dp);
       }
-      if constexpr (Ti::kSharedKeys) mbarrier_arrive(sm.scores_read());
       fence_registers(dv);
       fence_registers(pa);
       wgmma_fence();
       issue_key_gradient(dv, pa, sm.dout(stage));
       wgmma_commit();
 
-      if constexpr (Ti::kSharedKeys) {
-        // The group's own dS: written, read by its dK and dQ products, the
-        // group alone. Its dQ products of step t - 2, the last to read this
-        // buffer, are done: the group waited for them.
-        const int buffer = 2 * group + static_cast<int>(t & 1);
-        store_ds(da, buffer);
-        fence_async_shared();
-        named_barrier_sync(3 + group, 128);
-        // dQ in two 64-column halves, the first's products before dK's so
-        // that it is staged while they run (all of dQ's registers beside
-        // dK's and dV's made ptxas serialize every wgmma), each half staged
-        // in the slot's dO or Q (BackwardSmem::dq_staging) for the writer.
-        float dq[8][4];
-        issue_query_then_key_gradients(dq, dk, dv, da, pa, buffer, sm.q(stage));
-        mbarrier_wait(sm.scores_read(), static_cast<uint32_t>(t) & 1);
-        stage_query_gradient(dq, sm.dq_staging(group, 0, stage), sm.dq_staged(group, 0, stage), scale);
-        wgmma_wait<0>();
-        fence_registers(dk);
-        fence_registers(da);
-        // The group is done with the slot once it has staged the second half
-        // there; the writer hands the slot back once it has read it.
-        mbarrier_arrive(sm.q_empty(stage));
-        wgmma_fence();
-        issue_query_gradient(dq, buffer, 64);
-        wgmma_commit();
-        wgmma_wait<0>();
-        fence_registers(dq);
-        stage_query_gradient(dq, sm.dq_staging(group, 1, stage), sm.dq_staged(group, 1, stage), scale);
-      } else {
+      if constexpr (!Ti::kSharedKeys) {
         // Both groups' dQ products of step t - 2, the last to read this buffer,
         // are done: each waited for its own before the last barrier below.
         const int buffer = static_cast<int>(t & 1);
@@ -668,7 +784,6 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.dq_empty(group), 1);
     }
     if (Ti::kSharedKeys) {
-      mbarrier_init(sm.scores_read(), Ti::kConsumers * 128);
       for (int stage = 0; stage < Ti::kStages; ++stage)
         for (int half = 0; half < 2; ++half)
           for (int group = 0; group < Ti::kConsumers; ++group) mbarrier_init(sm.dq_staged(group, half, stage), 128);

@@ -5,8 +5,8 @@
 // `stages` slots. Up to 128 columns each consumer warpgroup owns 64 of the
 // keys (wgmma's M) and every column of their dK and dV; at 256 columns,
 // where dK and dV of 64 keys fill a warpgroup's registers, both consumers
-// take the same 64 keys (each computing their scores) and split the columns
-// of dK, dV and dQ. Every tile lies in 64-column slabs of 128-byte rows, as
+// take the same 64 keys, each computing the scores of half the step's
+// queries, and split the columns of dK, dV and dQ. Every tile lies in 64-column slabs of 128-byte rows, as
 // the 128-byte TMA swizzle writes them.
 // Host-includable, no CUDA: the plan layer asks it what a block needs.
 #pragma once
@@ -62,24 +62,24 @@ constexpr int sdpa_sm90_backward_consumer_registers(const SdpaSm90BackwardShape 
 }
 static_assert(sdpa_sm90_backward_consumer_registers(sdpa_sm90_backward_shape(128)) == 240);
 
-// dS buffers (block_m x block_n): two shared by the consumers, or two each
-// where they share their keys (each computes all of dS).
-constexpr int sdpa_sm90_backward_ds_buffers(const SdpaSm90BackwardShape &s) {
-  return s.shared_keys() ? 2 * s.consumers() : 2;
-}
+// dS buffers (block_m x block_n), two shared by the consumers (even and odd
+// steps); where they share their keys, two P buffers beside them (each
+// consumer computes half the step's queries of P and dS, and its dV and dK
+// products read both halves).
+constexpr int sdpa_sm90_backward_ds_buffers(const SdpaSm90BackwardShape &s) { return s.shared_keys() ? 4 : 2; }
 
-// K and V, per stage a Q and a dO tile, the dS buffers, each consumer's f32
-// dQ staging (not at the shared-key tile: it stages in the Q/dO slot), per
-// stage the rows' lse and delta, the mbarriers (K/V full; per stage Q full
-// and empty; per consumer its staging full and empty; at the shared-key
-// tile the scores' barrier and per stage, dQ half and consumer a staged
-// one), and the slack that aligns the tiles to a 1024-byte swizzle atom.
+// K and V, per stage a Q and a dO tile, the dS (and P) buffers, each
+// consumer's f32 dQ staging (not at the shared-key tile: it stages in the
+// Q/dO slot), per stage the rows' lse and delta, the mbarriers (K/V full;
+// per stage Q full and empty; per consumer its staging full and empty; at
+// the shared-key tile per stage, dQ half and consumer a staged one), and
+// the slack that aligns the tiles to a 1024-byte swizzle atom.
 constexpr size_t sdpa_sm90_backward_smem_bytes(const SdpaSm90BackwardShape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128, m = static_cast<size_t>(s.block_m);
   const size_t staging = s.shared_keys() ? 0 : static_cast<size_t>(s.consumers()) * s.dq_columns() * 64 * 4;
   return 2 * s.block_n * row_bytes + 2 * s.stages * m * row_bytes +
          sdpa_sm90_backward_ds_buffers(s) * m * s.block_n * 2 + staging + 2 * s.stages * m * 4 +
-         8 * (1 + 2 * s.stages + 2 * s.consumers() + (s.shared_keys() ? 1 + 2 * s.stages * s.consumers() : 0)) + 1024;
+         8 * (1 + 2 * s.stages + 2 * s.consumers() + (s.shared_keys() ? 2 * s.stages * s.consumers() : 0)) + 1024;
 }
 
 }  // namespace baracuda::kernels

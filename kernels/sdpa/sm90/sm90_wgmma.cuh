@@ -104,6 +104,8 @@ __device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks 
   }
 }
 
+#define BARACUDA_WGMMA_D16 "{" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" "}"
 #define BARACUDA_WGMMA_D32 "{" \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" "}"
@@ -130,6 +132,8 @@ __device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks 
   BARACUDA_WGMMA_ACC4(i), BARACUDA_WGMMA_ACC4(i + 1), BARACUDA_WGMMA_ACC4(i + 2),                 \
       BARACUDA_WGMMA_ACC4(i + 3), BARACUDA_WGMMA_ACC4(i + 4), BARACUDA_WGMMA_ACC4(i + 5),         \
       BARACUDA_WGMMA_ACC4(i + 6), BARACUDA_WGMMA_ACC4(i + 7)
+#define BARACUDA_WGMMA_ACC16 \
+  BARACUDA_WGMMA_ACC4(0), BARACUDA_WGMMA_ACC4(1), BARACUDA_WGMMA_ACC4(2), BARACUDA_WGMMA_ACC4(3)
 #define BARACUDA_WGMMA_ACC40 BARACUDA_WGMMA_ACC32(0), BARACUDA_WGMMA_ACC4(8), BARACUDA_WGMMA_ACC4(9)
 #define BARACUDA_WGMMA_ACC64 BARACUDA_WGMMA_ACC32(0), BARACUDA_WGMMA_ACC32(8)
 #define BARACUDA_WGMMA_ACC128 BARACUDA_WGMMA_ACC64, BARACUDA_WGMMA_ACC32(16), BARACUDA_WGMMA_ACC32(24)
@@ -139,12 +143,18 @@ __device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks 
 // a_desc, K-major. RS: A from registers (a[4]: mma.sync's A fragment per
 // warp). A_OPS, SCALE_OP, TRANS_OP: the operand numbers of A and B, of
 // accumulate and of TransB, after the accumulators.
-#define BARACUDA_WGMMA_SS(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP)                                   \
+#define BARACUDA_WGMMA_SS_A(TRANS_A, N, TYPE, DREGS, A_OPS, SCALE_OP, TRANS_OP, ...)                 \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_OP ", 0;\n"                                     \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " DREGS ", " A_OPS         \
-               ", p, 1, 1, 0, %" TRANS_OP ";\n}\n"                                                          \
-               : ACC                                                                                       \
+               ", p, 1, 1, " TRANS_A ", %" TRANS_OP ";\n}\n"                                                \
+               : __VA_ARGS__                                                                               \
                : "l"(a_desc), "l"(b_desc), "r"(accumulate), "n"(TransB))
+#define BARACUDA_WGMMA_SS(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP) \
+  BARACUDA_WGMMA_SS_A("0", N, TYPE, DREGS, A_OPS, SCALE_OP, TRANS_OP, ACC)
+// The same with A MN-major (transposed: its M elements contiguous, laid out
+// as MN-major B operands are; 16-bit types only).
+#define BARACUDA_WGMMA_SS_TA(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP) \
+  BARACUDA_WGMMA_SS_A("1", N, TYPE, DREGS, A_OPS, SCALE_OP, TRANS_OP, ACC)
 #define BARACUDA_WGMMA_RS(N, TYPE, DREGS, ACC, A_OPS, SCALE_OP, TRANS_OP)                                   \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE_OP ", 0;\n"                                     \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " DREGS ", " A_OPS         \
@@ -195,16 +205,41 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 8][4], const uint32_t (&
   }
 }
 
+// The backward's 256 tile, where its two consumers split each step's
+// products: m64n32k16 with A and B K-major from shared memory (a consumer's
+// 32 queries of S^T and dP^T), and m64n128k16 with A MN-major (dV and dK
+// from P^T and dS^T kept as P and dS, queries by keys, in shared memory).
+template <class T>
+__device__ __forceinline__ void wgmma_ss_n32(float (&d)[4][4], uint64_t a_desc, uint64_t b_desc, int accumulate) {
+  constexpr int TransB = 0;
+  if constexpr (std::is_same_v<T, __half>)
+    BARACUDA_WGMMA_SS(32, "f16", BARACUDA_WGMMA_D16, BARACUDA_WGMMA_ACC16, "%16, %17", "18", "19");
+  else
+    BARACUDA_WGMMA_SS(32, "bf16", BARACUDA_WGMMA_D16, BARACUDA_WGMMA_ACC16, "%16, %17", "18", "19");
+}
+template <class T, int TransB>
+__device__ __forceinline__ void wgmma_ss_n128_ta(float (&d)[16][4], uint64_t a_desc, uint64_t b_desc,
+                                                 int accumulate) {
+  if constexpr (std::is_same_v<T, __half>)
+    BARACUDA_WGMMA_SS_TA(128, "f16", BARACUDA_WGMMA_D64, BARACUDA_WGMMA_ACC64, "%64, %65", "66", "67");
+  else
+    BARACUDA_WGMMA_SS_TA(128, "bf16", BARACUDA_WGMMA_D64, BARACUDA_WGMMA_ACC64, "%64, %65", "66", "67");
+}
+
 #undef BARACUDA_WGMMA_SS
+#undef BARACUDA_WGMMA_SS_A
+#undef BARACUDA_WGMMA_SS_TA
 #undef BARACUDA_WGMMA_RS
 #undef BARACUDA_WGMMA_ACC128
 #undef BARACUDA_WGMMA_ACC64
 #undef BARACUDA_WGMMA_ACC40
+#undef BARACUDA_WGMMA_ACC16
 #undef BARACUDA_WGMMA_ACC32
 #undef BARACUDA_WGMMA_ACC4
 #undef BARACUDA_WGMMA_D128
 #undef BARACUDA_WGMMA_D64
 #undef BARACUDA_WGMMA_D40
 #undef BARACUDA_WGMMA_D32
+#undef BARACUDA_WGMMA_D16
 
 }  // namespace baracuda::kernels::sm90
