@@ -6,7 +6,8 @@
 # variants.h's tiles of that number at that head tile alone, each tree's
 # namespace renamed; the benchmark's fills beside them, and with
 # PROBE_FORWARD=1 the first tree's forward (probe_fwd_<name>: run.py's data
-# rows, with the first tree named base). At most 3 nvcc at a time, the longest
+# rows, with the first tree named base) and, with PROBE_FWD_VARIANTS="name:n
+# ...", fwd_variants.h's forward tiles n of that tree (probe_fwd_<name>). At most 3 nvcc at a time, the longest
 # first; a compile still running after <seconds> is stopped and the library
 # links without it (run.py skips missing entries).
 O=$1; budget=$2; INC=$3; shift 3; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
@@ -29,6 +30,9 @@ first=1
     done
     if [ $first = 1 ] && [ -n "$PROBE_FORWARD" ]; then
       echo "${n}_fwd $C -I$d -Dbaracuda=baracuda_${n}_fwd -DPROBE_ENTRY=probe_fwd_$n -c $H/forward.cu"
+      for fv in ${PROBE_FWD_VARIANTS:-}; do
+        echo "${fv%%:*}_fwdv $C -I$d -Xptxas -v -Dbaracuda=baracuda_${fv%%:*}_fwdv -DPROBE_FWD_VARIANT=${fv#*:} -DPROBE_ENTRY=probe_fwd_${fv%%:*} -c $H/fwd_variant.cu"
+      done
       first=0
     fi
   done
