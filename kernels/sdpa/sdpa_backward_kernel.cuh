@@ -426,9 +426,12 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     const E *q = static_cast<const E *>(p.q.data) + b * p.q.stride[0] + c.head * p.q.stride[1] + q0 * p.q.stride[2];
     const E *dout = static_cast<const E *>(p.dout.data) + b * p.dout.stride[0] + c.head * p.dout.stride[1] +
                     q0 * p.dout.stride[2];
-    load_tile<BR, HT, Tr::kThreads>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D, Aligned);
-    load_tile<BR, HT, Tr::kThreads>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2], rows, Dv,
-                                    Aligned);
+    // The forward's row copies: a thread's real rows counted in 32 bits and
+    // no select of the source address (load_tile's 64-bit compares and
+    // selects run every step here).
+    load_tile_clamped<BR, HT, Tr::kThreads, Aligned>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D);
+    load_tile_clamped<BR, HT, Tr::kThreads, Aligned>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2],
+                                                     rows, Dv);
     if (threadIdx.x < BR) {
       const int64_t i = q0 + threadIdx.x;
       const bool valid = threadIdx.x < rows;

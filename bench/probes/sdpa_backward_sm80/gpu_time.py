@@ -17,7 +17,7 @@ and checks) beside PyTorch's FlashAttention-2, every side timed by GPU time.
 5. --torch-sdpa: bench/torch_sdpa.py's FA2 rows timed both ways in this
    process: call by call, each waited for (its old timing, host work
    included), and by graph replay (its new one).
---heads=64,256: the timing rows of those head sizes alone.
+--heads=64,256: the timing rows of those head sizes alone, in that order.
 Sections stop once BUDGET_S seconds have passed (the device kills the run at 35).
 """
 import ctypes
@@ -100,9 +100,8 @@ def timing(sides):
           f"{sides[0].name}; passes = memset, delta, dq conversion alone ==", flush=True)
     stream = torch.cuda.Stream()
     heads = [int(d) for a in sys.argv if a.startswith("--heads=") for d in a[8:].split(",")]
-    for B, H, S, D in run.ROWS:
-        if heads and D not in heads:
-            continue
+    rows = [r for h in heads for r in run.ROWS if r[3] == h] if heads else run.ROWS
+    for B, H, S, D in rows:
         for causal in (False, True):
             if left() < 4:
                 print("(time: timing rows stopped)")
