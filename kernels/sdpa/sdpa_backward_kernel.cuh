@@ -420,7 +420,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   // load past the last step (real false) copies nothing and zero-fills the
   // stage, so that no branch splits the code it is scheduled into; c is
   // then any step's, whose addresses are valid.
-  auto load_step = [&](const StepCursor &c, int stage, bool real) {
+  auto load_step = [&](StepCursor c, int stage, bool real) {
     const int64_t q0 = c.q_tile * BR;
     const int64_t rows = real ? p.queries - q0 : 0;
     const E *q = static_cast<const E *>(p.q.data) + b * p.q.stride[0] + c.head * p.q.stride[1] + q0 * p.q.stride[2];
@@ -460,7 +460,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   int64_t loaded = 0;  // steps whose loads were issued
   auto load_next = [&](int stage) {
     const bool real = loaded < steps;
-    load_step(real ? next : at, stage, real);
+    // Fields selected by value: a reference to one of the two cursors put
+    // both in local memory, stored and reloaded every step.
+    load_step(StepCursor{real ? next.head : at.head, real ? next.q_tile : at.q_tile}, stage, real);
     next.advance(range);
     ++loaded;
   };

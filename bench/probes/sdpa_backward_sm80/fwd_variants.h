@@ -17,4 +17,9 @@ constexpr SdpaTcConfig kProbeForwardConfig{8, 1, 32, 3, 1, kBefore, kInPv};
 // D 256: 128-key tiles, FlashAttention-2's one K and one V slot (192 KiB).
 #define PROBE_FWD_TILE 256
 constexpr SdpaTcConfig kProbeForwardConfig{8, 1, 128, 1, 1, kBefore, kInSoftmax};
+#elif PROBE_FWD_VARIANT == 5
+// D 64: 128-key tiles in a ring of three (112 KiB), copies before S, the
+// exponentials among P V's products.
+#define PROBE_FWD_TILE 64
+constexpr SdpaTcConfig kProbeForwardConfig{4, 2, 128, 3, 1, kBefore, kInPv};
 #endif
