@@ -22,4 +22,8 @@ constexpr SdpaTcConfig kProbeForwardConfig{8, 1, 128, 1, 1, kBefore, kInSoftmax}
 // exponentials among P V's products.
 #define PROBE_FWD_TILE 64
 constexpr SdpaTcConfig kProbeForwardConfig{4, 2, 128, 3, 1, kBefore, kInPv};
+#elif PROBE_FWD_VARIANT == 6
+// D 64: 128-key tiles, two stages, copies before S, the exponentials in the softmax.
+#define PROBE_FWD_TILE 64
+constexpr SdpaTcConfig kProbeForwardConfig{4, 2, 128, 2, 1, kBefore, kInSoftmax};
 #endif
