@@ -24,11 +24,14 @@ declare -A fwd_done
       echo "${n}_h$t $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_VARIANT=$v -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
       continue
     fi
+    # A tree named ptx80 compiles to compute_80 PTX, which the driver compiles
+    # for the device at first launch: the sm_80 source paths run on an H200.
+    if [ "$n" = ptx80 ]; then A=${C/compute_90,code=sm_90/compute_80,code=compute_80}; else A=$C; fi
     tiles="256 128 64"
     if [ "$d" != "${d%@*}" ]; then tiles=$(echo ${d#*@} | tr , ' '); d=${d%@*}; fi
     for t in $tiles; do
       e=probe_bwd_${n}_h$t
-      echo "${n}_h$t $C -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
+      echo "${n}_h$t $A -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
     done
     if [ -n "${PROBE_FORWARD_ALL:-}" ] && [ $first = 0 ] && [ -z "${fwd_done[$n]:-}" ]; then
       echo "${n}_fwd $C -I$d -Dbaracuda=baracuda_${n}_fwd -DPROBE_ENTRY=probe_fwd_$n -c $H/forward.cu"
