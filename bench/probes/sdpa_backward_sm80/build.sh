@@ -33,7 +33,7 @@ declare -A fwd_done
       e=probe_bwd_${n}_h$t
       echo "${n}_h$t $A -I$d -Xptxas -v -Dbaracuda=baracuda_$n -DPROBE_TILE=$t -DPROBE_ENTRY=$e -DPROBE_ENTRY_ws=${e}_ws -c $H/tree.cu"
     done
-    if [ -n "${PROBE_FORWARD_ALL:-}" ] && [ $first = 0 ] && [ -z "${fwd_done[$n]:-}" ]; then
+    if [ -n "${PROBE_FORWARD_ALL:-}" ] && [ $first = 0 ] && [ "$n" != ptx80 ] && [ -z "${fwd_done[$n]:-}" ]; then
       echo "${n}_fwd $C -I$d -Dbaracuda=baracuda_${n}_fwd -DPROBE_ENTRY=probe_fwd_$n -c $H/forward.cu"
       fwd_done[$n]=1
     fi
