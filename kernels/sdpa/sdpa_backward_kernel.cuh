@@ -140,16 +140,38 @@ __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t s
   mma_tile_by_tile<T, ATransposed, ACols, Cols, KSteps>(c, sa, a_row, sb, col0, lane, [](int) {});
 }
 
+// Four 8x8 16-bit matrices from registers (sm_90): r[i] is the lane's
+// fragment of matrix i, as an mma accumulator holds it; lane l gives the
+// address of row l%8 of matrix l/8.
+__device__ __forceinline__ void stmatrix_x4(uint32_t smem_addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(smem_addr), "r"(r0), "r"(r1),
+               "r"(r2), "r"(r3));
+}
+
 // Stores an accumulator tile rounded to T (16 rows from row0, 8 N columns
-// from col0) into a swizzled shared [*, Cols] tile, two values a store.
+// from col0, which start a 64-column run or stay within one) into a
+// swizzled shared [*, Cols] tile at shared-window address s. The lane's
+// offset at the first column steps as the mma helpers' do (at_step,
+// at_block): a swizzle per store took a fifth of the score phase's
+// instructions. sm_90 stores four matrices (two 8-column tiles of 16 rows)
+// at once, elsewhere two values a store; the bytes are the same.
 template <int Cols, class T, int N>
-__device__ __forceinline__ void store_rounded(T *s, const float (&c)[N][4], int row0, int col0, int lane) {
+__device__ __forceinline__ void store_rounded(uint32_t s, const float (&c)[N][4], int row0, int col0, int lane) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  static_assert(N % 2 == 0, "pairs of 8-column tiles");
+  const uint32_t off = row_offset<Cols>(row0 + lane % 16, col0 + (lane / 16) * 8);
+#pragma unroll
+  for (int n = 0; n < N; n += 2)
+    stmatrix_x4(s + at_step(off, n / 2), pack2<T>(c[n][0], c[n][1]), pack2<T>(c[n][2], c[n][3]),
+                pack2<T>(c[n + 1][0], c[n + 1][1]), pack2<T>(c[n + 1][2], c[n + 1][3]));
+#else
+  const uint32_t off = row_offset<Cols>(row0 + lane / 4, col0 + (lane % 4) * 2);
 #pragma unroll
   for (int n = 0; n < N; ++n) {
-    const int row = row0 + lane / 4, col = col0 + n * 8 + (lane % 4) * 2;
-    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row, col)) = pack2<T>(c[n][0], c[n][1]);
-    *reinterpret_cast<uint32_t *>(s + swizzled<Cols>(row + 8, col)) = pack2<T>(c[n][2], c[n][3]);
+    st_shared_4(s + at_block(off, n), pack2<T>(c[n][0], c[n][1]));
+    st_shared_4(s + at_block(off, n) + 8 * Cols * 2, pack2<T>(c[n][2], c[n][3]));  // row + 8: the same swizzle
   }
+#endif
 }
 
 // Waits for the `threads` threads (whole warps) that use barrier `id`.
@@ -398,15 +420,18 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   // load past the last step (real false) copies nothing and zero-fills the
   // stage, so that no branch splits the code it is scheduled into; c is
   // then any step's, whose addresses are valid.
-  auto load_step = [&](const StepCursor &c, int stage, bool real) {
+  auto load_step = [&](StepCursor c, int stage, bool real) {
     const int64_t q0 = c.q_tile * BR;
     const int64_t rows = real ? p.queries - q0 : 0;
     const E *q = static_cast<const E *>(p.q.data) + b * p.q.stride[0] + c.head * p.q.stride[1] + q0 * p.q.stride[2];
     const E *dout = static_cast<const E *>(p.dout.data) + b * p.dout.stride[0] + c.head * p.dout.stride[1] +
                     q0 * p.dout.stride[2];
-    load_tile<BR, HT, Tr::kThreads>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D, Aligned);
-    load_tile<BR, HT, Tr::kThreads>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2], rows, Dv,
-                                    Aligned);
+    // The forward's row copies: a thread's real rows counted in 32 bits and
+    // no select of the source address (load_tile's 64-bit compares and
+    // selects run every step here).
+    load_tile_clamped<BR, HT, Tr::kThreads, Aligned>(shared_address(sQ + stage * BR * HT), q, p.q.stride[2], rows, D);
+    load_tile_clamped<BR, HT, Tr::kThreads, Aligned>(shared_address(sdO + stage * BR * HT), dout, p.dout.stride[2],
+                                                     rows, Dv);
     if (threadIdx.x < BR) {
       const int64_t i = q0 + threadIdx.x;
       const bool valid = threadIdx.x < rows;
@@ -435,7 +460,9 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   int64_t loaded = 0;  // steps whose loads were issued
   auto load_next = [&](int stage) {
     const bool real = loaded < steps;
-    load_step(real ? next : at, stage, real);
+    // Fields selected by value: a reference to one of the two cursors put
+    // both in local memory, stored and reloaded every step.
+    load_step(StepCursor{real ? next.head : at.head, real ? next.q_tile : at.q_tile}, stage, real);
     next.advance(range);
     ++loaded;
   };
@@ -494,8 +521,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
       const int64_t my_q0 = q0 + own0;
       const float *lse_s = sLse + stage * BR + own0, *delta_s = sDelta + stage * BR + own0;
       auto store = [&](int m) {
-        store_rounded<BR>(sP, s[m], key_row + m * 16, own0, lane);
-        store_rounded<BR>(sdS, dp[m], key_row + m * 16, own0, lane);
+        store_rounded<BR, T>(shared_address(sP), s[m], key_row + m * 16, own0, lane);
+        store_rounded<BR, T>(shared_address(sdS), dp[m], key_row + m * 16, own0, lane);
       };
       auto gradients = [&](auto kind, int m) {
         scores_to_gradients<decltype(kind)::value>(s[m], dp[m], lse_s, delta_s, p, band, hc, key0 + key_row + m * 16,

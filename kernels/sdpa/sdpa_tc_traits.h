@@ -78,7 +78,12 @@ struct SdpaTcConfig {
 // among S within 0.4% of it). Slack 8 (settle_row_max) ran 2-3% ahead
 // without a mask at D 128 and 0-6% behind elsewhere, and its P of a row's
 // largest score is no longer exactly 1 (a row one key dominates erred 2.4x
-// as much): -1 everywhere.
+// as much): -1 everywhere. Session 21 (bench/NOTES.md; B16 H16 S1024, one
+// process, graph-free launches interleaved): D 64 on FlashAttention-2's
+// 128-key tiles, two stages (80 KiB), the copies before S and the
+// exponentials among P V 289.8 / 215.7 against 269.4 / 198.1 (FA2 278.0 /
+// 203.1); three stages 288.7 / 213.5. At D 256 32-key tiles in a ring of
+// three lost 13%, 128-key tiles with FA2's one K and one V slot 4%.
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
   constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores;
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
@@ -86,7 +91,7 @@ constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) 
     if (head_dim_tile <= 128) return {8, 1, 64, 2, 2};
     return {8, 1, 16, 2, 1, kBefore, kInSoftmax, true};
   }
-  if (head_dim_tile <= 64) return {4, 2, 64, 3, 1, SdpaTcCopies::kAmongScores};
+  if (head_dim_tile <= 64) return {4, 2, 128, 2, 1, kBefore, SdpaTcExponentials::kInPv};
   if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
   if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
   return {4, 1, 32, 2, 2, kBefore, kInSoftmax, true};

@@ -9,12 +9,16 @@ and checks) beside PyTorch's FlashAttention-2, every side timed by GPU time.
    CUDA graphs, the graphs replayed in turn round by round between CUDA
    events (median); the passes alone of the first two sides; deterministic
    sides at S <= 4096. Bits of the rows against the baseline's.
-3. --forward: the baseline's sm_80 forward beside FA2's (run.py's rows).
+3. --forward: the baseline's sm_80 forward beside FA2's (run.py's rows),
+   with --fwd=a,b forward tile variants (build.sh's PROBE_FWD_VARIANTS)
+   beside them, with --fwd-heads=64,256 those head sizes' rows alone;
+   --forward-first: before the backward's timing rows.
 4. --profile: each kernel's GPU time (torch.profiler) in one backward of
    the first and second sides and of FA2, and in one forward of FA2.
 5. --torch-sdpa: bench/torch_sdpa.py's FA2 rows timed both ways in this
    process: call by call, each waited for (its old timing, host work
    included), and by graph replay (its new one).
+--heads=64,256: the timing rows of those head sizes alone, in that order.
 Sections stop once BUDGET_S seconds have passed (the device kills the run at 35).
 """
 import ctypes
@@ -96,7 +100,9 @@ def timing(sides):
     print(f"\n== timing by graph replay: bf16 TFLOP/s (ms median of {REPS}, graphs interleaved); x = / "
           f"{sides[0].name}; passes = memset, delta, dq conversion alone ==", flush=True)
     stream = torch.cuda.Stream()
-    for B, H, S, D in run.ROWS:
+    heads = [int(d) for a in sys.argv if a.startswith("--heads=") for d in a[8:].split(",")]
+    rows = [r for h in heads for r in run.ROWS if r[3] == h] if heads else run.ROWS
+    for B, H, S, D in rows:
         for causal in (False, True):
             if left() < 4:
                 print("(time: timing rows stopped)")
@@ -195,9 +201,17 @@ def main():
           + ", ".join(f"{s.name} (tiles {sorted(s.run)})" for s in sides), flush=True)
     if "--no-checks" not in sys.argv:
         run.checks(sides)
-    timing(sides)
-    if "--forward" in sys.argv and left() > 3:
-        run.forward_rows(lib)
+    def forward():
+        if "--forward" in sys.argv and left() > 3:
+            variants = [v for a in sys.argv if a.startswith("--fwd=") for v in a[6:].split(",") if v]
+            heads = [int(d) for a in sys.argv if a.startswith("--fwd-heads=") for d in a[12:].split(",")]
+            run.forward_rows(lib, variants, [r for r in run.ROWS if not heads or r[3] in heads])
+    if "--forward-first" in sys.argv:
+        forward()
+    if "--no-timing" not in sys.argv:
+        timing(sides)
+    if "--forward-first" not in sys.argv:
+        forward()
     if "--profile" in sys.argv:
         try:
             profile(sides)
