@@ -65,11 +65,33 @@ TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heurist
   CHECK(SdpaVisibleKeys{0, 100, false, -1, 0}.bounded());
 }
 
+TEST_CASE("sdpa sm90: open 64-column problems whose 192-row tiles pad much take four consumers of 64 keys",
+          "[heuristics][sdpa]") {
+  // 1024 queries: 1152 rows in 192-row tiles against 1024 in 256-row ones (12.5% more).
+  CHECK(sdpa_sm90_cut(64, false, 1024) == SdpaSm90Cut::kOpenShortRows);
+  CHECK(sdpa_sm90_cut(64, false, 512) == SdpaSm90Cut::kOpenShortRows);
+  // 4096: 4224 against 4096 (3.1%); 2048: 2112 against 2048; 768 and 3072 pad neither.
+  for (int64_t queries : {4096, 2048, 768, 3072, 192, 100, 1}) {
+    INFO("queries " << queries);
+    CHECK(sdpa_sm90_cut(64, false, queries) == SdpaSm90Cut::kOpen);
+  }
+  CHECK(sdpa_sm90_cut(64, true, 1024) == SdpaSm90Cut::kBounded);
+  for (int tile : {128, 256}) {
+    CHECK(sdpa_sm90_cut(tile, false, 1024) == SdpaSm90Cut::kOpen);
+    CHECK(sdpa_sm90_cut_shape(tile, SdpaSm90Cut::kOpenShortRows) == sdpa_sm90_shape(tile, false));
+  }
+  const SdpaSm90Shape four = sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenShortRows);
+  CHECK(four.consumers == 4);
+  CHECK(four.block_n == 64);
+  CHECK(four.block_m() == 256);
+  CHECK(sdpa_sm90_consumer_registers(four) == 112);
+}
+
 TEST_CASE("sdpa sm90: every shape fits sm_90's shared memory and splits its registers", "[heuristics][sdpa]") {
   for (int tile : {64, 128, 256})
-    for (bool bounded : {false, true}) {
-      const SdpaSm90Shape s = sdpa_sm90_shape(tile, bounded);
-      INFO("tile " << tile << " bounded " << bounded);
+    for (int cut = 0; cut < kSdpaSm90Cuts; ++cut) {
+      const SdpaSm90Shape s = sdpa_sm90_cut_shape(tile, static_cast<SdpaSm90Cut>(cut));
+      INFO("tile " << tile << " cut " << cut);
       CHECK(sdpa_sm90_smem_bytes(s) <= 227 * 1024);
       CHECK(sdpa_sm90_smem_bytes(s) <= sdpa_sm90_most_smem_bytes(tile));
       const int consumer = sdpa_sm90_consumer_registers(s);

@@ -44,10 +44,10 @@
 
 namespace baracuda::kernels::sm90 {
 
-template <int HeadDim, bool Bounded>
+template <int HeadDim, int Cut>
 struct Tiles {
   static constexpr int kHeadDim = HeadDim;
-  static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim, Bounded);
+  static constexpr SdpaSm90Shape kShape = sdpa_sm90_cut_shape(HeadDim, static_cast<SdpaSm90Cut>(Cut));
   static constexpr int kConsumers = kShape.consumers, kThreads = kShape.threads();
   static constexpr int kBlockM = kShape.block_m(), kBlockN = kShape.block_n, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs;          // 64-column slabs of 128-byte rows
@@ -505,9 +505,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 namespace baracuda::kernels {
 
 namespace sm90 {
-template <class T, int HeadDim, bool Bounded>
+template <class T, int HeadDim, int Cut>
 int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
-  using Ti = Tiles<HeadDim, Bounded>;
+  using Ti = Tiles<HeadDim, Cut>;
   const auto kernel = forward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_smem_bytes(Ti::kShape);
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -527,14 +527,32 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
 }
 }  // namespace sm90
 
-// The shape sdpa_sm90_shape gives p (fp was derived for it): one kernel
-// where bounded and open problems share a shape, else one for each.
+namespace sm90 {
+// Cut's kernel, or the first cut's of an equal shape: one kernel a shape.
+template <class T, int HeadDimTile, int Cut>
+int launch_cut(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
+  constexpr SdpaSm90Shape shape = sdpa_sm90_cut_shape(HeadDimTile, static_cast<SdpaSm90Cut>(Cut));
+  if constexpr (Cut > 0 && shape == sdpa_sm90_cut_shape(HeadDimTile, static_cast<SdpaSm90Cut>(0)))
+    return launch_cut<T, HeadDimTile, 0>(p, fp, stream);
+  else if constexpr (Cut > 1 && shape == sdpa_sm90_cut_shape(HeadDimTile, static_cast<SdpaSm90Cut>(1)))
+    return launch_cut<T, HeadDimTile, 1>(p, fp, stream);
+  else
+    return launch_forward<T, HeadDimTile, Cut>(p, fp, stream);
+}
+}  // namespace sm90
+
+// The cut sdpa_sm90_cut gives p (fp was derived for it).
 template <class T, int HeadDimTile>
 int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp, cudaStream_t stream) {
-  if constexpr (!(sdpa_sm90_shape(HeadDimTile, false) == sdpa_sm90_shape(HeadDimTile, true))) {
-    if (!sdpa_visible_keys(p).bounded()) return sm90::launch_forward<T, HeadDimTile, false>(p, fp, stream);
+  static_assert(kSdpaSm90Cuts == 3, "a launch a cut");
+  switch (sdpa_sm90_cut(HeadDimTile, sdpa_visible_keys(p).bounded(), p.queries)) {
+    case SdpaSm90Cut::kOpen:
+      return sm90::launch_cut<T, HeadDimTile, 0>(p, fp, stream);
+    case SdpaSm90Cut::kBounded:
+      return sm90::launch_cut<T, HeadDimTile, 1>(p, fp, stream);
+    default:
+      return sm90::launch_cut<T, HeadDimTile, 2>(p, fp, stream);
   }
-  return sm90::launch_forward<T, HeadDimTile, true>(p, fp, stream);
 }
 
 }  // namespace baracuda::kernels

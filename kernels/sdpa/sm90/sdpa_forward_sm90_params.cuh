@@ -85,7 +85,8 @@ inline bool encode_rows(CUtensorMap &map, AxisSteps &steps, CUtensorMapDataType 
 // views (the caller runs another kernel): TMA cannot read Q, K or V, OUT's
 // rows are off 16 bytes, or the grid would pass 2^31 - 1 blocks.
 inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, int head_dim_tile) {
-  const SdpaSm90Shape shape = sdpa_sm90_shape(head_dim_tile, sdpa_visible_keys(p).bounded());
+  const SdpaSm90Shape shape =
+      sdpa_sm90_cut_shape(head_dim_tile, sdpa_sm90_cut(head_dim_tile, sdpa_visible_keys(p).bounded(), p.queries));
   const CUtensorMapDataType type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   fp.score = sdpa_tc::score_params(p);
   fp.query_tiles = (p.queries + shape.block_m() - 1) / shape.block_m();
