@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -220,6 +221,9 @@ static void check(const std::vector<Variant> &vs) {
       {"Q130 K300 D160 Dv192 GQA 2", 1, 4, 2, 130, 300, 160, 192, false, false, -1, -1, 0, 0},
       {"S200 D136 Dv256 window 50/20", 1, 2, 2, 200, 200, 136, 256, false, false, 50, 20, 0, 0},
       {"S200 D64 Dv256 softcap 30", 1, 2, 2, 200, 200, 64, 256, false, false, -1, -1, 0, 30},
+      // Open 64-column rows that 192-row tiles pad by 8% or more: four consumers of 64 keys.
+      {"Q500 K700 D64 GQA 2 softcap 30 (four groups)", 1, 4, 2, 500, 700, 64, 64, false, false, -1, -1, 0, 30},
+      {"Q1000 K333 D48 Dv64 ALiBi (four groups)", 2, 2, 2, 1000, 333, 48, 64, false, false, -1, -1, 1, 0},
   };
   std::mt19937_64 g(17);
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -358,6 +362,19 @@ static std::vector<double> interleaved_ms(const std::vector<Variant> &vs, SdpaPr
   return medians;
 }
 
+// "a,b,c,d;a,b,c,d;...": the environment's row and point lists.
+static std::vector<std::array<int64_t, 4>> quads(const std::string &list) {
+  std::vector<std::array<int64_t, 4>> out;
+  for (size_t at = 0; at < list.size();) {
+    size_t end = list.find(';', at);
+    if (end == std::string::npos) end = list.size();
+    long long a = 0, b = 0, c = 0, d = 0;
+    if (sscanf(list.substr(at, end - at).c_str(), "%lld,%lld,%lld,%lld", &a, &b, &c, &d) == 4) out.push_back({a, b, c, d});
+    at = end + 1;
+  }
+  return out;
+}
+
 static void time_rows(const std::vector<Variant> &vs) {
   struct Row {
     int64_t B, H, S;
@@ -369,15 +386,7 @@ static void time_rows(const std::vector<Variant> &vs) {
                         {8, 16, 4096, 64},  {1, 8, 2048, 128},  {2, 8, 1024, 64},   {1, 16, 1024, 256}};
   if (getenv("PROBE_ROWS")) {
     rows.clear();
-    std::string list = getenv("PROBE_ROWS");
-    for (size_t at = 0; at < list.size();) {
-      size_t end = list.find(';', at);
-      if (end == std::string::npos) end = list.size();
-      long long B = 0, H = 0, S = 0, D = 0;
-      if (sscanf(list.substr(at, end - at).c_str(), "%lld,%lld,%lld,%lld", &B, &H, &S, &D) == 4)
-        rows.push_back({B, H, S, static_cast<int>(D)});
-      at = end + 1;
-    }
+    for (const auto &q : quads(getenv("PROBE_ROWS"))) rows.push_back({q[0], q[1], q[2], static_cast<int>(q[3])});
   }
   const bool custom = getenv("PROBE_ROWS") != nullptr;
   const char *mask = getenv("PROBE_MASK");  // full or causal: only those rows
@@ -491,7 +500,12 @@ static void time_grid() {
   // 512 at 1024 and 1536 queries, 512 queries, 16384.
   const std::vector<Point> extra_points{{16, 16, 1024, 1024}, {8, 16, 1536, 1536}, {16, 16, 1536, 1536},
                                         {4, 16, 512, 512},    {32, 16, 512, 512},  {1, 8, 16384, 16384}};
-  const std::vector<Point> &points = getenv("PROBE_GRID_EXTRA") ? extra_points : grid_points;
+  std::vector<Point> points = getenv("PROBE_GRID_EXTRA") ? extra_points : grid_points;
+  // PROBE_GRID_POINTS="B,H,Q,K;...": those points instead.
+  if (getenv("PROBE_GRID_POINTS")) {
+    points.clear();
+    for (const auto &q : quads(getenv("PROBE_GRID_POINTS"))) points.push_back({q[0], q[1], q[2], q[3]});
+  }
   const char *mask = getenv("PROBE_GRID_MASK");  // causal or full: only those rows
   // PROBE_GRID_D: the head sizes and dtypes, e.g. "256,192,192f16" (f16 where the size ends in f16).
   std::vector<std::pair<int, int>> kinds{{256, 0}, {256, 1}, {192, 0}};
