@@ -46,7 +46,8 @@ TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 colu
   }
 }
 
-TEST_CASE("sdpa sm90: only 256 columns broadcast the group index and trim a group's keys", "[heuristics][sdpa]") {
+TEST_CASE("sdpa sm90: only 256 columns trim a group's keys and, with four consumers, broadcast the group index",
+          "[heuristics][sdpa]") {
   for (bool bounded : {false, true}) {
     for (int tile : {64, 128}) {
       CHECK_FALSE(sdpa_sm90_shape(tile, bounded).uniform_group);
@@ -65,25 +66,31 @@ TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heurist
   CHECK(SdpaVisibleKeys{0, 100, false, -1, 0}.bounded());
 }
 
-TEST_CASE("sdpa sm90: open 64-column problems whose 192-row tiles pad much take four consumers of 64 keys",
+TEST_CASE("sdpa sm90: open 64-column problems take four consumers of 64 keys where they run fewer rounds of rows",
           "[heuristics][sdpa]") {
-  // 1024 queries: 1152 rows in 192-row tiles against 1024 in 256-row ones (12.5% more).
-  CHECK(sdpa_sm90_cut(64, false, 1024) == SdpaSm90Cut::kOpenShortRows);
-  CHECK(sdpa_sm90_cut(64, false, 512) == SdpaSm90Cut::kOpenShortRows);
-  // 4096: 4224 against 4096 (3.1%); 2048: 2112 against 2048; 768 and 3072 pad neither.
-  for (int64_t queries : {4096, 2048, 768, 3072, 192, 100, 1}) {
-    INFO("queries " << queries);
-    CHECK(sdpa_sm90_cut(64, false, queries) == SdpaSm90Cut::kOpen);
-  }
-  CHECK(sdpa_sm90_cut(64, true, 1024) == SdpaSm90Cut::kBounded);
+  // 132 SMs. B16 H16 S1024: 8 rounds of 256 rows (x 1.08) against 12 of 192;
+  // B32 H16 S512 the same; S2048 and S4096 16 against 11 and 22 (of 192):
+  // three consumers.
+  CHECK(sdpa_sm90_cut(64, false, 256, 1024, 132) == SdpaSm90Cut::kOpenFourGroups);
+  CHECK(sdpa_sm90_cut(64, false, 512, 512, 132) == SdpaSm90Cut::kOpenFourGroups);
+  CHECK(sdpa_sm90_cut(64, false, 256, 2048, 132) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, false, 128, 4096, 132) == SdpaSm90Cut::kOpen);
+  // Fewer tiles than SMs: one round either way, the shorter tiles win
+  // (B2 H8 S1024: 96 blocks of 192 rows against 64 of 256).
+  CHECK(sdpa_sm90_cut(64, false, 16, 1024, 132) == SdpaSm90Cut::kOpen);
+  // No SM count (the query failed): three consumers.
+  CHECK(sdpa_sm90_cut(64, false, 256, 1024, 0) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, true, 256, 1024, 132) == SdpaSm90Cut::kBounded);
   for (int tile : {128, 256}) {
-    CHECK(sdpa_sm90_cut(tile, false, 1024) == SdpaSm90Cut::kOpen);
-    CHECK(sdpa_sm90_cut_shape(tile, SdpaSm90Cut::kOpenShortRows) == sdpa_sm90_shape(tile, false));
+    CHECK(sdpa_sm90_cut(tile, false, 256, 1024, 132) == SdpaSm90Cut::kOpen);
+    CHECK(sdpa_sm90_cut_shape(tile, SdpaSm90Cut::kOpenFourGroups) == sdpa_sm90_shape(tile, false));
   }
-  const SdpaSm90Shape four = sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenShortRows);
+  const SdpaSm90Shape four = sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups);
   CHECK(four.consumers == 4);
   CHECK(four.block_n == 64);
   CHECK(four.block_m() == 256);
+  CHECK(four.uniform_group);
+  CHECK_FALSE(four.trim_group_keys);
   CHECK(sdpa_sm90_consumer_registers(four) == 112);
 }
 

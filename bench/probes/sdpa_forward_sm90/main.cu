@@ -221,9 +221,9 @@ static void check(const std::vector<Variant> &vs) {
       {"Q130 K300 D160 Dv192 GQA 2", 1, 4, 2, 130, 300, 160, 192, false, false, -1, -1, 0, 0},
       {"S200 D136 Dv256 window 50/20", 1, 2, 2, 200, 200, 136, 256, false, false, 50, 20, 0, 0},
       {"S200 D64 Dv256 softcap 30", 1, 2, 2, 200, 200, 64, 256, false, false, -1, -1, 0, 30},
-      // Open 64-column rows that 192-row tiles pad by 8% or more: four consumers of 64 keys.
-      {"Q500 K700 D64 GQA 2 softcap 30 (four groups)", 1, 4, 2, 500, 700, 64, 64, false, false, -1, -1, 0, 30},
-      {"Q1000 K333 D48 Dv64 ALiBi (four groups)", 2, 2, 2, 1000, 333, 48, 64, false, false, -1, -1, 1, 0},
+      // Open 64-column problems that four consumers of 64 keys finish in fewer rounds of rows (132 SMs).
+      {"B4 H33 Q256 K100 D48 Dv64 GQA 3 ALiBi (four groups)", 4, 33, 11, 256, 100, 48, 64, false, false, -1, -1, 1, 0},
+      {"B2 H66 Q500 K100 D64 softcap 30 (four groups)", 2, 66, 66, 500, 100, 64, 64, false, false, -1, -1, 0, 30},
   };
   std::mt19937_64 g(17);
   std::normal_distribution<float> nd(0.f, 1.f);

@@ -541,11 +541,11 @@ int launch_cut(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t strea
 }
 }  // namespace sm90
 
-// The cut sdpa_sm90_cut gives p (fp was derived for it).
+// The cut forward_params chose for p.
 template <class T, int HeadDimTile>
 int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp, cudaStream_t stream) {
   static_assert(kSdpaSm90Cuts == 3, "a launch a cut");
-  switch (sdpa_sm90_cut(HeadDimTile, sdpa_visible_keys(p).bounded(), p.queries)) {
+  switch (fp.cut) {
     case SdpaSm90Cut::kOpen:
       return sm90::launch_cut<T, HeadDimTile, 0>(p, fp, stream);
     case SdpaSm90Cut::kBounded:

@@ -95,38 +95,48 @@ struct SdpaSm90Shape {
 //   without it (session 19, round 3, with other changes since dropped).
 //
 // Which cut a problem takes: keys bounded by a causal mask or a window, or
-// not; and, at 64 columns without a bound, rows that 192-row tiles would pad
-// by much (short_rows below). Shapes equal across cuts share one kernel.
-enum class SdpaSm90Cut : int { kOpen = 0, kBounded = 1, kOpenShortRows = 2 };
+// not; and, at 64 columns without a bound, four consumers where they finish
+// first (sdpa_sm90_four_groups_faster). Shapes equal across cuts share one kernel.
+enum class SdpaSm90Cut : int { kOpen = 0, kBounded = 1, kOpenFourGroups = 2 };
 constexpr int kSdpaSm90Cuts = 3;
 
-// - Open 64-column problems whose 192-row tiles pad the queries by 8% or
-//   more over 256-row ones (512 and 1024 queries: 576 and 1152 rows against
-//   512 and 1024) run four consumers of 64-key tiles (112 registers each:
-//   80-key tiles spilled 120 bytes). Against three consumers in one process
-//   (session 21, round 3, both with Sw128Descriptor's descriptors): B32 H16
-//   S512 1.10x, B16 H16 S1024 1.04x, but B16 H16 S2048 0.92x and B8 H16
-//   S4096 0.90x (2112 and 4224 rows against 2048 and 4096).
+// - Open 64-column problems take four consumers of 64-key tiles (256-row
+//   tiles; 112 registers each: 80-key tiles spilled 120 bytes) where they
+//   run fewer rounds of rows: sdpa_sm90_four_groups_faster. Against three
+//   consumers in one process (session 21, rounds 3 and 5, both with
+//   Sw128Descriptor's descriptors): B32 H16 S512 1.10x, B16 H16 S1024 1.04x
+//   (576 and 1152 padded rows against 512 and 1024), B16 H16 S2048 0.92x, B8
+//   H16 S4096 0.90x (2112 and 4224 against 2048 and 4096), B2 H8 S1024 0.82x
+//   (64 blocks against 96 on 132 SMs); with the group index broadcast
+//   (uniform_group) 1.02x more at S512 and S1024.
 constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) {
   const bool short_tile = head_dim_tile == 64;
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
-          head_dim_tile == 256, head_dim_tile == 256, head_dim_tile == 256};
+          head_dim_tile == 256, head_dim_tile == 256 || consumers == 4, head_dim_tile == 256};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
 }
 
-// Whether 192-row tiles pad `queries` by 8% or more over 256-row tiles.
-constexpr bool sdpa_sm90_short_rows(int64_t queries) {
-  const int64_t three = (queries + 191) / 192 * 192, four = (queries + 255) / 256 * 256;
-  return 100 * three >= 108 * four;
+// Whether four consumers (256-row tiles) finish an open 64-column problem
+// of batch_heads (b, h)'s first on `sms` persistent blocks: the rounds of
+// tiles each cut runs times its rows, a four-consumer row costing 8% more
+// (rounds 3 and 5: 0.90x three consumers' time at 4096 queries, where its
+// rows are 3% fewer).
+constexpr bool sdpa_sm90_four_groups_faster(int64_t batch_heads, int64_t queries, int64_t sms) {
+  const int64_t rounds3 = (batch_heads * ((queries + 191) / 192) + sms - 1) / sms,
+                rounds4 = (batch_heads * ((queries + 255) / 256) + sms - 1) / sms;
+  return rounds4 * 256 * 108 < rounds3 * 192 * 100;
 }
 
-constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, int64_t queries) {
+constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, int64_t batch_heads, int64_t queries,
+                                    int64_t sms) {
   if (bounded) return SdpaSm90Cut::kBounded;
-  return head_dim_tile == 64 && sdpa_sm90_short_rows(queries) ? SdpaSm90Cut::kOpenShortRows : SdpaSm90Cut::kOpen;
+  return head_dim_tile == 64 && sms > 0 && sdpa_sm90_four_groups_faster(batch_heads, queries, sms)
+             ? SdpaSm90Cut::kOpenFourGroups
+             : SdpaSm90Cut::kOpen;
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
