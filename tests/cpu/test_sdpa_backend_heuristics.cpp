@@ -38,13 +38,24 @@ TEST_CASE("sdpa backends: the forward at D 256 goes to the Hopper kernel from 51
     CHECK(faster_backend(shape(90, false, 256, causal, 32, 1024, 4096)) == Faster::Bespoke);
     CHECK(faster_backend(shape(90, false, 256, causal, 16, 2048, 8192)) == Faster::Bespoke);
     CHECK(faster_backend(shape(90, false, 256, causal, 16, 256, 8192)) == Faster::Cudnn);
-    // D 192 (and the sizes up to 248 that share its 256-column tiles) stays with cuDNN.
+    // D 192 (and the sizes up to 248 that share its 256-column tiles) stays with cuDNN, but D 192 causal
+    // with few (b, h) on long rows (below).
     for (int32_t d : {136, 192, 248}) {
       INFO("D " << d);
       CHECK(faster_backend(shape(90, false, d, causal, 128, 2048, 2048)) == Faster::Cudnn);
-      CHECK(faster_backend(shape(90, false, d, causal, 16, 4096, 4096)) == Faster::Cudnn);
+      if (d != 192 || !causal) CHECK(faster_backend(shape(90, false, d, causal, 16, 4096, 4096)) == Faster::Cudnn);
     }
   }
+  // D 192 under a causal mask: the Hopper kernel up to 16 (b, h) from 4096 queries and keys.
+  CHECK(faster_backend(shape(90, false, 192, true, 16, 4096, 4096)) == Faster::Bespoke);
+  CHECK(faster_backend(shape(90, false, 192, true, 8, 8192, 8192)) == Faster::Bespoke);
+  CHECK(faster_backend(shape(90, false, 192, true, 1, 4096, 16384)) == Faster::Bespoke);
+  CHECK(faster_backend(shape(90, false, 192, true, 17, 4096, 4096)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 192, true, 32, 8192, 8192)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 192, true, 16, 2048, 8192)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 192, true, 16, 4096, 4095)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, true, 192, true, 16, 4096, 4096)) == Faster::Cudnn);
+  for (int32_t d : {176, 200}) CHECK(faster_backend(shape(90, false, d, true, 16, 4096, 4096)) == Faster::Cudnn);
   // Unmasked: up to 512 (b, h) from 512 queries and keys.
   CHECK(faster_backend(shape(90, false, 256, false, 512, 512, 512)) == Faster::Bespoke);
   CHECK(faster_backend(shape(90, false, 256, false, 512, 1024, 1024)) == Faster::Bespoke);

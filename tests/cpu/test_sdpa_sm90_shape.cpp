@@ -46,7 +46,8 @@ TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 colu
   }
 }
 
-TEST_CASE("sdpa sm90: only 256 columns broadcast the group index and trim a group's keys", "[heuristics][sdpa]") {
+TEST_CASE("sdpa sm90: only 256 columns trim a group's keys and, with four consumers, broadcast the group index",
+          "[heuristics][sdpa]") {
   for (bool bounded : {false, true}) {
     for (int tile : {64, 128}) {
       CHECK_FALSE(sdpa_sm90_shape(tile, bounded).uniform_group);
@@ -65,11 +66,39 @@ TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heurist
   CHECK(SdpaVisibleKeys{0, 100, false, -1, 0}.bounded());
 }
 
+TEST_CASE("sdpa sm90: open 64-column problems take four consumers of 64 keys where they run fewer rounds of rows",
+          "[heuristics][sdpa]") {
+  // 132 SMs. B16 H16 S1024: 8 rounds of 256 rows (x 1.08) against 12 of 192;
+  // B32 H16 S512 the same; S2048 and S4096 16 against 11 and 22 (of 192):
+  // three consumers.
+  CHECK(sdpa_sm90_cut(64, false, 256, 1024, 132) == SdpaSm90Cut::kOpenFourGroups);
+  CHECK(sdpa_sm90_cut(64, false, 512, 512, 132) == SdpaSm90Cut::kOpenFourGroups);
+  CHECK(sdpa_sm90_cut(64, false, 256, 2048, 132) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, false, 128, 4096, 132) == SdpaSm90Cut::kOpen);
+  // Fewer tiles than SMs: one round either way, the shorter tiles win
+  // (B2 H8 S1024: 96 blocks of 192 rows against 64 of 256).
+  CHECK(sdpa_sm90_cut(64, false, 16, 1024, 132) == SdpaSm90Cut::kOpen);
+  // No SM count (the query failed): three consumers.
+  CHECK(sdpa_sm90_cut(64, false, 256, 1024, 0) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, true, 256, 1024, 132) == SdpaSm90Cut::kBounded);
+  for (int tile : {128, 256}) {
+    CHECK(sdpa_sm90_cut(tile, false, 256, 1024, 132) == SdpaSm90Cut::kOpen);
+    CHECK(sdpa_sm90_cut_shape(tile, SdpaSm90Cut::kOpenFourGroups) == sdpa_sm90_shape(tile, false));
+  }
+  const SdpaSm90Shape four = sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups);
+  CHECK(four.consumers == 4);
+  CHECK(four.block_n == 64);
+  CHECK(four.block_m() == 256);
+  CHECK(four.uniform_group);
+  CHECK_FALSE(four.trim_group_keys);
+  CHECK(sdpa_sm90_consumer_registers(four) == 112);
+}
+
 TEST_CASE("sdpa sm90: every shape fits sm_90's shared memory and splits its registers", "[heuristics][sdpa]") {
   for (int tile : {64, 128, 256})
-    for (bool bounded : {false, true}) {
-      const SdpaSm90Shape s = sdpa_sm90_shape(tile, bounded);
-      INFO("tile " << tile << " bounded " << bounded);
+    for (int cut = 0; cut < kSdpaSm90Cuts; ++cut) {
+      const SdpaSm90Shape s = sdpa_sm90_cut_shape(tile, static_cast<SdpaSm90Cut>(cut));
+      INFO("tile " << tile << " cut " << cut);
       CHECK(sdpa_sm90_smem_bytes(s) <= 227 * 1024);
       CHECK(sdpa_sm90_smem_bytes(s) <= sdpa_sm90_most_smem_bytes(tile));
       const int consumer = sdpa_sm90_consumer_registers(s);

@@ -45,4 +45,4 @@ if ls $O/cudnn_*.o > /dev/null 2>&1 && [ $(ls $O/cudnn_*.o | wc -l) -lt 7 ]; the
   echo "cuDNN backend incomplete: left out"; mkdir -p $O/partial; mv $O/cudnn_*.o $O/partial/
 fi
 ls $O/cudnn_*.o > /dev/null 2>&1 && LINK_DL="-ldl"
-nvcc -gencode=arch=compute_90a,code=sm_90a $(ls $O/*.o) -o $O/probe $LINK_DL > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }
+nvcc -gencode=arch=compute_90a,code=sm_90a $(ls $O/*.o) -o $O/probe $LINK_DL -lpthread > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }

@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../common/probe_check.h"
@@ -214,6 +216,14 @@ static void check(const std::vector<Variant> &vs) {
       {"B1 H133 Q192 K64 D64 (last tile in parts)", 1, 133, 133, 192, 64, 64, 64, false, false, -1, -1, 0, 0},
       {"B1 H134 Q128 K64 D128 (last tiles in parts)", 1, 134, 134, 128, 64, 128, 128, false, false, -1, -1, 0, 0},
       {"B2 H67 Q128 K32 D256 (last tiles in parts)", 2, 67, 67, 128, 32, 256, 256, false, false, -1, -1, 0, 0},
+      // D past 128 and short of 256 (the 256-column tile's slabs past D skipped).
+      {"S300 D192 causal", 1, 2, 2, 300, 300, 192, 192, true, false, -1, -1, 0, 0},
+      {"Q130 K300 D160 Dv192 GQA 2", 1, 4, 2, 130, 300, 160, 192, false, false, -1, -1, 0, 0},
+      {"S200 D136 Dv256 window 50/20", 1, 2, 2, 200, 200, 136, 256, false, false, 50, 20, 0, 0},
+      {"S200 D64 Dv256 softcap 30", 1, 2, 2, 200, 200, 64, 256, false, false, -1, -1, 0, 30},
+      // Open 64-column problems that four consumers of 64 keys finish in fewer rounds of rows (132 SMs).
+      {"B4 H33 Q256 K100 D48 Dv64 GQA 3 ALiBi (four groups)", 4, 33, 11, 256, 100, 48, 64, false, false, -1, -1, 1, 0},
+      {"B2 H66 Q500 K100 D64 softcap 30 (four groups)", 2, 66, 66, 500, 100, 64, 64, false, false, -1, -1, 0, 30},
   };
   std::mt19937_64 g(17);
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -234,17 +244,23 @@ static void check(const std::vector<Variant> &vs) {
     fill(v, b.v, 1.f);
     for (int64_t h = 0; h < c.Hq; ++h) slopes[h] = std::exp2(-8.0 * (h + 1) / c.Hq);
     CK(cudaMemcpy(b.slopes, slopes.data(), slopes.size() * 4, cudaMemcpyHostToDevice));
-    // The reference once, on every row.
+    // The reference once, on every row, rows spread over host threads (the
+    // round's run time is short).
     const int64_t rows = c.B * c.Hq * c.Q;
-    std::vector<double> ref_o(size_t(rows) * c.Dv), ref_lse(rows), o;
-    double ref_max = 0;
-    for (int64_t bb = 0; bb < c.B; ++bb)
-      for (int64_t h = 0; h < c.Hq; ++h)
-        for (int64_t i = 0; i < c.Q; ++i) {
-          const int64_t r = (bb * c.Hq + h) * c.Q + i;
-          reference_row(c, p, q, k, v, slopes, bb, h, i, o, ref_lse[r]);
-          for (int e = 0; e < c.Dv; ++e) ref_max = std::max(ref_max, std::fabs(ref_o[r * c.Dv + e] = o[e]));
+    std::vector<double> ref_o(size_t(rows) * c.Dv), ref_lse(rows);
+    const int workers = 12;
+    std::vector<std::thread> pool;
+    for (int wk = 0; wk < workers; ++wk)
+      pool.emplace_back([&, wk] {
+        std::vector<double> o;
+        for (int64_t r = wk; r < rows; r += workers) {
+          reference_row(c, p, q, k, v, slopes, r / (c.Hq * c.Q), r / c.Q % c.Hq, r % c.Q, o, ref_lse[r]);
+          std::copy(o.begin(), o.end(), ref_o.begin() + r * c.Dv);
         }
+      });
+    for (std::thread &th : pool) th.join();
+    double ref_max = 0;
+    for (double x : ref_o) ref_max = std::max(ref_max, std::fabs(x));
     uint64_t base_hash = 0;
     for (const Variant &var : vs) {
       CK(cudaMemset(b.o, 0xFF, b.no * 2));  // NaN poison
@@ -346,21 +362,46 @@ static std::vector<double> interleaved_ms(const std::vector<Variant> &vs, SdpaPr
   return medians;
 }
 
+// "a,b,c,d;a,b,c,d;...": the environment's row and point lists.
+static std::vector<std::array<int64_t, 4>> quads(const std::string &list) {
+  std::vector<std::array<int64_t, 4>> out;
+  for (size_t at = 0; at < list.size();) {
+    size_t end = list.find(';', at);
+    if (end == std::string::npos) end = list.size();
+    long long a = 0, b = 0, c = 0, d = 0;
+    if (sscanf(list.substr(at, end - at).c_str(), "%lld,%lld,%lld,%lld", &a, &b, &c, &d) == 4) out.push_back({a, b, c, d});
+    at = end + 1;
+  }
+  return out;
+}
+
 static void time_rows(const std::vector<Variant> &vs) {
   struct Row {
     int64_t B, H, S;
     int D;
   };
-  // The README's rows, then problems of fewer query tiles than twice the SMs.
-  const Row rows[] = {{4, 32, 4096, 128}, {2, 32, 8192, 128}, {16, 16, 1024, 64}, {8, 16, 2048, 256},
-                      {8, 16, 4096, 64},  {1, 8, 2048, 128},  {2, 8, 1024, 64},   {1, 16, 1024, 256}};
-  const int only = getenv("PROBE_D") ? atoi(getenv("PROBE_D")) : 0;  // 0: every head size
-  const bool small = getenv("PROBE_SMALL") != nullptr;               // only the last three rows
+  // The README's rows, then problems of fewer query tiles than twice the SMs;
+  // PROBE_ROWS="B,H,S,D;..." times those rows instead.
+  std::vector<Row> rows{{4, 32, 4096, 128}, {2, 32, 8192, 128}, {16, 16, 1024, 64}, {8, 16, 2048, 256},
+                        {8, 16, 4096, 64},  {1, 8, 2048, 128},  {2, 8, 1024, 64},   {1, 16, 1024, 256}};
+  if (getenv("PROBE_ROWS")) {
+    rows.clear();
+    for (const auto &q : quads(getenv("PROBE_ROWS"))) rows.push_back({q[0], q[1], q[2], static_cast<int>(q[3])});
+  }
+  const bool custom = getenv("PROBE_ROWS") != nullptr;
+  const char *mask = getenv("PROBE_MASK");  // full or causal: only those rows
+  // PROBE_D: the head sizes timed, comma-separated (every one by default).
+  const std::string only = getenv("PROBE_D") ? "," + std::string(getenv("PROBE_D")) + "," : "";
+  const bool small = getenv("PROBE_SMALL") != nullptr;  // only the last three rows
+  const bool large = getenv("PROBE_LARGE") != nullptr;  // only the first five rows
   const int passes = getenv("PROBE_PASSES") ? std::max(1, atoi(getenv("PROBE_PASSES"))) : 1;
   for (int pass = 0; pass < passes; ++pass)
   for (const Row &r : rows)
     for (bool causal : {false, true}) {
-      if ((only != 0 && r.D != only) || (small && &r < rows + 5)) continue;
+      if ((mask != nullptr && std::string(mask) != (causal ? "causal" : "full")) ||
+          (!only.empty() && only.find("," + std::to_string(r.D) + ",") == std::string::npos) ||
+          (!custom && small && &r < rows.data() + 5) || (!custom && large && &r >= rows.data() + 5))
+        continue;
       const Case c{"", r.B, r.H, r.H, r.S, r.S, r.D, r.D, causal, false, -1, -1, 0, 0};
       Buffers b = filled(c);
       std::vector<bf *> outs(vs.size());
@@ -444,6 +485,10 @@ static void time_grid() {
   // Without the cuDNN backend, the Hopper forward alone (grid.py times cuDNN through PyTorch in the same call).
   std::vector<Variant> vs{{"hopper", probe_forward_grid}};
   if (probe_forward_cudnn != nullptr) vs.push_back({"cudnn", probe_forward_cudnn});
+  // PROBE_GRID_BASE: main's forward (base) in the same rounds, third, with
+  // whether the grid tree's O has its bits.
+  const bool with_base = getenv("PROBE_GRID_BASE") != nullptr && vs.size() == 2;
+  if (with_base) vs.push_back({"base", probe_forward_base});
   struct Point {
     int64_t B, H, Q, K;
   };
@@ -455,7 +500,12 @@ static void time_grid() {
   // 512 at 1024 and 1536 queries, 512 queries, 16384.
   const std::vector<Point> extra_points{{16, 16, 1024, 1024}, {8, 16, 1536, 1536}, {16, 16, 1536, 1536},
                                         {4, 16, 512, 512},    {32, 16, 512, 512},  {1, 8, 16384, 16384}};
-  const std::vector<Point> &points = getenv("PROBE_GRID_EXTRA") ? extra_points : grid_points;
+  std::vector<Point> points = getenv("PROBE_GRID_EXTRA") ? extra_points : grid_points;
+  // PROBE_GRID_POINTS="B,H,Q,K;...": those points instead.
+  if (getenv("PROBE_GRID_POINTS")) {
+    points.clear();
+    for (const auto &q : quads(getenv("PROBE_GRID_POINTS"))) points.push_back({q[0], q[1], q[2], q[3]});
+  }
   const char *mask = getenv("PROBE_GRID_MASK");  // causal or full: only those rows
   // PROBE_GRID_D: the head sizes and dtypes, e.g. "256,192,192f16" (f16 where the size ends in f16).
   std::vector<std::pair<int, int>> kinds{{256, 0}, {256, 1}, {192, 0}};
@@ -514,8 +564,15 @@ static void time_grid() {
             diff = std::isnan(x - y) ? INFINITY : std::max(diff, std::fabs(x - y));
             most = std::max(most, std::fabs(y));
           }
-          printf("grid %-34s | hopper %.4f ms %5.1f TF | cudnn %.4f ms %5.1f TF | %.3fx | diff %.1e of %.1e\n", row,
+          printf("grid %-34s | hopper %.4f ms %5.1f TF | cudnn %.4f ms %5.1f TF | %.3fx | diff %.1e of %.1e", row,
                  ms[0], flops / ms[0] / 1e9, ms[1], flops / ms[1] / 1e9, ms[1] / ms[0], diff, most);
+          if (with_base && ms[2] > 0) {
+            std::vector<bf> c(b.no);
+            CK(cudaMemcpy(c.data(), outs[2], b.no * 2, cudaMemcpyDeviceToHost));
+            printf(" | base %5.1f TF, hopper %.3fx base, %s", flops / ms[2] / 1e9, ms[2] / ms[0],
+                   memcmp(a.data(), c.data(), a.size() * 2) == 0 ? "bits = base" : "bits differ");
+          }
+          printf("\n");
         }
         for (bf *o : outs) CK(cudaFree(o));
         release(b);
@@ -526,10 +583,29 @@ static void time_grid() {
   CK(cudaEventDestroy(now));
 }
 
+// One row (PROBE_ONCE="B,H,S,D,causal"), each variant named in
+// PROBE_ONCE_VARIANTS (comma-separated; every one by default) launched three
+// times in turn: a profiler's target (ncu --launch-skip picks the launch).
+static void run_once(const std::vector<Variant> &vs) {
+  long long B = 8, H = 16, S = 4096, D = 64, causal = 0;
+  if (getenv("PROBE_ONCE")) sscanf(getenv("PROBE_ONCE"), "%lld,%lld,%lld,%lld,%lld", &B, &H, &S, &D, &causal);
+  const std::string only = getenv("PROBE_ONCE_VARIANTS") ? "," + std::string(getenv("PROBE_ONCE_VARIANTS")) + "," : "";
+  const Case c{"", B, H, H, S, S, static_cast<int>(D), static_cast<int>(D), causal != 0, false, -1, -1, 0, 0};
+  Buffers b = filled(c);
+  const SdpaProblem p = problem(c, b);
+  for (const Variant &v : vs) {
+    if (!only.empty() && only.find("," + std::string(v.name) + ",") == std::string::npos) continue;
+    for (int n = 0; n < 3; ++n) launch(v, p);
+    CK(cudaDeviceSynchronize());
+    printf("once B%lld H%lld S%lld D%lld %s: %s ran\n", B, H, S, D, causal ? "causal" : "full", v.name);
+  }
+  release(b);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
   const std::vector<Variant> vs = variants();
-  const std::string mode = argc > 1 ? argv[1] : "all";  // check, time, grid, decode, all, or some joined by '+'
+  const std::string mode = argc > 1 ? argv[1] : "all";  // check, time, grid, decode, once, all, or some joined by '+'
   const auto has = [&](const char *part) {
     return mode == "all" || ("+" + mode + "+").find(std::string("+") + part + "+") != std::string::npos;
   };
@@ -537,5 +613,6 @@ int main(int argc, char **argv) {
   if (has("time")) time_rows(vs);
   if (mode != "all" && has("grid")) time_grid();
   if (has("decode")) time_decode(vs);
+  if (mode == "once") run_once(vs);
   return 0;
 }

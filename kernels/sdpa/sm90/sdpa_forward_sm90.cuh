@@ -44,10 +44,10 @@
 
 namespace baracuda::kernels::sm90 {
 
-template <int HeadDim, bool Bounded>
+template <int HeadDim, int Cut>
 struct Tiles {
   static constexpr int kHeadDim = HeadDim;
-  static constexpr SdpaSm90Shape kShape = sdpa_sm90_shape(HeadDim, Bounded);
+  static constexpr SdpaSm90Shape kShape = sdpa_sm90_cut_shape(HeadDim, static_cast<SdpaSm90Cut>(Cut));
   static constexpr int kConsumers = kShape.consumers, kThreads = kShape.threads();
   static constexpr int kBlockM = kShape.block_m(), kBlockN = kShape.block_n, kStages = kShape.stages;
   static constexpr int kSlabs = kShape.slabs;          // 64-column slabs of 128-byte rows
@@ -192,48 +192,67 @@ struct Consumer {
   uint32_t q_phase;  // of Q's full barrier for this query tile
 
   // Key tile t's slot in the ring, and the phase its barriers complete.
-  __device__ int stage(int64_t t) const { return static_cast<int>((first + t) % Ti::kStages); }
-  __device__ uint32_t phase(int64_t t) const { return static_cast<uint32_t>((first + t) / Ti::kStages) & 1; }
+  // In 32 bits, as the producer counts (a query tile's key tiles are far
+  // fewer than 2^31): 64-bit sums cost the loop uniform instructions.
+  __device__ int stage(int t) const { return static_cast<int>((first + static_cast<uint32_t>(t)) % Ti::kStages); }
+  __device__ uint32_t phase(int t) const { return (first + static_cast<uint32_t>(t)) / Ti::kStages & 1; }
 
-  // s = Q K^T of key tile t (issued and committed, not waited for).
-  __device__ void issue_scores(float (&s)[1][Ti::kKeyBlocks][4], int64_t t) const {
+  // s (+)= Q K^T of one 64-column slab of key tile t, four products in a row.
+  __device__ void slab_scores(float (&s)[1][Ti::kKeyBlocks][4], int t, int slab, bool accumulate) const {
+    const Sw128Descriptor a = Sw128Descriptor::of(q_rows, 16, Ti::kAtomBytes),
+                          b = Sw128Descriptor::of(sm.k(stage(t)), 16, Ti::kAtomBytes);
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      // 16 columns are 32 bytes of a slab's 128-byte rows.
+      const uint32_t within = kk * 32;
+      wgmma_ss<T, Ti::kBlockN, 0>(s[0], a.at(slab * Ti::kQSlabBytes + within), b.at(slab * Ti::kKvSlabBytes + within),
+                                  accumulate || kk > 0);
+    }
+  }
+
+  // s = Q K^T of key tile t (issued and committed, not waited for). At the
+  // 256-column tile the slabs stop at D's last (a run-time count; D 192:
+  // three of four), those past it would only add the zeros TMA fills in:
+  // the first slab alone, then the others one commit group each (ptxas
+  // serializes products that a branch splits within one group).
+  __device__ void issue_scores(float (&s)[1][Ti::kKeyBlocks][4], int t) const {
     mbarrier_wait(sm.k_full(stage(t)), phase(t));
     fence_registers(s[0]);
-    wgmma_fence();
+    if constexpr (Ti::kHeadDim == 256) {
+      const int slabs = static_cast<int>((p.head_dim + 63) / 64);
+      wgmma_fence();
+      slab_scores(s, t, 0, false);
+#pragma unroll 1
+      for (int slab = 1; slab < slabs; ++slab) {
+        wgmma_fence();  // ptxas would add it (the loop's accumulators)
+        slab_scores(s, t, slab, true);
+      }
+      wgmma_commit();
+    } else {
+      wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < Ti::kHeadDim / 16; ++kk) {
-      // 16 columns are 32 bytes of a slab's 128-byte rows.
-      const uint32_t slab = kk / 4, within = (kk % 4) * 32;
-      const uint64_t a = sw128_descriptor(q_rows + slab * Ti::kQSlabBytes + within, 16, Ti::kAtomBytes);
-      const uint64_t b = sw128_descriptor(sm.k(stage(t)) + slab * Ti::kKvSlabBytes + within, 16, Ti::kAtomBytes);
-      if constexpr (Ti::kBlockN == 80)
-        wgmma_ss_n80<T, 0>(s[0], a, b, kk > 0);
-      else
-        wgmma_ss<T, Ti::kBlockN, 0>(s[0], a, b, kk > 0);
+      for (int slab = 0; slab < Ti::kSlabs; ++slab) slab_scores(s, t, slab, slab > 0);
+      wgmma_commit();
     }
-    wgmma_commit();
     fence_registers(s[0]);
   }
 
-  // o += P V of key tile t (issued and committed, not waited for). V is
-  // N-major: 16 keys are 16 rows of every slab, the slabs Dv's 64-column steps.
+  // o += P V of key tile t (issued and committed, not waited for).
   __device__ void issue_values(float (&o)[1][Ti::kValueBlocks][4], uint32_t (&pa)[Ti::kKeyBlocks / 2][4],
-                               int64_t t) const {
+                               int t) const {
     mbarrier_wait(sm.v_full(stage(t)), phase(t));
     fence_registers(o[0]);
     fence_registers(pa);
     wgmma_fence();
+    const Sw128Descriptor b = Sw128Descriptor::of(sm.v(stage(t)), Ti::kKvSlabBytes, Ti::kAtomBytes);
 #pragma unroll
-    for (int kk = 0; kk < Ti::kBlockN / 16; ++kk) {
-      const uint64_t b = sw128_descriptor(sm.v(stage(t)) + kk * 16 * 128, Ti::kKvSlabBytes, Ti::kAtomBytes);
-      wgmma_rs<T, Ti::kHeadDim, 1>(o[0], pa[kk], b, 1);
-    }
+    for (int kk = 0; kk < Ti::kBlockN / 16; ++kk) wgmma_rs<T, Ti::kHeadDim, 1>(o[0], pa[kk], b.at(kk * 16 * 128), 1);
     wgmma_commit();
     fence_registers(o[0]);
   }
 
   // The score pipeline of key tile t up to P (in s) and O's pending correction.
-  __device__ void probabilities(float (&s)[1][Ti::kKeyBlocks][4], int64_t t, float (&row_max)[1][2],
+  __device__ void probabilities(float (&s)[1][Ti::kKeyBlocks][4], int t, float (&row_max)[1][2],
                                 float (&row_sum)[1][2], float (&correction)[1][2]) const {
     const int64_t n0 = (w.keys.begin + t) * Ti::kBlockN;
     if (fp.score.transformed)
@@ -253,8 +272,8 @@ struct Consumer {
   }
 
   // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
-  __device__ void release_keys(int64_t t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
-  __device__ void release_values(int64_t t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
+  __device__ void release_keys(int t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
+  __device__ void release_values(int t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
   __device__ void release_query() const { mbarrier_arrive(sm.q_empty()); }
 
   // Taking turns: this group's turn to issue products (named barrier 1 +
@@ -270,23 +289,23 @@ struct Consumer {
   // ends its rows' keys a tile or more before the block's last rows' (the
   // first group skips most diagonal 80-key tiles' last); 0 where its rows
   // see none.
-  __device__ int64_t own_key_tiles() const {
-    const int64_t n_tiles = w.keys.end - w.keys.begin;
+  __device__ int own_key_tiles() const {
+    const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin);
     if constexpr (!Ti::kShape.trim_group_keys) return n_tiles;
     const int64_t first_row = w.m0 + group * Ti::kConsumerRows;
     const int64_t last_row = first_row + Ti::kConsumerRows - 1 < w.m_last ? first_row + Ti::kConsumerRows - 1 : w.m_last;
     const int64_t hi = fp.score.visible.hi(last_row);
     if (first_row > w.m_last || hi < fp.score.visible.lo(first_row)) return 0;
     const int64_t end = hi / Ti::kBlockN + 1 < w.keys.end ? hi / Ti::kBlockN + 1 : w.keys.end;
-    return end > w.keys.begin ? end - w.keys.begin : 0;
+    return end > w.keys.begin ? static_cast<int>(end - w.keys.begin) : 0;
   }
 
   // The turns of key tiles [from, to), which this group's rows do not see,
   // without products (tile t's slots handed back in the turn of S(t + 1),
   // after every group before it has handed back the slot's last round), the
   // last group's last handover skipped as in run().
-  __device__ void pass_turns(int64_t from, int64_t to) const {
-    for (int64_t t = from; t < to; ++t) {
+  __device__ void pass_turns(int from, int to) const {
+    for (int t = from; t < to; ++t) {
       wait_turn();
       if (t + 1 < to || !last_group()) pass_turn();
       release_keys(t);
@@ -304,7 +323,7 @@ struct Consumer {
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
     mbarrier_wait(sm.q_full(), q_phase);  // also when no key tile follows: Q's copy must not be in flight
-    const int64_t n_tiles = w.keys.end - w.keys.begin, n_own = own_key_tiles();
+    const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin), n_own = own_key_tiles();
     if (n_own > 0) {
       if (last_group()) pass_turn();
       wait_turn();
@@ -315,7 +334,7 @@ struct Consumer {
       release_keys(0);
       probabilities(s, 0, row_max, row_sum, correction);
       accumulator_to_a_fragments<T>(pa, s[0]);
-      for (int64_t t = 1; t < n_own; ++t) {
+      for (int t = 1; t < n_own; ++t) {
         wait_turn();
         issue_scores(s, t);
         rescale_output(o, correction);  // by tile t - 1's max, under S's product: P V of t - 2 is done
@@ -486,9 +505,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
 namespace baracuda::kernels {
 
 namespace sm90 {
-template <class T, int HeadDim, bool Bounded>
+template <class T, int HeadDim, int Cut>
 int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
-  using Ti = Tiles<HeadDim, Bounded>;
+  using Ti = Tiles<HeadDim, Cut>;
   const auto kernel = forward_kernel<T, Ti>;
   const size_t smem = sdpa_sm90_smem_bytes(Ti::kShape);
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -508,14 +527,32 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
 }
 }  // namespace sm90
 
-// The shape sdpa_sm90_shape gives p (fp was derived for it): one kernel
-// where bounded and open problems share a shape, else one for each.
+namespace sm90 {
+// Cut's kernel, or the first cut's of an equal shape: one kernel a shape.
+template <class T, int HeadDimTile, int Cut>
+int launch_cut(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t stream) {
+  constexpr SdpaSm90Shape shape = sdpa_sm90_cut_shape(HeadDimTile, static_cast<SdpaSm90Cut>(Cut));
+  if constexpr (Cut > 0 && shape == sdpa_sm90_cut_shape(HeadDimTile, static_cast<SdpaSm90Cut>(0)))
+    return launch_cut<T, HeadDimTile, 0>(p, fp, stream);
+  else if constexpr (Cut > 1 && shape == sdpa_sm90_cut_shape(HeadDimTile, static_cast<SdpaSm90Cut>(1)))
+    return launch_cut<T, HeadDimTile, 1>(p, fp, stream);
+  else
+    return launch_forward<T, HeadDimTile, Cut>(p, fp, stream);
+}
+}  // namespace sm90
+
+// The cut forward_params chose for p.
 template <class T, int HeadDimTile>
 int sdpa_forward_sm90_launch(const SdpaProblem &p, const sm90::ForwardParams &fp, cudaStream_t stream) {
-  if constexpr (!(sdpa_sm90_shape(HeadDimTile, false) == sdpa_sm90_shape(HeadDimTile, true))) {
-    if (!sdpa_visible_keys(p).bounded()) return sm90::launch_forward<T, HeadDimTile, false>(p, fp, stream);
+  static_assert(kSdpaSm90Cuts == 3, "a launch a cut");
+  switch (fp.cut) {
+    case SdpaSm90Cut::kOpen:
+      return sm90::launch_cut<T, HeadDimTile, 0>(p, fp, stream);
+    case SdpaSm90Cut::kBounded:
+      return sm90::launch_cut<T, HeadDimTile, 1>(p, fp, stream);
+    default:
+      return sm90::launch_cut<T, HeadDimTile, 2>(p, fp, stream);
   }
-  return sm90::launch_forward<T, HeadDimTile, true>(p, fp, stream);
 }
 
 }  // namespace baracuda::kernels

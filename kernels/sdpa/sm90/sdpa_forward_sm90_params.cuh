@@ -33,6 +33,7 @@ struct ForwardParams {
   int64_t query_tiles;  // of one (b, h)
   int64_t group;        // query heads per kv head
   int32_t pair_shift;   // 1: persistent blocks take neighbouring tiles in pairs, 0: one (block_tile); set at launch
+  SdpaSm90Cut cut;      // the kernel's cut (sdpa_sm90_cut)
 };
 
 using TensorMapEncoder = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
@@ -85,7 +86,16 @@ inline bool encode_rows(CUtensorMap &map, AxisSteps &steps, CUtensorMapDataType 
 // views (the caller runs another kernel): TMA cannot read Q, K or V, OUT's
 // rows are off 16 bytes, or the grid would pass 2^31 - 1 blocks.
 inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, int head_dim_tile) {
-  const SdpaSm90Shape shape = sdpa_sm90_shape(head_dim_tile, sdpa_visible_keys(p).bounded());
+  // The SMs for the cut's choice; where the query fails, the launch's own
+  // query reports the error (the cut then counts no SMs: no four groups).
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    sms = 0;
+  }
+  fp.cut = sdpa_sm90_cut(head_dim_tile, sdpa_visible_keys(p).bounded(), p.batch * p.heads_q, p.queries, sms);
+  const SdpaSm90Shape shape = sdpa_sm90_cut_shape(head_dim_tile, fp.cut);
   const CUtensorMapDataType type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   fp.score = sdpa_tc::score_params(p);
   fp.query_tiles = (p.queries + shape.block_m() - 1) / shape.block_m();

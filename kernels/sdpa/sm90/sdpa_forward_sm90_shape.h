@@ -93,10 +93,50 @@ struct SdpaSm90Shape {
 //   tiles the first group's last diagonal tile, 2.9% of the products at
 //   S 2048): causal 1.145-1.156x session 18's kernel against 1.131-1.132x
 //   without it (session 19, round 3, with other changes since dropped).
-constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
+//
+// Which cut a problem takes: keys bounded by a causal mask or a window, or
+// not; and, at 64 columns without a bound, four consumers where they finish
+// first (sdpa_sm90_four_groups_faster). Shapes equal across cuts share one kernel.
+enum class SdpaSm90Cut : int { kOpen = 0, kBounded = 1, kOpenFourGroups = 2 };
+constexpr int kSdpaSm90Cuts = 3;
+
+// - Open 64-column problems take four consumers of 64-key tiles (256-row
+//   tiles; 112 registers each: 80-key tiles spilled 120 bytes) where they
+//   run fewer rounds of rows: sdpa_sm90_four_groups_faster. Against three
+//   consumers in one process (session 21, rounds 3 and 5, both with
+//   Sw128Descriptor's descriptors): B32 H16 S512 1.10x, B16 H16 S1024 1.04x
+//   (576 and 1152 padded rows against 512 and 1024), B16 H16 S2048 0.92x, B8
+//   H16 S4096 0.90x (2112 and 4224 against 2048 and 4096), B2 H8 S1024 0.82x
+//   (64 blocks against 96 on 132 SMs); with the group index broadcast
+//   (uniform_group) 1.02x more at S512 and S1024.
+constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) {
   const bool short_tile = head_dim_tile == 64;
-  return {short_tile && !bounded ? 3 : 2, head_dim_tile == 256 ? 80 : 128, 2, head_dim_tile / 64, true,
-          short_tile ? -1 : 8, true, head_dim_tile == 256, head_dim_tile == 256, head_dim_tile == 256};
+  const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
+  const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
+  return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
+          head_dim_tile == 256, head_dim_tile == 256 || consumers == 4, head_dim_tile == 256};
+}
+constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
+  return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
+}
+
+// Whether four consumers (256-row tiles) finish an open 64-column problem
+// of batch_heads (b, h)'s first on `sms` persistent blocks: the rounds of
+// tiles each cut runs times its rows, a four-consumer row costing 8% more
+// (rounds 3 and 5: 0.90x three consumers' time at 4096 queries, where its
+// rows are 3% fewer).
+constexpr bool sdpa_sm90_four_groups_faster(int64_t batch_heads, int64_t queries, int64_t sms) {
+  const int64_t rounds3 = (batch_heads * ((queries + 191) / 192) + sms - 1) / sms,
+                rounds4 = (batch_heads * ((queries + 255) / 256) + sms - 1) / sms;
+  return rounds4 * 256 * 108 < rounds3 * 192 * 100;
+}
+
+constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, int64_t batch_heads, int64_t queries,
+                                    int64_t sms) {
+  if (bounded) return SdpaSm90Cut::kBounded;
+  return head_dim_tile == 64 && sms > 0 && sdpa_sm90_four_groups_faster(batch_heads, queries, sms)
+             ? SdpaSm90Cut::kOpenFourGroups
+             : SdpaSm90Cut::kOpen;
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;
@@ -109,7 +149,8 @@ constexpr int sdpa_sm90_consumer_registers(const SdpaSm90Shape &s) {
   return (launch * s.threads() - 128 * kSdpaSm90ProducerRegisters) / (128 * s.consumers) / 8 * 8;
 }
 static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false, -1}) == 240 &&
-              sdpa_sm90_consumer_registers({3, 128, 2, 1, false, -1}) == 160);
+              sdpa_sm90_consumer_registers({3, 128, 2, 1, false, -1}) == 160 &&
+              sdpa_sm90_consumer_registers({4, 64, 2, 1, false, -1}) == 112);
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
@@ -126,9 +167,12 @@ constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
 
 // The most any problem's block of a head-size tile takes.
 constexpr size_t sdpa_sm90_most_smem_bytes(int head_dim_tile) {
-  const size_t open = sdpa_sm90_smem_bytes(sdpa_sm90_shape(head_dim_tile, false)),
-               bounded = sdpa_sm90_smem_bytes(sdpa_sm90_shape(head_dim_tile, true));
-  return open > bounded ? open : bounded;
+  size_t most = 0;
+  for (int cut = 0; cut < kSdpaSm90Cuts; ++cut) {
+    const size_t bytes = sdpa_sm90_smem_bytes(sdpa_sm90_cut_shape(head_dim_tile, static_cast<SdpaSm90Cut>(cut)));
+    most = bytes > most ? bytes : most;
+  }
+  return most;
 }
 
 }  // namespace baracuda::kernels

@@ -34,6 +34,24 @@ __device__ __forceinline__ uint64_t sw128_advance(uint64_t descriptor, uint32_t 
   return descriptor + (bytes >> 4);
 }
 
+// A descriptor as its two 32-bit words, so that moving it through a tile
+// is one 32-bit add to the start field (address / 16 in the low word's 14
+// bits, which the 256 KiB window keeps from carrying) where ptxas otherwise
+// rebuilds the whole descriptor from the address for every product.
+struct Sw128Descriptor {
+  uint32_t lo, hi;
+  __device__ static Sw128Descriptor of(uint32_t address, uint32_t leading_bytes, uint32_t stride_bytes) {
+    const uint64_t d = sw128_descriptor(address, leading_bytes, stride_bytes);
+    return {static_cast<uint32_t>(d), static_cast<uint32_t>(d >> 32)};
+  }
+  // The descriptor `bytes` further on (a multiple of 16).
+  __device__ uint64_t at(uint32_t bytes) const {
+    uint64_t d;
+    asm("mov.b64 %0, {%1, %2};\n" : "=l"(d) : "r"(lo + (bytes >> 4)), "r"(hi));
+    return d;
+  }
+};
+
 // The same value, opaque to the compiler: addresses and descriptors derived
 // from it inside a loop are computed where they are used instead of hoisted
 // out of it, where dozens of them would crowd the registers (and spill).
@@ -162,31 +180,23 @@ __device__ __forceinline__ void accumulator_to_a_fragments(uint32_t (&a)[Blocks 
                : ACC                                                                                       \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(accumulate), "n"(TransB))
 
-// One m64nNk16 product (N 64, 128 or 256) of T (__half or __nv_bfloat16)
-// with A from shared memory.
+// One m64nNk16 product of T (__half or __nv_bfloat16) with A from shared
+// memory: S's key tiles. N 80 at D 256, where N 64 left the product at shared
+// memory's bandwidth (A and B, 4 KiB a k-step).
 template <class T, int N, int TransB>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a_desc, uint64_t b_desc, int accumulate) {
-  static_assert(N == 64 || N == 128 || N == 256, "the kernel's tiles use N 64, 128 and 256");
+  static_assert(N == 64 || N == 80 || N == 128 || N == 256, "the kernel's key tiles use N 64, 80, 128 and 256");
   if constexpr (std::is_same_v<T, __half>) {
     if constexpr (N == 64) BARACUDA_WGMMA_SS(64, "f16", BARACUDA_WGMMA_D32, BARACUDA_WGMMA_ACC32(0), "%32, %33", "34", "35");
+    else if constexpr (N == 80) BARACUDA_WGMMA_SS(80, "f16", BARACUDA_WGMMA_D40, BARACUDA_WGMMA_ACC40, "%40, %41", "42", "43");
     else if constexpr (N == 128) BARACUDA_WGMMA_SS(128, "f16", BARACUDA_WGMMA_D64, BARACUDA_WGMMA_ACC64, "%64, %65", "66", "67");
     else BARACUDA_WGMMA_SS(256, "f16", BARACUDA_WGMMA_D128, BARACUDA_WGMMA_ACC128, "%128, %129", "130", "131");
   } else {
     if constexpr (N == 64) BARACUDA_WGMMA_SS(64, "bf16", BARACUDA_WGMMA_D32, BARACUDA_WGMMA_ACC32(0), "%32, %33", "34", "35");
+    else if constexpr (N == 80) BARACUDA_WGMMA_SS(80, "bf16", BARACUDA_WGMMA_D40, BARACUDA_WGMMA_ACC40, "%40, %41", "42", "43");
     else if constexpr (N == 128) BARACUDA_WGMMA_SS(128, "bf16", BARACUDA_WGMMA_D64, BARACUDA_WGMMA_ACC64, "%64, %65", "66", "67");
     else BARACUDA_WGMMA_SS(256, "bf16", BARACUDA_WGMMA_D128, BARACUDA_WGMMA_ACC128, "%128, %129", "130", "131");
   }
-}
-
-// One m64n80k16 product with A from shared memory: the attention forward's
-// 80-key S tiles at D 256, where N 64 left S's product at shared memory's
-// bandwidth (A and B, 4 KiB a k-step).
-template <class T, int TransB>
-__device__ __forceinline__ void wgmma_ss_n80(float (&d)[10][4], uint64_t a_desc, uint64_t b_desc, int accumulate) {
-  if constexpr (std::is_same_v<T, __half>)
-    BARACUDA_WGMMA_SS(80, "f16", BARACUDA_WGMMA_D40, BARACUDA_WGMMA_ACC40, "%40, %41", "42", "43");
-  else
-    BARACUDA_WGMMA_SS(80, "bf16", BARACUDA_WGMMA_D40, BARACUDA_WGMMA_ACC40, "%40, %41", "42", "43");
 }
 
 // The same with A from registers.

@@ -65,12 +65,20 @@ inline constexpr int64_t kAny = INT64_MAX;
 // with 512. At D 192 (the
 // same 256-column tiles, a quarter of their products on zero columns) cuDNN
 // ran 1.03x to 1.29x it on all but the smallest problems, so only D 256
-// moves.
+// moved.
+// H200, session 21: the Hopper forward now skips S's 64-column slabs past D
+// (1.03-1.11x its session 20 self at D 192, bits unchanged); against this
+// backend's cuDNN in one process at D 192 it leads under a causal mask with
+// at most 16 (b, h) from 4096 queries and keys (bf16 1.17x / 1.15x at B*H
+// 16 with 4096, 1.23x / 1.18x at B*H 8 with 8192 in two rounds; f16 1.16x
+// and 1.20x), not with 32 (b, h) (0.92-1.06x), at B*H 16 Q 2048 K 8192
+// (0.94-1.02x) or without a mask (0.82-1.02x): D 192 moves there only.
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
     {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 0, 1, 512, 512, kAny, 512, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 1, 1, 256, 1024, kAny, 1024, kAny, Faster::Bespoke},
+    {90, 0, 0, 192, 192, 1, 1, 16, 4096, kAny, 4096, kAny, Faster::Bespoke},
     {90, -1, 0, 8, 256, -1, 1, kAny, 1, kAny, 1, kAny, Faster::Cudnn},
 };
 
