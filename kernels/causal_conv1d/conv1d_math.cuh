@@ -175,6 +175,16 @@ struct ChannelTaps {
     for (int j = 0; j < W; ++j) z += w[v][j] * x[j][v];
     return z;
   }
+  // The forward kernels' pre-activation: pre_activation's sum with each term
+  // an explicit FMA, so that every forward kernel rounds it alike (left to
+  // the compiler, the code of one shape of the one-box blocks fused the taps'
+  // scale into the first add: other bits than the channel tiles').
+  __device__ Acc<T> fused_pre_activation(int v, const Acc<T> (&x)[W][Vc]) const {
+    Acc<T> z = bias[v];
+#pragma unroll
+    for (int j = 0; j < W; ++j) z = fma(w[v][j], x[j][v], z);
+    return z;
+  }
   // Channel v's dx at t - (W-1) from the upstream window g (g[j] = g[t - (W-1) + j]).
   __device__ Acc<T> transposed(int v, const Acc<T> (&g)[W][Vc]) const {
     Acc<T> sum = Acc<T>(0);
