@@ -75,8 +75,8 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
       });
       return launch_error();
     }
-    if constexpr (W <= Conv1dTraits::kChannelBoxMaxWidth) {
-      if (launch.kernel == Conv1dKernel::StagedChannelBox) {
+    if (launch.kernel == Conv1dKernel::StagedChannelBox) {
+      if constexpr (W <= Conv1dTraits::kChannelBoxMaxWidth) {
         with_silu(p.silu, [&](auto silu) {
           if (launch.box_steps == Conv1dTraits::kChannelBoxStepsFew)
             forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxStepsFew>
@@ -86,6 +86,8 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
                 <<<grid, kThreads, 0, stream>>>(p, launch.box_group_shift);
         });
         return launch_error();
+      } else {
+        return 3;  // (the heuristics choose it for widths up to kChannelBoxMaxWidth only)
       }
     }
     if (launch.kernel == Conv1dKernel::DirectRows) {

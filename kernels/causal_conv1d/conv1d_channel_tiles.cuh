@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
         }
         T *yb = at<T>(p.y, x.b, c, x.box_t0());
         const int64_t sy = p.y.stride[2];
-        auto step = [&](int r) {
+        run_steps<Steps>(steps, [&](int r) {
           Tiles::read(stage[s], W - 1 + r, hist[W - 1]);
           ids.push(p, x.b, x.box_t0() + r);
           const unsigned mask = ids.inputs();
@@ -169,21 +169,13 @@ __global__ void __launch_bounds__(kThreads) forward_channel_tiles_kernel(Conv1dP
           A out[Vc];
 #pragma unroll
           for (int v = 0; v < Vc; ++v)
-            out[v] = kept(mask, W - 1, activate_scaled<T, Silu>(taps.fused_pre_activation(v, win)));
+            out[v] = kept(mask, W - 1, activate_scaled<T, Silu>(taps.pre_activation(v, win)));
           store_run<T, Vc>(yb + r * sy, out);
 #pragma unroll
           for (int j = 0; j + 1 < W; ++j)
 #pragma unroll
             for (int v = 0; v < Vc; ++v) hist[j][v] = hist[j + 1][v];
-        };
-        // A whole box's steps unrolled by 8, not all 16: a tenth less code to
-        // build, and the steps' loads still overlap (session 21).
-        if (steps == Steps) {
-#pragma unroll 8
-          for (int r = 0; r < Steps; ++r) step(r);
-        } else {
-          for (int r = 0; r < steps; ++r) step(r);
-        }
+        });
       });
 }
 
