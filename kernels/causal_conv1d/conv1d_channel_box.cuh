@@ -40,6 +40,12 @@ __device__ __forceinline__ void forward_channel_box(const Conv1dProblem &p, int 
   const bool piece_live = cv < p.channels;
   const int first_row = static_cast<int>(threadIdx.x) >> piece_shift;
   constexpr int kMaxCopies = ((W - 1 + Steps) * kRowPieces + kThreads - 1) / kThreads;
+  // Rows before the sequence (INITIAL_STATES or zeros): staged with the
+  // copies at 8 steps a thread, read by the steps at 4 (session 21, same
+  // process, us: staged, 8 steps, [1,2048,512] 3.44 -> 3.23, [1,2048,1024]
+  // 5.12 -> 4.77; read, 4 steps, [1,2048,128] W2 2.24 -> 2.01, W4 2.43 ->
+  // 2.41). Same values either way.
+  constexpr bool kStageBefore = Steps > Conv1dTraits::kChannelBoxStepsFew;
   {
     const T *src = at<T>(p.x, b, cv, t0 - (W - 1) + first_row);
     const int64_t src_step = row_step * p.x.stride[2];
@@ -56,7 +62,16 @@ __device__ __forceinline__ void forward_channel_box(const Conv1dProblem &p, int 
     for (int k = 0; k < kMaxCopies; ++k) {
       const int r = first_row + k * row_step;
       if (r >= rows) break;
-      xs[(r << piece_shift) + piece] = held[k];  // (rows before the sequence: zeros, read below from x_pad)
+      const int64_t t = t0 - (W - 1) + r;
+      uint4 *slot = &xs[(r << piece_shift) + piece];
+      // (Such rows are among the first W-1, which a thread's first copies
+      // hold, rows a copy apart being at least 4: store_initial16 inlined
+      // for those copies only.)
+      if (kStageBefore && k * 4 < W - 1 && t < 0 && piece_live) {
+        store_initial16<T, W>(p, b, cv, t, 1, slot);
+      } else {
+        *slot = held[k];
+      }
     }
   }
   __syncthreads();
@@ -71,7 +86,7 @@ __device__ __forceinline__ void forward_channel_box(const Conv1dProblem &p, int 
 #pragma unroll
   for (int j = 0; j < W - 1; ++j) {
     const int64_t t = t0 - (W - 1) + row0 + j;
-    if (t < 0) {  // INITIAL_STATES or zeros, read here once (staged, each copy inlined them)
+    if (!kStageBefore && t < 0) {
       const int64_t c = c0 + lane * Vc;
 #pragma unroll
       for (int v = 0; v < Vc; ++v) hist[j][v] = c < p.channels ? x_pad<T, W>(p, b, c + v, t) : A(0);

@@ -175,10 +175,10 @@ struct ChannelTaps {
     for (int j = 0; j < W; ++j) z += w[v][j] * x[j][v];
     return z;
   }
-  // The forward kernels' pre-activation: pre_activation's sum with each term
-  // an explicit FMA, so that every forward kernel rounds it alike (left to
-  // the compiler, the code of one shape of the one-box blocks fused the taps'
-  // scale into the first add: other bits than the channel tiles').
+  // pre_activation's sum with each term an explicit FMA, as the channel
+  // tiles' code rounds it: the one-box blocks' (left to the compiler, the
+  // code of one of their shapes fused the taps' scale into the first add
+  // instead: other bits than the channel tiles').
   __device__ Acc<T> fused_pre_activation(int v, const Acc<T> (&x)[W][Vc]) const {
     Acc<T> z = bias[v];
 #pragma unroll
