@@ -8,6 +8,7 @@
 // conv1d_update_circular.cuh).
 #pragma once
 
+#include "causal_conv1d/conv1d_channel_box.cuh"
 #include "causal_conv1d/conv1d_channel_tiles.cuh"
 #include "causal_conv1d/conv1d_direct.cuh"
 #include "causal_conv1d/conv1d_elementwise.cuh"
@@ -73,6 +74,21 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
         });
       });
       return launch_error();
+    }
+    if (launch.kernel == Conv1dKernel::StagedChannelBox) {
+      if constexpr (W <= Conv1dTraits::kChannelBoxMaxWidth) {
+        with_silu(p.silu, [&](auto silu) {
+          if (launch.box_steps == Conv1dTraits::kChannelBoxStepsFew)
+            forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxStepsFew>
+                <<<grid, kThreads, 0, stream>>>(p, launch.box_group_shift);
+          else
+            forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxSteps>
+                <<<grid, kThreads, 0, stream>>>(p, launch.box_group_shift);
+        });
+        return launch_error();
+      } else {
+        return 3;  // (the heuristics choose it for widths up to kChannelBoxMaxWidth only)
+      }
     }
     if (launch.kernel == Conv1dKernel::DirectRows) {
       const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / kTimeVec<T>));

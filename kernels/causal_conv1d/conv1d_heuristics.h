@@ -42,7 +42,8 @@ enum class Conv1dKernel {
   UpdateCircularRows,
   DirectRows,
   RegisterTimeTiles,
-  RegisterRows
+  RegisterRows,
+  StagedChannelBox
 };
 
 // The chosen kernel, its grid (x blocks by y rows of blocks, by z for the
@@ -62,6 +63,9 @@ struct Conv1dLaunch {
   int vector_bytes = 0;
   bool offsets32 = false;  // Update, UpdateCircularRows: 32-bit offsets (conv1d_update_choice.h)
   bool sums_direct = false;
+  // StagedChannelBox: kThreads >> box_group_shift lanes of channels by
+  // 1 << box_group_shift time groups of box_steps timesteps a block
+  int box_group_shift = 0, box_steps = 0;
 };
 
 namespace conv1d_heuristics {
@@ -140,6 +144,38 @@ inline bool direct_rows_fit(const Conv1dProblem &p, int elem_bytes, int64_t unit
 inline Conv1dLaunch channel_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t vec, int64_t chunk) {
   const int64_t groups = ceil_div(p.channels, vec), pairs = p.batch * ceil_div(p.length, chunk);
   return {k, ceil_div(groups, Conv1dTraits::kThreads), pairs < kMaxGridY ? pairs : kMaxGridY, pairs, chunk};
+}
+
+// The channels-last forward's one-box blocks (conv1d_channel_box.cuh) serve
+// problems of at most kChannelBoxMaxBytes of x and widths up to
+// kChannelBoxMaxWidth without packed sequences (2- and 4-byte elements, the
+// channel tiles' layout): a batch row a grid z, boxes along L in grid y.
+inline bool channel_box_fits(const Conv1dProblem &p, int elem_bytes) {
+  return !p.seq_idx.data && p.width <= Conv1dTraits::kChannelBoxMaxWidth && p.batch <= kMaxGridY &&
+         ceil_div(p.length, Conv1dTraits::kChannelBoxStepsFew) <= kMaxGridY &&
+         p.batch * p.channels * p.length * elem_bytes <= Conv1dTraits::kChannelBoxMaxBytes;
+}
+// kChannelBoxSteps a thread, kChannelBoxStepsFew where that grid would have
+// at most kChannelBoxFewBlocks blocks; time groups to make a box of
+// kChannelBoxRows timesteps, fewer where the row is shorter.
+inline Conv1dLaunch channel_box_grid(const Conv1dProblem &p, int elem_bytes) {
+  const int64_t lane_channels = Conv1dTraits::kForwardChannelBytes / elem_bytes;
+  const int64_t blocks = ceil_div(p.batch * p.channels * p.length,
+                                  Conv1dTraits::kThreads * lane_channels * Conv1dTraits::kChannelBoxSteps);
+  const int steps =
+      blocks <= Conv1dTraits::kChannelBoxFewBlocks ? Conv1dTraits::kChannelBoxStepsFew : Conv1dTraits::kChannelBoxSteps;
+  int group_shift = 0;
+  while (group_shift < Conv1dTraits::kChannelBoxMaxGroupShift &&
+         (int64_t{steps} << (group_shift + 1)) <= Conv1dTraits::kChannelBoxRows &&
+         (int64_t{steps} << group_shift) < p.length)
+    ++group_shift;
+  const int64_t channels = (Conv1dTraits::kThreads >> group_shift) * lane_channels;
+  const int64_t rows = int64_t{steps} << group_shift;
+  Conv1dLaunch l{Conv1dKernel::StagedChannelBox, ceil_div(p.channels, channels), ceil_div(p.length, rows)};
+  l.grid_z = p.batch;
+  l.box_group_shift = group_shift;
+  l.box_steps = steps;
+  return l;
 }
 
 // The update's kernel over vectors of `bytes` of channels
@@ -276,10 +312,12 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     l.sums_direct = !forward && p.batch == 1 && l.grid_x == 1 && p.channels <= kMaxGridY;
     return l;
   }
-  if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels))
+  if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels)) {
+    if (forward && channel_box_fits(p, elem_bytes)) return channel_box_grid(p, elem_bytes);
     return channel_grid(
         K::StagedChannelTiles, p, Conv1dTraits::channel_vec(!forward, elem_bytes),
         conv1d_channel_chunk(pass, p.batch, p.channels, p.length));
+  }
   const int64_t st = p.x.stride[2] < 0 ? -p.x.stride[2] : p.x.stride[2];
   const int64_t sc = p.x.stride[1] < 0 ? -p.x.stride[1] : p.x.stride[1];
   if (st <= sc) return rows_grid(K::WalkTime, p, ceil_div(p.length, kUnitsPerBlock));
@@ -309,6 +347,8 @@ inline const char *conv1d_kernel_label(Conv1dKernel k) {
       return "_register_rows";
     case Conv1dKernel::StagedChannelTiles:
       return "_staged_channel_tiles";
+    case Conv1dKernel::StagedChannelBox:
+      return "_staged_channel_box";
     case Conv1dKernel::StagedRowGroups:
       return "_staged_row_groups";
     case Conv1dKernel::DirectRows:

@@ -175,6 +175,16 @@ struct ChannelTaps {
     for (int j = 0; j < W; ++j) z += w[v][j] * x[j][v];
     return z;
   }
+  // pre_activation's sum with each term an explicit FMA, as the channel
+  // tiles' code rounds it: the one-box blocks' (left to the compiler, the
+  // code of one of their shapes fused the taps' scale into the first add
+  // instead: other bits than the channel tiles').
+  __device__ Acc<T> fused_pre_activation(int v, const Acc<T> (&x)[W][Vc]) const {
+    Acc<T> z = bias[v];
+#pragma unroll
+    for (int j = 0; j < W; ++j) z = fma(w[v][j], x[j][v], z);
+    return z;
+  }
   // Channel v's dx at t - (W-1) from the upstream window g (g[j] = g[t - (W-1) + j]).
   __device__ Acc<T> transposed(int v, const Acc<T> (&g)[W][Vc]) const {
     Acc<T> sum = Acc<T>(0);

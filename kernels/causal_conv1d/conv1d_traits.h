@@ -187,6 +187,29 @@ struct Conv1dTraits {
     return elem_bytes == 4 ? kDirectRowsMaxBytesF32 : kDirectRowsMaxBytes;
   }
   static constexpr int kBoxBytes = 8192;
+  // The channels-last forward's one-box blocks (conv1d_channel_box.cuh):
+  // problems of at most kChannelBoxMaxBytes of x, widths up to
+  // kChannelBoxMaxWidth (Tri Dao's; wider ones keep the channel tiles: fewer
+  // kernels to build). A thread takes kChannelBoxSteps timesteps, or
+  // kChannelBoxStepsFew where that grid would have at most
+  // kChannelBoxFewBlocks blocks (two an SM: there a thread's serial steps
+  // are the block's life); a block's box is kChannelBoxRows timesteps (time
+  // groups of a thread's steps, at most 1 << kChannelBoxMaxGroupShift) by
+  // 256 >> group shift channels (16-bit; f32 128 >> it). Session 21 (H200,
+  // bf16 x with f32 weights, W 4, bias + SiLU, same process; us): against
+  // the channel tiles, [1,2048,128] 3.14 -> 2.40 (steps 4, 256 blocks; at 8:
+  // 2.54), [1,2048,512] 3.65 -> 3.21, [1,2048,1024] 5.45 -> 4.79,
+  // [8,2048,128] 5.63 -> 5.06, [1,768,1024] 3.76 -> 2.85, f32 [1,2048,512]
+  // 5.06 -> 4.54 (steps 8, 16 timesteps by 128 channels; at 4 every one of
+  // these lost 10-35%); at 8 MB of x the channel tiles won ([2,2048,1024]
+  // 7.47 against 8.06, f32 [1,2048,1024] 6.85 against 7.23).
+  static constexpr int kChannelBoxSteps = 8;
+  static constexpr int kChannelBoxStepsFew = 4;
+  static constexpr int kChannelBoxRows = 16;
+  static constexpr int kChannelBoxMaxGroupShift = 3;
+  static constexpr int kChannelBoxMaxWidth = 4;
+  static constexpr int64_t kChannelBoxMaxBytes = int64_t{4} << 20;
+  static constexpr int64_t kChannelBoxFewBlocks = 264;
   // A channel tile's chunk: kChunk timesteps, halved (down to the pass's
   // minimum, a multiple of its box's steps) while the grid of 128-channel
   // groups by (b, chunk) pairs would have fewer than the pass's blocks (about

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "causal_conv1d/causal_conv1d_kernels.h"
@@ -391,8 +392,12 @@ TEST_CASE("conv1d heuristics: packed sequences (SEQ_IDX) keep the channel tiles,
 TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2- and 4-byte types",
           "[heuristics][causal_conv1d]") {
   for (const Conv1dPass pass : kPasses) {
-    CHECK(kernel_of(pass, 2, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
-    CHECK(kernel_of(pass, 4, channels_last(2, 64, 33)) == Conv1dKernel::StagedChannelTiles);
+    // (The forward of small problems: the one-box blocks, below.)
+    const Conv1dKernel staged =
+        pass == Conv1dPass::Forward ? Conv1dKernel::StagedChannelBox : Conv1dKernel::StagedChannelTiles;
+    CHECK(kernel_of(pass, 2, channels_last(2, 64, 33)) == staged);
+    CHECK(kernel_of(pass, 4, channels_last(2, 64, 33)) == staged);
+    CHECK(kernel_of(pass, 2, channels_last(64, 2048, 512)) == Conv1dKernel::StagedChannelTiles);
     // f64 boxes would not fit the ring; channels not a multiple of the vector.
     CHECK(kernel_of(pass, 8, channels_last(2, 64, 33)) == Conv1dKernel::WalkChannels);
     CHECK(kernel_of(pass, 4, channels_last(2, 66, 33)) == Conv1dKernel::WalkChannels);
@@ -400,6 +405,63 @@ TEST_CASE("conv1d heuristics: channels-last takes the staged channel tiles for 2
   // Length 1: both strides are 1 in a dense [B, C, 1]; the time tiles need L
   // whole vectors, the channel tiles a time stride of whole vectors.
   CHECK(kernel_of(Conv1dPass::Forward, 4, dense_conv1d_problem(3, 8, 1, 4)) == Conv1dKernel::WalkTime);
+}
+
+TEST_CASE("conv1d heuristics: the channels-last forward of small problems takes the one-box blocks",
+          "[heuristics][causal_conv1d]") {
+  const int64_t threads = Conv1dTraits::kThreads;
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const int64_t lane_channels = 4 / bytes;
+    for (const auto &shape : {std::array<int64_t, 3>{1, 2048, 128}, std::array<int64_t, 3>{1, 2048, 512},
+                              std::array<int64_t, 3>{8, 2048, 128}, std::array<int64_t, 3>{3, 40, 33},
+                              std::array<int64_t, 3>{2, 8, 1}, std::array<int64_t, 3>{1, 2056, 4}}) {
+      const int64_t B = shape[0], C = shape[1], L = shape[2];
+      CAPTURE(B, C, L);
+      const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, bytes, channels_last(B, C, L));
+      if (B * C * L * bytes > Conv1dTraits::kChannelBoxMaxBytes) {  // past the cap
+        CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
+        continue;
+      }
+      REQUIRE(l.kernel == Conv1dKernel::StagedChannelBox);
+      CHECK(l.box_group_shift >= 0);
+      CHECK(l.box_group_shift <= Conv1dTraits::kChannelBoxMaxGroupShift);
+      CHECK((l.box_steps == Conv1dTraits::kChannelBoxSteps || l.box_steps == Conv1dTraits::kChannelBoxStepsFew));
+      // The grid covers every channel and timestep of every batch row, a box a block.
+      const int64_t box_channels = (threads >> l.box_group_shift) * lane_channels;
+      const int64_t box_steps = int64_t{l.box_steps} << l.box_group_shift;
+      CHECK(box_steps <= Conv1dTraits::kChannelBoxRows);
+      CHECK(l.grid_x == (C + box_channels - 1) / box_channels);
+      CHECK(l.grid_y == (L + box_steps - 1) / box_steps);
+      CHECK(l.grid_z == B);
+      // Time groups only where the row fills them.
+      if (l.box_group_shift > 0) CHECK(box_steps <= L);
+      // A thread's fewer steps only where the grid at the more would be small.
+      const int64_t blocks_at_more = (B * C * L + threads * lane_channels * Conv1dTraits::kChannelBoxSteps - 1) /
+                                     (threads * lane_channels * Conv1dTraits::kChannelBoxSteps);
+      const bool few = blocks_at_more <= Conv1dTraits::kChannelBoxFewBlocks;
+      CHECK((l.box_steps == Conv1dTraits::kChannelBoxStepsFew) == few);
+    }
+    // [1,2048,128] in 16 bits: 4 steps a thread, 64 channels by 16 timesteps a block.
+    if (bytes == 2) {
+      const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Forward, 2, channels_last(1, 2048, 128));
+      CHECK(l.box_steps == 4);
+      CHECK(l.box_group_shift == 2);
+      CHECK(l.grid_x * l.grid_y == 256);
+      CHECK(choose_conv1d_launch(Conv1dPass::Forward, 2, channels_last(1, 2048, 1024)).box_steps == 8);
+    }
+    // Wider windows keep the channel tiles.
+    Conv1dProblem wide = channels_last(1, 2048, 128);
+    wide.width = Conv1dTraits::kChannelBoxMaxWidth + 1;
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, wide) == Conv1dKernel::StagedChannelTiles);
+    // Packed sequences, a problem past the cap, and the backward keep the channel tiles.
+    Conv1dProblem seq = channels_last(1, 2048, 128);
+    seq.seq_idx.data = offset_pointer(16);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, seq) == Conv1dKernel::StagedChannelTiles);
+    const int64_t past = Conv1dTraits::kChannelBoxMaxBytes / (2048 * 128 * bytes) + 1;
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, channels_last(past, 2048, 128)) == Conv1dKernel::StagedChannelTiles);
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, channels_last(1, 2048, 128)) == Conv1dKernel::StagedChannelTiles);
+  }
 }
 
 TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes the register-fed rows",
@@ -470,12 +532,14 @@ TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   // Rows past the grid's y limit are walked by the blocks in turn.
   l = choose_conv1d_launch(Conv1dPass::Forward, 2, dense_conv1d_problem(4, 40000, 4096, 4));
   CHECK(l.grid_y == 65535);
-  // Channel grids: kThreads * vec channels a block, a block row per (b, chunk).
-  l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(3, threads * 2 + 4, chunk + 1));
+  // Channel grids: kThreads * vec channels a block, a block row per (b, chunk)
+  // (a forward past the one-box blocks' cap).
+  const int64_t rows = Conv1dTraits::kChannelBoxMaxBytes / ((threads * 2 + 4) * (chunk + 1) * 4) + 1;
+  l = choose_conv1d_launch(Conv1dPass::Forward, 4, channels_last(rows, threads * 2 + 4, chunk + 1));
   CHECK(l.kernel == Conv1dKernel::StagedChannelTiles);
   CHECK(l.grid_x == 3);
-  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // 9 groups of channels: the shortest chunk
-  CHECK(l.grid_y == 3 * ((chunk + 1 + l.chunk - 1) / l.chunk));
+  CHECK(l.chunk == Conv1dTraits::min_channel_chunk(false, chunk + 1));  // few channel groups: the shortest chunk
+  CHECK(l.grid_y == rows * ((chunk + 1 + l.chunk - 1) / l.chunk));
   l = choose_conv1d_launch(Conv1dPass::Backward, 4, channels_last(64, 64 * threads, 4 * chunk));
   CHECK(l.chunk == chunk);  // 4096 groups by 4 chunks: enough blocks
   CHECK(l.grid_y == 256);

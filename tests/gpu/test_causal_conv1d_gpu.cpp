@@ -97,6 +97,22 @@ TEST_CASE("causal conv1d forward with and without bias, SiLU, initial and final 
         }
 }
 
+TEST_CASE("causal conv1d channels-last forward past the one-box blocks' cap", "[gpu][causal_conv1d]") {
+  // 4.5 MB of x, past kChannelBoxMaxBytes: the channel tiles, which the
+  // one-box blocks replace on every other test shape at W <= 4; a partial
+  // last group of channels (1032) and a short last chunk (1100).
+  uint64_t seed = 12000;
+  for (baracuda_dtype_t dtype : {BARACUDA_DTYPE_F32, BARACUDA_DTYPE_F16, BARACUDA_DTYPE_BF16})
+    for (int32_t width : {2, 4, 8})
+      for (int flags = 0; flags < 4; ++flags) {
+        const Size s = dtype == BARACUDA_DTYPE_F32 ? Size{1, 1032, 1100} : Size{2, 1032, 1100};
+        Conv1dCase c = make_case(BARACUDA_OP_CAUSAL_CONV1D, dtype, s, width, SeqLayout::ChannelsLast, seed++);
+        c.silu = flags & 1, c.initial = flags & 2, c.bias = seed % 2 == 0;
+        c.weight_dtype = dtype != BARACUDA_DTYPE_F32 && seed % 3 == 0 ? BARACUDA_DTYPE_F32 : 0;
+        CHECK_CASE(c, run_conv1d);
+      }
+}
+
 TEST_CASE("causal conv1d final states of sequences shorter than the window come from the initial states",
           "[gpu][causal_conv1d]") {
   for (int64_t length : {1, 2}) {

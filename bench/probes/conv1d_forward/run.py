@@ -8,7 +8,8 @@ replays interleaved, median of the replays, us per call.
     python3 run.py <lib> <tridao folder or -> <seconds> <rows> base mine[:variants] [...]
 
 rows: `grid:a:b` (the forward rows a .. b-1 of tridao_conv1d_grid.py's grid,
-both SiLU settings), `idx:i,j,..` (those rows of it), `list` (LIST below), `none`; prefixed `check+` to run the
+both SiLU settings), `idx:i,j,..` (those rows of it), `rows:bf16/cl/1/2048/128/4,..`
+(dtype/layout/B/C/L/W), `list` (LIST below), `none`; prefixed `check+` to run the
 correctness pass first. `mine:0,1,2`: tree mine's own forward (0) and its
 variants 1, 2. Checks before timing, on the first set: every side's y
 bit-equal to the baseline's ("bits"), else its error against float64; the
@@ -95,7 +96,8 @@ def correctness(lib, trees, stop):
     shapes = [("ncl", 3, 5, 64, 0), ("ncl", 2, 37, 16, 0), ("ncl", 1, 3, 1024, 0), ("ncl", 3, 7, 8, 0),
               ("ncl", 2, 9, 512, 0), ("ncl", 2, 3, 2048, 0), ("ncl", 3, 6, 256, 9), ("ncl", 2, 5, 40, 7),
               ("ncl", 2, 4, 4096, 6), ("cl", 2, 24, 40, 0), ("cl", 1, 8, 1, 0), ("cl", 3, 16, 100, 0),
-              ("cl", 2, 40, 33, 0), ("cl", 1, 2056, 64, 0), ("cl", 2, 264, 300, 0)]
+              ("cl", 2, 40, 33, 0), ("cl", 1, 2056, 64, 0), ("cl", 2, 264, 300, 0), ("cl", 1, 2056, 300, 0),
+              ("cl", 3, 1032, 77, 0)]
     fails, count, same, differ, t0 = [], 0, 0, 0, time.time()
     gen = torch.Generator(device="cpu").manual_seed(20)
     for dtype in ("bf16", "f16", "f32", "f64"):
@@ -253,6 +255,9 @@ def main():
     elif spec.startswith("idx:"):
         grid = grid_cases(False)
         rows = [grid[int(i)] for i in spec[4:].split(",")]
+    elif spec.startswith("rows:"):  # rows:dtype/layout/B/C/L/W,...
+        rows = [(d, lay, int(b), int(c), int(l), int(w)) for d, lay, b, c, l, w in
+                (r.split("/") for r in spec[5:].split(","))]
     elif spec == "list":
         rows = LIST
     else:

@@ -3,7 +3,7 @@
 // weights, 3 f32, 4 f64), its namespace renamed on the command line so that
 // several trees link into one library. variant 0: the tree's own forward
 // (its heuristics' launch, SiLU on or off) for widths PROBE_MIN_W ..
-// PROBE_MAX_W; with PROBE_VARIANTS (probe_variants.cuh on the include path,
+// PROBE_MAX_W (not built with PROBE_VARIANTS_ONLY); with PROBE_VARIANTS (probe_variants.cuh on the include path,
 // defining probe_variant<T, Wt, W>(p, variant, stream)), variants 1.. force
 // other kernels of the tree.
 #include <cstdint>
@@ -31,7 +31,9 @@ int run(const Conv1dProblem &p, int variant, cudaStream_t s) {
     return 3;
   } else {
     if (p.width != W) return run<W + 1>(p, variant, s);
+#ifndef PROBE_VARIANTS_ONLY
     if (variant == 0) return cv::forward_width<T, Wt, W>(p, s);
+#endif
 #ifdef PROBE_VARIANTS
     return probe_variant<T, Wt, W>(p, variant, s);
 #else
