@@ -56,14 +56,21 @@ inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((thre
 // the element-wise kernels alone. (SiLU and SEQ_IDX stay template arguments:
 // as run-time flags they cost the time tiles 0.4-3% with SiLU, the channel
 // tiles and the register-fed rows 3.5-8% at B 1, the channel tiles 15-29%
-// everywhere with SEQ_IDX: session 20, bench/NOTES.md.)
+// everywhere with SEQ_IDX: session 20, bench/NOTES.md.) The time tiles, and
+// the direct rows where launch.overlap says, start overlapping the kernel
+// before them on the stream: they wait for its end before their first access
+// to memory, so that their launch, not their work, overlaps its last blocks
+// (conv1d_traits.h, kDirectRowsOverlapMaxBlocks).
 template <class T, class Wt, int W>
 int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
   if constexpr (sizeof(T) <= 4) {
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-      with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
-      return launch_error();
+      int rc = 0;
+      with_silu(p.silu, [&](auto silu) {
+        rc = launch_overlapping(forward_time_tiles_kernel<T, W, silu, Wt>, grid, kThreads, stream, p);
+      });
+      return rc;
     }
     if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       with_silu(p.silu, [&](auto silu) {
@@ -76,11 +83,17 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
     }
     if (launch.kernel == Conv1dKernel::DirectRows) {
       const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / kTimeVec<T>));
+      int rc = 0;
       with_silu(p.silu, [&](auto silu) {
-        forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>
-            <<<grid, kThreads, 0, stream>>>(p, shift);
+        const auto kernel = forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>;
+        if (launch.overlap) {
+          rc = launch_overlapping(kernel, grid, kThreads, stream, p, shift, 1);
+        } else {
+          kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0);
+          rc = launch_error();
+        }
       });
-      return launch_error();
+      return rc;
     }
   }
   if (launch.kernel == Conv1dKernel::WalkTime) {

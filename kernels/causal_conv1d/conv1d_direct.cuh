@@ -20,11 +20,18 @@ namespace baracuda::kernels::conv1d {
 // stays a template argument: as a run-time flag the kernel ran 3.5% slower
 // on B 1 rows of L 128-512 with SiLU off (session 20; taking rows apart in
 // memory as well, a run-time branch on the layout, lost 15% everywhere).
+// overlap: launched overlapping the kernel before it (Conv1dLaunch::overlap),
+// whose end it waits for; else neither the wait nor the trigger (they cost
+// the short blocks of a large grid 10-20%, session 21).
 template <class T, int W, bool Silu, class Wt, int Steps>
-__global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift) {
+__global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap) {
   using A = Acc<T>;
   using Raw = Vec<T, kTimeVec<T>>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
+  if (overlap) {
+    wait_for_previous_pass();
+    let_next_pass_start();
+  }
   const int64_t row_mask = (int64_t{1} << shift) - 1;
   const int64_t total = (p.batch * p.channels) << shift;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * (kThreads * Steps) + threadIdx.x;
