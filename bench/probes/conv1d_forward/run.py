@@ -13,9 +13,11 @@ correctness pass first. `mine:0,1,2`: tree mine's own forward (0) and its
 variants 1, 2. Checks before timing, on the first set: every side's y
 bit-equal to the baseline's ("bits"), else its error against float64; the
 baseline against float64 (problems up to 2^25 elements); Tri Dao's y within
-the tolerance; after the timing, each side's graph replayed once more leaves
-set 0's y bit-equal to its single call's (calls back to back, launches
-overlapping, give the same y)."""
+the tolerance; a forward reading the y of the one just before it (launches
+overlapping) gives the bits it gives after a synchronization; after the
+timing, each side's graph replayed once more leaves set 0's y bit-equal to
+its single call's (calls back to back, launches overlapping, give the same
+y)."""
 import ctypes
 import math
 import os
@@ -152,6 +154,40 @@ def correctness(lib, trees, stop):
           f"{differ} not" + "".join(f"\n#   FAIL {f}" for f in fails[:25]), flush=True)
 
 
+def chained(lib, trees):
+    """A forward whose x is the y of the forward just before it on the stream (no synchronization between; the
+    launches may overlap): its y bit-equal to the same two calls with a synchronization between."""
+    shapes = [("bf16", 1, 2048, 1024), ("bf16", 1, 2048, 128), ("bf16", 8, 768, 4096), ("f16", 8, 512, 1000),
+              ("f32", 1, 4096, 1024), ("f32", 2, 4096, 1024)]
+    count, differ = 0, []
+    for dtype, B, C, L in shapes:
+        x = make_x(dtype, "ncl", B, C, L)
+        w = (torch.randn(C, 4, device="cuda") / 4).to(WDT[dtype])
+        b = torch.randn(C, device="cuda").to(WDT[dtype])
+        for name, variants in trees:
+            e = entry(lib, name, dtype)
+            if e is None:
+                continue
+            for v in variants:
+                outs = []
+                for sync in (False, True):
+                    y1, y2 = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
+                    torch.cuda.synchronize()
+                    rc = call(e, v, 1, x, w, b, y1, (B, C, L, 4, 0))
+                    if sync:
+                        torch.cuda.synchronize()
+                    rc = rc or call(e, v, 1, y1, w, b, y2, (B, C, L, 4, 0))
+                    torch.cuda.synchronize()
+                    outs.append(bits(y2).clone())
+                if rc == 3:
+                    continue
+                count += 1
+                if rc or not torch.equal(outs[0], outs[1]):
+                    differ.append(f"{name}:{v} {dtype} [{B},{C},{L}] rc {rc}")
+    print(f"# chained forwards: {count} pairs, {len(differ)} differing" + "".join(f"\n#   DIFF {d}" for d in differ[:10]),
+          flush=True)
+
+
 class Row:
     def __init__(self, dtype, layout, B, C, L, W, sets=None):
         self.spec = (dtype, layout, B, C, L, W)
@@ -255,6 +291,7 @@ def main():
           f"(graph replay, median of {REPLAYS}); rows {spec}; trees {sys.argv[5:]}", flush=True)
     if spec.startswith("check+"):
         correctness(lib, trees, start + 14)
+        chained(lib, trees)
         spec = spec[len("check+"):]
     if spec.startswith("grid"):
         _, a, b = spec.split(":")
