@@ -52,6 +52,23 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
+// kernel(args) on grid blocks of kThreads, overlapping the kernel before it
+// on the stream (the kernel waits for its end: forward_launch). Not a
+// template: one function for every forward kernel's launch (a variadic
+// launcher instantiated for each kernel adds host compile time to every TU).
+inline int launch_overlapping_args(const void *kernel, dim3 grid, cudaStream_t stream, void **args) {
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  return -static_cast<int>(cudaLaunchKernelExC(&config, kernel, args));
+}
+
 // The forward's main kernel as `launch` (conv1d_heuristics.h) says; f64 takes
 // the element-wise kernels alone. (SiLU and SEQ_IDX stay template arguments:
 // as run-time flags they cost the time tiles 0.4-3% with SiLU, the channel
@@ -67,8 +84,11 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
   if constexpr (sizeof(T) <= 4) {
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
       int rc = 0;
+      Conv1dProblem problem = p;
+      void *args[] = {&problem};
       with_silu(p.silu, [&](auto silu) {
-        rc = launch_overlapping(forward_time_tiles_kernel<T, W, silu, Wt>, grid, kThreads, stream, p);
+        rc = launch_overlapping_args(reinterpret_cast<const void *>(forward_time_tiles_kernel<T, W, silu, Wt>), grid,
+                                     stream, args);
       });
       return rc;
     }
@@ -87,7 +107,10 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
       with_silu(p.silu, [&](auto silu) {
         const auto kernel = forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>;
         if (launch.overlap) {
-          rc = launch_overlapping(kernel, grid, kThreads, stream, p, shift, 1);
+          Conv1dProblem problem = p;
+          int shift_arg = shift, overlap = 1;
+          void *args[] = {&problem, &shift_arg, &overlap};
+          rc = launch_overlapping_args(reinterpret_cast<const void *>(kernel), grid, stream, args);
         } else {
           kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0);
           rc = launch_error();

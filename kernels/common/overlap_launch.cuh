@@ -35,11 +35,11 @@ __device__ __forceinline__ void wait_for_previous_pass() {
 // kernel<<<grid, block, 0, stream>>>(args...) with one launch attribute. 0 or
 // the negated CUDA error.
 template <class... Params, class... Args>
-int launch_with_attribute(const cudaLaunchAttribute &attribute, void (*kernel)(Params...), dim3 grid,
+int launch_with_attribute(const cudaLaunchAttribute &attribute, void (*kernel)(Params...), unsigned grid,
                           unsigned block, cudaStream_t stream, Args &&...args) {
   cudaLaunchAttribute attributes[1] = {attribute};
   cudaLaunchConfig_t config{};
-  config.gridDim = grid;
+  config.gridDim = dim3(grid);
   config.blockDim = dim3(block);
   config.stream = stream;
   config.attrs = attributes;
@@ -51,7 +51,7 @@ int launch_with_attribute(const cudaLaunchAttribute &attribute, void (*kernel)(P
 // kernel launched before it on the stream has finished. 0 or the negated
 // CUDA error.
 template <class... Params, class... Args>
-int launch_overlapping(void (*kernel)(Params...), dim3 grid, unsigned block, cudaStream_t stream, Args &&...args) {
+int launch_overlapping(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream, Args &&...args) {
   cudaLaunchAttribute overlap{};
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap.val.programmaticStreamSerializationAllowed = 1;
