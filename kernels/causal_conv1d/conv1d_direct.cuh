@@ -20,18 +20,20 @@ namespace baracuda::kernels::conv1d {
 // stays a template argument: as a run-time flag the kernel ran 3.5% slower
 // on B 1 rows of L 128-512 with SiLU off (session 20; taking rows apart in
 // memory as well, a run-time branch on the layout, lost 15% everywhere).
-// overlap: launched overlapping the kernel before it (Conv1dLaunch::overlap):
-// the blocks let the next kernel start once their loads are out. Every block
-// waits for the kernel before it to end before its first access to memory
-// (free where the launch did not overlap); the trigger is not: in grids of
-// 16384 short blocks and more it cost 10-18% (session 21, H200), and under a
-// branch before the loads 0.4%, behind them nothing measurable.
+// overlap: launched overlapping the kernel before it (Conv1dLaunch::overlap);
+// its blocks let the next kernel start. Every block waits for the kernel
+// before it to end before its first access to memory (free where the launch
+// did not overlap); the trigger is not (session 21, H200, same process): in
+// every block of grids of 16384 short blocks and more it cost 10-18%, so it
+// is taken under the flag, a predicate (under a branch around both, the
+// large grids lost 0.4%; after the loads, f32 W4 4%).
 template <class T, int W, bool Silu, class Wt, int Steps>
 __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap) {
   using A = Acc<T>;
   using Raw = Vec<T, kTimeVec<T>>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
   wait_for_previous_pass();
+  if (overlap) let_next_pass_start();
   const int64_t row_mask = (int64_t{1} << shift) - 1;
   const int64_t total = (p.batch * p.channels) << shift;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * (kThreads * Steps) + threadIdx.x;
@@ -52,7 +54,6 @@ __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dPro
         if (lane <= h && (j & row_mask) > h) before[m][h] = load_vec<T, V>(x + (j - 1 - h) * V);
     }
   }
-  if (overlap) let_next_pass_start();
   Taps<T, W, Wt> taps[Steps];
   auto row_of = [&](int64_t j, int64_t &b, int64_t &c) {
     split_row((j < total ? j : total - 1) >> shift, p.channels, b, c);
