@@ -53,18 +53,45 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
+// kernel(args) on grid blocks of kThreads, overlapping the kernel before it
+// on the stream (the kernel waits for its end: forward_launch). Not a
+// template: one function for every forward kernel's launch (a variadic
+// launcher instantiated for each kernel adds host compile time to every TU).
+inline int launch_overlapping_args(const void *kernel, dim3 grid, cudaStream_t stream, void **args) {
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  return -static_cast<int>(cudaLaunchKernelExC(&config, kernel, args));
+}
+
 // The forward's main kernel as `launch` (conv1d_heuristics.h) says; f64 takes
 // the element-wise kernels alone. (SiLU and SEQ_IDX stay template arguments:
 // as run-time flags they cost the time tiles 0.4-3% with SiLU, the channel
 // tiles and the register-fed rows 3.5-8% at B 1, the channel tiles 15-29%
-// everywhere with SEQ_IDX: session 20, bench/NOTES.md.)
+// everywhere with SEQ_IDX: session 20, bench/NOTES.md.) The time tiles, and
+// the direct rows where launch.overlap says, start overlapping the kernel
+// before them on the stream: they wait for its end before their first access
+// to memory, so that their launch, not their work, overlaps its last blocks
+// (conv1d_traits.h, kDirectRowsOverlapMaxBlocks).
 template <class T, class Wt, int W>
 int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStream_t stream) {
   const dim3 grid = grid_of(launch);
   if constexpr (sizeof(T) <= 4) {
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
-      with_silu(p.silu, [&](auto silu) { forward_time_tiles_kernel<T, W, silu, Wt><<<grid, kThreads, 0, stream>>>(p); });
-      return launch_error();
+      int rc = 0;
+      Conv1dProblem problem = p;
+      void *args[] = {&problem};
+      with_silu(p.silu, [&](auto silu) {
+        rc = launch_overlapping_args(reinterpret_cast<const void *>(forward_time_tiles_kernel<T, W, silu, Wt>), grid,
+                                     stream, args);
+      });
+      return rc;
     }
     if (launch.kernel == Conv1dKernel::StagedChannelTiles) {
       with_silu(p.silu, [&](auto silu) {
@@ -92,11 +119,20 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
     }
     if (launch.kernel == Conv1dKernel::DirectRows) {
       const int shift = __builtin_ctzll(static_cast<unsigned long long>(p.length / kTimeVec<T>));
+      int rc = 0;
       with_silu(p.silu, [&](auto silu) {
-        forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>
-            <<<grid, kThreads, 0, stream>>>(p, shift);
+        const auto kernel = forward_direct_rows_kernel<T, W, silu, Wt, Conv1dTraits::direct_rows_steps(sizeof(T))>;
+        if (launch.overlap) {
+          Conv1dProblem problem = p;
+          int shift_arg = shift, overlap = 1;
+          void *args[] = {&problem, &shift_arg, &overlap};
+          rc = launch_overlapping_args(reinterpret_cast<const void *>(kernel), grid, stream, args);
+        } else {
+          kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0);
+          rc = launch_error();
+        }
       });
-      return launch_error();
+      return rc;
     }
   }
   if (launch.kernel == Conv1dKernel::WalkTime) {

@@ -20,11 +20,22 @@ namespace baracuda::kernels::conv1d {
 // stays a template argument: as a run-time flag the kernel ran 3.5% slower
 // on B 1 rows of L 128-512 with SiLU off (session 20; taking rows apart in
 // memory as well, a run-time branch on the layout, lost 15% everywhere).
+// overlap: launched overlapping the kernel before it (Conv1dLaunch::overlap),
+// whose end it waits for before its first access to memory, and lets the
+// next kernel start; else neither. The trigger costs short blocks: in every
+// block of grids of 16384 blocks and more it cost 10-18% (session 21, H200,
+// same process); under this branch, never taken there, those grids ran
+// 0.2-0.6% slower than main's kernel (the trigger under a predicate instead,
+// 0.6-1.4%; after the loads, f32 W4 4%).
 template <class T, int W, bool Silu, class Wt, int Steps>
-__global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift) {
+__global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap) {
   using A = Acc<T>;
   using Raw = Vec<T, kTimeVec<T>>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
+  if (overlap) {
+    wait_for_previous_pass();
+    let_next_pass_start();
+  }
   const int64_t row_mask = (int64_t{1} << shift) - 1;
   const int64_t total = (p.batch * p.channels) << shift;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * (kThreads * Steps) + threadIdx.x;

@@ -62,6 +62,9 @@ struct Conv1dLaunch {
   // UpdateVectors: the bytes of channels a thread takes; UpdateCircularRows: a state row's bytes
   int vector_bytes = 0;
   bool offsets32 = false;  // Update, UpdateCircularRows: 32-bit offsets (conv1d_update_choice.h)
+  // The forward's time tiles and direct rows: launched overlapping the kernel
+  // before them (Conv1dTraits::kDirectRowsOverlapMaxBlocks).
+  bool overlap = false;
   bool sums_direct = false;
   // StagedChannelBox: kThreads >> box_group_shift lanes of channels by
   // 1 << box_group_shift time groups of box_steps timesteps a block
@@ -270,7 +273,9 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     const int64_t units = p.length / vec;
     if (forward && direct_rows_fit(p, elem_bytes, units)) {
       const int64_t per_block = threads * Conv1dTraits::direct_rows_steps(elem_bytes);
-      return {K::DirectRows, ceil_div(p.batch * p.channels * units, per_block), 1};
+      Conv1dLaunch l{K::DirectRows, ceil_div(p.batch * p.channels * units, per_block), 1};
+      l.overlap = l.grid_x <= Conv1dTraits::kDirectRowsOverlapMaxBlocks;
+      return l;
     }
     // The backward over rows of one or two warps' runs of the register tiles:
     // a warp a run, kThreads / 32 runs a block (past 65535 blocks in grid z).
@@ -310,6 +315,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     // was 5-9% of it: session 18, H200, bf16 [1,2048,4096] 21.6 -> 20.5 us,
     // [1,2048,32768] 126 -> 117, f32 [1,2048,4096] 33.1 -> 31.8).
     l.sums_direct = !forward && p.batch == 1 && l.grid_x == 1 && p.channels <= kMaxGridY;
+    l.overlap = forward;
     return l;
   }
   if (elem_bytes <= 4 && vector_layout(ops, elem_bytes, vec, 1, p.channels)) {

@@ -147,6 +147,8 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
   using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T))>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
+  wait_for_previous_pass();  // (launched overlapping the kernel before it: forward_launch)
+  let_next_pass_start();
   const Tiles tiles(p, V);
   auto loading = tiles.start(p), using_ = loading;
   Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);

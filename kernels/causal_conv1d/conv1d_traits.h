@@ -186,6 +186,17 @@ struct Conv1dTraits {
   static constexpr int64_t direct_rows_max_bytes(int elem_bytes) {
     return elem_bytes == 4 ? kDirectRowsMaxBytesF32 : kDirectRowsMaxBytes;
   }
+  // The [B, C, L] forward's launches overlap the kernel before them on the
+  // stream (programmatic dependent launch: its blocks wait for that kernel's
+  // end before they touch memory, and let the next kernel start): the time
+  // tiles always, the direct rows in grids of at most this many blocks.
+  // Session 21 (H200, back to back in a graph, same process): bf16
+  // [1,2048,128] 1.99 -> 1.54 us, [8,2048,128] 4.22 -> 3.66, [1,2048,1024]
+  // 4.10 -> 3.51, [8,768,4096] (time tiles) 26.8 -> 26.2; but the direct rows'
+  // short blocks (2 KB of x each in 16 bits) ran 10-20% slower with the wait
+  // and the trigger in grids of 16384 blocks and more ([8,2048,1024] 18.9 ->
+  // 20.7, [64,2048,1024] 134 -> 159): the wait costs a block its time.
+  static constexpr int64_t kDirectRowsOverlapMaxBlocks = 4096;
   static constexpr int kBoxBytes = 8192;
   // The channels-last forward's one-box blocks (conv1d_channel_box.cuh):
   // problems of at most kChannelBoxMaxBytes of x, widths up to

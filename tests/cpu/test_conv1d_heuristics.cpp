@@ -521,6 +521,34 @@ TEST_CASE("conv1d heuristics: the forward of dense rows that fit a block takes t
   CHECK(kernel_of(Conv1dPass::Forward, 8, channels_last(3, 1000, 256)) == Conv1dKernel::WalkChannels);
 }
 
+TEST_CASE("conv1d heuristics: the [B, C, L] forward's launches overlap the kernel before them where they pay",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const int64_t vec = 16 / bytes, per_block = Conv1dTraits::kThreads * Conv1dTraits::direct_rows_steps(bytes);
+    const int64_t most = Conv1dTraits::kDirectRowsOverlapMaxBlocks;
+    // The direct rows in grids of at most kDirectRowsOverlapMaxBlocks blocks
+    // (rows of per_block vectors: a block a row), plain past them.
+    Conv1dLaunch l =
+        choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, most, per_block * vec, 4));
+    CHECK(l.kernel == Conv1dKernel::DirectRows);
+    CHECK(l.grid_x == most);
+    CHECK(l.overlap);
+    l = choose_conv1d_launch(Conv1dPass::Forward, bytes, dense_conv1d_problem(1, most + 1, per_block * vec, 4));
+    CHECK(l.kernel == Conv1dKernel::DirectRows);
+    CHECK_FALSE(l.overlap);
+    // The time tiles at any size; the backward's kernels and the channel tiles never.
+    for (const int64_t batch : {int64_t{1}, int64_t{64}}) {
+      const Conv1dProblem rows = dense_conv1d_problem(batch, 1000, 24 * vec, 4);
+      l = choose_conv1d_launch(Conv1dPass::Forward, bytes, rows);
+      CHECK(l.kernel == Conv1dKernel::StagedTimeTiles);
+      CHECK(l.overlap);
+      CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Backward, bytes, rows).overlap);
+    }
+    CHECK_FALSE(choose_conv1d_launch(Conv1dPass::Forward, bytes, channels_last(8, 2048, 512)).overlap);
+  }
+}
+
 TEST_CASE("conv1d heuristics: grids", "[heuristics][causal_conv1d]") {
   const int64_t threads = Conv1dTraits::kThreads, chunk = Conv1dTraits::kChunk;
   // bf16 time tiles: 8 timesteps a vector, kThreads * steps vectors a tile, kForwardTilesPerBlock tiles a block.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "gpu_helpers.hpp"
@@ -545,4 +546,78 @@ TEST_CASE("causal conv1d update of 80 random decoding runs at the kernels' bound
   // random_update_case says which boundaries the draws aim at.
   Draws d(0x636f6e7632);
   for (int i = 0; i < 80; ++i) CHECK_CASE(random_update_case(d), run_conv1d_update);
+}
+
+// The [B, C, L] forward's kernels start overlapping the kernel before them
+// on the stream (they wait for its end before touching memory): a forward
+// whose x is the y of the forward just before it, no synchronization between,
+// reads every element of it as written. The time tiles (rows of 1000, not a
+// power of two of vectors), the direct rows in a grid that overlaps (4096
+// blocks of 1024-timestep f32 rows), and one that does not (8192 blocks).
+TEST_CASE("causal conv1d forward reads the y of the forward launched just before it", "[gpu][causal_conv1d]") {
+  const Size sizes[] = {{8, 512, 1000}, {1, 4096, 1024}, {2, 4096, 1024}};
+  for (const Size &s : sizes) {
+    const int64_t B = s.batch, C = s.channels, L = s.length, W = 4, n = B * C * L;
+    CAPTURE(B, C, L);
+    std::mt19937_64 rng(B * 1000003 + L);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    std::vector<float> x(n), w(C * W), bias(C), y(n);
+    for (float &v : x) v = dist(rng);
+    for (float &v : w) v = dist(rng) / W;
+    for (float &v : bias) v = dist(rng);
+    // The reference: the forward twice, in double.
+    auto forward = [&](const std::vector<double> &in) {
+      std::vector<double> out(n);
+      for (int64_t r = 0; r < B * C; ++r)
+        for (int64_t t = 0; t < L; ++t) {
+          double z = bias[r % C];
+          for (int64_t k = 0; k < W; ++k) {
+            const int64_t u = t - (W - 1) + k;
+            if (u >= 0) z += double{w[r % C * W + k]} * in[r * L + u];
+          }
+          out[r * L + t] = z;
+        }
+      return out;
+    };
+    const std::vector<double> want = forward(forward(std::vector<double>(x.begin(), x.end())));
+    float *dx = nullptr, *dy = nullptr, *dz = nullptr, *dw = nullptr, *db = nullptr;
+    for (float **p : {&dx, &dy, &dz}) REQUIRE(cudaMalloc(reinterpret_cast<void **>(p), n * 4) == cudaSuccess);
+    REQUIRE(cudaMalloc(reinterpret_cast<void **>(&dw), C * W * 4) == cudaSuccess);
+    REQUIRE(cudaMalloc(reinterpret_cast<void **>(&db), C * 4) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dw, w.data(), C * W * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(db, bias.data(), C * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemset(dy, 0xFF, n * 4) == cudaSuccess);  // NaN poison
+    REQUIRE(cudaMemset(dz, 0xFF, n * 4) == cudaSuccess);
+    baracuda_causal_conv1d_desc_t d = BARACUDA_CAUSAL_CONV1D_DESC_INIT;
+    d.dtype = BARACUDA_DTYPE_F32, d.width = W, d.batch = B, d.channels = C, d.seq_len = L;
+    baracuda_plan_t plan = nullptr;
+    REQUIRE(baracuda_plan_select(&d.header, nullptr, &plan) == BARACUDA_STATUS_SUCCESS);
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    const int64_t xs[3] = {B, C, L}, ws[2] = {C, W}, bs[1] = {C};
+    auto run = [&](float *in, float *out) {
+      const baracuda_arg_t args[4] = {{BARACUDA_ARG_X, baracuda_tensor_contiguous(in, BARACUDA_DTYPE_F32, 3, xs)},
+                                      {BARACUDA_ARG_WEIGHT, baracuda_tensor_contiguous(dw, BARACUDA_DTYPE_F32, 2, ws)},
+                                      {BARACUDA_ARG_BIAS, baracuda_tensor_contiguous(db, BARACUDA_DTYPE_F32, 1, bs)},
+                                      {BARACUDA_ARG_Y, baracuda_tensor_contiguous(out, BARACUDA_DTYPE_F32, 3, xs)}};
+      return baracuda_plan_run(plan, args, 4, nullptr, 0, stream);
+    };
+    for (int rep = 0; rep < 3; ++rep) {  // (x -> y -> z, again: z's second write follows y's)
+      CHECK(run(dx, dy) == BARACUDA_STATUS_SUCCESS);
+      CHECK(run(dy, dz) == BARACUDA_STATUS_SUCCESS);
+    }
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    REQUIRE(cudaMemcpy(y.data(), dz, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    double err = 0, scale = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      err = std::max(err, std::fabs(y[i] - want[i]));  // (NaN: fabs is NaN, max keeps err; caught below)
+      scale = std::max(scale, std::fabs(want[i]));
+      if (std::isnan(y[i])) err = INFINITY;
+    }
+    CHECK(err <= 1e-5 * scale);
+    baracuda_plan_destroy(plan);
+    cudaStreamDestroy(stream);
+    for (float *p : {dx, dy, dz, dw, db}) cudaFree(p);
+  }
 }

@@ -14,7 +14,11 @@ correctness pass first. `mine:0,1,2`: tree mine's own forward (0) and its
 variants 1, 2. Checks before timing, on the first set: every side's y
 bit-equal to the baseline's ("bits"), else its error against float64; the
 baseline against float64 (problems up to 2^25 elements); Tri Dao's y within
-the tolerance."""
+the tolerance; a forward reading the y of the one just before it (launches
+overlapping) gives the bits it gives after a synchronization; after the
+timing, each side's graph replayed once more leaves set 0's y bit-equal to
+its single call's (calls back to back, launches overlapping, give the same
+y)."""
 import ctypes
 import math
 import os
@@ -37,10 +41,10 @@ CODE = {"bf16": 0, "f16": 2, "f32": 3, "f64": 4}
 TOLERANCE = {"bf16": 1e-2, "f16": 2e-3, "f32": 1e-5, "f64": 1e-12}
 ARGTYPES = ([ctypes.c_int] * 2 + [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 3 + [ctypes.c_int32] * 2 +
             [ctypes.c_int64] + [ctypes.c_void_p] * 3)
-# Rows named in the brief (behind Tri Dao's in session 19), for `list`.
-LIST = [("bf16", "cl", 1, 2048, 128, 4), ("bf16", "cl", 1, 2048, 512, 4), ("bf16", "cl", 1, 2048, 1024, 4),
-        ("bf16", "cl", 8, 2048, 128, 4), ("bf16", "ncl", 8, 768, 4096, 4), ("f16", "ncl", 8, 4096, 4096, 4),
-        ("f16", "ncl", 8, 4096, 4096, 3), ("bf16", "ncl", 1, 2048, 32768, 4)]
+# Rows named in the brief (behind Tri Dao's in session 20's grid, and their neighbours), for `list`.
+LIST = [("bf16", "ncl", 8, 768, 4096, 4), ("f16", "ncl", 8, 4096, 4096, 4), ("f16", "ncl", 8, 4096, 4096, 3),
+        ("bf16", "ncl", 1, 2048, 1024, 4), ("bf16", "ncl", 1, 2048, 32768, 4), ("bf16", "ncl", 8, 4096, 4096, 4),
+        ("bf16", "ncl", 1, 2048, 4096, 4), ("bf16", "ncl", 8, 768, 4096, 4, 2)]
 
 
 def make_x(dtype, layout, B, C, L):
@@ -152,13 +156,48 @@ def correctness(lib, trees, stop):
           f"{differ} not" + "".join(f"\n#   FAIL {f}" for f in fails[:25]), flush=True)
 
 
+def chained(lib, trees):
+    """A forward whose x is the y of the forward just before it on the stream (no synchronization between; the
+    launches may overlap): its y bit-equal to the same two calls with a synchronization between."""
+    shapes = [("bf16", 1, 2048, 1024), ("bf16", 1, 2048, 128), ("bf16", 8, 768, 4096), ("f16", 8, 512, 1000),
+              ("f32", 1, 4096, 1024), ("f32", 2, 4096, 1024)]
+    count, differ = 0, []
+    for dtype, B, C, L in shapes:
+        x = make_x(dtype, "ncl", B, C, L)
+        w = (torch.randn(C, 4, device="cuda") / 4).to(WDT[dtype])
+        b = torch.randn(C, device="cuda").to(WDT[dtype])
+        for name, variants in trees:
+            e = entry(lib, name, dtype)
+            if e is None:
+                continue
+            for v in variants:
+                outs = []
+                for sync in (False, True):
+                    y1, y2 = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
+                    torch.cuda.synchronize()
+                    rc = call(e, v, 1, x, w, b, y1, (B, C, L, 4, 0))
+                    if sync:
+                        torch.cuda.synchronize()
+                    rc = rc or call(e, v, 1, y1, w, b, y2, (B, C, L, 4, 0))
+                    torch.cuda.synchronize()
+                    outs.append(bits(y2).clone())
+                if rc == 3:
+                    continue
+                count += 1
+                if rc or not torch.equal(outs[0], outs[1]):
+                    differ.append(f"{name}:{v} {dtype} [{B},{C},{L}] rc {rc}")
+    print(f"# chained forwards: {count} pairs, {len(differ)} differing" + "".join(f"\n#   DIFF {d}" for d in differ[:10]),
+          flush=True)
+
+
 class Row:
-    def __init__(self, dtype, layout, B, C, L, W):
+    def __init__(self, dtype, layout, B, C, L, W, sets=None):
         self.spec = (dtype, layout, B, C, L, W)
-        self.name = f"{dtype} {layout} [{B},{C},{L}] W{W}"
+        self.name = f"{dtype} {layout} [{B},{C},{L}] W{W}" + (f" sets{sets}" if sets else "")
         self.dims = (B, C, L, W, 1 if layout == "cl" else 0)
         x_bytes = B * C * L * DT[dtype].itemsize
-        nsets = max(1, min(8, math.ceil(2 * L2_BYTES / (2 * x_bytes))))
+        # the grid's sets (its x, y and dx past L2), unless the row names its own
+        nsets = sets or max(1, min(8, math.ceil(2 * L2_BYTES / (3 * x_bytes))))
         self.calls = max(3, min(100, int(2e-3 * 3e12 / (2 * x_bytes) + 1)))
         self.sets = []
         for _ in range(nsets):
@@ -221,6 +260,12 @@ def time_row(r, sides, tridao, silu):
             e[k][1].record()
     torch.cuda.synchronize()
     med = [sorted(a.elapsed_time(b) * 1000 / r.calls for a, b in e)[REPLAYS // 2] for e in ev]
+    # Each side's graph once more: its calls back to back (launches overlapping) leave set 0's y as one call did.
+    for (name, _, v), g, y in zip(live, graphs, outs):
+        g.replay()
+        torch.cuda.synchronize()
+        if not torch.equal(bits(s0["y"]), bits(y)):
+            check += f"; {name}:{v} GRAPH Y DIFFERS"
     del graphs
     cols = " ".join(f"{n}:{v}={m:.2f}" for (n, _, v), m in zip(live, med[:len(live)]))
     td = ""
@@ -248,6 +293,7 @@ def main():
           f"(graph replay, median of {REPLAYS}); rows {spec}; trees {sys.argv[5:]}", flush=True)
     if spec.startswith("check+"):
         correctness(lib, trees, start + 14)
+        chained(lib, trees)
         spec = spec[len("check+"):]
     if spec.startswith("grid"):
         _, a, b = spec.split(":")
