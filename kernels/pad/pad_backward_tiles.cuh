@@ -168,6 +168,28 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
   async_copy_wait<0>();
 }
 
+// The 16 bytes of the slots from element `elem` on (any phase of the
+// element width), as PadTilesTraits::kSumWordLoads picks: 32-bit loads
+// (four, five where elements are narrower than a word) and funnel shifts,
+// the same instructions at every phase (a warp whose rows alternate phase
+// runs one path), or slot_vector's two aligned loads and a switch on the phase.
+template <int Bytes>
+__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem) {
+  if constexpr (!PadTilesTraits::kSumWordLoads) {
+    return slot_vector<Bytes>(slots, elem);
+  } else {
+    const int32_t byte = elem * Bytes;
+    const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
+    if constexpr (Bytes >= 4) {
+      return make_uint4(w[0], w[1], w[2], w[3]);
+    } else {
+      const uint32_t bits = (byte & 3) * 8, x4 = w[4];
+      return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
+                        __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
+    }
+  }
+}
+
 // The 16 bytes of dx a vector takes from the folded slots of two
 // one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
 __device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
@@ -293,6 +315,50 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       if (c < a || c >= b) return elems[column0(k0) + c];
       return cell_sum<T, M>(staged, k0, s_first[q + 1] - base, c, lo32, n32, m32);
     };
+    // dx row vr's vector at column c (inside the row).
+    auto row_vector = [&](int32_t vr, int32_t c) {
+      const int32_t at = s_single[vr];
+      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c);  // one source: its folded slot, shifted
+      // several: their sums in order, the columns outside [a, b) from the first slot
+      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
+      A acc[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
+      for (int32_t k = k0; k < k1; ++k) {
+        P x;
+        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
+      }
+      P y;
+#pragma unroll
+      for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
+      if (c < a || c + V > b) {
+        P x;
+        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c);
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+          if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
+      }
+      return y.vector;
+    };
+    if (PadTilesTraits::kSumRowLoops && tv.first == 0 && w % V == 0) {
+      // Rows of whole vectors, each on a 16-byte boundary: a thread keeps its
+      // column for the round and steps over rows, no division a vector.
+      const int32_t per_row = w / V;
+      if (per_row <= kThreads) {
+        const int32_t step = kThreads / per_row, lane = static_cast<int32_t>(threadIdx.x);
+        const int32_t c = lane % per_row * V;
+        for (int32_t vr = r0 + lane / per_row; lane < step * per_row && vr < r1; vr += step)
+          *reinterpret_cast<uint4 *>(out + vr * w + c) = row_vector(vr, c);
+      } else {
+        for (int32_t vr = r0; vr < r1; ++vr)
+          for (int32_t c = static_cast<int32_t>(threadIdx.x) * V; c < w; c += kThreads * V)
+            *reinterpret_cast<uint4 *>(out + vr * w + c) = row_vector(vr, c);
+      }
+      r0 = r1;
+      continue;
+    }
     // The vectors inside one row of the round (the others below).
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
@@ -307,33 +373,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       int32_t vr, c;
       tile_row_column(t, l0, vr, c);
       if (c + V > w || vr < r0 || vr >= r1) continue;
-      const int32_t at = s_single[vr];
-      if (at >= 0) {  // one source: its folded slot, shifted
-        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot, at + c);
-        continue;
-      }
-      // several: their sums in order, the columns outside [a, b) from the first slot
-      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
-      A acc[V];
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
-      for (int32_t k = k0; k < k1; ++k) {
-        P x;
-        x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
-#pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
-      }
-      P y;
-#pragma unroll
-      for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
-      if (c < a || c + V > b) {
-        P x;
-        x.vector = slot_vector<Bytes>(s.slot, column0(k0) + c);
-#pragma unroll
-        for (int e = 0; e < V; ++e)
-          if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
-      }
-      *reinterpret_cast<uint4 *>(out + l0) = y.vector;
+      *reinterpret_cast<uint4 *>(out + l0) = row_vector(vr, c);
     }
     // The vectors across a row's end (rows at least a vector wide): the one
     // holding the last cell of row q, for q from the row before the round
@@ -350,8 +390,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         // starts up to V - 1 elements before its column 0, inside the slots
         // (that row's slot follows this one's). Neither part is kept.
         const int32_t c = l0 - q * w;
-        *reinterpret_cast<uint4 *>(out + l0) = blend16(slot_vector<Bytes>(s.slot, s_single[q] + c),
-                                                       slot_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c),
+                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
                                                        (w - c) * Bytes);
         continue;
       }
