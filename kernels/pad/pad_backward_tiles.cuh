@@ -169,16 +169,16 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
 }
 
 // The 16 bytes of the slots from element `elem` on (any phase of the
-// element width), as PadTilesTraits::kSumWordLoads picks: 32-bit loads
-// (four, five where elements are narrower than a word) and funnel shifts,
-// the same instructions at every phase (a warp whose rows alternate phase
-// runs one path), or slot_vector's two aligned loads and a switch on the phase.
+// element width), by PadTilesTraits::kSumShiftedReads: 1, 32-bit loads (four,
+// five where elements are narrower than a word) and funnel shifts; 2, two
+// aligned 16-byte loads and word selects; either the same instructions at
+// every phase, so that a warp whose rows alternate phase runs one path; 0,
+// slot_vector's two aligned loads and a switch on the phase.
 template <int Bytes>
 __device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem) {
-  if constexpr (!PadTilesTraits::kSumWordLoads) {
-    return slot_vector<Bytes>(slots, elem);
-  } else {
-    const int32_t byte = elem * Bytes;
+  constexpr int kReads = PadTilesTraits::kSumShiftedReads;
+  const int32_t byte = elem * Bytes;
+  if constexpr (kReads == 1) {
     const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
     if constexpr (Bytes >= 4) {
       return make_uint4(w[0], w[1], w[2], w[3]);
@@ -187,6 +187,22 @@ __device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem)
       return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
                         __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
     }
+  } else if constexpr (kReads == 2) {
+    const uint4 *at = slots + (byte >> 4);
+    const uint4 lo = at[0], hi = at[1];
+    const int32_t shift = byte & 15;
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    uint32_t y[7], x[5];
+#pragma unroll
+    for (int i = 0; i < 7; ++i) y[i] = shift & 4 ? w[i + 1] : w[i];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) x[i] = shift & 8 ? y[i + 2] : y[i];
+    if constexpr (Bytes >= 4) return make_uint4(x[0], x[1], x[2], x[3]);
+    const uint32_t bits = (shift & 3) * 8;
+    return make_uint4(__funnelshift_r(x[0], x[1], bits), __funnelshift_r(x[1], x[2], bits),
+                      __funnelshift_r(x[2], x[3], bits), __funnelshift_r(x[3], x[4], bits));
+  } else {
+    return slot_vector<Bytes>(slots, elem);
   }
 }
 

@@ -62,12 +62,13 @@ struct PadTilesTraits {
   // 16-bit rank 5 level to 4 behind (odd rows), and the translation unit's
   // compile a quarter shorter (the build's budget).
   static constexpr int kSumMinBlocks = 5;
-  // The backward's shifted reads of its slots as 32-bit shared loads
-  // (pad_backward_tiles.cuh, staged_vector).
-  static constexpr bool kSumWordLoads = false;
+  // How the backward reads a shifted 16 bytes of its slots
+  // (pad_backward_tiles.cuh, staged_vector): 0 a switch on the phase, 1
+  // 32-bit shared loads, 2 word selects.
+  static constexpr int kSumShiftedReads = 1;
   // The backward's rows of whole 16-byte vectors written by a thread a
   // column, stepping rows (pad_backward_tiles.cuh).
-  static constexpr bool kSumRowLoops = false;
+  static constexpr bool kSumRowLoops = true;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
@@ -84,7 +85,7 @@ struct PadTilesTraits {
   static constexpr int64_t kSumBandBytes = 16;
   // Replicate's band counts its pad columns (each summed into an edge cell)
   // where neither edge has this many copies (0: its two edge columns).
-  static constexpr int64_t kSumReplicateEdgeCopies = 0;
+  static constexpr int64_t kSumReplicateEdgeCopies = 16;
 };
 
 }  // namespace baracuda::kernels
