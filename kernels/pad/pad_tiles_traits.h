@@ -66,9 +66,11 @@ struct PadTilesTraits {
   // (pad_backward_tiles.cuh, staged_vector): 0 a switch on the phase, 1
   // 32-bit shared loads, 2 word selects.
   static constexpr int kSumShiftedReads = 1;
-  // The backward's rows of whole 16-byte vectors written by a thread a
-  // column, stepping rows (pad_backward_tiles.cuh).
-  static constexpr bool kSumRowLoops = true;
+  // The backward's vectors inside a row (pad_backward_tiles.cuh): 0 a row
+  // and column by a division each; 1 rows of whole 16-byte vectors written by
+  // a thread a column, stepping rows; 2 every row, a thread's row and column
+  // carried from step to step.
+  static constexpr int kSumRowLoops = 1;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
