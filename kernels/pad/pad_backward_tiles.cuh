@@ -167,40 +167,22 @@ __device__ __forceinline__ void stage_slots(const RowTiles &t, int32_t n, const 
 }
 
 // The 16 bytes of the slots from element `elem` on (any phase of the
-// element width), by PadTilesTraits::kSumShiftedReads: 1, 32-bit loads (four,
-// five where elements are narrower than a word) and funnel shifts; 2, two
-// aligned 16-byte loads and word selects; either the same instructions at
-// every phase, so that a warp whose rows alternate phase runs one path; 0,
-// slot_vector's two aligned loads and a switch on the phase.
+// element width). By 32-bit loads (four, five where elements are narrower
+// than a word) and funnel shifts where `words`: the same instructions at
+// every phase, so that a warp whose rows alternate phase runs one path, at
+// the cost of 4-way bank conflicts; else slot_vector's two aligned loads
+// and a switch on the phase (PadTilesTraits::kSumWordReadRowBytes).
 template <int Bytes>
-__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem) {
-  constexpr int kReads = PadTilesTraits::kSumShiftedReads;
+__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem, bool words) {
+  if (!words) return slot_vector<Bytes>(slots, elem);
   const int32_t byte = elem * Bytes;
-  if constexpr (kReads == 1) {
-    const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
-    if constexpr (Bytes >= 4) {
-      return make_uint4(w[0], w[1], w[2], w[3]);
-    } else {
-      const uint32_t bits = (byte & 3) * 8, x4 = w[4];
-      return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
-                        __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
-    }
-  } else if constexpr (kReads == 2) {
-    const uint4 *at = slots + (byte >> 4);
-    const uint4 lo = at[0], hi = at[1];
-    const int32_t shift = byte & 15;
-    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    uint32_t y[7], x[5];
-#pragma unroll
-    for (int i = 0; i < 7; ++i) y[i] = shift & 4 ? w[i + 1] : w[i];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) x[i] = shift & 8 ? y[i + 2] : y[i];
-    if constexpr (Bytes >= 4) return make_uint4(x[0], x[1], x[2], x[3]);
-    const uint32_t bits = (shift & 3) * 8;
-    return make_uint4(__funnelshift_r(x[0], x[1], bits), __funnelshift_r(x[1], x[2], bits),
-                      __funnelshift_r(x[2], x[3], bits), __funnelshift_r(x[3], x[4], bits));
+  const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
+  if constexpr (Bytes >= 4) {
+    return make_uint4(w[0], w[1], w[2], w[3]);
   } else {
-    return slot_vector<Bytes>(slots, elem);
+    const uint32_t bits = (byte & 3) * 8, x4 = w[4];
+    return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
+                      __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
   }
 }
 
@@ -268,6 +250,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
   const int32_t w = t.width, band = a + w - b;
+  const bool words = w * Bytes <= PadTilesTraits::kSumWordReadRowBytes;
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   // Where slot k's row has dx column 0 (its own copy of it), in elements.
@@ -337,7 +320,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     // dx row vr's vector at column c (inside the row).
     auto row_vector = [&](int32_t vr, int32_t c) {
       const int32_t at = s_single[vr];
-      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c);  // one source: its folded slot, shifted
+      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c, words);  // one source: its folded slot, shifted
       // several: their sums in order, the columns outside [a, b) from the first slot
       const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
       A acc[V];
@@ -345,7 +328,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
       for (int32_t k = k0; k < k1; ++k) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
+        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32, words);
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -354,33 +337,14 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       if (c < a || c + V > b) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c);
+        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c, words);
 #pragma unroll
         for (int e = 0; e < V; ++e)
           if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
       }
       return y.vector;
     };
-    if (PadTilesTraits::kSumRowLoops == 2 && w >= V) {
-      // The vectors inside one row of the round (the others below), a thread
-      // stepping kThreads vectors at a time with its row and column carried
-      // along (no division a vector): a step is drow rows and dc columns.
-      constexpr int32_t kStep = kThreads * V;
-      const int32_t drow = kStep / w, dc = kStep - drow * w;
-      int32_t l0 = tv.first + static_cast<int32_t>(threadIdx.x) * V, vr, c;
-      if (l0 < 0) {  // the vector before the tile's first row: across a row end
-        vr = -1;
-        c = l0 + w;
-      } else {
-        tile_row_column(t, l0, vr, c);
-      }
-      for (; vr < r1 && l0 < tv.span; l0 += kStep) {
-        if (vr >= r0 && c + V <= w) *reinterpret_cast<uint4 *>(out + l0) = row_vector(vr, c);
-        c += dc;
-        vr += drow;
-        if (c >= w) c -= w, ++vr;
-      }
-    } else if (PadTilesTraits::kSumRowLoops == 1 && tv.first == 0 && w % V == 0) {
+    if (tv.first == 0 && w % V == 0) {
       // Rows of whole vectors, each on a 16-byte boundary: a thread keeps its
       // column for the round and steps over rows, no division a vector.
       const int32_t per_row = w / V;
@@ -398,7 +362,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       }
       r0 = r1;
       continue;
-    } else
+    }
     // The vectors inside one row of the round (the others below).
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
@@ -430,8 +394,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         // starts up to V - 1 elements before its column 0, inside the slots
         // (that row's slot follows this one's). Neither part is kept.
         const int32_t c = l0 - q * w;
-        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c),
-                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c, words),
+                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w, words),
                                                        (w - c) * Bytes);
         continue;
       }

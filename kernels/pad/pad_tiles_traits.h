@@ -62,15 +62,13 @@ struct PadTilesTraits {
   // 16-bit rank 5 level to 4 behind (odd rows), and the translation unit's
   // compile a quarter shorter (the build's budget).
   static constexpr int kSumMinBlocks = 5;
-  // How the backward reads a shifted 16 bytes of its slots
-  // (pad_backward_tiles.cuh, staged_vector): 0 a switch on the phase, 1
-  // 32-bit shared loads, 2 word selects.
-  static constexpr int kSumShiftedReads = 1;
-  // The backward's vectors inside a row (pad_backward_tiles.cuh): 0 a row
-  // and column by a division each; 1 rows of whole 16-byte vectors written by
-  // a thread a column, stepping rows; 2 every row, a thread's row and column
-  // carried from step to step.
-  static constexpr int kSumRowLoops = 1;
+  // The backward reads a shifted 16 bytes of its slots by 32-bit loads
+  // where dx rows are at most this long, else by two aligned 16-byte loads
+  // and a switch on the phase (pad_backward_tiles.cuh, staged_vector).
+  // Session 21 (H200): 32-bit loads took the rank-5 rows (256-512 bytes,
+  // whose dy rows' phases alternate) 3-7 points of copy ahead, and 16-bit
+  // rows of 1 KiB and more 1-2 behind (one phase a tile, 4-way bank conflicts).
+  static constexpr int64_t kSumWordReadRowBytes = 512;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner

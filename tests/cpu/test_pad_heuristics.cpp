@@ -45,6 +45,14 @@ RowsProblem pad_backward(std::vector<int64_t> x, std::vector<int64_t> lo, std::v
   return p;
 }
 
+// p with 16-byte aligned pointers (the heuristics read only their alignment).
+RowsProblem with_aligned_buffers(RowsProblem p) {
+  alignas(16) static unsigned char out[64], in[64];
+  p.out = out;
+  p.in = in;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("gather heuristics: the mirror walk takes one padded outer axis of at most two copies",
@@ -420,12 +428,7 @@ TEST_CASE("slot tiles: shared memory padded to a number of blocks an SM", "[heur
 
 TEST_CASE("row tiles heuristics: replicate's band weighed by its pad columns", "[heuristics][pad]") {
   using namespace baracuda::kernels;
-  alignas(16) static unsigned char out[64], in[64];
-  auto at = [&](RowsProblem p) {
-    p.out = out;
-    p.in = in;
-    return p;
-  };
+  auto at = with_aligned_buffers;
   constexpr int64_t kEdge = PadTilesTraits::kSumReplicateEdgeCopies;
   static_assert(kEdge > 5, "the cases below pad by up to 5 and kEdge - 1");
   // Replicate sums every pad column into its two edge cells: its band weighs as its pad columns...
