@@ -174,7 +174,7 @@ __device__ __forceinline__ void stage_slots(const RowTiles &t, int32_t n, const 
 // and a switch on the phase (PadTilesTraits::kSumWordReadRowBytes).
 template <int Bytes>
 __device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem, bool words) {
-  if (!words) return slot_vector<Bytes>(slots, elem);
+  if (Bytes > 4 || !words) return slot_vector<Bytes>(slots, elem);  // f64: no rows measured
   const int32_t byte = elem * Bytes;
   const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
   if constexpr (Bytes >= 4) {
@@ -345,20 +345,18 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       return y.vector;
     };
     if (tv.first == 0 && w % V == 0) {
-      // Rows of whole vectors, each on a 16-byte boundary: a thread keeps its
-      // column for the round and steps over rows, no division a vector.
-      const int32_t per_row = w / V;
-      if (per_row <= kThreads) {
-        const int32_t step = kThreads / per_row, lane = static_cast<int32_t>(threadIdx.x);
-        const int32_t c = lane % per_row * V;
-        int32_t vr = r0 + lane / per_row;
-        T *o = out + vr * w + c;
-        for (; lane < step * per_row && vr < r1; vr += step, o += step * w)
-          *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
-      } else {
-        for (int32_t vr = r0; vr < r1; ++vr)
-          for (int32_t c = static_cast<int32_t>(threadIdx.x) * V; c < w; c += kThreads * V)
-            *reinterpret_cast<uint4 *>(out + vr * w + c) = row_vector(vr, c);
+      // Rows of whole vectors, each on a 16-byte boundary: a thread steps
+      // kThreads vectors at a time with its row and column carried along
+      // (drow rows and dc columns a step), no division a vector.
+      constexpr int32_t kStep = kThreads * V;
+      const int32_t drow = kStep / w, dc = kStep - drow * w;
+      const int32_t l = static_cast<int32_t>(threadIdx.x) * V + r0 * w;
+      int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
+      for (T *o = out + l; vr < r1; o += kStep) {
+        *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+        c += dc;
+        vr += drow;
+        if (c >= w) c -= w, ++vr;
       }
       r0 = r1;
       continue;
