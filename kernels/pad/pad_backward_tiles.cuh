@@ -167,14 +167,14 @@ __device__ __forceinline__ void stage_slots(const RowTiles &t, int32_t n, const 
 }
 
 // The 16 bytes of the slots from element `elem` on (any phase of the
-// element width). By 32-bit loads (four, five where elements are narrower
-// than a word) and funnel shifts where `words`: the same instructions at
-// every phase, so that a warp whose rows alternate phase runs one path, at
-// the cost of 4-way bank conflicts; else slot_vector's two aligned loads
-// and a switch on the phase (PadTilesTraits::kSumWordReadRowBytes).
+// element width): 32-bit loads (four, five where elements are narrower than
+// a word) and funnel shifts, the same instructions at every phase, so that a
+// warp whose rows alternate phase (rank 5's dy rows of 264 bytes) runs one
+// path. Session 21 (H200): 3-7 points of copy ahead of two aligned 16-byte
+// loads and a switch on the phase on the rank-5 rows despite 4-way bank
+// conflicts, 1-2 behind on some 16-bit rows of 1 KiB and more (one phase).
 template <int Bytes>
-__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem, bool words) {
-  if (Bytes > 4 || !words) return slot_vector<Bytes>(slots, elem);  // f64: no rows measured
+__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem) {
   const int32_t byte = elem * Bytes;
   const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
   if constexpr (Bytes >= 4) {
@@ -250,7 +250,6 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
   const int32_t w = t.width, band = a + w - b;
-  const bool words = w * Bytes <= PadTilesTraits::kSumWordReadRowBytes;
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   // Where slot k's row has dx column 0 (its own copy of it), in elements.
@@ -320,7 +319,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     // dx row vr's vector at column c (inside the row).
     auto row_vector = [&](int32_t vr, int32_t c) {
       const int32_t at = s_single[vr];
-      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c, words);  // one source: its folded slot, shifted
+      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c);  // one source: its folded slot, shifted
       // several: their sums in order, the columns outside [a, b) from the first slot
       const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
       A acc[V];
@@ -328,7 +327,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
       for (int32_t k = k0; k < k1; ++k) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32, words);
+        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -337,7 +336,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       if (c < a || c + V > b) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c, words);
+        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c);
 #pragma unroll
         for (int e = 0; e < V; ++e)
           if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
@@ -345,18 +344,20 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       return y.vector;
     };
     if (tv.first == 0 && w % V == 0) {
-      // Rows of whole vectors, each on a 16-byte boundary: a thread steps
-      // kThreads vectors at a time with its row and column carried along
-      // (drow rows and dc columns a step), no division a vector.
-      constexpr int32_t kStep = kThreads * V;
-      const int32_t drow = kStep / w, dc = kStep - drow * w;
-      const int32_t l = static_cast<int32_t>(threadIdx.x) * V + r0 * w;
-      int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
-      for (T *o = out + l; vr < r1; o += kStep) {
-        *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
-        c += dc;
-        vr += drow;
-        if (c >= w) c -= w, ++vr;
+      // Rows of whole vectors, each on a 16-byte boundary: a thread keeps its
+      // column for the round and steps over rows, no division a vector.
+      const int32_t per_row = w / V;
+      if (per_row <= kThreads) {
+        const int32_t step = kThreads / per_row, lane = static_cast<int32_t>(threadIdx.x);
+        const int32_t c = lane % per_row * V;
+        int32_t vr = r0 + lane / per_row;
+        T *o = out + vr * w + c;
+        for (; lane < step * per_row && vr < r1; vr += step, o += step * w)
+          *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+      } else {
+        for (int32_t vr = r0; vr < r1; ++vr)
+          for (int32_t c = static_cast<int32_t>(threadIdx.x) * V; c < w; c += kThreads * V)
+            *reinterpret_cast<uint4 *>(out + vr * w + c) = row_vector(vr, c);
       }
       r0 = r1;
       continue;
@@ -392,8 +393,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         // starts up to V - 1 elements before its column 0, inside the slots
         // (that row's slot follows this one's). Neither part is kept.
         const int32_t c = l0 - q * w;
-        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c, words),
-                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w, words),
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c),
+                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
                                                        (w - c) * Bytes);
         continue;
       }

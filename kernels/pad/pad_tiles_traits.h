@@ -62,13 +62,6 @@ struct PadTilesTraits {
   // 16-bit rank 5 level to 4 behind (odd rows), and the translation unit's
   // compile a quarter shorter (the build's budget).
   static constexpr int kSumMinBlocks = 5;
-  // The backward reads a shifted 16 bytes of its slots by 32-bit loads
-  // where dx rows are at most this long, else by two aligned 16-byte loads
-  // and a switch on the phase (pad_backward_tiles.cuh, staged_vector).
-  // Session 21 (H200): 32-bit loads took the rank-5 rows (256-512 bytes,
-  // whose dy rows' phases alternate) 3-7 points of copy ahead, and 16-bit
-  // rows of 1 KiB and more 1-2 behind (one phase a tile, 4-way bank conflicts).
-  static constexpr int64_t kSumWordReadRowBytes = 512;
   // The longest dx and dy rows the backward's tiles take (session 16: rows
   // of 8 to 32 KiB ran at 54-85% of copy in layered tiles against 74-93% on
   // the passes), and the longest where the row's columns of several inner
