@@ -138,17 +138,17 @@ __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k
 
 // Stages the first n slots as set_slot_copies set them, slot k from the
 // whole vectors of its space that phase[k] skips on (a slot may start a
-// vector late: the kernel's list(), which also stages the windows at dy's
-// two ends, copies -1). Consecutive threads copy consecutive
+// vector late: the kernel's list()). Consecutive threads copy consecutive
 // vectors of a slot; where a slot has no more vectors than the block has
 // threads, a thread copies one vector position of a slot for slot after
 // slot (no division a copy).
 template <int Bytes>
-__device__ __forceinline__ void stage_slots(const RowTiles &t, int32_t n, const TileSlots &s, const int32_t *phase) {
+__device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, const TileSlots &s,
+                                            const int32_t *phase) {
   const int32_t sv = t.slot_vectors;
-  auto copy = [&](int32_t k, int32_t v) {  // windows at dy's ends (copies -1) are the listing's
-    if (v < s.copies[k])
-      async_copy16(s.slot + k * sv + (phase[k] * Bytes >> 4) + v, reinterpret_cast<const void *>(s.from[k] + 16 * v));
+  auto to = [&](int32_t k, int32_t v) { return s.slot + k * sv + (phase[k] * Bytes >> 4) + v; };
+  auto copy = [&](int32_t k, int32_t v) {  // windows at dy's ends (copies -1) below
+    if (v < s.copies[k]) async_copy16(to(k, v), reinterpret_cast<const void *>(s.from[k] + 16 * v));
   };
   const int32_t t0 = static_cast<int32_t>(threadIdx.x), threads = static_cast<int32_t>(blockDim.x);
   if (sv > threads) {
@@ -162,6 +162,11 @@ __device__ __forceinline__ void stage_slots(const RowTiles &t, int32_t n, const 
     const int32_t k0 = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(t0), t.slot_div)), v = t0 - k0 * sv;
     for (int32_t k = t0 < lanes ? k0 : n; k < n; k += step) copy(k, v);
   }
+  // A window at dy's two ends (a block or two of the grid) by a thread each,
+  // so that the copies above take no branch for it.
+  for (int32_t k = t0; k < n; k += threads)
+    if (s.copies[k] < 0)
+      for (int32_t v = 0; v < sv; ++v) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to(k, v));
   async_copy_commit();
   async_copy_wait<0>();
 }
@@ -263,11 +268,6 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(source) * Bytes;
     const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(s.slot + k * t.slot_vectors)) >> 4) & 1u;
     phase[k] = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
-    // A window at dy's two ends (a block or two of the grid): staged here,
-    // so that stage_slots's copies take no branch for it.
-    if (s.copies[k] < 0)
-      for (int32_t v = 0; v < t.slot_vectors; ++v)
-        stage_window_end_vector<Bytes>(p.in, t, s.from[k], v, s.slot + k * t.slot_vectors + late + v);
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     if (r0 > 0) __syncthreads();        // the last round's slots read
@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
                                  f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_slots<Bytes>(t, listed, s, phase);
+    stage_slots<Bytes>(p.in, t, listed, s, phase);
     __syncthreads();
 
     // The columns outside [a, b), summed into each row's first slot.
@@ -344,20 +344,18 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       return y.vector;
     };
     if (tv.first == 0 && w % V == 0) {
-      // Rows of whole vectors, each on a 16-byte boundary: a thread keeps its
-      // column for the round and steps over rows, no division a vector.
-      const int32_t per_row = w / V;
-      if (per_row <= kThreads) {
-        const int32_t step = kThreads / per_row, lane = static_cast<int32_t>(threadIdx.x);
-        const int32_t c = lane % per_row * V;
-        int32_t vr = r0 + lane / per_row;
-        T *o = out + vr * w + c;
-        for (; lane < step * per_row && vr < r1; vr += step, o += step * w)
-          *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
-      } else {
-        for (int32_t vr = r0; vr < r1; ++vr)
-          for (int32_t c = static_cast<int32_t>(threadIdx.x) * V; c < w; c += kThreads * V)
-            *reinterpret_cast<uint4 *>(out + vr * w + c) = row_vector(vr, c);
+      // Rows of whole vectors, each on a 16-byte boundary: a thread steps
+      // kThreads vectors at a time with its row and column carried along
+      // (drow rows and dc columns a step), no division a vector.
+      constexpr int32_t kStep = kThreads * V;
+      const int32_t drow = kStep / w, dc = kStep - drow * w;
+      const int32_t l = static_cast<int32_t>(threadIdx.x) * V + r0 * w;
+      int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
+      for (T *o = out + l; vr < r1; o += kStep) {
+        *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+        c += dc;
+        vr += drow;
+        if (c >= w) c -= w, ++vr;
       }
       r0 = r1;
       continue;
