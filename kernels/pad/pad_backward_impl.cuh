@@ -213,8 +213,8 @@ int launch_pad_backward(const RowsProblem &p, cudaStream_t stream) {
   widest_range(complement(summed[inner], width), single_begin, single_end);
   SumTiles tiles;
   if (width <= INT32_MAX &&
-      pad_backward_takes_tiles(p, sizeof(T), pad_backward_max_sources<M>(p, kMaxTileSmemBytes), summed[inner].size(),
-                               tiles)) {
+      pad_backward_takes_tiles(p, sizeof(T), pad_backward_max_sources<M>(p, kMaxTileSmemBytes),
+                               sum_band_columns<M>(p, summed[inner].size()), tiles)) {
     const int32_t a = static_cast<int32_t>(single_begin);  // short rows, any size
     return launch_pad_backward_tiles<T, M>(p, tiles, a, single_end > single_begin ? static_cast<int32_t>(single_end) : a,
                                            stream);

@@ -146,11 +146,9 @@ template <int Bytes>
 __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, const TileSlots &s,
                                             const int32_t *phase) {
   const int32_t sv = t.slot_vectors;
-  auto copy = [&](int32_t k, int32_t v) {
-    const int32_t copies = s.copies[k];
-    uint4 *to = s.slot + k * sv + (phase[k] * Bytes >> 4) + v;
-    if (v < copies) async_copy16(to, reinterpret_cast<const void *>(s.from[k] + 16 * v));
-    if (copies < 0) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to);
+  auto to = [&](int32_t k, int32_t v) { return s.slot + k * sv + (phase[k] * Bytes >> 4) + v; };
+  auto copy = [&](int32_t k, int32_t v) {  // windows at dy's ends (copies -1) below
+    if (v < s.copies[k]) async_copy16(to(k, v), reinterpret_cast<const void *>(s.from[k] + 16 * v));
   };
   const int32_t t0 = static_cast<int32_t>(threadIdx.x), threads = static_cast<int32_t>(blockDim.x);
   if (sv > threads) {
@@ -164,8 +162,33 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
     const int32_t k0 = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(t0), t.slot_div)), v = t0 - k0 * sv;
     for (int32_t k = t0 < lanes ? k0 : n; k < n; k += step) copy(k, v);
   }
+  // A window at dy's two ends (a block or two of the grid) by a thread each,
+  // so that the copies above take no branch for it.
+  for (int32_t k = t0; k < n; k += threads)
+    if (s.copies[k] < 0)
+      for (int32_t v = 0; v < sv; ++v) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to(k, v));
   async_copy_commit();
   async_copy_wait<0>();
+}
+
+// The 16 bytes of the slots from element `elem` on (any phase of the
+// element width): 32-bit loads (four, five where elements are narrower than
+// a word) and funnel shifts, the same instructions at every phase, so that a
+// warp whose rows alternate phase (rank 5's dy rows of 264 bytes) runs one
+// path. Session 21 (H200): 3-7 points of copy ahead of two aligned 16-byte
+// loads and a switch on the phase on the rank-5 rows despite 4-way bank
+// conflicts, 1-2 behind on some 16-bit rows of 1 KiB and more (one phase).
+template <int Bytes>
+__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem) {
+  const int32_t byte = elem * Bytes;
+  const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
+  if constexpr (Bytes >= 4) {
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  } else {
+    const uint32_t bits = (byte & 3) * 8, x4 = w[4];
+    return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
+                      __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
+  }
 }
 
 // The 16 bytes of dx a vector takes from the folded slots of two
@@ -293,6 +316,50 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       if (c < a || c >= b) return elems[column0(k0) + c];
       return cell_sum<T, M>(staged, k0, s_first[q + 1] - base, c, lo32, n32, m32);
     };
+    // dx row vr's vector at column c (inside the row).
+    auto row_vector = [&](int32_t vr, int32_t c) {
+      const int32_t at = s_single[vr];
+      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c);  // one source: its folded slot, shifted
+      // several: their sums in order, the columns outside [a, b) from the first slot
+      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
+      A acc[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
+      for (int32_t k = k0; k < k1; ++k) {
+        P x;
+        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
+      }
+      P y;
+#pragma unroll
+      for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
+      if (c < a || c + V > b) {
+        P x;
+        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c);
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+          if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
+      }
+      return y.vector;
+    };
+    if (tv.first == 0 && w % V == 0) {
+      // Rows of whole vectors, each on a 16-byte boundary: a thread steps
+      // kThreads vectors at a time with its row and column carried along
+      // (drow rows and dc columns a step), no division a vector.
+      constexpr int32_t kStep = kThreads * V;
+      const int32_t drow = kStep / w, dc = kStep - drow * w;
+      const int32_t l = static_cast<int32_t>(threadIdx.x) * V + r0 * w;
+      int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
+      for (T *o = out + l; vr < r1; o += kStep) {
+        *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+        c += dc;
+        vr += drow;
+        if (c >= w) c -= w, ++vr;
+      }
+      r0 = r1;
+      continue;
+    }
     // The vectors inside one row of the round (the others below).
     for (int32_t v = threadIdx.x; v < tv.count; v += kThreads) {
       const int32_t l0 = tv.first + v * V;
@@ -307,33 +374,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       int32_t vr, c;
       tile_row_column(t, l0, vr, c);
       if (c + V > w || vr < r0 || vr >= r1) continue;
-      const int32_t at = s_single[vr];
-      if (at >= 0) {  // one source: its folded slot, shifted
-        *reinterpret_cast<uint4 *>(out + l0) = slot_vector<Bytes>(s.slot, at + c);
-        continue;
-      }
-      // several: their sums in order, the columns outside [a, b) from the first slot
-      const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
-      A acc[V];
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
-      for (int32_t k = k0; k < k1; ++k) {
-        P x;
-        x.vector = slot_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
-#pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
-      }
-      P y;
-#pragma unroll
-      for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
-      if (c < a || c + V > b) {
-        P x;
-        x.vector = slot_vector<Bytes>(s.slot, column0(k0) + c);
-#pragma unroll
-        for (int e = 0; e < V; ++e)
-          if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
-      }
-      *reinterpret_cast<uint4 *>(out + l0) = y.vector;
+      *reinterpret_cast<uint4 *>(out + l0) = row_vector(vr, c);
     }
     // The vectors across a row's end (rows at least a vector wide): the one
     // holding the last cell of row q, for q from the row before the round
@@ -350,8 +391,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         // starts up to V - 1 elements before its column 0, inside the slots
         // (that row's slot follows this one's). Neither part is kept.
         const int32_t c = l0 - q * w;
-        *reinterpret_cast<uint4 *>(out + l0) = blend16(slot_vector<Bytes>(s.slot, s_single[q] + c),
-                                                       slot_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c),
+                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
                                                        (w - c) * Bytes);
         continue;
       }

@@ -162,6 +162,21 @@ struct SumTiles {
   int32_t slots;
 };
 
+// The band's weight for pad_backward_takes_tiles: how many dx columns of a
+// row have several inner sources (`columns`), but for replicate, whose two
+// edge columns sum every pad column, the pad columns, where no edge has
+// PadTilesTraits::kSumReplicateEdgeCopies copies or more (a thread sums
+// each edge cell of a tile).
+template <IndexMap M>
+int64_t sum_band_columns(const RowsProblem &p, int64_t columns) {
+  if constexpr (M == IndexMap::Replicate) {
+    const int inner = p.rank - 1;
+    const int64_t lo = p.pad_low[inner], hi = p.in_extent[inner] - p.out_extent[inner] - lo;
+    if (lo < PadTilesTraits::kSumReplicateEdgeCopies && hi < PadTilesTraits::kSumReplicateEdgeCopies) return lo + hi;
+  }
+  return columns;
+}
+
 // A pad backward (out = dx, in = dy) in tiles of about
 // PadTilesTraits::kSumTileBytes of dx, at most one row a thread, each dy row
 // staged whole; max_sources: the most dy rows any dx row has (what one round

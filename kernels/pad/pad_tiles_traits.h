@@ -85,6 +85,9 @@ struct PadTilesTraits {
   static constexpr int64_t kMaxSumRowBytes = 4096;
   static constexpr int64_t kMaxBandSumRowBytes = 36864;
   static constexpr int64_t kSumBandBytes = 16;
+  // Replicate's band counts its pad columns (each summed into an edge cell)
+  // where neither edge has this many copies (0: its two edge columns).
+  static constexpr int64_t kSumReplicateEdgeCopies = 16;
 };
 
 }  // namespace baracuda::kernels

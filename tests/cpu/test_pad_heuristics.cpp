@@ -45,6 +45,14 @@ RowsProblem pad_backward(std::vector<int64_t> x, std::vector<int64_t> lo, std::v
   return p;
 }
 
+// p with 16-byte aligned pointers (the heuristics read only their alignment).
+RowsProblem with_aligned_buffers(RowsProblem p) {
+  alignas(16) static unsigned char out[64], in[64];
+  p.out = out;
+  p.in = in;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("gather heuristics: the mirror walk takes one padded outer axis of at most two copies",
@@ -441,4 +449,30 @@ TEST_CASE("slot tiles: shared memory padded to a number of blocks an SM", "[heur
       }
   // The H200's 6 blocks of the grid's 16-bit rank-5 tiles.
   CHECK(smem_for_blocks_per_sm(20339, 233472, 1024, 6) == 233472 / 7 - 1024 + 1);
+}
+
+TEST_CASE("row tiles heuristics: replicate's band weighed by its pad columns", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  auto at = with_aligned_buffers;
+  constexpr int64_t kEdge = PadTilesTraits::kSumReplicateEdgeCopies;
+  static_assert(kEdge > 5, "the cases below pad by up to 5 and kEdge - 1");
+  // Replicate sums every pad column into its two edge cells: its band weighs as its pad columns...
+  const RowsProblem r35 = at(pad_backward({16384, 8192}, {0, 3}, {0, 5}, IndexMap::Replicate));
+  CHECK(sum_band_columns<IndexMap::Replicate>(r35, 2) == 8);
+  CHECK(sum_band_columns<IndexMap::Replicate>(
+            at(pad_backward({16, 64}, {0, kEdge - 1}, {0, kEdge - 1}, IndexMap::Replicate)), 2) == 2 * kEdge - 2);
+  // ...but where an edge has kEdge copies or more (a thread sums each edge cell): its two columns.
+  CHECK(sum_band_columns<IndexMap::Replicate>(at(pad_backward({16, 64}, {0, kEdge}, {0, 1}, IndexMap::Replicate)),
+                                              2) == 2);
+  CHECK(sum_band_columns<IndexMap::Replicate>(at(pad_backward({16, 64}, {0, 1}, {0, kEdge}, IndexMap::Replicate)),
+                                              2) == 2);
+  // Reflect and circular: the columns of several sources, as given.
+  CHECK(sum_band_columns<IndexMap::Reflect>(at(pad_backward({16384, 8192}, {0, 3}, {0, 5}, IndexMap::Reflect)), 8) ==
+        8);
+  CHECK(sum_band_columns<IndexMap::Circular>(at(pad_backward({16384, 8192}, {0, 3}, {0, 5}, IndexMap::Circular)), 8) ==
+        8);
+  // 16-bit rows of 8192 padded by 3 and 5 then take tiles (a band of kSumBandBytes), by two columns they do not.
+  SumTiles st;
+  CHECK(pad_backward_takes_tiles(r35, 2, 1, sum_band_columns<IndexMap::Replicate>(r35, 2), st));
+  CHECK_FALSE(pad_backward_takes_tiles(r35, 2, 1, 2, st));
 }
