@@ -76,7 +76,8 @@ inline int launch_overlapping_args(const void *kernel, dim3 grid, cudaStream_t s
 // tiles and the register-fed rows 3.5-8% at B 1, the channel tiles 15-29%
 // everywhere with SEQ_IDX: session 20, bench/NOTES.md.) The time tiles, and
 // the direct rows where launch.overlap says, start overlapping the kernel
-// before them on the stream: they wait for its end before their first access
+// before them on the stream (and the channel box: its small problems gained
+// 1.2x in session 21's probe): they wait for its end before their first access
 // to memory, so that their launch, not their work, overlaps its last blocks
 // (conv1d_traits.h, kDirectRowsOverlapMaxBlocks).
 template <class T, class Wt, int W>
@@ -104,15 +105,20 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
     }
     if (launch.kernel == Conv1dKernel::StagedChannelBox) {
       if constexpr (W <= Conv1dTraits::kChannelBoxMaxWidth) {
+        int rc = 0;
+        Conv1dProblem problem = p;
+        int group_shift = launch.box_group_shift;
+        void *args[] = {&problem, &group_shift};
         with_silu(p.silu, [&](auto silu) {
-          if (launch.box_steps == Conv1dTraits::kChannelBoxStepsFew)
-            forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxStepsFew>
-                <<<grid, kThreads, 0, stream>>>(p, launch.box_group_shift);
-          else
-            forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxSteps>
-                <<<grid, kThreads, 0, stream>>>(p, launch.box_group_shift);
+          const void *kernel =
+              launch.box_steps == Conv1dTraits::kChannelBoxStepsFew
+                  ? reinterpret_cast<const void *>(
+                        forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxStepsFew>)
+                  : reinterpret_cast<const void *>(
+                        forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxSteps>);
+          rc = launch_overlapping_args(kernel, grid, stream, args);
         });
-        return launch_error();
+        return rc;
       } else {
         return 3;  // (the heuristics choose it for widths up to kChannelBoxMaxWidth only)
       }

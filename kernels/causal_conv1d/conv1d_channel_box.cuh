@@ -130,6 +130,10 @@ __device__ __forceinline__ void forward_channel_box(const Conv1dProblem &p, int 
 
 template <class T, int W, bool Silu, class Wt, int Steps>
 __global__ void __launch_bounds__(kThreads) forward_channel_box_kernel(Conv1dProblem p, int group_shift) {
+  // Launched overlapping the kernel before it (forward_launch): a box's life
+  // is a few microseconds, its launch a large share of it.
+  wait_for_previous_pass();
+  let_next_pass_start();
   forward_channel_box<T, W, Silu, Wt, Steps>(p, group_shift);
 }
 
