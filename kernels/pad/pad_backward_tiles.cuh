@@ -33,26 +33,28 @@ constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 // dx row g's dy source rows (out = dx, in = dy): how many, its own (the one
 // a row with one source has), and for a row of two where the other lies,
 // relative to its own (along the row's one axis of two copies). Its
-// coordinates are found on the way, not kept: a block's rows are listed with
-// few registers.
+// coordinates are found on the way, not kept, in 32-bit arithmetic (the
+// host's pad_backward_takes_tiles keeps outer extents and pads under 2^29):
+// a block's rows are listed with few registers and instructions.
 template <IndexMap M>
-__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own,
+__device__ __forceinline__ int32_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own,
                                                   int64_t &other) {
   TileRowCoords rc(g);
-  int64_t count = 1;
+  int32_t count = 1;
   own = 0;
   other = 0;
 #pragma unroll
   for (int d = kMaxRank - 2; d >= 0; --d) {
     if (d >= p.rank - 1) continue;
-    const int64_t c = rc.next(t, p.out_extent, d), lo = p.pad_low[d], j = c + lo;
-    const int64_t copies = copy_count<M>(c, lo, p.out_extent[d], p.in_extent[d]);
+    const int32_t c = static_cast<int32_t>(rc.next(t, p.out_extent, d)), lo = static_cast<int32_t>(p.pad_low[d]);
+    const CopyRunOf<int32_t> run =
+        copy_run<M>(c, lo, static_cast<int32_t>(p.out_extent[d]), static_cast<int32_t>(p.in_extent[d]));
+    const int32_t j = c + lo, copies = (run.before >= 0) + (run.end - run.begin) + (run.after >= 0);
     count *= copies;
-    own += j * p.in_stride[d];
+    own += static_cast<int64_t>(j) * p.in_stride[d];
     if (copies == 2) {
-      const CopyRun run = copy_run<M>(c, lo, p.out_extent[d], p.in_extent[d]);
-      const int64_t to = run.before >= 0 ? run.before : run.after >= 0 ? run.after : run.begin == j ? j + 1 : run.begin;
-      other = (to - j) * p.in_stride[d];
+      const int32_t to = run.before >= 0 ? run.before : run.after >= 0 ? run.after : run.begin == j ? j + 1 : run.begin;
+      other = static_cast<int64_t>(to - j) * p.in_stride[d];
     }
   }
   return count;
@@ -61,10 +63,13 @@ __device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const Ro
 // The exclusive prefix sum of v over the block's first n threads, their
 // total, and whether any of them has flag set (scratch: a word a warp;
 // sums under 2^30). The warps past them only meet the barrier (a tile's
-// rows often fill a quarter of the block).
+// rows often fill a quarter of the block); each warp then scans the warps'
+// totals a lane each.
+template <int Threads>
 __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, bool flag, int32_t *scratch, int32_t n,
                                                        int32_t &total, bool &any_flag) {
-  constexpr int32_t kFlag = 1 << 30;
+  constexpr int32_t kFlag = 1 << 30, kWarps = Threads / 32;
+  static_assert(kWarps <= 32, "a lane a warp");
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int32_t inclusive = v;
   if (warp * 32 < n) {
@@ -77,16 +82,17 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, bool flag, int
     if (lane == 31) scratch[warp] = inclusive | (flagged ? kFlag : 0);
   }
   __syncthreads();
-  int32_t before = 0, sum = 0, flags = 0;
-  for (int w = 0; w * 32 < n; ++w) {
-    const int32_t x = scratch[w];
-    if (w < warp) before += x & (kFlag - 1);
-    sum += x & (kFlag - 1);
-    flags |= x;
+  const int32_t x = lane < kWarps && lane * 32 < n ? scratch[lane] : 0;
+  any_flag = __any_sync(0xffffffffu, (x & kFlag) != 0);
+  int32_t sums = x & (kFlag - 1);
+#pragma unroll
+  for (int d = 1; d < kWarps; d *= 2) {
+    const int32_t from = __shfl_up_sync(0xffffffffu, sums, d);
+    if (lane >= d) sums += from;
   }
-  total = sum;
-  any_flag = (flags & kFlag) != 0;
-  return before + inclusive - v;
+  total = __shfl_sync(0xffffffffu, sums, kWarps - 1);
+  const int32_t before = __shfl_sync(0xffffffffu, sums, (warp + 31) % 32);
+  return (warp > 0 ? before : 0) + inclusive - v;
 }
 
 // The row of [r0, r1) whose slots hold slot f: the last whose first slot
@@ -244,10 +250,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   int32_t count = 0;
   int64_t own = 0, other = 0;
   // count: at most slots (the host's bound)
-  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own, other));
+  if (r < nrows) count = dx_row_sources<M>(p, t, row0 + r, own, other);
   int32_t total;  // the tile's sources
   bool many;      // a row of three or more
-  const int32_t first = block_exclusive_sum(count, count > 2, s_scratch, nrows, total, many);
+  const int32_t first = block_exclusive_sum<kThreads>(count, count > 2, s_scratch, nrows, total, many);
   if (r < nrows) s_first[r] = first;
   if (r == nrows - 1) s_first[nrows] = first + count;
 
