@@ -109,18 +109,26 @@ __device__ __forceinline__ int32_t row_of_slot(const int32_t *first, int32_t r0,
   return below;
 }
 
-// The staged dy rows as the sums read them: slot k's row starts phase[k]
-// elements into it.
+// A slot's copies (slot_copies) and where its row starts in it (elements),
+// side by side: a copy reads them in one 16-byte shared load.
+struct SlotCopies {
+  int64_t from;
+  int32_t copies;
+  int32_t phase;
+};
+
+// The staged dy rows as the sums read them: slot k's row starts
+// table[k].phase elements into it.
 struct StagedRows {
   const uint4 *slot;
-  const int32_t *phase;
+  const SlotCopies *table;
   int32_t slot_vectors;
 };
 
 // Slot k's dy row, from its first element.
 template <class T>
 __device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
-  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.phase[k];
+  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.table[k].phase;
 }
 
 // Adds a dy row's copies of dx column c to sum, in ascending order.
@@ -142,19 +150,20 @@ __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k
   return Accum<T>::store(sum);
 }
 
-// Stages the first n slots as set_slot_copies set them, slot k from the
-// whole vectors of its space that phase[k] skips on (a slot may start a
-// vector late: the kernel's list()). Consecutive threads copy consecutive
-// vectors of a slot; where a slot has no more vectors than the block has
-// threads, a thread copies one vector position of a slot for slot after
-// slot (no division a copy).
+// Stages the first n slots as the table says, slot k from the whole
+// vectors of its space that its phase skips on (a slot may start a vector
+// late: the kernel's list()). Consecutive threads copy consecutive vectors
+// of a slot; where a slot has no more vectors than the block has threads, a
+// thread copies one vector position of a slot for slot after slot (no
+// division a copy).
 template <int Bytes>
-__device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, const TileSlots &s,
-                                            const int32_t *phase) {
+__device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, uint4 *slot,
+                                            const SlotCopies *table) {
   const int32_t sv = t.slot_vectors;
-  auto to = [&](int32_t k, int32_t v) { return s.slot + k * sv + (phase[k] * Bytes >> 4) + v; };
+  auto to = [&](int32_t k, const SlotCopies &e, int32_t v) { return slot + k * sv + (e.phase * Bytes >> 4) + v; };
   auto copy = [&](int32_t k, int32_t v) {  // windows at dy's ends (copies -1) below
-    if (v < s.copies[k]) async_copy16(to(k, v), reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    const SlotCopies e = table[k];
+    if (v < e.copies) async_copy16(to(k, e, v), reinterpret_cast<const void *>(e.from + 16 * v));
   };
   const int32_t t0 = static_cast<int32_t>(threadIdx.x), threads = static_cast<int32_t>(blockDim.x);
   if (sv > threads) {
@@ -170,9 +179,11 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
   }
   // A window at dy's two ends (a block or two of the grid) by a thread each,
   // so that the copies above take no branch for it.
-  for (int32_t k = t0; k < n; k += threads)
-    if (s.copies[k] < 0)
-      for (int32_t v = 0; v < sv; ++v) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to(k, v));
+  for (int32_t k = t0; k < n; k += threads) {
+    const SlotCopies e = table[k];
+    if (e.copies < 0)
+      for (int32_t v = 0; v < sv; ++v) stage_window_end_vector<Bytes>(in, t, e.from, v, to(k, e, v));
+  }
   async_copy_commit();
   async_copy_wait<0>();
 }
@@ -237,10 +248,11 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   __shared__ int32_t s_first[kThreads + 1];
   __shared__ int32_t s_single[kThreads];
   __shared__ int32_t s_scratch[kThreads / 32];
-  const TileSlots s = tile_slots(tile_smem, t, slots);
-  int32_t *phase = tile_words(s, slots);
-  const StagedRows staged{s.slot, phase, t.slot_vectors};
-  T *const elems = reinterpret_cast<T *>(s.slot);
+  // The slots, then a SlotCopies each (row_tile_smem_bytes's 16 bytes a row).
+  uint4 *const slot = tile_smem;
+  SlotCopies *const table = reinterpret_cast<SlotCopies *>(tile_smem + static_cast<int64_t>(slots) * t.slot_vectors);
+  const StagedRows staged{slot, table, t.slot_vectors};
+  T *const elems = reinterpret_cast<T *>(slot);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const CopyAxes axes = dx_to_dy(p);
@@ -264,16 +276,18 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   // Where slot k's row has dx column 0 (its own copy of it), in elements.
-  auto column0 = [&](int32_t k) { return k * t.slot_vectors * V + phase[k] + lo32; };
+  auto column0 = [&](int32_t k) { return k * t.slot_vectors * V + table[k].phase + lo32; };
   auto list = [&](int32_t k, int64_t source) {
-    set_slot_copies<Bytes>(s, k, p.in, t, source);
+    SlotCopies e;
+    slot_copies<Bytes>(p.in, t, source, e.from, e.copies);
     // A 16-byte copy that lands across a 32-byte sector of shared memory
     // from within one of global memory costs two of each (ncu, session
     // 20): a slot starts a vector late where its row's first 16 bytes and
     // the slot's space differ in that phase (the slot has a vector to spare).
     const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(source) * Bytes;
-    const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(s.slot + k * t.slot_vectors)) >> 4) & 1u;
-    phase[k] = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
+    const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(slot + k * t.slot_vectors)) >> 4) & 1u;
+    e.phase = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
+    table[k] = e;
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     if (r0 > 0) __syncthreads();        // the last round's slots read
@@ -302,7 +316,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
                                  f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_slots<Bytes>(p.in, t, listed, s, phase);
+    stage_slots<Bytes>(p.in, t, listed, slot, table);
     __syncthreads();
 
     // The columns outside [a, b), summed into each row's first slot.
@@ -325,7 +339,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     // dx row vr's vector at column c (inside the row).
     auto row_vector = [&](int32_t vr, int32_t c) {
       const int32_t at = s_single[vr];
-      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c);  // one source: its folded slot, shifted
+      if (at >= 0) return staged_vector<Bytes>(slot, at + c);  // one source: its folded slot, shifted
       // several: their sums in order, the columns outside [a, b) from the first slot
       const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
       A acc[V];
@@ -333,7 +347,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
       for (int32_t k = k0; k < k1; ++k) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
+        x.vector = staged_vector<Bytes>(slot + k * t.slot_vectors, table[k].phase + c + lo32);
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -342,7 +356,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       if (c < a || c + V > b) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c);
+        x.vector = staged_vector<Bytes>(slot, column0(k0) + c);
 #pragma unroll
         for (int e = 0; e < V; ++e)
           if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
@@ -397,8 +411,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         // starts up to V - 1 elements before its column 0, inside the slots
         // (that row's slot follows this one's). Neither part is kept.
         const int32_t c = l0 - q * w;
-        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c),
-                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(slot, s_single[q] + c),
+                                                       staged_vector<Bytes>(slot, s_single[q + 1] + c - w),
                                                        (w - c) * Bytes);
         continue;
       }
