@@ -60,6 +60,31 @@ __device__ __forceinline__ int32_t dx_row_sources(const RowsProblem &p, const Ro
   return count;
 }
 
+// The k-th (from 0) of dx row g's dy source rows in ascending order, as
+// nth_copy_row_at gives it (the last outer axis's copies varying fastest),
+// in the 32-bit arithmetic of dx_row_sources.
+template <IndexMap M>
+__device__ __forceinline__ int64_t nth_dx_row_source(const RowsProblem &p, const RowTiles &t, int64_t g, int32_t k) {
+  TileRowCoords rc(g);
+  uint32_t rest = static_cast<uint32_t>(k);
+  int64_t off = 0;
+#pragma unroll
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= p.rank - 1) continue;
+    const int32_t c = static_cast<int32_t>(rc.next(t, p.out_extent, d));
+    const CopyRunOf<int32_t> run = copy_run<M>(c, static_cast<int32_t>(p.pad_low[d]),
+                                               static_cast<int32_t>(p.out_extent[d]),
+                                               static_cast<int32_t>(p.in_extent[d]));
+    const uint32_t size = (run.before >= 0) + (run.end - run.begin) + (run.after >= 0);
+    uint32_t pick = 0;
+    if (size > 1) pick = rest % size, rest /= size;
+    const int32_t i = static_cast<int32_t>(pick) - (run.before >= 0);
+    const int32_t j = i < 0 ? run.before : i < run.end - run.begin ? run.begin + i : run.after;
+    off += static_cast<int64_t>(j) * p.in_stride[d];
+  }
+  return off;
+}
+
 // The exclusive prefix sum of v over the block's first n threads, their
 // total, and whether any of them has flag set (scratch: a word a warp;
 // sums under 2^30). The warps past them only meet the barrier (a tile's
@@ -255,7 +280,6 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   T *const elems = reinterpret_cast<T *>(slot);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
-  const CopyAxes axes = dx_to_dy(p);
   const int32_t r = threadIdx.x;  // the row this thread lists
   const int inner = p.rank - 1;
 
@@ -311,9 +335,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     for (int32_t f = threadIdx.x; many && f < listed; f += kThreads) {
       const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_first[q + 1] - s_first[q];
       if (sources <= 2) continue;
-      TileRowCoords rc(row0 + q);  // nth_copy_row_at asks from the last axis on, as rc gives them
-      list(f, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, sources,
-                                 f - (s_first[q] - base)));
+      list(f, nth_dx_row_source<M>(p, t, row0 + q, f - (s_first[q] - base)));
     }
     __syncthreads();
     stage_slots<Bytes>(p.in, t, listed, slot, table);
