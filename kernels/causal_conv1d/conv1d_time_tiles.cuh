@@ -33,8 +33,9 @@ struct TimeTiles {
     const int64_t per_row = (units + kVecs - 1) / kVecs;
     first = static_cast<int64_t>(blockIdx.x) * PerBlock;
     group = static_cast<int>(per_row - first < PerBlock ? per_row - first : PerBlock);
-    const int64_t rows = p.batch * p.channels;
-    items = (rows - blockIdx.y + gridDim.y - 1) / gridDim.y * group;
+    // (a block of one row, as where the rows fit one grid, skips the 64-bit division)
+    const int64_t rows_left = p.batch * p.channels - blockIdx.y;
+    items = (rows_left <= gridDim.y ? 1 : (rows_left + gridDim.y - 1) / gridDim.y) * group;
   }
   struct Cursor {
     int64_t row, b, c;  // the tile's row (b, c)
@@ -92,9 +93,9 @@ __device__ __forceinline__ void stage_tile(const Conv1dProblem &p, const Conv1dV
     const int64_t u = u0 - Before + j;
     if (u >= 0 && u < units) {
       async_copy16(&to[j], row + u * V);
-    } else if (u < 0) {
+    } else if (u < 0 && p.initial.data) {
       store_initial16<T, W>(p, b, c, u * V, 2, &to[j]);
-    } else {
+    } else {  // (before the row without INITIAL_STATES, or after it: zeros, without store_initial16's element loop)
       to[j] = make_uint4(0, 0, 0, 0);
     }
   }
@@ -154,9 +155,10 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
-      [&](int64_t, int s) {
+      [&](int64_t i, int s) {
         stage_tile<T, W, H, 0, Tiles::kVecs>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units, stage[s]);
-        tiles.advance(p, loading);
+        // (past the block's last tile the cursor is never used: its row's division skipped)
+        if (i + 1 < tiles.items) tiles.advance(p, loading);
       },
       [&](int64_t i, int s) {
         T *yr = at<T>(p.y, using_.b, using_.c, using_.u0 * V);
@@ -169,10 +171,12 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         const int mine =
             using_.n > static_cast<int>(threadIdx.x) ? (using_.n - threadIdx.x + kThreads - 1) / kThreads : 0;
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
-        const bool next_row = using_.row_ends;
-        tiles.advance(p, using_);
-        // (in flight over the barriers)
-        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+        if (i + 1 < tiles.items) {
+          const bool next_row = using_.row_ends;
+          tiles.advance(p, using_);
+          // (in flight over the barriers)
+          if (next_row) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+        }
       });
 }
 
