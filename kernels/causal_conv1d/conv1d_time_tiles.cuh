@@ -19,8 +19,10 @@ constexpr int kHaloVecs = (W - 1 + kTimeVec<T> - 1) / kTimeVec<T>;
 // Time tiles of Steps vectors per thread, PerBlock consecutive tiles of a
 // row a block. A block takes tiles first .. first + group - 1 of rows
 // blockIdx.y, +gridDim.y, ...; a cursor walks them in that order (no
-// division per tile).
-template <int Steps, int PerBlock>
+// division per tile). OneRowShortcut (the forward's): a block of one row, as
+// where the rows fit one grid, counts its items without the 64-bit division
+// (the backward keeps main's code: not measured with it).
+template <int Steps, int PerBlock, bool OneRowShortcut = false>
 struct TimeTiles {
   static constexpr int kVecs = kThreads * Steps;
   int64_t units;  // vectors per row
@@ -33,9 +35,8 @@ struct TimeTiles {
     const int64_t per_row = (units + kVecs - 1) / kVecs;
     first = static_cast<int64_t>(blockIdx.x) * PerBlock;
     group = static_cast<int>(per_row - first < PerBlock ? per_row - first : PerBlock);
-    // (a block of one row, as where the rows fit one grid, skips the 64-bit division)
     const int64_t rows_left = p.batch * p.channels - blockIdx.y;
-    items = (rows_left <= gridDim.y ? 1 : (rows_left + gridDim.y - 1) / gridDim.y) * group;
+    items = (OneRowShortcut && rows_left <= gridDim.y ? 1 : (rows_left + gridDim.y - 1) / gridDim.y) * group;
   }
   struct Cursor {
     int64_t row, b, c;  // the tile's row (b, c)
@@ -74,8 +75,11 @@ struct TimeTiles {
 // whole, as most are), then its halos, which may leave the row: vectors
 // before it take x_pad's initial values, vectors past it zeros. (Range checks
 // on every copy had put a row's first and last tiles, half of a 4-tile row's,
-// on a slow path.)
-template <class T, int W, int Before, int After, int Vecs>
+// on a slow path.) ZerosWithoutInitial (the forward's): the vectors before the
+// row are zeros, stored as such, where there are no INITIAL_STATES (warp 0
+// otherwise runs store_initial16's element loop for them; the backward keeps
+// main's code: not measured with it).
+template <class T, int W, int Before, int After, int Vecs, bool ZerosWithoutInitial = false>
 __device__ __forceinline__ void stage_tile(const Conv1dProblem &p, const Conv1dView &view, int64_t b, int64_t c,
                                            int64_t u0, int n, int64_t units, uint4 *to) {
   constexpr int V = kTimeVec<T>;
@@ -93,9 +97,9 @@ __device__ __forceinline__ void stage_tile(const Conv1dProblem &p, const Conv1dV
     const int64_t u = u0 - Before + j;
     if (u >= 0 && u < units) {
       async_copy16(&to[j], row + u * V);
-    } else if (u < 0 && p.initial.data) {
+    } else if (u < 0 && !(ZerosWithoutInitial && !p.initial.data)) {
       store_initial16<T, W>(p, b, c, u * V, 2, &to[j]);
-    } else {  // (before the row without INITIAL_STATES, or after it: zeros, without store_initial16's element loop)
+    } else {
       to[j] = make_uint4(0, 0, 0, 0);
     }
   }
@@ -146,7 +150,7 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T))>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T)), true>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   wait_for_previous_pass();  // (launched overlapping the kernel before it: forward_launch)
   let_next_pass_start();
@@ -156,7 +160,8 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t i, int s) {
-        stage_tile<T, W, H, 0, Tiles::kVecs>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units, stage[s]);
+        stage_tile<T, W, H, 0, Tiles::kVecs, true>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units,
+                                                   stage[s]);
         // (past the block's last tile the cursor is never used: its row's division skipped)
         if (i + 1 < tiles.items) tiles.advance(p, loading);
       },
