@@ -19,9 +19,9 @@ constexpr int kHaloVecs = (W - 1 + kTimeVec<T> - 1) / kTimeVec<T>;
 // Time tiles of Steps vectors per thread, PerBlock consecutive tiles of a
 // row a block. A block takes tiles first .. first + group - 1 of rows
 // blockIdx.y, +gridDim.y, ...; a cursor walks them in that order (no
-// division per tile). OneRowShortcut (the forward's): a block of one row, as
-// where the rows fit one grid, counts its items without the 64-bit division
-// (the backward keeps main's code: not measured with it).
+// division per tile). OneRowShortcut (the lean forward's): a block of one
+// row, as where the rows fit one grid, counts its items without the 64-bit
+// division (the backward keeps main's code: not measured with it).
 template <int Steps, int PerBlock, bool OneRowShortcut = false>
 struct TimeTiles {
   static constexpr int kVecs = kThreads * Steps;
@@ -75,7 +75,7 @@ struct TimeTiles {
 // whole, as most are), then its halos, which may leave the row: vectors
 // before it take x_pad's initial values, vectors past it zeros. (Range checks
 // on every copy had put a row's first and last tiles, half of a 4-tile row's,
-// on a slow path.) ZerosWithoutInitial (the forward's): the vectors before the
+// on a slow path.) ZerosWithoutInitial (the lean forward's): the vectors before the
 // row are zeros, stored as such, where there are no INITIAL_STATES (warp 0
 // otherwise runs store_initial16's element loop for them; the backward keeps
 // main's code: not measured with it).
@@ -150,7 +150,15 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T)), true>;
+  // Lean bookkeeping (no cursor step past the last tile, the one-row item
+  // count, the halo's plain zeros) where the kernel is issue-bound: f16 with
+  // SiLU (ncu: 85% of issue slots busy, 932 warp instructions a row of which
+  // the vectors' math was 380). Elsewhere it waits on memory and the leaner
+  // code only moved rows by +-0.5% (f16 W3 without SiLU 0.5% slower in four
+  // rounds, bf16 [64,2048,4096] with SiLU 0.4% in three; session 22): main's
+  // machine code there.
+  constexpr bool kLean = kExponentSilu<T, Silu>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T)), kLean>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   wait_for_previous_pass();  // (launched overlapping the kernel before it: forward_launch)
   let_next_pass_start();
@@ -160,10 +168,10 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t i, int s) {
-        stage_tile<T, W, H, 0, Tiles::kVecs, true>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units,
-                                                   stage[s]);
+        stage_tile<T, W, H, 0, Tiles::kVecs, kLean>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units,
+                                                    stage[s]);
         // (past the block's last tile the cursor is never used: its row's division skipped)
-        if (i + 1 < tiles.items) tiles.advance(p, loading);
+        if (!kLean || i + 1 < tiles.items) tiles.advance(p, loading);
       },
       [&](int64_t i, int s) {
         T *yr = at<T>(p.y, using_.b, using_.c, using_.u0 * V);
@@ -176,11 +184,11 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         const int mine =
             using_.n > static_cast<int>(threadIdx.x) ? (using_.n - threadIdx.x + kThreads - 1) / kThreads : 0;
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
-        if (i + 1 < tiles.items) {
+        if (!kLean || i + 1 < tiles.items) {
           const bool next_row = using_.row_ends;
           tiles.advance(p, using_);
           // (in flight over the barriers)
-          if (next_row) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+          if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
         }
       });
 }
