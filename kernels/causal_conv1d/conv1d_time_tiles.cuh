@@ -75,10 +75,10 @@ struct TimeTiles {
 // whole, as most are), then its halos, which may leave the row: vectors
 // before it take x_pad's initial values, vectors past it zeros. (Range checks
 // on every copy had put a row's first and last tiles, half of a 4-tile row's,
-// on a slow path.) ZerosWithoutInitial (the lean forward's): the vectors before the
-// row are zeros, stored as such, where there are no INITIAL_STATES (warp 0
-// otherwise runs store_initial16's element loop for them; the backward keeps
-// main's code: not measured with it).
+// on a slow path.) ZerosWithoutInitial (the lean forward's): the vectors
+// before the row are zeros, stored as such, where there are no
+// INITIAL_STATES (warp 0 otherwise runs store_initial16's element loop for
+// them; the backward keeps main's code: not measured with it).
 template <class T, int W, int Before, int After, int Vecs, bool ZerosWithoutInitial = false>
 __device__ __forceinline__ void stage_tile(const Conv1dProblem &p, const Conv1dView &view, int64_t b, int64_t c,
                                            int64_t u0, int n, int64_t units, uint4 *to) {

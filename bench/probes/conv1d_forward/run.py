@@ -314,11 +314,13 @@ def time_row(r, sides, tridao, silu):
     torch.cuda.synchronize()
     ev = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPLAYS)]
           for _ in graphs]
-    for k in range(REPLAYS):
-        for g, e in zip(graphs, ev):
-            e[k][0].record()
-            g.replay()
-            e[k][1].record()
+    # interleaved (k outer), or with PROBE_SEQUENTIAL=1 as the grid times them: each graph's replays in a row
+    order = [(i, k) for i in range(len(graphs)) for k in range(REPLAYS)] if os.environ.get("PROBE_SEQUENTIAL") == "1" \
+        else [(i, k) for k in range(REPLAYS) for i in range(len(graphs))]
+    for i, k in order:
+        ev[i][k][0].record()
+        graphs[i].replay()
+        ev[i][k][1].record()
     torch.cuda.synchronize()
     med = [sorted(a.elapsed_time(b) * 1000 / r.calls for a, b in e)[REPLAYS // 2] for e in ev]
     # Each side's graph once more: its calls back to back (launches overlapping) leave set 0's y as one call did.
