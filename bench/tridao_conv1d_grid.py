@@ -13,6 +13,13 @@ few replays, in ms per call. Tri Dao's backward sums dweight and dbias with
 atomics, so its graph zeroes them before each call as his wrapper does (two
 memsets of C and C*W floats); ours is deterministic.
 
+With --after-kernel each row also times both sides' calls each after an
+unrelated kernel (a 16 KB zero fill, which does not let its dependents start
+early), minus that kernel's own time (its graph alone): back to back, a
+forward launched overlapping the kernel before it (programmatic dependent
+launch) hides its launch behind the previous call's last blocks; after an
+ordinary kernel it cannot. Three columns at the end of the row.
+
 Bytes: the forward reads x and writes y, the backward reads x and dy and
 writes dx (weights not counted). "% of copy" is the achieved bytes per second
 over a device-to-device copy of x's size (in pieces of 2^26 elements) timed
@@ -113,7 +120,7 @@ def graph_ms(enqueue, sets, calls):
     return statistics.median(times)
 
 
-def run_case(tridao, dtype, layout, B, C, L, W):
+def run_case(tridao, dtype, layout, B, C, L, W, after_kernel=False):
     x_bytes = B * C * L * torch.finfo(TORCH_DTYPES[dtype]).bits // 8
     nsets = max(1, min(8, math.ceil(2 * L2_BYTES / (3 * x_bytes))))
     # about 2 ms of work per replay at 3 TB/s, 3 to 100 calls
@@ -153,6 +160,12 @@ def run_case(tridao, dtype, layout, B, C, L, W):
         for src, dst in zip(s["src"].split(COPY_PIECE), s["dst"].split(COPY_PIECE)):
             dst.copy_(src)
 
+    pad = torch.empty(4096, device="cuda")  # the unrelated kernel's output
+
+    def after(call):  # call(s) after an unrelated kernel
+        return lambda s: (pad.zero_(), call(s))
+
+    lone_ms = graph_ms(lambda s: pad.zero_(), sets, calls) if after_kernel else 0.0
     copy_ms = graph_ms(copy, sets, calls)
     copy_gbs = 2 * x_bytes / copy_ms / 1e6
     rows = []
@@ -163,6 +176,10 @@ def run_case(tridao, dtype, layout, B, C, L, W):
                      "ours_ms": ours_ms, "tridao_ms": his_ms, "ratio": his_ms / ours_ms,
                      "ours_copy": nbytes / ours_ms / 1e6 / copy_gbs, "tridao_copy": nbytes / his_ms / 1e6 / copy_gbs,
                      "copy_ms": copy_ms, "mbytes": nbytes / 1e6, "kernel": plan.info["kernel_name"]})
+        if after_kernel:
+            ours_after, his_after = (graph_ms(after(f), sets, calls) - lone_ms for f in (ours, his))
+            rows[-1].update({"ours_after_ms": ours_after, "tridao_after_ms": his_after,
+                             "ratio_after": his_after / ours_after, "lone_kernel_ms": lone_ms})
     fwd.close()
     bwd.close()
     return rows
@@ -172,22 +189,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON lines")
     parser.add_argument("--quick", action="store_true", help="only the L x B pairs and the issue's rows")
+    parser.add_argument("--after-kernel", action="store_true",
+                        help="also time each call after an unrelated kernel (three columns more)")
     options = parser.parse_args()
     sys.path.insert(0, os.environ["BARACUDA_TRIDAO"])
     import causal_conv1d_cuda as tridao
 
     print(f"Causal conv1d, ours vs Tri Dao's extension on {torch.cuda.get_device_name()}: bias + SiLU, "
           "f32 weights (x's dtype for f32), CUDA-graph replay, ms per call.\n")
+    after_cols = " ours ms after a kernel | Tri Dao ms after a kernel | ours vs his after a kernel |"
     print("| pass | dtype | layout | B | C | L | W | ours ms | Tri Dao ms | ours vs his | ours % of copy "
-          "| his % of copy | our kernel |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| his % of copy | our kernel |" + (after_cols if options.after_kernel else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if options.after_kernel else ""))
     out = open(options.json, "w") if options.json else None
     for case in grid_cases(options.quick):
-        for r in run_case(tridao, *case):
+        for r in run_case(tridao, *case, after_kernel=options.after_kernel):
             flag = "**" if r["ratio"] < 1.0 else ""
+            extra = ""
+            if options.after_kernel:
+                flag_after = "**" if r["ratio_after"] < 1.0 else ""
+                extra = (f" {r['ours_after_ms']:.4f} | {r['tridao_after_ms']:.4f} "
+                         f"| {flag_after}{r['ratio_after']:.2f}x{flag_after} |")
             print(f"| {r['pass']} | {r['dtype']} | {r['layout']} | {r['B']} | {r['C']} | {r['L']} | {r['W']} "
                   f"| {r['ours_ms']:.4f} | {r['tridao_ms']:.4f} | {flag}{r['ratio']:.2f}x{flag} "
-                  f"| {100 * r['ours_copy']:.0f}% | {100 * r['tridao_copy']:.0f}% | {r['kernel']} |", flush=True)
+                  f"| {100 * r['ours_copy']:.0f}% | {100 * r['tridao_copy']:.0f}% | {r['kernel']} |{extra}", flush=True)
             if out:
                 out.write(json.dumps(r) + "\n")
         torch.cuda.empty_cache()

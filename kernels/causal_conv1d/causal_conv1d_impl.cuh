@@ -53,23 +53,6 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
 
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-// kernel(args) on grid blocks of kThreads, overlapping the kernel before it
-// on the stream (the kernel waits for its end: forward_launch). Not a
-// template: one function for every forward kernel's launch (a variadic
-// launcher instantiated for each kernel adds host compile time to every TU).
-inline int launch_overlapping_args(const void *kernel, dim3 grid, cudaStream_t stream, void **args) {
-  cudaLaunchAttribute overlap{};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = dim3(kThreads);
-  config.stream = stream;
-  config.attrs = &overlap;
-  config.numAttrs = 1;
-  return -static_cast<int>(cudaLaunchKernelExC(&config, kernel, args));
-}
-
 // The forward's main kernel as `launch` (conv1d_heuristics.h) says; f64 takes
 // the element-wise kernels alone. (SiLU and SEQ_IDX stay template arguments:
 // as run-time flags they cost the time tiles 0.4-3% with SiLU, the channel
@@ -90,7 +73,7 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
       void *args[] = {&problem};
       with_silu(p.silu, [&](auto silu) {
         rc = launch_overlapping_args(reinterpret_cast<const void *>(forward_time_tiles_kernel<T, W, silu, Wt>), grid,
-                                     stream, args);
+                                     dim3(kThreads), stream, args);
       });
       return rc;
     }
@@ -116,7 +99,7 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
                         forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxStepsFew>)
                   : reinterpret_cast<const void *>(
                         forward_channel_box_kernel<T, W, silu, Wt, Conv1dTraits::kChannelBoxSteps>);
-          rc = launch_overlapping_args(kernel, grid, stream, args);
+          rc = launch_overlapping_args(kernel, grid, dim3(kThreads), stream, args);
         });
         return rc;
       } else {
@@ -132,7 +115,7 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
           Conv1dProblem problem = p;
           int shift_arg = shift, overlap = 1;
           void *args[] = {&problem, &shift_arg, &overlap};
-          rc = launch_overlapping_args(reinterpret_cast<const void *>(kernel), grid, stream, args);
+          rc = launch_overlapping_args(reinterpret_cast<const void *>(kernel), grid, dim3(kThreads), stream, args);
         } else {
           kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0);
           rc = launch_error();

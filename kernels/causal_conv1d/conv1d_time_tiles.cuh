@@ -19,8 +19,10 @@ constexpr int kHaloVecs = (W - 1 + kTimeVec<T> - 1) / kTimeVec<T>;
 // Time tiles of Steps vectors per thread, PerBlock consecutive tiles of a
 // row a block. A block takes tiles first .. first + group - 1 of rows
 // blockIdx.y, +gridDim.y, ...; a cursor walks them in that order (no
-// division per tile).
-template <int Steps, int PerBlock>
+// division per tile). OneRowShortcut (the lean forward's): a block of one
+// row, as where the rows fit one grid, counts its items without the 64-bit
+// division (the backward keeps main's code: not measured with it).
+template <int Steps, int PerBlock, bool OneRowShortcut = false>
 struct TimeTiles {
   static constexpr int kVecs = kThreads * Steps;
   int64_t units;  // vectors per row
@@ -33,8 +35,8 @@ struct TimeTiles {
     const int64_t per_row = (units + kVecs - 1) / kVecs;
     first = static_cast<int64_t>(blockIdx.x) * PerBlock;
     group = static_cast<int>(per_row - first < PerBlock ? per_row - first : PerBlock);
-    const int64_t rows = p.batch * p.channels;
-    items = (rows - blockIdx.y + gridDim.y - 1) / gridDim.y * group;
+    const int64_t rows_left = p.batch * p.channels - blockIdx.y;
+    items = (OneRowShortcut && rows_left <= gridDim.y ? 1 : (rows_left + gridDim.y - 1) / gridDim.y) * group;
   }
   struct Cursor {
     int64_t row, b, c;  // the tile's row (b, c)
@@ -73,8 +75,11 @@ struct TimeTiles {
 // whole, as most are), then its halos, which may leave the row: vectors
 // before it take x_pad's initial values, vectors past it zeros. (Range checks
 // on every copy had put a row's first and last tiles, half of a 4-tile row's,
-// on a slow path.)
-template <class T, int W, int Before, int After, int Vecs>
+// on a slow path.) ZerosWithoutInitial (the lean forward's): the vectors
+// before the row are zeros, stored as such, where there are no
+// INITIAL_STATES (warp 0 otherwise runs store_initial16's element loop for
+// them; the backward keeps main's code: not measured with it).
+template <class T, int W, int Before, int After, int Vecs, bool ZerosWithoutInitial = false>
 __device__ __forceinline__ void stage_tile(const Conv1dProblem &p, const Conv1dView &view, int64_t b, int64_t c,
                                            int64_t u0, int n, int64_t units, uint4 *to) {
   constexpr int V = kTimeVec<T>;
@@ -92,7 +97,7 @@ __device__ __forceinline__ void stage_tile(const Conv1dProblem &p, const Conv1dV
     const int64_t u = u0 - Before + j;
     if (u >= 0 && u < units) {
       async_copy16(&to[j], row + u * V);
-    } else if (u < 0) {
+    } else if (u < 0 && !(ZerosWithoutInitial && !p.initial.data)) {
       store_initial16<T, W>(p, b, c, u * V, 2, &to[j]);
     } else {
       to[j] = make_uint4(0, 0, 0, 0);
@@ -145,7 +150,15 @@ template <class T, int W, bool Silu, class Wt = T>
 __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T))>;
+  // Lean bookkeeping (no cursor step past the last tile, the one-row item
+  // count, the halo's plain zeros) where the kernel is issue-bound: f16 with
+  // SiLU (ncu: 85% of issue slots busy, 932 warp instructions a row of which
+  // the vectors' math was 380). Elsewhere it waits on memory and the leaner
+  // code only moved rows by +-0.5% (f16 W3 without SiLU 0.5% slower in four
+  // rounds, bf16 [64,2048,4096] with SiLU 0.4% in three; session 22): main's
+  // machine code there.
+  constexpr bool kLean = kExponentSilu<T, Silu>;
+  using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T)), kLean>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
   wait_for_previous_pass();  // (launched overlapping the kernel before it: forward_launch)
   let_next_pass_start();
@@ -154,9 +167,11 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
   Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
-      [&](int64_t, int s) {
-        stage_tile<T, W, H, 0, Tiles::kVecs>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units, stage[s]);
-        tiles.advance(p, loading);
+      [&](int64_t i, int s) {
+        stage_tile<T, W, H, 0, Tiles::kVecs, kLean>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units,
+                                                    stage[s]);
+        // (past the block's last tile the cursor is never used: its row's division skipped)
+        if (!kLean || i + 1 < tiles.items) tiles.advance(p, loading);
       },
       [&](int64_t i, int s) {
         T *yr = at<T>(p.y, using_.b, using_.c, using_.u0 * V);
@@ -169,10 +184,12 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         const int mine =
             using_.n > static_cast<int>(threadIdx.x) ? (using_.n - threadIdx.x + kThreads - 1) / kThreads : 0;
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
-        const bool next_row = using_.row_ends;
-        tiles.advance(p, using_);
-        // (in flight over the barriers)
-        if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+        if (!kLean || i + 1 < tiles.items) {
+          const bool next_row = using_.row_ends;
+          tiles.advance(p, using_);
+          // (in flight over the barriers)
+          if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+        }
       });
 }
 

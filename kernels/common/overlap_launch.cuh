@@ -32,19 +32,49 @@ __device__ __forceinline__ void wait_for_previous_pass() {
 #endif
 }
 
-// kernel<<<grid, block, 0, stream>>>(args...) with one launch attribute. 0 or
-// the negated CUDA error.
-template <class... Params, class... Args>
-int launch_with_attribute(const cudaLaunchAttribute &attribute, void (*kernel)(Params...), unsigned grid,
-                          unsigned block, cudaStream_t stream, Args &&...args) {
+// kernel (a __global__ function's address) on grid blocks of block threads,
+// its arguments given by address as for cudaLaunchKernel, with one launch
+// attribute. Not a template: the one launcher behind the templates below,
+// and what kernels chosen at run time among instantiations call directly (a
+// variadic launcher instantiated for each kernel adds host compile time to
+// every TU). 0 or the negated CUDA error.
+inline int launch_with_attribute_args(const cudaLaunchAttribute &attribute, const void *kernel, dim3 grid, dim3 block,
+                                      cudaStream_t stream, void **args) {
   cudaLaunchAttribute attributes[1] = {attribute};
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(block);
+  config.gridDim = grid;
+  config.blockDim = block;
   config.stream = stream;
   config.attrs = attributes;
   config.numAttrs = 1;
-  return -static_cast<int>(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  return -static_cast<int>(cudaLaunchKernelExC(&config, kernel, args));
+}
+
+// The attribute that lets a kernel start before the kernel launched before it
+// on the stream has finished.
+inline cudaLaunchAttribute overlap_attribute() {
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  return overlap;
+}
+
+// launch_with_attribute_args, overlapping the kernel before it on the stream.
+inline int launch_overlapping_args(const void *kernel, dim3 grid, dim3 block, cudaStream_t stream, void **args) {
+  return launch_with_attribute_args(overlap_attribute(), kernel, grid, block, stream, args);
+}
+
+// kernel<<<grid, block, 0, stream>>>(args...) with one launch attribute: the
+// arguments converted to the kernel's parameter types, then launched by
+// address. 0 or the negated CUDA error.
+template <class... Params, class... Args>
+int launch_with_attribute(const cudaLaunchAttribute &attribute, void (*kernel)(Params...), unsigned grid,
+                          unsigned block, cudaStream_t stream, Args &&...args) {
+  return [&](Params... converted) {
+    void *addresses[] = {const_cast<void *>(static_cast<const void *>(&converted))..., nullptr};
+    return launch_with_attribute_args(attribute, reinterpret_cast<const void *>(kernel), dim3(grid), dim3(block),
+                                      stream, addresses);
+  }(std::forward<Args>(args)...);
 }
 
 // kernel<<<grid, block, 0, stream>>>(args...), allowed to start before the
@@ -52,10 +82,7 @@ int launch_with_attribute(const cudaLaunchAttribute &attribute, void (*kernel)(P
 // CUDA error.
 template <class... Params, class... Args>
 int launch_overlapping(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t stream, Args &&...args) {
-  cudaLaunchAttribute overlap{};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  return launch_with_attribute(overlap, kernel, grid, block, stream, std::forward<Args>(args)...);
+  return launch_with_attribute(overlap_attribute(), kernel, grid, block, stream, std::forward<Args>(args)...);
 }
 
 // The passes of one op, launched in order: the first as an ordinary launch

@@ -102,7 +102,7 @@ def correctness(lib, trees, stop):
               ("ncl", 2, 4, 4096, 6), ("cl", 2, 24, 40, 0), ("cl", 1, 8, 1, 0), ("cl", 3, 16, 100, 0),
               ("cl", 2, 40, 33, 0), ("cl", 1, 2056, 64, 0), ("cl", 2, 264, 300, 0), ("cl", 1, 2056, 300, 0),
               ("cl", 3, 1032, 77, 0)]
-    fails, count, same, differ, t0 = [], 0, 0, 0, time.time()
+    fails, count, same, differ, t0, worst = [], 0, 0, 0, time.time(), {}
     gen = torch.Generator(device="cpu").manual_seed(20)
     for dtype in ("bf16", "f16", "f32", "f64"):
         if time.time() > stop:
@@ -140,6 +140,8 @@ def correctness(lib, trees, stop):
                                 continue
                             torch.cuda.synchronize()
                             err = (y.double() - ref).abs().max().item() / scale
+                            key = (name, v, dtype, silu)
+                            worst[key] = max(worst.get(key, 0.0), err)
                             count += 1
                             tag = (f"{name}:{v} {dtype} {layout} [{B},{C},{L}]+{c_extra} W{W} silu{silu} "
                                    f"init{with_init} seq{with_seq}")
@@ -154,6 +156,8 @@ def correctness(lib, trees, stop):
                                 fails.append(f"{tag} bits differ from the first side's (err {err:.1e})")
     print(f"# correctness ({time.time() - t0:.1f} s): {count} runs against float64, {len(fails)} failing; {same} bit-equal to the first side, "
           f"{differ} not" + "".join(f"\n#   FAIL {f}" for f in fails[:25]), flush=True)
+    print("# largest error / max |y| against float64 (tree:variant dtype silu): " +
+          ", ".join(f"{n}:{v} {d} s{a} {e:.2e}" for (n, v, d, a), e in sorted(worst.items())), flush=True)
 
 
 def chained(lib, trees):
@@ -188,6 +192,58 @@ def chained(lib, trees):
                     differ.append(f"{name}:{v} {dtype} [{B},{C},{L}] rc {rc}")
     print(f"# chained forwards: {count} pairs, {len(differ)} differing" + "".join(f"\n#   DIFF {d}" for d in differ[:10]),
           flush=True)
+
+
+def silu_accuracy(lib):
+    """The library's probe_silu_values(form, z, y, n, stream) (f16 SiLU forms on f32 sums z, y rounded to f16)
+    against float64 over many z (dense, random, |z| from 2^-30 to 2^14, edges): the largest error in f16 ulps of
+    the exact value (0.5: correctly rounded) and in absolute terms, per range of z, and how many y differ from the
+    correctly rounded one and from form 0's."""
+    f = getattr(lib, "probe_silu_values", None)
+    if f is None:
+        return
+    f.restype, f.argtypes = ctypes.c_int, [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                                           ctypes.c_void_p]
+    n = 1 << 22
+    g = torch.Generator(device="cuda").manual_seed(22)
+    sign = torch.where(torch.rand(n, device="cuda", generator=g) < 0.5, -1.0, 1.0)
+    edges = [0.0, -0.0, 1e-30, -1e-30, 6e-8, -6e-8, 1e-4, -1e-4, 11.0, -11.0, 17.0, -17.0, 88.0, -88.0, 89.0, -89.0,
+             100.0, -100.0, 1e4, -1e4, 6.5e4, -6.5e4]
+    z = torch.cat([torch.linspace(-32, 32, n, device="cuda"), (torch.rand(n, device="cuda", generator=g) * 2 - 1) * 20,
+                   torch.randn(n, device="cuda", generator=g) * 4,
+                   sign * torch.pow(2.0, torch.rand(n, device="cuda", generator=g) * 44 - 30),
+                   torch.tensor(edges, device="cuda")]).float().contiguous()
+    ref = z.double() * torch.sigmoid(z.double())
+    expo = torch.floor(torch.log2(ref.abs().clamp_min(2.0 ** -24)))
+    ulp = torch.pow(2.0, (expo - 10).clamp_min(-24))
+    rounded = ref.to(torch.float16)
+    bands = [("z<-16", z < -16), ("-16..-4", (z >= -16) & (z < -4)), ("-4..-1", (z >= -4) & (z < -1)),
+             ("-1..0", (z >= -1) & (z < 0)), ("|z|<2^-10", z.abs() < 2 ** -10), ("0..1", (z >= 0) & (z < 1)),
+             ("1..4", (z >= 1) & (z < 4)), ("4..16", (z >= 4) & (z < 16)), ("z>=16", z >= 16)]
+    stream = torch.cuda.current_stream().cuda_stream
+    print(f"# f16 SiLU forms on {z.numel()} f32 sums against float64: max error in f16 ulps of the exact y "
+          "(0.5 = correctly rounded), [max abs error]; per range of z", flush=True)
+    first = None
+    for form in range(8):
+        y = torch.empty(z.shape, dtype=torch.float16, device="cuda")
+        rc = f(form, z.data_ptr(), y.data_ptr(), z.numel(), stream)
+        if rc == 3:
+            break
+        torch.cuda.synchronize()
+        if rc:
+            print(f"#   form {form}: rc {rc}")
+            continue
+        err = (y.double() - ref).abs()
+        ulps = err / ulp
+        worst = int(torch.argmax(ulps))
+        cols = " ".join(f"{name} {ulps[m].max().item():.2f} [{err[m].max().item():.1e}]" for name, m in bands)
+        off = (y != rounded).double().mean().item()
+        vs0 = "" if first is None else f", {(y != first).double().mean().item():.2e} differ from form 0's"
+        print(f"#   form {form}: max {ulps.max().item():.2f} ulp at z={z[worst].item():.6g} (y {y[worst].item():.6g}, "
+              f"exact {ref[worst].item():.6g}); {off:.2e} not correctly rounded{vs0}; nan {int(torch.isnan(y).sum())}"
+              f"\n#     {cols}", flush=True)
+        if first is None:
+            first = y
 
 
 class Row:
@@ -250,14 +306,21 @@ def time_row(r, sides, tridao, silu):
     if tridao is not None:
         calls.append(lambda s: tridao.causal_conv1d_fwd(s["x"], s["w"], s["b"], None, None, s["y"], None, bool(silu)))
     graphs = [captured_graph(c, r.sets, r.calls) for c in calls]
+    after = os.environ.get("PROBE_AFTER") == "1"
+    if after:  # each call after an unrelated kernel that does not trigger its dependents early
+        pad = torch.empty(4096, device="cuda")
+        graphs.append(captured_graph(lambda s: pad.zero_(), r.sets, r.calls))
+        graphs += [captured_graph(lambda s, c=c: (pad.zero_(), c(s)), r.sets, r.calls) for c in calls]
     torch.cuda.synchronize()
     ev = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPLAYS)]
           for _ in graphs]
-    for k in range(REPLAYS):
-        for g, e in zip(graphs, ev):
-            e[k][0].record()
-            g.replay()
-            e[k][1].record()
+    # interleaved (k outer), or with PROBE_SEQUENTIAL=1 as the grid times them: each graph's replays in a row
+    order = [(i, k) for i in range(len(graphs)) for k in range(REPLAYS)] if os.environ.get("PROBE_SEQUENTIAL") == "1" \
+        else [(i, k) for k in range(REPLAYS) for i in range(len(graphs))]
+    for i, k in order:
+        ev[i][k][0].record()
+        graphs[i].replay()
+        ev[i][k][1].record()
     torch.cuda.synchronize()
     med = [sorted(a.elapsed_time(b) * 1000 / r.calls for a, b in e)[REPLAYS // 2] for e in ev]
     # Each side's graph once more: its calls back to back (launches overlapping) leave set 0's y as one call did.
@@ -274,6 +337,12 @@ def time_row(r, sides, tridao, silu):
         td = f" td={t:.2f} | vs td " + " ".join(f"{t / m:.3f}" for m in med[:len(live)])
     ratio = " | base/side " + " ".join(f"{med[0] / m:.3f}" for m in med[1:len(live)]) if len(live) > 1 else ""
     print(f"{r.name} s{silu} | {cols}{td}{ratio} | {check}", flush=True)
+    if after:  # minus the unrelated kernel's own time (its graph alone)
+        k, lone = len(calls), med[len(calls)]
+        am = [m - lone for m in med[k + 1:]]
+        cols = " ".join(f"{n}:{v}={m:.2f}" for (n, _, v), m in zip(live, am[:len(live)]))
+        td = f" td={am[-1]:.2f} | vs td " + " ".join(f"{am[-1] / m:.3f}" for m in am[:len(live)]) if tridao else ""
+        print(f"{r.name} s{silu} after a kernel ({lone:.2f} us, subtracted) | {cols}{td}", flush=True)
 
 
 def main():
@@ -291,6 +360,8 @@ def main():
         trees.append((name, [int(v) for v in vs.split(",")] if vs else [0]))
     print(f"# {torch.cuda.get_device_name()} {getattr(torch.cuda.get_device_properties(0), 'uuid', '')}; us per call "
           f"(graph replay, median of {REPLAYS}); rows {spec}; trees {sys.argv[5:]}", flush=True)
+    if os.environ.get("PROBE_ONCE") != "1":
+        silu_accuracy(lib)
     if spec.startswith("check+"):
         correctness(lib, trees, start + 14)
         chained(lib, trees)
@@ -319,6 +390,12 @@ def main():
                 sides += [(name, e, v) for v in variants]
         try:
             r = Row(*case)
+            if os.environ.get("PROBE_ONCE") == "1":  # each side once, SiLU on (for a profiler)
+                for name, e, v in sides:
+                    s = r.sets[0]
+                    call(e, v, 1, s["x"], s["w"], s["b"], s["y"], r.dims)
+                torch.cuda.synchronize()
+                continue
             for silu in (1, 0):
                 time_row(r, sides, tridao, silu)
             del r
