@@ -80,10 +80,7 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::kTileMinBlocks)
                               static_cast<int32_t>(t.window_begin + lo);
   }
   __syncthreads();
-  // L2's 128-byte prefetch hint for rows of up to kLongRowBytes (session 22,
-  // H200: rank-4 rows of 1-2 KiB 0.5-1.8 points of copy ahead; rows of 8-16
-  // KiB level to 1 behind).
-  stage_tile_rows<Bytes>(p.in, t, nrows, s, t.width * Bytes <= PadTilesTraits::kLongRowBytes);
+  stage_tile_rows<Bytes>(p.in, t, nrows, s);
   __syncthreads();
 
   // The interior columns [a, b) of a row that reads its input; a row of fill
