@@ -37,26 +37,37 @@ struct Buffer {
   ~Buffer() { cudaFree(p); }
 };
 
-inline double median_ms(const std::function<void()> &fn, int reps = 30) {
-  cudaEvent_t a, b;
-  cuda(cudaEventCreate(&a), "event");
-  cuda(cudaEventCreate(&b), "event");
-  for (int i = 0; i < 5; ++i) fn();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    cuda(cudaEventRecord(a), "record");
-    fn();
-    cuda(cudaEventRecord(b), "record");
-    cuda(cudaEventSynchronize(b), "sync");
-    float ms;
-    cuda(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
+inline double median_of(std::vector<float> t) {
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
+
+// Each function's launches, one at a time between two events and synchronized
+// (so that the host's work before the launch counts), in turn: fns[0], fns[1],
+// ..., reps times after 5 warm-up turns; each one's times in ms.
+inline std::vector<std::vector<float>> times_in_turn(const std::vector<std::function<void()>> &fns, int reps) {
+  cudaEvent_t a, b;
+  cuda(cudaEventCreate(&a), "event");
+  cuda(cudaEventCreate(&b), "event");
+  for (int i = 0; i < 5; ++i)
+    for (const auto &fn : fns) fn();
+  std::vector<std::vector<float>> t(fns.size());
+  for (int i = 0; i < reps; ++i)
+    for (size_t k = 0; k < fns.size(); ++k) {
+      cuda(cudaEventRecord(a), "record");
+      fns[k]();
+      cuda(cudaEventRecord(b), "record");
+      cuda(cudaEventSynchronize(b), "sync");
+      float ms;
+      cuda(cudaEventElapsedTime(&ms, a, b), "elapsed");
+      t[k].push_back(ms);
+    }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return t;
+}
+
+inline double median_ms(const std::function<void()> &fn, int reps = 30) { return median_of(times_in_turn({fn}, reps)[0]); }
 
 inline void row(const char *op, const char *dtype, const char *shape, double ms, double bytes) {
   std::printf("{\"op\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"bytes\": %.0f}\n", op, dtype,

@@ -163,7 +163,7 @@ def main(path, torch_path=None, torch_grid_path=None):
     rows = [r for r in all_rows if "flops" not in r and r["op"] not in candidate_ops]
     copy = {r["dtype"]: r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d"}
     copy["-"] = 1
-    # a row's own same-size copy (shape_grid's appends), where there is one
+    # a row's own same-size copy (shape_grid's rows, timed in turn with them), where there is one
     same = {(r["dtype"], r["shape"]): r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d_same_size"}
     print("| op | dtype | shape | ms | GB/s | % of copy | PyTorch ms | speed-up vs PyTorch |")
     print("|---|---|---|---|---|---|---|---|")

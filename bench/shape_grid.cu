@@ -1,13 +1,15 @@
 // The shape family on a grid of shapes (issue 14): pad and pad backward in
 // every mode over ranks 2 to 5, padded axes inner and outer, small and large
 // pads; write_slice as KV-cache appends of 1 to 4096 tokens into a
-// [B, H, S, D] cache; f32, bf16 and f16; beside a device-to-device copy of
-// each dtype and an empty kernel, timed the same way. One JSON row per line
-// for bench/report.py (% of copy per dtype):
+// [B, H, S, D] cache; f32, bf16 and f16; each row timed in turn with a
+// device-to-device copy of as many bytes (SameSizeCopy), beside a 512 MiB
+// copy of each dtype and an empty kernel, timed the same way. One JSON row
+// per line for bench/report.py (% of the same-size copy):
 //   build/bench/shape_grid [filter] | python3 bench/report.py /dev/stdin
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,34 +73,69 @@ int64_t count(const std::vector<int64_t> &shape) {
   return n;
 }
 
-void bench_pad(const DtypeCase &dt, const PadCase &c, const Mode &m) {
-  const std::string forward = std::string("pad_") + m.name, backward = std::string("pad_backward_") + m.name;
-  if (!wanted(forward) && !wanted(backward)) return;
+// A device-to-device copy moving as many bytes as a row (half read, half
+// written), timed in turn with the row: each row's "% of copy" is against a
+// transfer of its size at the GPU's clock of that moment. One 512 MiB copy a
+// dtype, timed before the dtype's rows, is no fair measure: it pays a
+// launch's fixed cost over more bytes than a row does, and the clock under
+// the power cap drifts between it and rows timed seconds later (session
+// 21's grid: bf16's copy ran at 3835 GB/s, f16's at 4158, and rows of the
+// same kernel read 84-87% against one and 90-92% against the other).
+struct SameSizeCopy {
+  Buffer from, to;
+  std::vector<float> ms;  // every turn's copy time, for one row of the row's shape
+  explicit SameSizeCopy(double row_bytes) : from(copy_bytes(row_bytes)), to(copy_bytes(row_bytes)) {}
+  static size_t copy_bytes(double row_bytes) { return (static_cast<size_t>(row_bytes / 2) + 15) / 16 * 16; }
+  // fn's median ms, timed in turn with this copy.
+  double beside(const std::function<void()> &fn, int reps = 30) {
+    const auto t = times_in_turn(
+        {fn, [&] { cuda(cudaMemcpyAsync(to.p, from.p, from.bytes, cudaMemcpyDeviceToDevice), "copy"); }}, reps);
+    ms.insert(ms.end(), t[1].begin(), t[1].end());
+    return median_of(t[0]);
+  }
+  void report(const DtypeCase &dt, const std::string &shape) const {
+    if (!ms.empty()) row("copy_d2d_same_size", dt.name, shape.c_str(), median_of(ms), 2.0 * from.bytes);
+  }
+};
+
+// A pad case's rows, forward and backward in every mode, each beside a copy of
+// as many bytes as the forward moves (the one copy row of the case; bench/report.py
+// takes a row's % against the copy of its dtype and shape).
+void bench_pad(const DtypeCase &dt, const PadCase &c) {
   std::vector<int64_t> out = c.shape;
   for (size_t i = 0; i < out.size(); ++i) out[i] += c.low[i] + c.high[i];
   const double in_bytes = double(count(c.shape)) * dt.bytes, out_bytes = double(count(out)) * dt.bytes;
+  bool any = false;
+  for (const Mode &m : kModes)
+    any |= wanted(std::string("pad_") + m.name) || wanted(std::string("pad_backward_") + m.name);
+  if (!any) return;
   Buffer x(static_cast<size_t>(in_bytes)), y(static_cast<size_t>(out_bytes));
-  baracuda_pad_desc_t d = BARACUDA_PAD_DESC_INIT;
-  d.dtype = dt.dtype;
-  d.mode = m.mode;
-  d.rank = static_cast<int32_t>(c.shape.size());
-  for (size_t i = 0; i < c.shape.size(); ++i)
-    d.input_shape[i] = c.shape[i], d.pad_low[i] = c.low[i], d.pad_high[i] = c.high[i];
+  SameSizeCopy copy(in_bytes + out_bytes);
   const std::string shape = shape_text(c);
-  if (wanted(forward)) {
+  for (const Mode &m : kModes) {
+    const std::string forward = std::string("pad_") + m.name, backward = std::string("pad_backward_") + m.name;
+    baracuda_pad_desc_t d = BARACUDA_PAD_DESC_INIT;
+    d.dtype = dt.dtype;
+    d.mode = m.mode;
+    d.rank = static_cast<int32_t>(c.shape.size());
+    for (size_t i = 0; i < c.shape.size(); ++i)
+      d.input_shape[i] = c.shape[i], d.pad_low[i] = c.low[i], d.pad_high[i] = c.high[i];
+    if (wanted(forward)) {
+      Plan p(&d.header);
+      const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(x.p, dt.dtype, c.shape)},
+                                             {BARACUDA_ARG_Y, tensor(y.p, dt.dtype, out)}};
+      row(forward.c_str(), dt.name, shape.c_str(), copy.beside([&] { p.run(args); }), in_bytes + out_bytes);
+    }
+    if (!wanted(backward)) continue;
+    d.header.op = BARACUDA_OP_PAD_BACKWARD;
     Plan p(&d.header);
-    const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_X, tensor(x.p, dt.dtype, c.shape)},
-                                           {BARACUDA_ARG_Y, tensor(y.p, dt.dtype, out)}};
-    row(forward.c_str(), dt.name, shape.c_str(), median_ms([&] { p.run(args); }), in_bytes + out_bytes);
+    const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_DY, tensor(y.p, dt.dtype, out)},
+                                           {BARACUDA_ARG_DX, tensor(x.p, dt.dtype, c.shape)}};
+    // Constant's backward reads only the interior of dy; the others read all of it.
+    const double bytes = m.mode == BARACUDA_PAD_CONSTANT ? 2 * in_bytes : in_bytes + out_bytes;
+    row(backward.c_str(), dt.name, shape.c_str(), copy.beside([&] { p.run(args); }), bytes);
   }
-  if (!wanted(backward)) return;
-  d.header.op = BARACUDA_OP_PAD_BACKWARD;
-  Plan p(&d.header);
-  const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_DY, tensor(y.p, dt.dtype, out)},
-                                         {BARACUDA_ARG_DX, tensor(x.p, dt.dtype, c.shape)}};
-  // Constant's backward reads only the interior of dy; the others read all of it.
-  const double bytes = m.mode == BARACUDA_PAD_CONSTANT ? 2 * in_bytes : in_bytes + out_bytes;
-  row(backward.c_str(), dt.name, shape.c_str(), median_ms([&] { p.run(args); }), bytes);
+  copy.report(dt, shape);
 }
 
 // Appends of n tokens at position 1000 (0 for 4096) of a [16, 32, 4096, 128]
@@ -121,12 +158,10 @@ void bench_kv_append(const DtypeCase &dt) {
                                            {BARACUDA_ARG_SOURCE, tensor(src.p, dt.dtype, source)}};
     const std::string shape = "cache [16,32,4096,128] append " + std::to_string(n) + " at " + std::to_string(at);
     const int reps = n < 128 ? 200 : 30;
-    row("write_slice", dt.name, shape.c_str(), median_ms([&] { p.run(args); }, reps), 2.0 * count(source) * dt.bytes);
-    // A copy of as many bytes, timed the same way: the rate a transfer of this size can reach.
-    Buffer other(src.bytes);
-    row("copy_d2d_same_size", dt.name, shape.c_str(),
-        median_ms([&] { cuda(cudaMemcpyAsync(other.p, src.p, src.bytes, cudaMemcpyDeviceToDevice), "copy"); }, reps),
-        2.0 * src.bytes);
+    // Beside a copy of as many bytes: the rate a transfer of this size can reach.
+    SameSizeCopy copy(2.0 * src.bytes);
+    row("write_slice", dt.name, shape.c_str(), copy.beside([&] { p.run(args); }, reps), 2.0 * count(source) * dt.bytes);
+    copy.report(dt, shape);
   }
 }
 
@@ -148,8 +183,7 @@ int main(int argc, char **argv) {
   }
   for (const DtypeCase &dt : kDtypes) {
     bench_copy(dt);
-    for (const PadCase &c : kPadCases)
-      for (const Mode &m : kModes) bench_pad(dt, c, m);
+    for (const PadCase &c : kPadCases) bench_pad(dt, c);
     bench_kv_append(dt);
   }
   row("empty_kernel", "-", "<<<1, 32>>>", median_ms([] { empty_kernel<<<1, 32>>>(); }, 200), 0);

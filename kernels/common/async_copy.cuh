@@ -17,10 +17,21 @@ __device__ __forceinline__ void async_copy16(void *shared, const void *global) {
 // The same copy with L2's prefetch hint of the 128 bytes around it: where a
 // block copies runs of consecutive vectors (the pad forward's slot tiles,
 // H200 session 21: 0.5-2 points of copy ahead of the plain copy on rank-5
-// rows; a 256-byte hint 0.5-1.5 behind this one).
+// rows; a 256-byte hint 0.5-1.5 behind this one; its row tiles' short rows,
+// session 22).
 __device__ __forceinline__ void async_copy16_prefetch128(void *shared, const void *global) {
   const unsigned to = shared_address(shared);
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(to), "l"(global) : "memory");
+}
+
+// L2 fetches `bytes` (a multiple of 16) from `global` (16-byte aligned) on,
+// with one bulk prefetch (sm_90 and later; nothing before): nothing lands in
+// shared memory or registers, so that a block can ask for a tile it will not
+// run itself.
+__device__ __forceinline__ void prefetch_l2_bulk(const void *global, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(global), "r"(bytes) : "memory");
+#endif
 }
 
 // Closes the group of the copies this thread issued since the last commit.

@@ -93,7 +93,10 @@ __device__ __forceinline__ void stage_window_end_vector(const void *in, const Ro
 // by its own thread, all in flight together (consecutive threads copy
 // consecutive vectors of a slot, so that a warp's copies of a row are whole
 // sectors; a bulk copy a row, by the copy engine, ran 1-5 points of copy
-// slower, bench/NOTES.md session 18). Returns once this thread's copies
+// slower, bench/NOTES.md session 18), with L2's 128-byte prefetch hint
+// (session 22, H200: the forward's rank-4 rows 0.5-2.7 points of copy
+// ahead, its longer rows level; chosen per row length at run time, the
+// branch cost the short rows 3 points). Returns once this thread's copies
 // have landed; the caller syncs the block before reading the slots.
 template <int Bytes>
 __device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &t, int32_t n, const TileSlots &s) {
@@ -101,7 +104,7 @@ __device__ __forceinline__ void stage_tile_rows(const void *in, const RowTiles &
   for (int32_t f = threadIdx.x; f < total; f += blockDim.x) {
     const int32_t k = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(f), t.slot_div));
     const int32_t v = f - k * t.slot_vectors, copies = s.copies[k];
-    if (v < copies) async_copy16(s.slot + f, reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    if (v < copies) async_copy16_prefetch128(s.slot + f, reinterpret_cast<const void *>(s.from[k] + 16 * v));
     if (copies >= 0) continue;
     stage_window_end_vector<Bytes>(in, t, s.from[k], v, s.slot + f);
   }

@@ -241,18 +241,80 @@ __device__ __forceinline__ void store_slot_rows(const RowsProblem &p, const PadS
   }
 }
 
+// A block has L2 fetch the input of the tile that its SM is about to take
+// after the ones it holds now, PadTilesTraits::slot_prefetch_blocks_per_sm
+// blocks an SM after its own, so that that tile's copies find their lines in
+// L2: the tiles of a wave otherwise load together and store together, and
+// the first wave's and the last tiles' loads wait on DRAM with little else
+// in flight. One bulk prefetch of the span between the sources of the
+// tile's first and last rows (constant mode's rows of fill values mapped as
+// replicate's, to rows beside them), issued once every thread of the block
+// has issued its own copies (issued before them, it delayed them: 7-10
+// points of copy behind, session 22).
+constexpr int32_t kNoTileAhead = INT32_MIN;
+
+// L2 fetches the input span that source rows (window starts) a and b and
+// those between them read, with the windows' 16-byte boundaries around them
+// (one bulk prefetch): nothing where the span leaves the input or passes
+// max_bytes (rows whose sources are far apart, as where a circular pad wraps).
+template <int Bytes>
+__device__ __forceinline__ void prefetch_source_span(const void *in, const RowTiles &t, int64_t a, int64_t b,
+                                                     uintptr_t max_bytes) {
+  const int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(in), in_end = (begin + t.source_span * Bytes) & ~uintptr_t{15};
+  const uintptr_t first = (begin + lo * Bytes) & ~uintptr_t{15};
+  uintptr_t end = (begin + (hi + t.window) * Bytes + 15) & ~uintptr_t{15};
+  end = end < in_end ? end : in_end;
+  if (lo < 0 || first < begin || end <= first || end - first > max_bytes) return;
+  prefetch_l2_bulk(reinterpret_cast<const void *>(first), static_cast<uint32_t>(end - first));
+}
+
+// The source row (window start less window_begin) of the first (last = false)
+// or last row of the tile ahead, or kNoTileAhead.
+template <int Bytes, IndexMap M>
+__device__ __forceinline__ int32_t tile_ahead_source(const RowsProblem &p, const PadSlotTiles &f, bool last) {
+  uint32_t sms;  // the SMs' count, or a little more (the highest SM number + 1)
+  asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+  const int64_t tile = blockIdx.x + int64_t{PadTilesTraits::slot_prefetch_blocks_per_sm(Bytes)} * sms;
+  if (tile >= f.t.blocks || f.t.window <= 0) return kNoTileAhead;
+  const int64_t r0 = tile * f.t.rows_per_block;
+  const int64_t r = last ? (f.t.rows - r0 < f.t.rows_per_block ? f.t.rows : r0 + f.t.rows_per_block) - 1 : r0;
+  constexpr IndexMap A = M == IndexMap::Constant ? IndexMap::Replicate : M;
+  return pad_slot_source_row<A>(p, f.t, static_cast<uint32_t>(r));
+}
+
+template <int Bytes>
+__device__ __forceinline__ void prefetch_tile_ahead(const void *in, const PadSlotTiles &f, int32_t a, int32_t b) {
+  if (a == kNoTileAhead || b == kNoTileAhead) return;
+  prefetch_source_span<Bytes>(in, f.t, int64_t{a} + f.t.window_begin, int64_t{b} + f.t.window_begin,
+                              uintptr_t{4} * f.t.rows_per_block * f.t.slot_vectors * 16);
+}
+
 // One tile a block. The parameters are __grid_constant__, so that no
 // thread copies them to its stack.
 template <int Bytes, IndexMap M>
 __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::slot_blocks_per_sm(Bytes))
     pad_forward_slot_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ PadSlotTiles f) {
   extern __shared__ uint4 tile_smem[];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The tile ahead's first and last source rows, found by the last two
+  // threads while the first ones set the block's rows up, and kept in shared
+  // memory until the block's copies are issued (held in registers that long,
+  // they made f32's constant kernel spill).
+  __shared__ int32_t ahead[2];
+  if (threadIdx.x >= kTileThreads - 2)
+    ahead[threadIdx.x - (kTileThreads - 2)] = tile_ahead_source<Bytes, M>(p, f, threadIdx.x == kTileThreads - 1);
+#endif
   const PadSlotBuffer b = pad_slot_buffer(tile_smem, f);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * f.t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(f.t.rows - row0 < f.t.rows_per_block ? f.t.rows - row0 : f.t.rows_per_block);
   const bool fill_rows = __syncthreads_or(set_slot_rows<Bytes, M>(p, f, b, row0, nrows));
   stage_slot_rows<Bytes>(p.in, f, nrows, b.s.slot, b.s);
   async_copy_commit();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  __syncthreads();  // every thread's copies issued
+  if (threadIdx.x == kTileThreads - 1) prefetch_tile_ahead<Bytes>(p.in, f, ahead[0], ahead[1]);
+#endif
   async_copy_wait<0>();
   complete_slot_rows<Bytes, M>(p, f, b, nrows, fill_rows);
   store_slot_rows<Bytes>(p, f, b, row0, nrows);

@@ -49,6 +49,12 @@ struct PadTilesTraits {
   static constexpr int kSlotBlocksPerSm = 6;
   static constexpr int kSlotBlocksPerSm16 = 8;
   static constexpr int slot_blocks_per_sm(int bytes) { return bytes == 2 ? kSlotBlocksPerSm16 : kSlotBlocksPerSm; }
+  // A slot-tile block has L2 fetch the input of the tile half a wave of
+  // resident blocks after its own, this many blocks an SM (session 22, H200,
+  // rank-5 rows: 16-bit at 4 (of 8 an SM) and f32 at 3 (of 6) 2-4 points of
+  // copy ahead of none; 16-bit at 2 1-2 ahead, at 6 4 behind, at 8 (a wave
+  // ahead) 10-13 behind).
+  static constexpr int slot_prefetch_blocks_per_sm(int bytes) { return slot_blocks_per_sm(bytes) / 2; }
   // dx bytes a backward block writes (whole rows, at most one a thread):
   // its dy source rows are staged, all at once where they fit, and summed
   // from shared memory (session 17, H200: 32 KiB ran 1-5 points of copy

@@ -9,13 +9,16 @@
 // too: the row tiles' staging is shared.
 // Build: bench/probes/pad_forward/build.sh OUT SECONDS include main=MAIN/kernels
 // v1=TREE/kernels [v2=...]; run: OUT/probe [reps] [filter]; environment:
-// PROBE_DIAG, PROBE_TWIN, PROBE_QUICK, PROBE_ONCE, PROBE_NO_GUARDS (main() says what they do).
+// PROBE_DIAG, PROBE_TWIN, PROBE_QUICK, PROBE_ONCE, PROBE_NO_GUARDS, PROBE_ORDER,
+// PROBE_TIMES_TREE (main() says what they do). A tree with block_times.patch
+// applied and built with -DPROBE_BLOCK_TIMES stamps its slot-tile blocks.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,8 @@ extern "C" int probe_pad_bwd_main(int, int, int, const int64_t *, const int64_t 
                                   void *) __attribute__((weak));
 extern "C" int probe_pad_bwd_v1(int, int, int, const int64_t *, const int64_t *, const int64_t *, const void *, void *,
                                 void *) __attribute__((weak));
+// The block-times diagnostic tree's (variant.cu, PROBE_BLOCK_TIMES) read-out.
+extern "C" int probe_block_times_io(unsigned long long *, int, int) __attribute__((weak));
 
 namespace {
 
@@ -326,6 +331,130 @@ double median(std::vector<float> v) {
   return v[v.size() / 2];
 }
 
+// One launch of a row as bench/shape_grid times it (events around it, then synchronized): ms.
+float sync_launch_ms(const std::function<void()> &fn) {
+  static cudaEvent_t a = nullptr, b = nullptr;
+  if (!a) {
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+  CK(cudaEventRecord(a));
+  fn();
+  CK(cudaEventRecord(b));
+  CK(cudaEventSynchronize(b));
+  float ms;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+// Is the grid's gap between bf16's and f16's rank-5 rows the kernel or the
+// grid's method? Both dtypes run pad_forward_b2_run (pad_plan.cpp keys the
+// forward on element width), so here the 2-byte kernel is timed under each
+// label in turn, pass after pass: each row as the grid times it (30 launches,
+// median), beside a copy of the same bytes timed in alternation with it, and
+// each pass's 512 MiB copy (the grid's one figure a dtype, timed 30 times).
+void order_experiment(const Tree &t, void *ca, void *cb, int passes) {
+  const std::vector<Case> rows = {{{4, 32, 64, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}},
+                                  {{4, 32, 64, 64, 127}, {0, 1, 0, 0, 3}, {0, 0, 0, 0, 4}}};
+  const unsigned char fill[16] = {0x3c, 0x41};
+  void *in, *out;
+  CK(cudaMalloc(&in, size_t{160} << 20));
+  CK(cudaMalloc(&out, size_t{160} << 20));
+  random_bits<<<2048, 256>>>(static_cast<uint32_t *>(in), (size_t{160} << 20) / 4, 7u);
+  CK(cudaGetLastError());
+  printf("order: pass label row mode: pad ms | same-size copy ms | %% of same-size copy | %% of this pass's 512 MiB copy\n");
+  for (int pass = 0; pass < passes; ++pass) {
+    std::vector<float> big;
+    for (int i = 0; i < 35; ++i) {
+      const float x = sync_launch_ms([&] { CK(cudaMemcpyAsync(cb, ca, size_t{512} << 20, cudaMemcpyDeviceToDevice)); });
+      if (i >= 5) big.push_back(x);
+    }
+    const double big_rate = 2.0 * (size_t{512} << 20) / (median(big) * 1e-3);
+    printf("order pass %d: 512 MiB copy %.4f ms, %.0f GB/s\n", pass, median(big), big_rate / 1e9);
+    for (const char *label : {"bf16", "f16"})
+      for (size_t ri = 0; ri < rows.size(); ++ri)
+        for (int mode = 0; mode < 4; ++mode) {
+          const Case c = simplified(rows[ri]);
+          const size_t ib = count(c.shape) * 2, ob = count(out_shape(c)) * 2, half = (ib + ob) / 2;
+          std::vector<float> pad, copy;
+          for (int i = 0; i < 35; ++i) {
+            const float x = sync_launch_ms([&] {
+              if (launch(t, 2, mode, c, in, out, fill)) CK(cudaErrorUnknown);
+            });
+            const float y = sync_launch_ms([&] { CK(cudaMemcpyAsync(cb, ca, half, cudaMemcpyDeviceToDevice)); });
+            if (i >= 5) pad.push_back(x), copy.push_back(y);
+          }
+          const double pm = median(pad), cm = median(copy);
+          printf("order %d %-4s %-5s %-9s %.4f | %.4f | %5.1f | %5.1f\n", pass, label, ri ? "odd" : "(2,2)", kModeNames[mode],
+                 pm, cm, 100.0 * cm / pm, 100.0 * (ib + ob) / (pm * 1e-3) / big_rate);
+        }
+  }
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+}
+
+// The block-times tree's one launch of a row: when its blocks started, had
+// their tiles complete in shared memory, and ended (%globaltimer), summed up.
+void block_times(const Tree &t, int bytes, int mode, const Case &c, const void *in, void *out, const char *label) {
+  const int cap = 65536;
+  const unsigned char fill[16] = {0x3c, 0x41, 0x7a, 0x3f};
+  const int st = launch(t, bytes, mode, c, in, out, fill);  // warm
+  CK(cudaDeviceSynchronize());
+  if (st == 3) return;  // a tree built without this element width
+  if (st) CK(cudaErrorUnknown);
+  if (probe_block_times_io(nullptr, cap, 1)) CK(cudaErrorUnknown);
+  const float ev = sync_launch_ms([&] {
+    if (launch(t, bytes, mode, c, in, out, fill)) CK(cudaErrorUnknown);
+  });
+  std::vector<unsigned long long> h(4 * size_t{cap});
+  if (probe_block_times_io(h.data(), cap, 0)) CK(cudaErrorUnknown);
+  struct B { double s, m, e; int sm; };
+  std::vector<B> bl;
+  unsigned long long t0 = ~0ull;
+  for (int i = 0; i < cap; ++i)
+    if (h[4 * i + 3]) t0 = std::min(t0, h[4 * i + 1]);
+  for (int i = 0; i < cap; ++i)
+    if (h[4 * i + 3])
+      bl.push_back({(h[4 * i + 1] - t0) * 1e-3, (h[4 * i + 2] - t0) * 1e-3, (h[4 * i + 3] - t0) * 1e-3, int(h[4 * i])});
+  if (bl.empty()) {
+    printf("times %s: no blocks recorded\n", label);
+    return;
+  }
+  const size_t n = bl.size();
+  double span = 0, last_start = 0, first_end = 1e30;
+  for (const B &b : bl) span = std::max(span, b.e), last_start = std::max(last_start, b.s), first_end = std::min(first_end, b.e);
+  std::vector<double> ends, life_first, life_mid, wait_mid, life_last;
+  for (const B &b : bl) {
+    ends.push_back(b.e);
+    if (b.s < 0.5) life_first.push_back(b.e - b.s);
+    else if (b.s > 0.25 * span && b.s < 0.75 * span) life_mid.push_back(b.e - b.s), wait_mid.push_back(b.m - b.s);
+    if (b.s > last_start - 1.0) life_last.push_back(b.e - b.s);
+  }
+  std::sort(ends.begin(), ends.end());
+  auto med = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  // Steady rate: blocks ending in the middle half of the span.
+  size_t mid = 0;
+  for (double e : ends) mid += e >= 0.25 * span && e < 0.75 * span;
+  const double rate = mid / (0.5 * span), ideal = n / rate;
+  printf("times %s: %zu blocks, event %.2f us, span %.2f us, steady %.1f blocks/us -> ideal %.2f us, fixed %.2f us; "
+         "first end %.2f, last start %.2f, drain %.2f; lifetime first wave %.2f (%zu), middle %.2f (complete %.2f), "
+         "last starts %.2f (%zu)\n",
+         label, n, ev * 1e3, span, rate, ideal, span - ideal, first_end, last_start, span - last_start, med(life_first),
+         life_first.size(), med(life_mid), med(wait_mid), med(life_last), life_last.size());
+  printf("times %s: ends a 5%% of span:", label);
+  size_t k = 0;
+  for (int bin = 1; bin <= 20; ++bin) {
+    size_t c0 = 0;
+    while (k < n && ends[k] <= span * bin / 20.0) ++k, ++c0;
+    printf(" %zu", c0);
+  }
+  printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -335,7 +464,8 @@ int main(int argc, char **argv) {
   // PROBE_DIAG: the trees (comma-separated) that are diagnostics; PROBE_TWIN=1
   // adds the traffic twin; PROBE_QUICK=1 skips the small and backward checks;
   // PROBE_ONCE=1 launches each row's kernels once, untimed (for a profiler);
-  // PROBE_NO_GUARDS=1 times the rank-5 and scale rows alone.
+  // PROBE_NO_GUARDS=1 times the rank-5 and scale rows alone; PROBE_ORDER=passes runs
+  // order_experiment; PROBE_TIMES_TREE=name sums up that tree's block times.
   const std::string diag = std::string(",") + (getenv("PROBE_DIAG") ? getenv("PROBE_DIAG") : "") + ",";
   const bool quick = getenv("PROBE_QUICK") != nullptr, once = getenv("PROBE_ONCE") != nullptr;
   const Tree all[] = {{"main", probe_pad_main, false}, {"v1", probe_pad_v1, false}, {"v2", probe_pad_v2, false},
@@ -377,6 +507,12 @@ int main(int argc, char **argv) {
   }
   const double copy_rate = 2.0 * (size_t{512} << 20) / (median(ct) * 1e-3);
   printf("copy 512 MiB: %.4f ms, %.0f GB/s\n", median(ct), copy_rate / 1e9);
+  if (getenv("PROBE_ORDER")) order_experiment(g_trees[0], ca, cb, atoi(getenv("PROBE_ORDER")));
+  // PROBE_TIMES_TREE: the tree built with PROBE_BLOCK_TIMES, whose per-block times are summed up on the rank-5 and scale rows.
+  const Tree *times_tree = nullptr;
+  for (const Tree &t : g_trees)
+    if (getenv("PROBE_TIMES_TREE") && probe_block_times_io && std::strcmp(t.name, getenv("PROBE_TIMES_TREE")) == 0)
+      times_tree = &t;
 
   const std::vector<Case> rank5 = {{{4, 32, 64, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}},
                                    {{4, 32, 64, 64, 127}, {0, 1, 0, 0, 3}, {0, 0, 0, 0, 4}}};
@@ -490,6 +626,9 @@ int main(int argc, char **argv) {
                                     : "  ok");
     }
     printf("\n");
+    if (times_tree && (std::strcmp(row.label, "rank5") == 0 || std::strcmp(row.label, "scale") == 0))
+      block_times(*times_tree, row.bytes, row.mode, c, in, out,
+                  (std::string(row.bytes == 2 ? "b16 " : "f32 ") + kModeNames[row.mode] + " " + text(row.c)).c_str());
     if (std::strcmp(row.label, "rank5") != 0) continue;
     // As bench/shape_grid.cu times a row: a launch between two events, synchronized
     // after each, so that the host's work before the launch counts too.
@@ -514,7 +653,7 @@ int main(int argc, char **argv) {
         continue;
       }
       const double t = median(sync_ms[k]);
-      printf(" | %.4f %5.1f    ", t, 100.0 * (ib + ob) / (t * 1e-3) / copy_rate);
+      printf(" | %.4f %5.1f %5.1f", t, 100.0 * (ib + ob) / (t * 1e-3) / copy_rate, 100.0 * median(sync_ms[0]) / t);
     }
     printf("\n");
   }

@@ -27,3 +27,15 @@ extern "C" int PROBE_ENTRY(int bytes, int rank, int mode, const int64_t *shape, 
   }
   return 3;
 }
+
+#ifdef PROBE_BLOCK_TIMES
+// The diagnostic tree's per-block times (pad_forward_slot_tiles.cuh): clear = 1 zeroes them,
+// else the first `blocks` blocks' 4 words are copied to `host`.
+extern "C" int probe_block_times_io(unsigned long long *host, int blocks, int clear) {
+  void *at = nullptr;
+  if (cudaGetSymbolAddress(&at, baracuda::kernels::probe_block_times) != cudaSuccess) return 1;
+  const size_t bytes = sizeof(unsigned long long) * 4 * static_cast<size_t>(blocks);
+  if (clear) return cudaMemset(at, 0, bytes) != cudaSuccess;
+  return cudaMemcpy(host, at, bytes, cudaMemcpyDeviceToHost) != cudaSuccess;
+}
+#endif
