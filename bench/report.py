@@ -165,8 +165,10 @@ def main(path, torch_path=None, torch_grid_path=None):
     copy["-"] = 1
     # a row's own same-size copy (shape_grid's rows, timed in turn with them), where there is one
     same = {(r["dtype"], r["shape"]): r["bytes"] / r["ms"] / 1e6 for r in rows if r["op"] == "copy_d2d_same_size"}
-    print("| op | dtype | shape | ms | GB/s | % of copy | PyTorch ms | speed-up vs PyTorch |")
-    print("|---|---|---|---|---|---|---|---|")
+    # rows with a same-size copy also show their share of the dtype's large copy (the launch's cost spread thin)
+    big = " % of large copy |" if same else ""
+    print("| op | dtype | shape | ms | GB/s | % of copy | PyTorch ms | speed-up vs PyTorch |" + big)
+    print("|---|---|---|---|---|---|---|---|" + ("---|" if same else ""))
     for r in rows:
         if r["op"] == "host_overhead":
             continue
@@ -176,6 +178,9 @@ def main(path, torch_path=None, torch_grid_path=None):
         torch_cols = f"{tms:.3f} | {tms / r['ms']:.2f}x" if tms else "- | -"
         limit = same.get((r["dtype"], r["shape"]), copy.get(r["dtype"]))
         share = f"{100 * gbs / limit:.1f}%" if limit and r["bytes"] else "-"
+        if same:
+            large = copy.get(r["dtype"])
+            torch_cols += f" | {100 * gbs / large:.1f}%" if large and r["bytes"] and r["dtype"] != "-" else " | -"
         print(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['ms'] * 1000:.1f} us | {gbs:.0f} | {share} | {torch_cols} |"
               if r["ms"] < 0.05 else
               f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['ms']:.3f} | {gbs:.0f} | {share} | {torch_cols} |")
