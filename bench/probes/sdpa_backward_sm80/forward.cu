@@ -13,9 +13,12 @@ extern "C" int PROBE_ENTRY(const int64_t *dims, void *const *ptrs, void *stream)
   using namespace baracuda::kernels;
   const SdpaProblem p = probe_problem<SdpaProblem>(dims, ptrs);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-  if (p.head_dim == 64 && p.head_dim_v == 64) return sdpa_forward_tc_launch<SdpaTcVariant::kSm80, __nv_bfloat16, 64>(p, s);
-  if (p.head_dim == 128 && p.head_dim_v == 128) return sdpa_forward_tc_launch<SdpaTcVariant::kSm80, __nv_bfloat16, 128>(p, s);
-  if (p.head_dim == 256 && p.head_dim_v == 256)
-    return sdpa_forward_tc_launch<SdpaTcVariant::kSm80Wide, __nv_bfloat16, 256>(p, s);
-  return 3;
+  switch (sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v)) {
+    case 64:
+      return sdpa_forward_tc_launch<SdpaTcVariant::kSm80, __nv_bfloat16, 64>(p, s);
+    case 128:
+      return sdpa_forward_tc_launch<SdpaTcVariant::kSm80, __nv_bfloat16, 128>(p, s);
+    default:
+      return sdpa_forward_tc_launch<SdpaTcVariant::kSm80Wide, __nv_bfloat16, 256>(p, s);
+  }
 }

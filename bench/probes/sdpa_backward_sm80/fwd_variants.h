@@ -20,6 +20,22 @@ constexpr ProbeForwardVariant kProbeForwardVariants[] = {
     {64, {4, 2, 128, 3, 1, kBefore, kInPv}},
     // 6. D 64: as 2 with the exponentials in the softmax.
     {64, {4, 2, 128, 2, 1, kBefore, kInSoftmax}},
+    // 7. D 256: FlashAttention-2's H100 tile: 4 warps x 64 keys, one K and one V slot (96 KiB, two blocks an SM).
+    {256, {4, 1, 64, 1, 2, kBefore, kInSoftmax}},
+    // 8. D 256: as 7 with the exponentials among P V.
+    {256, {4, 1, 64, 1, 2, kBefore, kInPv}},
+    // 9. D 256: the 99 KiB sm80 tile (A100's): 4 warps x 32 keys, two stages, two blocks an SM.
+    {256, {4, 1, 32, 2, 2, kBefore, kInSoftmax, true}},
+    // 10. D 256: FlashAttention-2's A100 tile: 8 warps x 64 keys, one K and one V slot (128 KiB).
+    {256, {8, 1, 64, 1, 1, kBefore, kInSoftmax}},
+    // 11. D 256: 4 warps x 80 keys, one K and one V slot (112 KiB, two blocks an SM).
+    {256, {4, 1, 80, 1, 2, kBefore, kInPv}},
+#if __has_include("sdpa/sdpa_forward_warp_pairs.cuh")  // a tree with SdpaTcConfig::warp_pairs
+    // 12. D 256: warp pairs: 8 warps, 32-row pairs, 64 keys, two stages.
+    {256, {8, 2, 64, 2, 1, kBefore, kInSoftmax, false, -1, true}},
+    // 13. D 256: warp pairs, 4 warps, one K and one V slot (110 KiB, two blocks an SM).
+    {256, {4, 2, 64, 1, 2, kBefore, kInSoftmax, false, -1, true}},
+#endif
 };
 #define PROBE_FWD_TILE (kProbeForwardVariants[PROBE_FWD_VARIANT].tile)
 constexpr SdpaTcConfig kProbeForwardConfig = kProbeForwardVariants[PROBE_FWD_VARIANT].config;
