@@ -39,6 +39,13 @@ struct SdpaTcConfig {
   // tile's max passes it by more than that (log2 units), and a warp whose
   // rows all kept theirs skips O's rescale (other bits, within rounding).
   int rescale_slack = -1;
+  // Whether warps work in pairs on the same 16 m_atoms query rows, each
+  // taking S for half of a key tile's keys and O for half of the value
+  // columns, so that every K and V fragment read from shared memory feeds
+  // m_atoms MMAs even where one warp's O for all columns would not fit its
+  // registers (sdpa_forward_warp_pairs.cuh): the pair trades its rows'
+  // maxima, P and partial sums through shared memory twice a key tile.
+  bool warp_pairs = false;
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
