@@ -12,11 +12,6 @@ namespace baracuda::kernels {
 // which the sm80 entry takes where the device's blocks hold them.
 enum class SdpaTcVariant { kSm80, kSm89, kSm80Wide };
 
-// Where a key-loop iteration of the ring issues the next K/V tile's copies:
-// before its S = Q K^T products, or a share after each 16-column step of
-// them. The one-slot pipeline (stages = 1) has its own.
-enum class SdpaTcCopies { kBeforeScores, kAmongScores };
-
 // Where P's exponentials run: in the softmax, before P V, or among P V's
 // products, each step's 16 keys just before them (the rows' maxima reduced
 // side by side first), so that the special-function unit's work runs under
@@ -29,7 +24,6 @@ struct SdpaTcConfig {
   int block_n;     // keys per K/V tile, a multiple of 16
   int stages;      // K/V tiles in the cp.async ring; 1: one K and one V slot, each refilled under the other's product
   int min_blocks;  // blocks per SM the register allocation is capped for
-  SdpaTcCopies copies = SdpaTcCopies::kBeforeScores;
   SdpaTcExponentials exponentials = SdpaTcExponentials::kInSoftmax;
   // Whether the key loop reads the views' alignment at run time, both kinds
   // of copies compiled into one kernel, rather than one kernel for each.
@@ -92,16 +86,15 @@ struct SdpaTcConfig {
 // 203.1); three stages 288.7 / 213.5. At D 256 32-key tiles in a ring of
 // three lost 13%, 128-key tiles with FA2's one K and one V slot 4%.
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
-  constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores;
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
   if (variant == SdpaTcVariant::kSm89) {
     if (head_dim_tile <= 128) return {8, 1, 64, 2, 2};
-    return {8, 1, 16, 2, 1, kBefore, kInSoftmax, true};
+    return {8, 1, 16, 2, 1, kInSoftmax, true};
   }
-  if (head_dim_tile <= 64) return {4, 2, 128, 2, 1, kBefore, SdpaTcExponentials::kInPv};
-  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
-  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
-  return {4, 1, 32, 2, 2, kBefore, kInSoftmax, true};
+  if (head_dim_tile <= 64) return {4, 2, 128, 2, 1, SdpaTcExponentials::kInPv};
+  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, SdpaTcExponentials::kInPv};
+  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, SdpaTcExponentials::kInPv};
+  return {4, 1, 32, 2, 2, kInSoftmax, true};
 }
 
 }  // namespace baracuda::kernels
