@@ -76,9 +76,23 @@ struct WarpPairExchange {
   // This warp's P (rounded pairs, p[a][nb][hr]: row 16 a + lane / 4 + 8 hr,
   // keys 8 nb + 2 (lane % 4) and the next) and its rows' partial sums go
   // to the exchange, and the partner's sums come back, once both have stored.
+  // sm_90 stores P by stmatrix (4 stores for 16), elsewhere 4 bytes a store.
   __device__ __forceinline__ void trade(const uint32_t (&p)[MAtoms][KeyBlocks][2], const float (&sums)[MAtoms][2],
                                         float (&partner_sums)[MAtoms][2]) const {
     const int lane = static_cast<int>(threadIdx.x) % 32;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Four 8 x 8 matrices a store: rows 0-7 and 8-15 of key blocks nb and nb + 1 (lane l: row l % 8 of matrix l / 8).
+    const uint32_t at = mine + static_cast<uint32_t>(lane % 8 + (lane >> 3 & 1) * 8) * kPRowBytes +
+                        static_cast<uint32_t>(lane >> 4) * 16;
+#pragma unroll
+    for (int a = 0; a < MAtoms; ++a)
+#pragma unroll
+      for (int nb = 0; nb < KeyBlocks; nb += 2)
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                         at + 16 * a * kPRowBytes + nb * 16),
+                     "r"(p[a][nb][0]), "r"(p[a][nb][1]), "r"(p[a][nb + 1][0]), "r"(p[a][nb + 1][1])
+                     : "memory");
+#else
     const uint32_t row0 = mine + static_cast<uint32_t>(lane / 4) * kPRowBytes + static_cast<uint32_t>(lane % 4) * 4;
 #pragma unroll
     for (int a = 0; a < MAtoms; ++a)
@@ -89,6 +103,7 @@ struct WarpPairExchange {
           asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(row0 + (16 * a + 8 * hr) * kPRowBytes + nb * 16),
                        "r"(p[a][nb][hr])
                        : "memory");
+#endif
     put(1, sums);
     meet();
     get(1, partner_sums);
