@@ -53,7 +53,8 @@ enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
           SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts,
-          SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts>
+          SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts,
+          bool DqFragmentsOnce = false>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -73,6 +74,9 @@ struct SdpaBackwardShape {
   static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
   static constexpr SdpaBackwardProbabilities kProbabilities = Probabilities;
   static constexpr SdpaBackwardDqReductions kDqReductions = DqReductions;
+  // Whether dQ reads its dS fragments once for all of a warp's column
+  // chunks (kAfterDqProducts), rather than again for each chunk.
+  static constexpr bool kDqFragmentsOnce = DqFragmentsOnce;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);

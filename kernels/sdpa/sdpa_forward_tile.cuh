@@ -56,11 +56,15 @@ struct TileCounts {
   static_assert(!kWarpPairs || (kKeyBlocks % 2 == 0 && kCfg.warps % 2 == 0), "whole 16-key steps a warp");
 
   // Which warp of its pair this one is (0 without pairs): its keys start
-  // at key_half() kKeyBlocks * 8 of the tile, its value columns at
-  // key_half() kValueBlocks * 8, and its rows kWarpRows before those of
-  // the warp's place in the block (thread_row's).
+  // at key_half() kKeyBlocks * 8 of the tile and its value columns at
+  // key_half() kValueBlocks * 8; row_shift(): how far its rows (its pair's,
+  // pair p owning rows p kWarpRows) lie before those that thread_row counts
+  // for its warp (warp w, rows w kWarpRows).
   __device__ static int key_half() { return kWarpPairs ? static_cast<int>(threadIdx.x) / 32 % 2 : 0; }
-  __device__ static int row_shift() { return key_half() * kWarpRows; }
+  __device__ static int row_shift() {
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    return kWarpPairs ? (warp - warp / 2) * kWarpRows : 0;
+  }
 };
 
 // Aligned: fp.aligned, a template flag so that the key loop holds only the

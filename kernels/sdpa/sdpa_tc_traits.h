@@ -5,12 +5,10 @@
 
 namespace baracuda::kernels {
 
-// The forward variants: sm80 (4 warps, K/V ring of `stages` tiles), its
-// sm89 sibling (256-thread blocks, double-buffered K/V, every tile within
-// Ada's 99 KiB of shared memory per block), and sm80 wide: the sm80 kernel
-// at the 256 tile with tiles for blocks of up to 227 KiB (sm 90, 100-103),
-// which the sm80 entry takes where the device's blocks hold them.
-enum class SdpaTcVariant { kSm80, kSm89, kSm80Wide };
+// The forward variants: sm80 (4 warps, K/V ring of `stages` tiles) and its
+// sm89 sibling (256-thread blocks, double-buffered K/V), every tile within
+// Ada's 99 KiB of shared memory per block.
+enum class SdpaTcVariant { kSm80, kSm89 };
 
 // Where P's exponentials run: in the softmax, before P V, or among P V's
 // products, each step's 16 keys just before them (the rows' maxima reduced
@@ -85,6 +83,18 @@ struct SdpaTcConfig {
 // exponentials among P V 289.8 / 215.7 against 269.4 / 198.1 (FA2 278.0 /
 // 203.1); three stages 288.7 / 213.5. At D 256 32-key tiles in a ring of
 // three lost 13%, 128-key tiles with FA2's one K and one V slot 4%.
+// Session 22 (bench/NOTES.md; B8 H16 S2048 D 256, one process, launches
+// interleaved): FlashAttention-2's H100 tile, 4 warps x 64 keys in one K
+// and one V slot (96 KiB: two blocks an SM on sm 90, 100-103), with the
+// exponentials among P V, 327.8 / 291.8 against the wide tile's 316.7 /
+// 269.5 (8 warps x 64 keys, two stages, 192 KiB; FA2 321.8 / 273.3); the
+// same with the exponentials in the softmax 301.3 / 266.0, the 99 KiB
+// tile's 32-key ring 297.5 / 265.1, 8 warps x 64 keys in one slot each
+// 283.4 / 245.4. It fits sm_80's 99 KiB as well, so it is the 256 tile
+// everywhere and the wide variant is gone. Under ncu's fixed clock the
+// wide tile, the pair tiles and FA2 took the same cycles (392 K at B1 H16
+// S2048): at the H200's power cap the tile is worth what it saves in energy
+// and in the last wave's tail.
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
   if (variant == SdpaTcVariant::kSm89) {
@@ -93,8 +103,7 @@ constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) 
   }
   if (head_dim_tile <= 64) return {4, 2, 128, 2, 1, SdpaTcExponentials::kInPv};
   if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, SdpaTcExponentials::kInPv};
-  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, SdpaTcExponentials::kInPv};
-  return {4, 1, 32, 2, 2, kInSoftmax, true};
+  return {4, 1, 64, 1, 2, SdpaTcExponentials::kInPv};
 }
 
 }  // namespace baracuda::kernels

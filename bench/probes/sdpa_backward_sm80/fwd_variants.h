@@ -35,6 +35,10 @@ constexpr ProbeForwardVariant kProbeForwardVariants[] = {
     {256, {8, 2, 64, 2, 1, kInSoftmax, false, -1, true}},
     // 13. D 256: warp pairs, 4 warps, one K and one V slot (110 KiB, two blocks an SM).
     {256, {4, 2, 64, 1, 2, kInSoftmax, false, -1, true}},
+    // 14. D 256: 4 warps x 48 keys, one K and one V slot (80 KiB), the exponentials among P V.
+    {256, {4, 1, 48, 1, 2, kInPv}},
+    // 15. D 256: 4 warps x 32 keys in a two-stage ring (96 KiB), the exponentials among P V, a kernel per alignment.
+    {256, {4, 1, 32, 2, 2, kInPv}},
 };
 #define PROBE_FWD_TILE (kProbeForwardVariants[PROBE_FWD_VARIANT].tile)
 constexpr SdpaTcConfig kProbeForwardConfig = kProbeForwardVariants[PROBE_FWD_VARIANT].config;

@@ -209,7 +209,9 @@ def main():
             heads = [int(d) for a in sys.argv if a.startswith("--fwd-heads=") for d in a[12:].split(",")]
             if "--fwd-checks" in sys.argv:
                 run.forward_checks(lib, variants)
-            run.forward_rows(lib, variants, [r for r in run.ROWS if not heads or r[3] in heads])
+            for _ in range(int(os.environ.get("FWD_REPEAT", "1"))):  # a second pass shows the rows' spread
+                if left() > 3:
+                    run.forward_rows(lib, variants, [r for r in run.ROWS if not heads or r[3] in heads])
     if "--forward-first" in sys.argv:
         forward()
     if "--no-timing" not in sys.argv:
