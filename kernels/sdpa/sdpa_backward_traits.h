@@ -47,8 +47,9 @@ enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
 // each of dK's steps (dQ in one chunk, a whole tile), so that they leave
 // the SM spread over the phase rather than in one burst. A warp barrier
 // after each step holds them there: ptxas hoists them above the products
-// otherwise.
-enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
+// otherwise. kAmongNextDqProducts: each dQ chunk's a share after each of
+// the next chunk's steps (the last chunk's after its own products).
+enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts, kAmongNextDqProducts };
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
@@ -163,7 +164,10 @@ struct SdpaBackwardTraits<256>
 // chunk's products 221.8 / 187.8). Lost: skipping the products of a warp's
 // part of a masked tile that sees no pair (+0.2-0.4% alone, -4% beside the
 // spread reductions at D 128, -2 to -6% at D 64 and 256 with 190-240 B of
-// spills).
+// spills). Session 22 (B8 H16 S2048 D 256, graphs replayed in turn): dQ's
+// dS fragments read once for the warp's four 32-column chunks (24 of its
+// 64 ldmatrix a step; 32 more registers held through dQ) 224.8 -> 229.0,
+// causal 191.8 -> 195.1 (FA2 230.2 / 196.8), dK and dV bits unchanged.
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
@@ -183,7 +187,8 @@ struct SdpaBackwardWide<128> {
 template <>
 struct SdpaBackwardWide<256> {
   using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
-                                   128, SdpaBackwardProbabilities::kAmongProducts>;
+                                   128, SdpaBackwardProbabilities::kAmongProducts,
+                                   SdpaBackwardDqReductions::kAfterDqProducts, true>;
 };
 
 }  // namespace baracuda::kernels

@@ -16,7 +16,6 @@
 #include "sdpa/sdpa_forward_tc_launch.h"
 #include "sdpa/sdpa_forward_tc_tile_io.cuh"
 #include "sdpa/sdpa_forward_tile.cuh"
-#include "sdpa/sdpa_forward_warp_pairs.cuh"
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_tc_primitives.cuh"
 #include "sdpa/sdpa_tc_scores.cuh"
@@ -55,8 +54,7 @@ __device__ __forceinline__ void mma_two_blocks(float (&acc)[MAtoms][Blocks][4], 
 template <class T, class Sh, int HeadDim>
 __device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int warp_row = static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows - Sh::row_shift();
-  s_k += static_cast<uint32_t>(Sh::key_half() * Sh::kKeyBlocks * 8 * HeadDim * 2);  // a pair's warp: its keys
+  const int warp_row = static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows;
   // ldmatrix x4 of Q: matrices (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15): a0..a3.
   const uint32_t q_off = swizzled<HeadDim>(warp_row + (lane & 7) + (lane & 8), (lane >> 4) * 8);
   // Of K (keys x d): (keys 0-7, d 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15): b0 b1 of two key blocks.
@@ -145,58 +143,6 @@ struct TcForward {
     pv_product<T, Sh, HeadDim>(o, s, s_v, [&](int kk) { exponentiate_blocks(s, base, mul, 2 * kk, 2); });
   }
 
-  // Warp pairs (sdpa_forward_warp_pairs.cuh): the exchange at `area`;
-  // this warp's P and its rows' partial sums handed over, row_sum moved
-  // on by both halves' (with O's correction, as softmax_row_sums); then
-  // O's value columns of this warp += P V, the 16-key steps in the order of
-  // the tile's keys, both halves of P read back from the exchange (its
-  // own half too: registers are what the 256 tile runs short of).
-  using PairExchange = WarpPairExchange<Sh::kMAtoms, Sh::kKeyBlocks>;
-  __device__ static PairExchange pair_exchange(uint32_t area) { return PairExchange(area); }
-  __device__ static void hand_over(const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], float (&row_sum)[Sh::kMAtoms][2],
-                                   const float (&correction)[Sh::kMAtoms][2], const PairExchange &pair) {
-    uint32_t p[Sh::kMAtoms][Sh::kKeyBlocks][2];
-    float sums[Sh::kMAtoms][2], partner_sums[Sh::kMAtoms][2];
-#pragma unroll
-    for (int a = 0; a < Sh::kMAtoms; ++a)
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-#pragma unroll
-        for (int nb = 0; nb < Sh::kKeyBlocks; ++nb) p[a][nb][hr] = pack2<T>(s[a][nb][2 * hr], s[a][nb][2 * hr + 1]);
-        sums[a][hr] = row_tree<false>(s, a, hr);
-      }
-    pair.trade(p, sums, partner_sums);
-#pragma unroll
-    for (int a = 0; a < Sh::kMAtoms; ++a)
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr)
-        row_sum[a][hr] = fmaf(row_sum[a][hr], correction[a][hr], sums[a][hr] + partner_sums[a][hr]);
-  }
-  __device__ static void pv_paired(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4], uint32_t s_v,
-                                   const PairExchange &pair) {
-    constexpr int kSteps = Sh::kKeyBlocks / 2;  // a warp's 16-key steps
-    static_assert(Sh::kValueBlocks % 8 == 0, "a warp's value columns start on a whole swizzle row (at_step)");
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    // P of the tile's first and second halves of keys: the pair's first warp's, then its second's.
-    const bool first_half = Sh::key_half() == 0;
-    const uint32_t p_first = first_half ? pair.mine : pair.partner, p_second = first_half ? pair.partner : pair.mine;
-    // This warp's value columns: 16-column step kValueBlocks / 2 at 64 bytes a step of four (at_step).
-    const uint32_t v_off = swizzled<HeadDim>((lane & 7) + (lane & 8), (lane >> 4) * 8) +
-                           static_cast<uint32_t>(Sh::key_half() * Sh::kValueBlocks / 8 * 128);
-#pragma unroll
-    for (int j = 0; j < 2 * kSteps; ++j) {
-      uint32_t pa[Sh::kMAtoms][4];
-#pragma unroll
-      for (int a = 0; a < Sh::kMAtoms; ++a) pair.p_fragment(pa[a], j < kSteps ? p_first : p_second, a, j % kSteps);
-#pragma unroll
-      for (int dv = 0; dv < Sh::kValueBlocks / 2; ++dv) {
-        uint32_t vb[4];
-        ldmatrix_x4_trans(vb, s_v + at_step(v_off, dv) + j * 16 * HeadDim * 2);
-        mma_two_blocks<T>(o, pa, vb, dv);
-      }
-    }
-  }
-
   // Through the Q tile's place, once every warp is done reading Q.
   __device__ static void store_out(const SdpaProblem &p, const ForwardParams &fp,
                                    const float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
@@ -208,18 +154,14 @@ struct TcForward {
     // the optimizer, as is s_q, so that the addresses are formed here rather
     // than hoisted to the kernel's start and kept across the key loop in
     // local memory (64 spill stores and loads at D 128).
-    // A pair's warps hold the same rows, their value columns kValueBlocks apart (at_block: 128 bytes a step of
-    // 8 blocks), and the first of them writes the lse.
-    uint32_t first = swizzled<HeadDim>(thread_row<Sh::kWarpRows>(0, 0) - Sh::row_shift(), thread_col(0, 0)) +
-                     static_cast<uint32_t>(Sh::key_half() * Sh::kValueBlocks / 8 * 128);
+    uint32_t first = swizzled<HeadDim>(thread_row<Sh::kWarpRows>(0, 0), thread_col(0, 0));
     asm volatile("" : "+r"(first), "+r"(s_q));
 #pragma unroll
     for (int a = 0; a < Sh::kMAtoms; ++a)
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
-        const int row = thread_row<Sh::kWarpRows>(a, hr) - Sh::row_shift();
-        float *lse = Sh::key_half() == 0 ? lse_at(p, b, h, m0 + row) : nullptr;
-        const float inv = finish_row(row_max[a][hr], row_sum[a][hr], fp.score.mul, lse);
+        const int row = thread_row<Sh::kWarpRows>(a, hr);
+        const float inv = finish_row(row_max[a][hr], row_sum[a][hr], fp.score.mul, lse_at(p, b, h, m0 + row));
         const uint32_t row_at = s_q + static_cast<uint32_t>((16 * a + 8 * hr) * HeadDim * 2);
 #pragma unroll
         for (int db = 0; db < Sh::kValueBlocks; ++db)

@@ -48,23 +48,9 @@ struct TileCounts {
   static constexpr int kStages = kCfg.stages;
   static constexpr int kMAtoms = kCfg.m_atoms;
   static constexpr int kWarpRows = 16 * kCfg.m_atoms;
-  static constexpr bool kWarpPairs = kCfg.warp_pairs;
-  static constexpr int kPairWarps = kWarpPairs ? 2 : 1;          // warps sharing a warp's rows
-  static constexpr int kKeyBlocks = kBlockN / 8 / kPairWarps;    // 8-key column blocks of a warp's S
-  static constexpr int kValueBlocks = HeadDim / 8 / kPairWarps;  // 8-wide column blocks of a warp's O
+  static constexpr int kKeyBlocks = kBlockN / 8;    // 8-key column blocks of S
+  static constexpr int kValueBlocks = HeadDim / 8;  // 8-wide column blocks of O
   static_assert(kStages >= 1, "a ring of stages slots, or the one-slot pipeline");
-  static_assert(!kWarpPairs || (kKeyBlocks % 2 == 0 && kCfg.warps % 2 == 0), "whole 16-key steps a warp");
-
-  // Which warp of its pair this one is (0 without pairs): its keys start
-  // at key_half() kKeyBlocks * 8 of the tile and its value columns at
-  // key_half() kValueBlocks * 8; row_shift(): how far its rows (its pair's,
-  // pair p owning rows p kWarpRows) lie before those that thread_row counts
-  // for its warp (warp w, rows w kWarpRows).
-  __device__ static int key_half() { return kWarpPairs ? static_cast<int>(threadIdx.x) / 32 % 2 : 0; }
-  __device__ static int row_shift() {
-    const int warp = static_cast<int>(threadIdx.x) / 32;
-    return kWarpPairs ? (warp - warp / 2) * kWarpRows : 0;
-  }
 };
 
 // Aligned: fp.aligned, a template flag so that the key loop holds only the
@@ -156,14 +142,6 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     row_sum[a][0] = row_sum[a][1] = 0.f;
   }
 
-  // With warp pairs: this warp's and its partner's places past the ring (sdpa_forward_warp_pairs.cuh).
-  [[maybe_unused]] const auto pair = [&] {
-    if constexpr (Sh::kWarpPairs)
-      return K::pair_exchange(s_kv + Sh::kStages * Sh::kStageBytes);
-    else
-      return 0;
-  }();
-
   for (int64_t t = 0; t < n_tiles; ++t) {
     if constexpr (Sh::kStages == 1) {
       // K(t) (and Q) have landed and every warp is done with V(t - 1): V(t)
@@ -194,29 +172,18 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
     K::qk(s, s_q, slot(t));
-    // A warp's own rows and keys, as the score helpers count them from m0 and n0.
-    const int64_t warp_m0 = m0 - Sh::row_shift(), warp_n0 = n0 + Sh::key_half() * Sh::kKeyBlocks * 8;
     if (fp.score.transformed)
-      transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, warp_m0, warp_n0);
+      transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!common_keys.hold(n0, Sh::kBlockN))
-      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows, true>(s, fp.score.visible, warp_m0, warp_n0);
+      mask_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows, true>(s, fp.score.visible, m0, n0);
     constexpr int kSlack = Sh::kCfg.rescale_slack;
     constexpr bool kExpsInPv = Sh::kCfg.exponentials == SdpaTcExponentials::kInPv;
     float correction[Sh::kMAtoms][2], base[Sh::kMAtoms][2];
-    if constexpr (Sh::kWarpPairs)
-      softmax_maxima<Sh::kMAtoms, Sh::kKeyBlocks, kSlack>(
-          s, row_max, fp.score.mul, base, correction, [&](float(&mx)[Sh::kMAtoms][2]) { pair.max_with_partner(mx); });
-    else if constexpr (kExpsInPv)
+    if constexpr (kExpsInPv)
       softmax_maxima<Sh::kMAtoms, Sh::kKeyBlocks, kSlack>(s, row_max, fp.score.mul, base, correction);
     else
       softmax_probabilities<Sh::kMAtoms, Sh::kKeyBlocks, kSlack>(s, row_max, row_sum, fp.score.mul, correction);
     if (rescale_owed<kSlack>(correction)) rescale_rows(o, correction);
-    if constexpr (Sh::kWarpPairs) {
-      // The partner's P V takes this warp's half of P (and this one the
-      // partner's), so the exponentials run here, not among the products.
-      exponentiate_blocks(s, base, fp.score.mul, 0, Sh::kKeyBlocks);
-      K::hand_over(s, row_sum, correction, pair);
-    }
     if constexpr (Sh::kStages == 1) {
       // V(t) has landed and every warp is done with K(t): K(t + 1) goes into
       // its slot under P V.
@@ -229,9 +196,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
         __syncthreads();
       }
     }
-    if constexpr (Sh::kWarpPairs) {
-      K::pv_paired(o, slot(t) + Sh::kKTileBytes, pair);
-    } else if constexpr (Sh::kCfg.exponentials == SdpaTcExponentials::kInPv) {
+    if constexpr (Sh::kCfg.exponentials == SdpaTcExponentials::kInPv) {
       K::pv_exponentiating(o, s, slot(t) + Sh::kKTileBytes, base, fp.score.mul);
       softmax_row_sums(s, row_sum, correction);
     } else {

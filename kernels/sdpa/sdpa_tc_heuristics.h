@@ -21,25 +21,13 @@ inline int sdpa_tc_head_dim_tile(int head_dim, int head_dim_v) {
 
 constexpr int sdpa_tc_threads(const SdpaTcConfig &c) { return c.warps * 32; }
 
-// Query rows per block (the two warps of a pair share theirs).
-constexpr int sdpa_tc_block_m(const SdpaTcConfig &c) { return 16 * c.m_atoms * c.warps / (c.warp_pairs ? 2 : 1); }
+// Query rows per block.
+constexpr int sdpa_tc_block_m(const SdpaTcConfig &c) { return 16 * c.m_atoms * c.warps; }
 
-// What one warp of a pair hands its partner a key tile through shared
-// memory (sdpa_forward_warp_pairs.cuh): its half of P, 2-byte elements in
-// rows padded by 16 bytes (an ldmatrix's eight rows then fall in eight bank
-// groups), and two slots of a float per lane and row it holds (the rows'
-// maxima, their partial sums).
-constexpr int sdpa_tc_pair_p_row_bytes(const SdpaTcConfig &c) { return c.block_n / 2 * 2 + 16; }
-constexpr int sdpa_tc_pair_slot_bytes(const SdpaTcConfig &c) { return 32 * 2 * c.m_atoms * 4; }
-constexpr int sdpa_tc_pair_warp_bytes(const SdpaTcConfig &c) {
-  return 16 * c.m_atoms * sdpa_tc_pair_p_row_bytes(c) + 2 * sdpa_tc_pair_slot_bytes(c);
-}
-
-// Dynamic shared memory of one block: the Q tile (reused for the output),
-// `stages` K and V tiles, in 2-byte elements, and the warp pairs' exchange.
+// Dynamic shared memory of one block: the Q tile (reused for the output) and
+// `stages` K and V tiles, in 2-byte elements.
 constexpr size_t sdpa_tc_smem_bytes(const SdpaTcConfig &c, int head_dim_tile) {
-  return static_cast<size_t>(sdpa_tc_block_m(c) + 2 * c.stages * c.block_n) * head_dim_tile * 2 +
-         (c.warp_pairs ? static_cast<size_t>(c.warps) * sdpa_tc_pair_warp_bytes(c) : 0);
+  return static_cast<size_t>(sdpa_tc_block_m(c) + 2 * c.stages * c.block_n) * head_dim_tile * 2;
 }
 
 // The shared memory the variant needs for these head sizes.

@@ -179,17 +179,10 @@ __device__ __forceinline__ void softmax_probabilities(float (&s)[MAtoms][KeyBloc
 // rows' maxima side by side (each shuffle round over all rows, so that
 // their latencies overlap), giving `base` and `correction`
 // (settle_row_max); then P = 2^(s mul - base) a few key blocks at a time;
-// then the partial row sums, once P is whole. with_other_keys(mx) takes
-// each row's max over the keys other warps hold (warp pairs), before the
-// running max settles.
-struct NoOtherKeys {
-  template <class Maxima>
-  __device__ void operator()(Maxima &) const {}
-};
-template <int MAtoms, int KeyBlocks, int Slack = -1, class WithOtherKeys = NoOtherKeys>
+// then the partial row sums, once P is whole.
+template <int MAtoms, int KeyBlocks, int Slack = -1>
 __device__ __forceinline__ void softmax_maxima(const float (&s)[MAtoms][KeyBlocks][4], float (&row_max)[MAtoms][2],
-                                               float mul, float (&base)[MAtoms][2], float (&correction)[MAtoms][2],
-                                               WithOtherKeys &&with_other_keys = {}) {
+                                               float mul, float (&base)[MAtoms][2], float (&correction)[MAtoms][2]) {
   float mx[MAtoms][2];
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a)
@@ -201,7 +194,6 @@ __device__ __forceinline__ void softmax_maxima(const float (&s)[MAtoms][KeyBlock
     for (int a = 0; a < MAtoms; ++a)
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) mx[a][hr] = fmaxf(mx[a][hr], __shfl_xor_sync(0xffffffffu, mx[a][hr], lanes));
-  with_other_keys(mx);
 #pragma unroll
   for (int a = 0; a < MAtoms; ++a)
 #pragma unroll

@@ -31,13 +31,6 @@ struct SdpaTcConfig {
   // tile's max passes it by more than that (log2 units), and a warp whose
   // rows all kept theirs skips O's rescale (other bits, within rounding).
   int rescale_slack = -1;
-  // Whether warps work in pairs on the same 16 m_atoms query rows, each
-  // taking S for half of a key tile's keys and O for half of the value
-  // columns, so that every K and V fragment read from shared memory feeds
-  // m_atoms MMAs even where one warp's O for all columns would not fit its
-  // registers (sdpa_forward_warp_pairs.cuh): the pair trades its rows'
-  // maxima, P and partial sums through shared memory twice a key tile.
-  bool warp_pairs = false;
 };
 
 // head_dim_tile: the head size the kernel is compiled for (64, 128, 256);
@@ -86,15 +79,18 @@ struct SdpaTcConfig {
 // Session 22 (bench/NOTES.md; B8 H16 S2048 D 256, one process, launches
 // interleaved): FlashAttention-2's H100 tile, 4 warps x 64 keys in one K
 // and one V slot (96 KiB: two blocks an SM on sm 90, 100-103), with the
-// exponentials among P V, 327.8 / 291.8 against the wide tile's 316.7 /
-// 269.5 (8 warps x 64 keys, two stages, 192 KiB; FA2 321.8 / 273.3); the
-// same with the exponentials in the softmax 301.3 / 266.0, the 99 KiB
-// tile's 32-key ring 297.5 / 265.1, 8 warps x 64 keys in one slot each
-// 283.4 / 245.4. It fits sm_80's 99 KiB as well, so it is the 256 tile
-// everywhere and the wide variant is gone. Under ncu's fixed clock the
-// wide tile, the pair tiles and FA2 took the same cycles (392 K at B1 H16
-// S2048): at the H200's power cap the tile is worth what it saves in energy
-// and in the last wave's tail.
+// exponentials among P V, 327.6 / 292.5 against the wide tile's 308.1 /
+// 262.6 (8 warps x 64 keys, two stages, 192 KiB; FA2 322.1 / 275.2); the
+// same with the exponentials in the softmax 301.3 / 266.0 (round 1, the
+// wide tile 316.7 / 269.5), the 99 KiB tile's 32-key ring 297.5 / 265.1,
+// 8 warps x 64 keys in one slot each 283.4 / 245.4, 48-key slots 284.2 /
+// 251.9. It fits sm_80's 99 KiB as well, so it is the 256 tile everywhere
+// and the wide variant is gone. Warps in pairs on 32 rows (each S for half
+// the keys, O for half the columns, P traded through shared memory: 28%
+// fewer ldmatrix, the same bits) ran 307.7 / 249.8 (8 warps, two stages)
+// and 306.9 / 254.9 (4 warps, one slot each): the kernels are not bound by
+// shared-memory reads (under ncu's fixed clock the wide tile, the pairs and
+// FA2 took the same cycles).
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
   if (variant == SdpaTcVariant::kSm89) {

@@ -31,10 +31,8 @@ constexpr ProbeForwardVariant kProbeForwardVariants[] = {
     {256, {8, 1, 64, 1, 1, kInSoftmax}},
     // 11. D 256: 4 warps x 80 keys, one K and one V slot (112 KiB, two blocks an SM).
     {256, {4, 1, 80, 1, 2, kInPv}},
-    // 12. D 256: warp pairs: 8 warps, 32-row pairs, 64 keys, two stages.
-    {256, {8, 2, 64, 2, 1, kInSoftmax, false, -1, true}},
-    // 13. D 256: warp pairs, 4 warps, one K and one V slot (110 KiB, two blocks an SM).
-    {256, {4, 2, 64, 1, 2, kInSoftmax, false, -1, true}},
+    {0, {}},  // 12, 13: warp pairs (session 22, round 2; retired with the knob)
+    {0, {}},
     // 14. D 256: 4 warps x 48 keys, one K and one V slot (80 KiB), the exponentials among P V.
     {256, {4, 1, 48, 1, 2, kInPv}},
     // 15. D 256: 4 warps x 32 keys in a two-stage ring (96 KiB), the exponentials among P V, a kernel per alignment.
