@@ -98,6 +98,24 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t s
   mma_rows_by_rows<T, Cols>(c, sa, a_row, sb, lane, [](int) {});
 }
 
+// Step kk of mma_tile_by_tile from its A fragments: c[m][n] += a[m] times
+// the B fragments of rows [16 kk, 16 kk + 16) from b_off (the lane's offset
+// at step 0), transposed by ldmatrix.
+template <class T, int Cols, int M, int N>
+__device__ __forceinline__ void mma_step_b_transposed(float (&c)[M][N][4], const uint32_t (&a)[M][4], uint32_t sb,
+                                                      uint32_t b_off, int kk) {
+#pragma unroll
+  for (int n = 0; n < N; n += 2) {
+    uint32_t b[4];
+    ldmatrix_x4_trans(b, sb + at_step(b_off, n / 2) + kk * 16 * Cols * 2);
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      mma_16816<T>(c[m][n], a[m], b[0], b[1]);
+      mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
+    }
+  }
+}
+
 // c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
 // [*, ACols] tile (columns [0, 16 KSteps)) or, ATransposed, its 16 M
 // columns from a_row, a multiple of 16 M (rows [0, 16 KSteps)), ldmatrix
@@ -121,16 +139,7 @@ __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t s
       else
         ldmatrix_x4(a[m], sa + at_step(a_off, kk) + m * 16 * ACols * 2);
     }
-#pragma unroll
-    for (int n = 0; n < N; n += 2) {
-      uint32_t b[4];
-      ldmatrix_x4_trans(b, sb + at_step(b_off, n / 2) + kk * 16 * Cols * 2);
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        mma_16816<T>(c[m][n], a[m], b[0], b[1]);
-        mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
-      }
-    }
+    mma_step_b_transposed<T, Cols>(c, a, sb, b_off, kk);
     after_step(kk);
   }
 }
@@ -156,16 +165,7 @@ __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], const uint
   const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
 #pragma unroll
   for (int kk = 0; kk < KSteps; ++kk) {
-#pragma unroll
-    for (int n = 0; n < N; n += 2) {
-      uint32_t b[4];
-      ldmatrix_x4_trans(b, sb + at_step(b_off, n / 2) + kk * 16 * Cols * 2);
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        mma_16816<T>(c[m][n], a[kk][m], b[0], b[1]);
-        mma_16816<T>(c[m][n + 1], a[kk][m], b[2], b[3]);
-      }
-    }
+    mma_step_b_transposed<T, Cols>(c, a[kk], sb, b_off, kk);
     after_step(kk);
   }
 }
