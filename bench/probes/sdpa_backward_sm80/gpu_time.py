@@ -104,6 +104,7 @@ def timing(sides):
     stream = torch.cuda.Stream()
     heads = [int(d) for a in sys.argv if a.startswith("--heads=") for d in a[8:].split(",")]
     rows = [r for h in heads for r in run.ROWS if r[3] == h] if heads else run.ROWS
+    rows = rows * int(os.environ.get("TIMING_REPEAT", "1"))  # passes over the rows show their spread
     for B, H, S, D in rows:
         for causal in (False, True):
             if left() < 4:
