@@ -159,15 +159,12 @@ __device__ __forceinline__ void load_transposed_a(uint32_t (&a)[KSteps][M][4], u
 #pragma unroll
     for (int m = 0; m < M; ++m) ldmatrix_x4_trans(a[kk][m], sa + at_step(a_off, m) + kk * 16 * ACols * 2);
 }
-template <class T, int Cols, int KSteps, int M, int N, class AfterStep>
+template <class T, int Cols, int KSteps, int M, int N>
 __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], const uint32_t (&a)[KSteps][M][4], uint32_t sb,
-                                                 int col0, int lane, AfterStep &&after_step) {
+                                                 int col0, int lane) {
   const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
 #pragma unroll
-  for (int kk = 0; kk < KSteps; ++kk) {
-    mma_step_b_transposed<T, Cols>(c, a[kk], sb, b_off, kk);
-    after_step(kk);
-  }
+  for (int kk = 0; kk < KSteps; ++kk) mma_step_b_transposed<T, Cols>(c, a[kk], sb, b_off, kk);
 }
 
 // Four 8x8 16-bit matrices from registers (sm_90): r[i] is the lane's
@@ -316,44 +313,6 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
   constexpr int kAll = kDqReductionsPerChunk<Tr>;
-  if constexpr (Tr::kDqReductions == SdpaBackwardDqReductions::kAmongNextDqProducts) {
-    // A whole tile's chunks: each one's reductions a share after each step
-    // of the next one's products, held there by a warp barrier.
-    if (rows_left == BR && D == HT) {
-      constexpr int kChunks = Tr::kDqColumns / Tr::kDqChunk, kSteps = BC / 16;
-      constexpr int kPerStep = (kAll + kSteps - 1) / kSteps;
-      float prev[QA][Tr::kDqChunk / 8][4];
-      [[maybe_unused]] uint32_t ds[Tr::kDqFragmentsOnce ? kSteps : 1][QA][4];
-      if constexpr (Tr::kDqFragmentsOnce) load_transposed_a<BR>(ds, sdS, dq_row, lane);
-#pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        float dq[QA][Tr::kDqChunk / 8][4] = {};
-        auto reduce_previous = [&](int kk) {
-          if (c == 0) return;
-          __syncwarp();
-          const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
-          reduce_dq<Tr, false>(dq_lane, prev, kk * kPerStep, last, (c - 1) * Tr::kDqChunk,
-                               dq_col + (c - 1) * Tr::kDqChunk, dq_row, rows_left, D, scale, lane);
-        };
-        if constexpr (Tr::kDqFragmentsOnce)
-          mma_tile_by_tile<T, HT>(dq, ds, sK, dq_col + c * Tr::kDqChunk, lane, reduce_previous);
-        else
-          mma_tile_by_tile<T, true, BR, HT, kSteps>(dq, sdS, dq_row, sK, dq_col + c * Tr::kDqChunk, lane,
-                                                    reduce_previous);
-        if (c == 0) before_reductions();
-#pragma unroll
-        for (int m = 0; m < QA; ++m)
-#pragma unroll
-          for (int n = 0; n < Tr::kDqChunk / 8; ++n)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) prev[m][n][e] = dq[m][n][e];
-      }
-      __syncwarp();
-      reduce_dq<Tr, false>(dq_lane, prev, 0, kAll, (kChunks - 1) * Tr::kDqChunk,
-                           dq_col + (kChunks - 1) * Tr::kDqChunk, dq_row, rows_left, D, scale, lane);
-      return;
-    }
-  }
   // dS from dS^T, whose columns are this warp's queries.
   [[maybe_unused]] uint32_t ds[Tr::kDqFragmentsOnce ? BC / 16 : 1][QA][4];
   if constexpr (Tr::kDqFragmentsOnce) load_transposed_a<BR>(ds, sdS, dq_row, lane);
@@ -365,7 +324,7 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
     if (c0 > 0 && col0 >= D) break;
     float dq[QA][Tr::kDqChunk / 8][4] = {};
     if constexpr (Tr::kDqFragmentsOnce)
-      mma_tile_by_tile<T, HT>(dq, ds, sK, col0, lane, [](int) {});
+      mma_tile_by_tile<T, HT>(dq, ds, sK, col0, lane);
     else
       mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, sdS, dq_row, sK, col0, lane);
     if (c0 == 0) before_reductions();
@@ -450,7 +409,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
                 "the next step's S^T is read only after the middle block barrier");
   static_assert(kPrefetch != SdpaBackwardPrefetch::kGradients || kBarriers != SdpaBackwardBarriers::kFour,
                 "loads after the middle barrier");
-  static_assert(Tr::kDqReductions != SdpaBackwardDqReductions::kAmongDkProducts ||
+  static_assert(Tr::kDqReductions == SdpaBackwardDqReductions::kAfterDqProducts ||
                     kBarriers != SdpaBackwardBarriers::kFour,
                 "kFour's dQ runs after dK");
   static_assert(!kOneBarrier || (kPrefetch == SdpaBackwardPrefetch::kGradients && ST >= 3),

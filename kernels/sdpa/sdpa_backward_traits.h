@@ -47,9 +47,8 @@ enum class SdpaBackwardProbabilities { kAfterProducts, kAmongProducts };
 // each of dK's steps (dQ in one chunk, a whole tile), so that they leave
 // the SM spread over the phase rather than in one burst. A warp barrier
 // after each step holds them there: ptxas hoists them above the products
-// otherwise. kAmongNextDqProducts: each dQ chunk's a share after each of
-// the next chunk's steps (the last chunk's after its own products).
-enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts, kAmongNextDqProducts };
+// otherwise.
+enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
 
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,

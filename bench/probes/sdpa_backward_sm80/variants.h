@@ -28,18 +28,6 @@ using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, Pf::kScores, Ba::kTw
 // D 256: as 4 with 32-row dQ warp tiles of 32 columns... (4 row atoms, 32 columns a warp).
 using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 4, 32, Pf::kScores, Ba::kTwo, 64, Pr::kAmongProducts,
                                  Dr::kAmongDkProducts>;
-#elif PROBE_VARIANT == 6
-// D 256: the wide tile (SdpaBackwardWide<256>) with dQ's dS fragments read once for its four column chunks.
-using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, Pf::kDq, Ba::kFour, 128, Pr::kAmongProducts,
-                                 Dr::kAfterDqProducts, true>;
-#elif PROBE_VARIANT == 7
-// D 256: the wide tile with each dQ chunk's reductions among the next chunk's products.
-using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, Pf::kDq, Ba::kFour, 128, Pr::kAmongProducts,
-                                 Dr::kAmongNextDqProducts>;
-#elif PROBE_VARIANT == 8
-// D 256: 7 with dQ's dS fragments read once (6).
-using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, Pf::kDq, Ba::kFour, 128, Pr::kAmongProducts,
-                                 Dr::kAmongNextDqProducts, true>;
 #endif
 }  // namespace probe_variants
 using ProbeTraits = probe_variants::Traits;
