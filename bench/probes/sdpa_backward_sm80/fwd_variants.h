@@ -37,6 +37,8 @@ constexpr ProbeForwardVariant kProbeForwardVariants[] = {
     {256, {4, 1, 48, 1, 2, kInPv}},
     // 15. D 256: 4 warps x 32 keys in a two-stage ring (96 KiB), the exponentials among P V, a kernel per alignment.
     {256, {4, 1, 32, 2, 2, kInPv}},
+    // 16. D 256: the 256 tile (FA2's H100 tile) reading the views' alignment at run time (one kernel for both).
+    {256, {4, 1, 64, 1, 2, kInPv, true}},
 };
 #define PROBE_FWD_TILE (kProbeForwardVariants[PROBE_FWD_VARIANT].tile)
 constexpr SdpaTcConfig kProbeForwardConfig = kProbeForwardVariants[PROBE_FWD_VARIANT].config;
