@@ -515,11 +515,9 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
   int64_t blocks = fp.tiles;
   ForwardParams run = fp;
   if constexpr (Ti::kShape.persistent) {
-    int device = 0, sms = 0;
-    if ((err = cudaGetDevice(&device)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
-      return -static_cast<int>(err);
-    if (sms < blocks) blocks = sms;
+    DeviceLimits limits;
+    if ((err = current_device_limits(limits)) != cudaSuccess) return -static_cast<int>(err);
+    if (limits.sms < blocks) blocks = limits.sms;
     run.pair_shift = p.causal && fp.tiles >= 2 * blocks ? 1 : 0;
   }
   kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, run);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "common/device_limits.h"
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_tc_scores.cuh"
 #include "sdpa/sdpa_visible_keys.h"
@@ -88,13 +89,12 @@ inline bool encode_rows(CUtensorMap &map, AxisSteps &steps, CUtensorMapDataType 
 inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, int head_dim_tile) {
   // The SMs for the cut's choice; where the query fails, the launch's own
   // query reports the error (the cut then counts no SMs: no four groups).
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+  DeviceLimits limits;
+  if (current_device_limits(limits) != cudaSuccess) {
     (void)cudaGetLastError();
-    sms = 0;
+    limits.sms = 0;
   }
-  fp.cut = sdpa_sm90_cut(head_dim_tile, sdpa_visible_keys(p).bounded(), p.batch * p.heads_q, p.queries, sms);
+  fp.cut = sdpa_sm90_cut(head_dim_tile, sdpa_visible_keys(p).bounded(), p.batch * p.heads_q, p.queries, limits.sms);
   const SdpaSm90Shape shape = sdpa_sm90_cut_shape(head_dim_tile, fp.cut);
   const CUtensorMapDataType type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   fp.score = sdpa_tc::score_params(p);
