@@ -90,7 +90,9 @@ struct SdpaTcConfig {
 // fewer ldmatrix, the same bits) ran 307.7 / 249.8 (8 warps, two stages)
 // and 306.9 / 254.9 (4 warps, one slot each): the kernels are not bound by
 // shared-memory reads (under ncu's fixed clock the wide tile, the pairs and
-// FA2 took the same cycles).
+// FA2 took the same cycles). Reading the alignment at run time, one kernel
+// for both, ran 322.7 / 308.5 beside the kernel per alignment's 323.3 /
+// 308.0 (round 6): the tile keeps the one kernel.
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
   if (variant == SdpaTcVariant::kSm89) {
@@ -99,7 +101,7 @@ constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) 
   }
   if (head_dim_tile <= 64) return {4, 2, 128, 2, 1, SdpaTcExponentials::kInPv};
   if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, SdpaTcExponentials::kInPv};
-  return {4, 1, 64, 1, 2, SdpaTcExponentials::kInPv};
+  return {4, 1, 64, 1, 2, SdpaTcExponentials::kInPv, true};
 }
 
 }  // namespace baracuda::kernels
