@@ -98,6 +98,24 @@ __device__ __forceinline__ void mma_rows_by_rows(float (&c)[M][N][4], uint32_t s
   mma_rows_by_rows<T, Cols>(c, sa, a_row, sb, lane, [](int) {});
 }
 
+// Step kk of mma_tile_by_tile from its A fragments: c[m][n] += a[m] times
+// the B fragments of rows [16 kk, 16 kk + 16) from b_off (the lane's offset
+// at step 0), transposed by ldmatrix.
+template <class T, int Cols, int M, int N>
+__device__ __forceinline__ void mma_step_b_transposed(float (&c)[M][N][4], const uint32_t (&a)[M][4], uint32_t sb,
+                                                      uint32_t b_off, int kk) {
+#pragma unroll
+  for (int n = 0; n < N; n += 2) {
+    uint32_t b[4];
+    ldmatrix_x4_trans(b, sb + at_step(b_off, n / 2) + kk * 16 * Cols * 2);
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      mma_16816<T>(c[m][n], a[m], b[0], b[1]);
+      mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
+    }
+  }
+}
+
 // c[m][n] += A B over K = 16 KSteps, A the 16 M rows from a_row of a shared
 // [*, ACols] tile (columns [0, 16 KSteps)) or, ATransposed, its 16 M
 // columns from a_row, a multiple of 16 M (rows [0, 16 KSteps)), ldmatrix
@@ -121,16 +139,7 @@ __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t s
       else
         ldmatrix_x4(a[m], sa + at_step(a_off, kk) + m * 16 * ACols * 2);
     }
-#pragma unroll
-    for (int n = 0; n < N; n += 2) {
-      uint32_t b[4];
-      ldmatrix_x4_trans(b, sb + at_step(b_off, n / 2) + kk * 16 * Cols * 2);
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        mma_16816<T>(c[m][n], a[m], b[0], b[1]);
-        mma_16816<T>(c[m][n + 1], a[m], b[2], b[3]);
-      }
-    }
+    mma_step_b_transposed<T, Cols>(c, a, sb, b_off, kk);
     after_step(kk);
   }
 }
@@ -138,6 +147,24 @@ template <class T, bool ATransposed, int ACols, int Cols, int KSteps, int M, int
 __device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], uint32_t sa, int a_row, uint32_t sb, int col0,
                                                  int lane) {
   mma_tile_by_tile<T, ATransposed, ACols, Cols, KSteps>(c, sa, a_row, sb, col0, lane, [](int) {});
+}
+
+// The A fragments of mma_tile_by_tile's transposed A for every step, read
+// once (a[kk][m]), and its products from them.
+template <int ACols, int KSteps, int M>
+__device__ __forceinline__ void load_transposed_a(uint32_t (&a)[KSteps][M][4], uint32_t sa, int a_row, int lane) {
+  const uint32_t a_off = row_offset<ACols>(lane % 8 + (lane / 16) * 8, a_row + (lane / 8) % 2 * 8);
+#pragma unroll
+  for (int kk = 0; kk < KSteps; ++kk)
+#pragma unroll
+    for (int m = 0; m < M; ++m) ldmatrix_x4_trans(a[kk][m], sa + at_step(a_off, m) + kk * 16 * ACols * 2);
+}
+template <class T, int Cols, int KSteps, int M, int N>
+__device__ __forceinline__ void mma_tile_by_tile(float (&c)[M][N][4], const uint32_t (&a)[KSteps][M][4], uint32_t sb,
+                                                 int col0, int lane) {
+  const uint32_t b_off = row_offset<Cols>(lane % 8 + (lane / 8) % 2 * 8, col0 + (lane / 16) * 8);
+#pragma unroll
+  for (int kk = 0; kk < KSteps; ++kk) mma_step_b_transposed<T, Cols>(c, a[kk], sb, b_off, kk);
 }
 
 // Four 8x8 16-bit matrices from registers (sm_90): r[i] is the lane's
@@ -286,6 +313,9 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   static_assert((Tr::kDqColumns % 64 == 0 && Tr::kDqChunk % 64 == 0) || Tr::kDqChunk == 32,
                 "dQ's column steps within 64 columns of a multiple of 32 (row_offset)");
   constexpr int kAll = kDqReductionsPerChunk<Tr>;
+  // dS from dS^T, whose columns are this warp's queries.
+  [[maybe_unused]] uint32_t ds[Tr::kDqFragmentsOnce ? BC / 16 : 1][QA][4];
+  if constexpr (Tr::kDqFragmentsOnce) load_transposed_a<BR>(ds, sdS, dq_row, lane);
 #pragma unroll
   for (int c0 = 0; c0 < Tr::kDqColumns; c0 += Tr::kDqChunk) {
     const int col0 = dq_col + c0;
@@ -293,8 +323,10 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
     // that all reach before_reductions.
     if (c0 > 0 && col0 >= D) break;
     float dq[QA][Tr::kDqChunk / 8][4] = {};
-    // dS from dS^T, whose columns are this warp's queries.
-    mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, sdS, dq_row, sK, col0, lane);
+    if constexpr (Tr::kDqFragmentsOnce)
+      mma_tile_by_tile<T, HT>(dq, ds, sK, col0, lane);
+    else
+      mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, sdS, dq_row, sK, col0, lane);
     if (c0 == 0) before_reductions();
     // A whole tile's reductions need no bounds: the common case, without
     // the predicates that the compiler turns into a branch per reduction.

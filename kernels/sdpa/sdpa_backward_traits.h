@@ -53,7 +53,8 @@ enum class SdpaBackwardDqReductions { kAfterDqProducts, kAmongDkProducts };
 template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int KeyAtoms, int Stages, int DqRowAtoms,
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
           SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts,
-          SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts>
+          SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts,
+          bool DqFragmentsOnce = false>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -73,6 +74,9 @@ struct SdpaBackwardShape {
   static constexpr int kScoreBuffers = Barriers == SdpaBackwardBarriers::kOne ? 2 : 1;  // P^T, dS^T pairs
   static constexpr SdpaBackwardProbabilities kProbabilities = Probabilities;
   static constexpr SdpaBackwardDqReductions kDqReductions = DqReductions;
+  // Whether dQ reads its dS fragments once for all of a warp's column
+  // chunks (kAfterDqProducts), rather than again for each chunk.
+  static constexpr bool kDqFragmentsOnce = DqFragmentsOnce;
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -159,7 +163,10 @@ struct SdpaBackwardTraits<256>
 // chunk's products 221.8 / 187.8). Lost: skipping the products of a warp's
 // part of a masked tile that sees no pair (+0.2-0.4% alone, -4% beside the
 // spread reductions at D 128, -2 to -6% at D 64 and 256 with 190-240 B of
-// spills).
+// spills). Session 22 (B8 H16 S2048 D 256, graphs replayed in turn): dQ's
+// dS fragments read once for the warp's four 32-column chunks (24 of its
+// 64 ldmatrix a step; 32 more registers held through dQ) 224.8 -> 229.0,
+// causal 191.8 -> 195.1 (FA2 230.2 / 196.8), dK and dV bits unchanged.
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
@@ -179,7 +186,8 @@ struct SdpaBackwardWide<128> {
 template <>
 struct SdpaBackwardWide<256> {
   using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
-                                   128, SdpaBackwardProbabilities::kAmongProducts>;
+                                   128, SdpaBackwardProbabilities::kAmongProducts,
+                                   SdpaBackwardDqReductions::kAfterDqProducts, true>;
 };
 
 }  // namespace baracuda::kernels

@@ -50,11 +50,9 @@ __device__ __forceinline__ void mma_two_blocks(float (&acc)[MAtoms][Blocks][4], 
   }
 }
 
-// S = Q K^T for this warp's rows against the key tile at s_k; between(kk)
-// after the products of 16-column step kk.
-template <class T, class Sh, int HeadDim, class Between>
-__device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k,
-                                           Between &&between) {
+// S = Q K^T for this warp's rows against the key tile at s_k.
+template <class T, class Sh, int HeadDim>
+__device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp_row = static_cast<int>(threadIdx.x) / 32 * Sh::kWarpRows;
   // ldmatrix x4 of Q: matrices (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15): a0..a3.
@@ -73,7 +71,6 @@ __device__ __forceinline__ void qk_product(float (&s)[Sh::kMAtoms][Sh::kKeyBlock
       ldmatrix_x4(kb, s_k + at_step(k_off, kk) + nb2 * 16 * HeadDim * 2);
       mma_two_blocks<T>(s, qa, kb, nb2);
     }
-    between(kk);
   }
 }
 
@@ -131,22 +128,7 @@ struct TcForward {
     load_k<Aligned>(tile, g, row_stride, rows_left, cols);
   }
   __device__ static void qk(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k) {
-    qk_product<T, Sh, HeadDim>(s, s_q, s_k, [](int) {});
-  }
-  // With SdpaTcCopies::kAmongScores: the next K and V tiles' copies, issued
-  // a share after each 16-column step of S's products.
-  using KvCopies = TileRowCopies<Sh::kBlockN, HeadDim, Sh::kThreads>;
-  template <bool Aligned>
-  __device__ static void qk_issuing(float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_q, uint32_t s_k,
-                                    KvCopies &k_copies, KvCopies &v_copies) {
-    constexpr int kSteps = HeadDim / 16;
-    qk_product<T, Sh, HeadDim>(s, s_q, s_k, [&](int kk) {
-#pragma unroll
-      for (int j = kk * KvCopies::kSteps / kSteps; j < (kk + 1) * KvCopies::kSteps / kSteps; ++j) {
-        k_copies.template issue<Aligned>(j);
-        v_copies.template issue<Aligned>(j);
-      }
-    });
+    qk_product<T, Sh, HeadDim>(s, s_q, s_k);
   }
   __device__ static void pv(float (&o)[Sh::kMAtoms][Sh::kValueBlocks][4],
                             const float (&s)[Sh::kMAtoms][Sh::kKeyBlocks][4], uint32_t s_v) {

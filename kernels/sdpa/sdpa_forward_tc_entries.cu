@@ -34,23 +34,14 @@ int forward_tc(const SdpaProblem &p, cudaStream_t stream) {
       p, [&](auto tile) { return sdpa_forward_tc_launch<Variant, T, decltype(tile)::value>(p, stream); });
 }
 
-// The sm80 kernel, its wide tiles at the 256 tile where this device's
-// blocks hold them (sdpa_tc_traits.h).
-template <class T>
-int forward_sm80(const SdpaProblem &p, cudaStream_t stream) {
-  if (sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v) == 256) {
-    const int smem_limit = sdpa_tc::device_smem_per_block();
-    if (smem_limit < 0) return smem_limit;
-    if (sdpa_tc_smem_bytes(SdpaTcVariant::kSm80Wide, p.head_dim, p.head_dim_v) <= static_cast<size_t>(smem_limit))
-      return sdpa_forward_tc_launch<SdpaTcVariant::kSm80Wide, T, 256>(p, stream);
-  }
-  return forward_tc<SdpaTcVariant::kSm80, T>(p, stream);
-}
-
 }  // namespace
 
-int sdpa_forward_sm80_f16(const SdpaProblem &p, cudaStream_t stream) { return forward_sm80<__half>(p, stream); }
-int sdpa_forward_sm80_bf16(const SdpaProblem &p, cudaStream_t stream) { return forward_sm80<__nv_bfloat16>(p, stream); }
+int sdpa_forward_sm80_f16(const SdpaProblem &p, cudaStream_t stream) {
+  return forward_tc<SdpaTcVariant::kSm80, __half>(p, stream);
+}
+int sdpa_forward_sm80_bf16(const SdpaProblem &p, cudaStream_t stream) {
+  return forward_tc<SdpaTcVariant::kSm80, __nv_bfloat16>(p, stream);
+}
 int sdpa_forward_sm89_f16(const SdpaProblem &p, cudaStream_t stream) {
   return forward_tc<SdpaTcVariant::kSm89, __half>(p, stream);
 }

@@ -108,10 +108,10 @@ __device__ __forceinline__ void load_tile(uint32_t s_tile, const uint16_t *g, in
   }
 }
 
-// load_tile for the forward's key loop, Aligned a template flag and the
-// copies issued a row step at a time (the key loop may spread them among
-// its products): the thread's real rows counted in 32 bits, one compare a
-// row, and no select of the source address (64-bit compares and selects
+// load_tile for the forward's key loop (and the backward's Q/dO tiles),
+// Aligned a template flag and the copies issued a row step at a time: the
+// thread's real rows counted in 32 bits, one compare a row, and no select
+// of the source address (64-bit compares and selects
 // took 12 instructions a copy, 200 of a D 128 key tile's; the backward keeps
 // load_tile, its SASS unchanged).
 template <int Rows, int HeadDim, int Threads>

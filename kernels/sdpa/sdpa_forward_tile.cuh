@@ -77,8 +77,6 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
   // (44 uniform instructions a tile at D 128).
   asm("" : "+l"(common_keys.from), "+l"(common_keys.to));
   const int64_t n_tiles = key_tiles.end - key_tiles.begin;
-  static_assert(!Sh::kCfg.aligned_at_run_time || Sh::kCfg.copies == SdpaTcCopies::kBeforeScores,
-                "the copies among S's products are compiled for one alignment");
   // f(std::bool_constant<the views' alignment>).
   auto aligned_as = [&](auto &&f) {
     if constexpr (Sh::kCfg.aligned_at_run_time) {
@@ -162,7 +160,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
       // whose slot the next copy refills.
       cp_async_wait<Sh::kStages - 2>();
       __syncthreads();
-      if constexpr (Sh::kCfg.copies == SdpaTcCopies::kBeforeScores) load_kv(t + Sh::kStages - 1);
+      load_kv(t + Sh::kStages - 1);
       if constexpr (K::kSplitsLandedTiles) {
         if (t == 0) K::split_q(s_q);
         K::split_k(slot(t));
@@ -173,18 +171,7 @@ __device__ __forceinline__ void forward_tile(const SdpaProblem &p, const Forward
     const int64_t n0 = (key_tiles.begin + t) * Sh::kBlockN;
 
     float s[Sh::kMAtoms][Sh::kKeyBlocks][4];
-    if constexpr (Sh::kStages > 1 && Sh::kCfg.copies == SdpaTcCopies::kAmongScores) {
-      // Past the last tile the copies are zero bytes into a slot no warp reads.
-      const int64_t next = t + Sh::kStages - 1, next_n0 = (key_tiles.begin + next) * Sh::kBlockN;
-      const int64_t next_rows = next < n_tiles ? p.keys - next_n0 : 0;
-      typename K::KvCopies k_copies(slot(next), k + next_n0 * p.k.stride[2], p.k.stride[2], next_rows, p.head_dim);
-      typename K::KvCopies v_copies(slot(next) + Sh::kKTileBytes, v + next_n0 * p.v.stride[2], p.v.stride[2],
-                                    next_rows, p.head_dim_v);
-      K::template qk_issuing<Aligned>(s, s_q, slot(t), k_copies, v_copies);
-      cp_async_commit();
-    } else {
-      K::qk(s, s_q, slot(t));
-    }
+    K::qk(s, s_q, slot(t));
     if (fp.score.transformed)
       transform_scores<Sh::kMAtoms, Sh::kKeyBlocks, Sh::kWarpRows>(s, fp.score, slope_log2, m0, n0);
     if (!common_keys.hold(n0, Sh::kBlockN))

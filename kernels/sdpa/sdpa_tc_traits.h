@@ -5,17 +5,10 @@
 
 namespace baracuda::kernels {
 
-// The forward variants: sm80 (4 warps, K/V ring of `stages` tiles), its
-// sm89 sibling (256-thread blocks, double-buffered K/V, every tile within
-// Ada's 99 KiB of shared memory per block), and sm80 wide: the sm80 kernel
-// at the 256 tile with tiles for blocks of up to 227 KiB (sm 90, 100-103),
-// which the sm80 entry takes where the device's blocks hold them.
-enum class SdpaTcVariant { kSm80, kSm89, kSm80Wide };
-
-// Where a key-loop iteration of the ring issues the next K/V tile's copies:
-// before its S = Q K^T products, or a share after each 16-column step of
-// them. The one-slot pipeline (stages = 1) has its own.
-enum class SdpaTcCopies { kBeforeScores, kAmongScores };
+// The forward variants: sm80 (4 warps, K/V ring of `stages` tiles) and its
+// sm89 sibling (256-thread blocks, double-buffered K/V), every tile within
+// Ada's 99 KiB of shared memory per block.
+enum class SdpaTcVariant { kSm80, kSm89 };
 
 // Where P's exponentials run: in the softmax, before P V, or among P V's
 // products, each step's 16 keys just before them (the rows' maxima reduced
@@ -29,7 +22,6 @@ struct SdpaTcConfig {
   int block_n;     // keys per K/V tile, a multiple of 16
   int stages;      // K/V tiles in the cp.async ring; 1: one K and one V slot, each refilled under the other's product
   int min_blocks;  // blocks per SM the register allocation is capped for
-  SdpaTcCopies copies = SdpaTcCopies::kBeforeScores;
   SdpaTcExponentials exponentials = SdpaTcExponentials::kInSoftmax;
   // Whether the key loop reads the views' alignment at run time, both kinds
   // of copies compiled into one kernel, rather than one kernel for each.
@@ -84,17 +76,32 @@ struct SdpaTcConfig {
 // exponentials among P V 289.8 / 215.7 against 269.4 / 198.1 (FA2 278.0 /
 // 203.1); three stages 288.7 / 213.5. At D 256 32-key tiles in a ring of
 // three lost 13%, 128-key tiles with FA2's one K and one V slot 4%.
+// Session 22 (bench/NOTES.md; B8 H16 S2048 D 256, one process, launches
+// interleaved): FlashAttention-2's H100 tile, 4 warps x 64 keys in one K
+// and one V slot (96 KiB: two blocks an SM on sm 90, 100-103), with the
+// exponentials among P V, 327.6 / 292.5 against the wide tile's 308.1 /
+// 262.6 (8 warps x 64 keys, two stages, 192 KiB; FA2 322.1 / 275.2); the
+// same with the exponentials in the softmax 301.3 / 266.0 (round 1, the
+// wide tile 316.7 / 269.5), the 99 KiB tile's 32-key ring 297.5 / 265.1,
+// 8 warps x 64 keys in one slot each 283.4 / 245.4, 48-key slots 284.2 /
+// 251.9. It fits sm_80's 99 KiB as well, so it is the 256 tile everywhere
+// and the wide variant is gone. Warps in pairs on 32 rows (each S for half
+// the keys, O for half the columns, P traded through shared memory: 28%
+// fewer ldmatrix, the same bits) ran 307.7 / 249.8 (8 warps, two stages)
+// and 306.9 / 254.9 (4 warps, one slot each): the kernels are not bound by
+// shared-memory reads (under ncu's fixed clock the wide tile, the pairs and
+// FA2 took the same cycles). Reading the alignment at run time, one kernel
+// for both, ran 322.7 / 308.5 beside the kernel per alignment's 323.3 /
+// 308.0 (round 6): the tile keeps the one kernel.
 constexpr SdpaTcConfig sdpa_tc_config(SdpaTcVariant variant, int head_dim_tile) {
-  constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores;
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
   if (variant == SdpaTcVariant::kSm89) {
     if (head_dim_tile <= 128) return {8, 1, 64, 2, 2};
-    return {8, 1, 16, 2, 1, kBefore, kInSoftmax, true};
+    return {8, 1, 16, 2, 1, kInSoftmax, true};
   }
-  if (head_dim_tile <= 64) return {4, 2, 128, 2, 1, kBefore, SdpaTcExponentials::kInPv};
-  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
-  if (variant == SdpaTcVariant::kSm80Wide) return {8, 1, 64, 2, 1, kBefore, SdpaTcExponentials::kInPv};
-  return {4, 1, 32, 2, 2, kBefore, kInSoftmax, true};
+  if (head_dim_tile <= 64) return {4, 2, 128, 2, 1, SdpaTcExponentials::kInPv};
+  if (head_dim_tile <= 128) return {4, 2, 64, 2, 1, SdpaTcExponentials::kInPv};
+  return {4, 1, 64, 1, 2, SdpaTcExponentials::kInPv, true};
 }
 
 }  // namespace baracuda::kernels

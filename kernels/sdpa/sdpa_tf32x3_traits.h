@@ -28,13 +28,12 @@ namespace baracuda::kernels {
 // kernels' 256 tile does, sdpa_tc_traits.h; one kernel per alignment was
 // not measured for f32).
 constexpr SdpaTcConfig sdpa_tf32x3_config(int head_dim_tile, bool wide = false) {
-  constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores;
   constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax;
-  if (head_dim_tile <= 64) return {4, 2, 32, 2, 2, kBefore, kInSoftmax, true};
+  if (head_dim_tile <= 64) return {4, 2, 32, 2, 2, kInSoftmax, true};
   if (head_dim_tile <= 128)
-    return wide ? SdpaTcConfig{8, 1, 64, 1, 1, kBefore, kInSoftmax, true}
-                : SdpaTcConfig{8, 1, 32, 1, 1, kBefore, kInSoftmax, true};
-  return {4, 1, 16, 1, 1, kBefore, kInSoftmax, true};
+    return wide ? SdpaTcConfig{8, 1, 64, 1, 1, kInSoftmax, true}
+                : SdpaTcConfig{8, 1, 32, 1, 1, kInSoftmax, true};
+  return {4, 1, 16, 1, 1, kInSoftmax, true};
 }
 
 }  // namespace baracuda::kernels

@@ -7,7 +7,8 @@
 # namespace renamed; the benchmark's fills beside them, and with
 # PROBE_FORWARD=1 the first tree's forward (probe_fwd_<name>: run.py's data
 # rows, with the first tree named base) and, with PROBE_FWD_VARIANTS="name:n
-# ...", fwd_variants.h's forward tiles n of that tree (probe_fwd_<name>); with
+# ...", fwd_variants.h's forward tiles n of that tree (probe_fwd_<name>; "name:n@dir": of
+# the kernels at dir instead); with
 # PROBE_FORWARD_ALL=1 every later tree's forward too (probe_fwd_<tree>). At most 3 nvcc at a time, the longest
 # first; a compile still running after <seconds> is stopped and the library
 # links without it (run.py skips missing entries).
@@ -40,7 +41,9 @@ declare -A fwd_done
     if [ $first = 1 ] && [ -n "$PROBE_FORWARD" ]; then
       echo "${n}_fwd $C -I$d -Dbaracuda=baracuda_${n}_fwd -DPROBE_ENTRY=probe_fwd_$n -c $H/forward.cu"
       for fv in ${PROBE_FWD_VARIANTS:-}; do
-        echo "${fv%%:*}_fwdv $C -I$d -Xptxas -v -Dbaracuda=baracuda_${fv%%:*}_fwdv -DPROBE_FWD_VARIANT=${fv#*:} -DPROBE_ENTRY=probe_fwd_${fv%%:*} -c $H/fwd_variant.cu"
+        vn=${fv#*:}; vd=$d
+        if [ "$vn" != "${vn%@*}" ]; then vd=${vn#*@}; vn=${vn%@*}; fi
+        echo "${fv%%:*}_fwdv $C -I$vd -Xptxas -v -Dbaracuda=baracuda_${fv%%:*}_fwdv -DPROBE_FWD_VARIANT=$vn -DPROBE_ENTRY=probe_fwd_${fv%%:*} -c $H/fwd_variant.cu"
       done
       first=0
       fwd_done[$n]=1

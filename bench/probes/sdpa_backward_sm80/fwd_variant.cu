@@ -9,7 +9,6 @@
 
 namespace {
 using namespace baracuda::kernels;
-constexpr SdpaTcCopies kBefore = SdpaTcCopies::kBeforeScores, kAmong = SdpaTcCopies::kAmongScores;
 constexpr SdpaTcExponentials kInSoftmax = SdpaTcExponentials::kInSoftmax, kInPv = SdpaTcExponentials::kInPv;
 #include "fwd_variants.h"
 struct ProbeForwardConfig {

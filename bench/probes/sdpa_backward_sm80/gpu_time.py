@@ -11,7 +11,9 @@ and checks) beside PyTorch's FlashAttention-2, every side timed by GPU time.
    sides at S <= 4096. Bits of the rows against the baseline's.
 3. --forward: the baseline's sm_80 forward beside FA2's (run.py's rows),
    with --fwd=a,b forward tile variants (build.sh's PROBE_FWD_VARIANTS)
-   beside them, with --fwd-heads=64,256 those head sizes' rows alone;
+   beside them, with --fwd-heads=64,256 those head sizes' rows alone, with
+   --fwd-checks the variants' out and lse bits against the baseline's first
+   (run.py's FORWARD_CASES: masks, softcap, ALiBi, GQA, D != Dv);
    --forward-first: before the backward's timing rows.
 4. --profile: each kernel's GPU time (torch.profiler) in one backward of
    the first and second sides and of FA2, and in one forward of FA2.
@@ -102,6 +104,7 @@ def timing(sides):
     stream = torch.cuda.Stream()
     heads = [int(d) for a in sys.argv if a.startswith("--heads=") for d in a[8:].split(",")]
     rows = [r for h in heads for r in run.ROWS if r[3] == h] if heads else run.ROWS
+    rows = rows * int(os.environ.get("TIMING_REPEAT", "1"))  # passes over the rows show their spread
     for B, H, S, D in rows:
         for causal in (False, True):
             if left() < 4:
@@ -205,7 +208,11 @@ def main():
         if "--forward" in sys.argv and left() > 3:
             variants = [v for a in sys.argv if a.startswith("--fwd=") for v in a[6:].split(",") if v]
             heads = [int(d) for a in sys.argv if a.startswith("--fwd-heads=") for d in a[12:].split(",")]
-            run.forward_rows(lib, variants, [r for r in run.ROWS if not heads or r[3] in heads])
+            if "--fwd-checks" in sys.argv:
+                run.forward_checks(lib, variants)
+            for _ in range(int(os.environ.get("FWD_REPEAT", "1"))):  # a second pass shows the rows' spread
+                if left() > 3:
+                    run.forward_rows(lib, variants, [r for r in run.ROWS if not heads or r[3] in heads])
     if "--forward-first" in sys.argv:
         forward()
     if "--no-timing" not in sys.argv:

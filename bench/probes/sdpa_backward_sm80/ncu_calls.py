@@ -6,9 +6,11 @@ first-launch work). Run under
 
     python3 ncu_calls.py <libsdpa80_probe.so> <bench dir> <B,H,S,D,causal> <what> <side> [side ...]
 
-what: bwd (backward main kernels), fwd (forward kernels) or both.
+what: bwd (backward main kernels), fwd (forward kernels) or both; NCU_FWD=base,v7: the
+forward entries probe_fwd_<name> profiled (default base).
 """
 import ctypes
+import os
 import sys
 
 import torch
@@ -34,15 +36,17 @@ def main():
         calls += [(s.name, p.call(s)) for s in sides]
         calls.append(("FA2 bwd", run.fa2_backward(p)))
     if what in ("fwd", "both"):
-        fwd = getattr(lib, "probe_fwd_base", None)
-        if fwd is not None:
+        out = torch.empty_like(p.out)
+        saved = p.out
+        p.out = out  # the forward writes its own copy; the backward's out stays FA2's
+        dims, ptrs = p.dims(False), p.ptrs()
+        p.out = saved
+        for name in os.environ.get("NCU_FWD", "base").split(","):
+            fwd = getattr(lib, f"probe_fwd_{name}", None)
+            if fwd is None:
+                continue
             fwd.restype, fwd.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-            out = torch.empty_like(p.out)
-            saved = p.out
-            p.out = out  # the forward writes its own copy; the backward's out stays FA2's
-            dims, ptrs = p.dims(False), p.ptrs()
-            p.out = saved
-            calls.append(("sm80 fwd", lambda: fwd(dims, ptrs, torch.cuda.current_stream().cuda_stream)))
+            calls.append((f"{name} fwd", lambda fwd=fwd: fwd(dims, ptrs, torch.cuda.current_stream().cuda_stream)))
 
         def fa2_fwd():
             with sdpa_kernel(SDPBackend.FLASH_ATTENTION):

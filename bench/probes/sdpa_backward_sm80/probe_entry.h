@@ -1,8 +1,10 @@
 // The probe's C seam (ctypes, run.py): a problem as two arrays, so that one
 // signature serves every tree and variant. Every tensor dense, [B, H, S, D].
 //   dims: B, Hq, Hkv, Q, K, D, Dv, causal, bottom_right, window_left,
-//         window_right, deterministic
-//   ptrs: q, k, v, out, dout, lse (f32 [B, Hq, Q]), dq, dk, dv, workspace
+//         window_right, deterministic, softcap (thousandths, 0: none),
+//         alibi (0, 1 signed, 2 symmetric)
+//   ptrs: q, k, v, out, dout, lse (f32 [B, Hq, Q]), dq, dk, dv, workspace,
+//         slopes (f32 [Hq])
 #pragma once
 
 #include <cmath>
@@ -10,8 +12,10 @@
 
 #include "sdpa/sdpa_problem.h"
 
-enum ProbeDim { kB, kHq, kHkv, kQ, kK, kD, kDv, kCausal, kBottomRight, kWindowLeft, kWindowRight, kDeterministic };
-enum ProbePtr { kPq, kPk, kPv, kPout, kPdout, kPlse, kPdq, kPdk, kPdv, kPws };
+enum ProbeDim {
+  kB, kHq, kHkv, kQ, kK, kD, kDv, kCausal, kBottomRight, kWindowLeft, kWindowRight, kDeterministic, kSoftcap, kAlibi
+};
+enum ProbePtr { kPq, kPk, kPv, kPout, kPdout, kPlse, kPdq, kPdk, kPdv, kPws, kPslopes };
 
 template <class Problem>
 Problem probe_problem(const int64_t *d, void *const *ptr) {
@@ -33,5 +37,9 @@ Problem probe_problem(const int64_t *d, void *const *ptr) {
   p.dk = {ptr[kPdk], {p.heads_kv * K * D, K * D, D}};
   p.dv = {ptr[kPdv], {p.heads_kv * K * Dv, K * Dv, Dv}};
   p.deterministic = d[kDeterministic] != 0;
+  p.softcap = static_cast<double>(d[kSoftcap]) / 1000.0;
+  p.alibi = static_cast<int32_t>(d[kAlibi]);
+  p.slopes = ptr[kPslopes];
+  p.slope_stride[0] = 0, p.slope_stride[1] = 1;
   return p;
 }

@@ -27,7 +27,7 @@ bool sdpa_backward_takes_turns(const Problem &p) {
 }
 
 extern "C" size_t PROBE_ENTRY_ws(const int64_t *dims) {
-  void *none[10] = {};
+  void *none[kPslopes + 1] = {};
   return baracuda::kernels::sdpa_backward_workspace_layout(probe_problem<SdpaProblem>(dims, none)).bytes;
 }
 

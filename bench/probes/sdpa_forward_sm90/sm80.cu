@@ -1,5 +1,4 @@
-// The sm_80 forward of one tree (bf16; at the 256 tile its wide tiles, which
-// the H200's blocks hold) behind a plain function, compiled with
+// The sm_80 forward of one tree (bf16) behind a plain function, compiled with
 // -Dbaracuda=baracuda_sm80, so that the probe times it beside the Hopper
 // forward on the same problems (the decoding rows, where select chooses
 // between them).
@@ -12,7 +11,7 @@ using namespace baracuda::kernels;
 
 BARACUDA_SDPA_TC_FORWARD(kSm80, __nv_bfloat16, 64);
 BARACUDA_SDPA_TC_FORWARD(kSm80, __nv_bfloat16, 128);
-BARACUDA_SDPA_TC_FORWARD(kSm80Wide, __nv_bfloat16, 256);
+BARACUDA_SDPA_TC_FORWARD(kSm80, __nv_bfloat16, 256);
 
 // 0 or a negated CUDA error.
 int probe_forward_sm80(const void *problem, cudaStream_t stream) {
@@ -23,6 +22,6 @@ int probe_forward_sm80(const void *problem, cudaStream_t stream) {
     case 128:
       return sdpa_forward_tc_launch<SdpaTcVariant::kSm80, __nv_bfloat16, 128>(p, stream);
     default:
-      return sdpa_forward_tc_launch<SdpaTcVariant::kSm80Wide, __nv_bfloat16, 256>(p, stream);
+      return sdpa_forward_tc_launch<SdpaTcVariant::kSm80, __nv_bfloat16, 256>(p, stream);
   }
 }
