@@ -162,8 +162,11 @@ __device__ __forceinline__ bool shared_work(const SdpaProblem &p, const ForwardP
     int64_t tile = (fp.split.first + item) << fp.pair_shift;
     uint32_t tile_start = item_start, tile_end = item_start + item_keys;
     if (fp.pair_shift) {
-      const BlockWork heavy = tile_work<Ti>(p, fp, tile);
-      const uint32_t heavy_end = item_start + static_cast<uint32_t>(heavy.keys.end - heavy.keys.begin);
+      // Pairs are shared only under a causal mask alone with as many keys as
+      // queries (item_key_tiles): pair k of a (b, h) holds query tile
+      // n - 1 - k, which sees n - k key tiles, and tile k.
+      const uint32_t n = static_cast<uint32_t>(fp.query_tiles);
+      const uint32_t heavy_end = item_start + n - static_cast<uint32_t>(fp.split.first + item) % (n / 2);
       if (at < heavy_end) tile_end = heavy_end;
       else tile_start = heavy_end, ++tile;
     }
@@ -193,12 +196,9 @@ __device__ __forceinline__ bool shared_work(const SdpaProblem &p, const ForwardP
 template <class Ti>
 __device__ __forceinline__ int64_t block_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t turn) {
   if constexpr (Ti::kShape.share_last_round) {
-    if (fp.split.blocks > 0) {
-      const int64_t whole_turns = int64_t{static_cast<uint32_t>(fp.split.first) / gridDim.x} << fp.pair_shift;
-      if (turn >= whole_turns) {
-        if (blockIdx.x >= static_cast<uint32_t>(fp.split.blocks)) return -1;
-        return shared_work<Ti>(p, fp, turn - whole_turns, nullptr) ? fp.tiles + (turn - whole_turns) : -1;
-      }
+    if (fp.split.blocks > 0 && turn >= fp.split.turns) {
+      if (blockIdx.x >= static_cast<uint32_t>(fp.split.blocks)) return -1;
+      return shared_work<Ti>(p, fp, turn - fp.split.turns, nullptr) ? fp.tiles + (turn - fp.split.turns) : -1;
     }
   }
   return whole_round_tile<Ti>(fp, turn);

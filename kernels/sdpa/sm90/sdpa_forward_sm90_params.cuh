@@ -89,21 +89,16 @@ inline bool encode_rows(CUtensorMap &map, AxisSteps &steps, CUtensorMapDataType 
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// The key tiles every item of fp's persistent blocks takes (a tile, or a
-// heavy and a light tile with pair_shift), or 0 where they differ (or
-// would take too long to compare: more than 1024 query tiles).
+// The key tiles every item of fp's persistent blocks takes, where they are
+// equal and known without a walk over the tiles: a tile of an open problem
+// sees every key tile; under a causal mask alone with as many keys as
+// queries, query tile m sees m + 1, so a pair (heavy tile n - 1 - k, light
+// tile k) of an even count n sees n + 1. Else 0 (never shared).
 inline int64_t item_key_tiles(const SdpaProblem &p, const ForwardParams &fp, const SdpaSm90Shape &shape) {
-  if (!shape.persistent || fp.query_tiles > 1024 || (fp.pair_shift && fp.query_tiles % 2 != 0)) return 0;
-  const SdpaVisibleKeys visible = sdpa_visible_keys(p);
-  const auto key_tiles = [&](int64_t m) {
-    const int64_t m0 = m * shape.block_m(), last = m0 + shape.block_m() < p.queries ? m0 + shape.block_m() : p.queries;
-    const SdpaKeyTiles t = sdpa_key_tiles(visible, m0, last - 1, shape.block_n);
-    return t.end - t.begin;
-  };
-  const int64_t n = fp.query_tiles, keys = fp.pair_shift ? key_tiles(n - 1) + key_tiles(0) : key_tiles(0);
-  for (int64_t m = 0; m < (fp.pair_shift ? n / 2 : n); ++m)
-    if ((fp.pair_shift ? key_tiles(n - 1 - m) + key_tiles(m) : key_tiles(m)) != keys) return 0;
-  return keys;
+  if (!shape.persistent || p.window_left >= 0 || p.window_right >= 0) return 0;
+  if (!p.causal) return (p.keys + shape.block_n - 1) / shape.block_n;
+  const bool square = p.queries == p.keys && shape.block_m() == shape.block_n;
+  return square && fp.pair_shift && fp.query_tiles % 2 == 0 ? fp.query_tiles + 1 : 0;
 }
 
 // fp for p and the head-size tile; false where the kernel cannot serve p's
@@ -129,6 +124,7 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
   // As the launch sets it: pairs where the tiles are twice the persistent blocks or more.
   fp.pair_shift = shape.persistent && p.causal && sms > 0 && fp.tiles >= 2 * int64_t{sms} ? 1 : 0;
   fp.split = sdpa_sm90_split(shape, fp.tiles >> fp.pair_shift, item_key_tiles(p, fp, shape), sms);
+  fp.split.turns <<= fp.pair_shift;
   fp.partials = nullptr;
   fp.arrivals = nullptr;
   const bool out_aligned = reinterpret_cast<uintptr_t>(p.out.data) % 16 == 0 && p.out.stride[0] % 8 == 0 &&
@@ -156,7 +152,7 @@ inline int bind_split_workspace(ForwardParams &fp, int head_dim_tile, void *work
   const size_t partial = sdpa_sm90_split_partial_bytes(shape, head_dim_tile, fp.split),
                arrival = sdpa_sm90_split_arrival_bytes(shape, fp.split, fp.pair_shift != 0);
   if (workspace == nullptr || workspace_bytes < partial + arrival) {
-    fp.split = {fp.tiles >> fp.pair_shift, 0, 0, 0};
+    fp.split = {fp.tiles >> fp.pair_shift, 0, 0, 0, 0};
     return 0;
   }
   fp.partials = static_cast<float4 *>(workspace);

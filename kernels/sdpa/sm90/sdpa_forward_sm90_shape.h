@@ -156,6 +156,7 @@ constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, int64_t bat
 // consumer group to arrive merges them all and stores the rows.
 struct SdpaSm90Split {
   int64_t first;      // the first item shared (after the whole rounds), or the problem's item count
+  int64_t turns;      // a block's turns of the whole rounds (first / sms rounds, of two turns with pairs)
   int32_t items;      // items shared
   int32_t blocks;     // blocks sharing them; 0: none
   int32_t item_keys;  // key tiles an item
@@ -170,13 +171,14 @@ constexpr int64_t kSdpaSm90SplitLeastKeyTiles = BARACUDA_SDPA_SM90_SPLIT_LEAST_K
 // blocks of a shape that shares its last round. The round's key tiles stay
 // below 2^32 / (sms + 1) (the kernel's 32-bit ranges).
 constexpr SdpaSm90Split sdpa_sm90_split(const SdpaSm90Shape &shape, int64_t items, int64_t item_keys, int64_t sms) {
-  const SdpaSm90Split none{items, 0, 0, 0};
+  const SdpaSm90Split none{items, 0, 0, 0, 0};
   if (!shape.share_last_round || !shape.persistent || item_keys <= 0 || sms <= 0) return none;
   const int64_t rest = items % sms, keys = rest * item_keys;
   const int64_t blocks = keys / kSdpaSm90SplitLeastKeyTiles < sms ? keys / kSdpaSm90SplitLeastKeyTiles : sms;
   // Worth it where a block's range is at most 3/4 of an item.
   if (rest == 0 || 3 * blocks < 4 * rest || keys >= (int64_t{1} << 32) / (sms + 1)) return none;
-  return {items - rest, static_cast<int32_t>(rest), static_cast<int32_t>(blocks), static_cast<int32_t>(item_keys)};
+  return {items - rest, (items - rest) / sms, static_cast<int32_t>(rest), static_cast<int32_t>(blocks),
+          static_cast<int32_t>(item_keys)};
 }
 
 // The workspace a split needs: two pieces' partial rows a block (the ends of
@@ -206,7 +208,7 @@ constexpr size_t sdpa_sm90_forward_workspace_bytes(int head_dim_tile, bool bound
   int64_t blocks = all_keys / kSdpaSm90SplitLeastKeyTiles;
   if (blocks > kSdpaSm90SplitMostBlocks) blocks = kSdpaSm90SplitMostBlocks;
   if (blocks < 2) return 0;
-  const SdpaSm90Split most{0, static_cast<int32_t>(blocks - 1), static_cast<int32_t>(blocks), 1};
+  const SdpaSm90Split most{0, 0, static_cast<int32_t>(blocks - 1), static_cast<int32_t>(blocks), 1};
   return sdpa_sm90_split_partial_bytes(shape, head_dim_tile, most) + sdpa_sm90_split_arrival_bytes(shape, most, true);
 }
 
