@@ -227,9 +227,7 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   };
   uint32_t issued = 0;  // key tiles brought so far
   uint32_t q_round = 0;
-  int64_t tile;
-  for (int64_t turn = 0; (tile = block_tile<Ti>(p, fp, turn)) >= 0; ++turn, ++q_round) {
-    const BlockWork w = block_work<Ti>(p, fp, tile);
+  const auto bring = [&](const BlockWork &w) {
     const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
                v_bh = coords(fp.v_steps, w.b, w.hk);
     if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
@@ -260,6 +258,21 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
 #pragma unroll 1  // the producer runs on 24 registers
       for (int j = 0; j < Ti::kSlabs; ++j)
         tma_load_4d(sm.v(stage) + j * Ti::kKvSlabBytes, &fp.v, sm.v_full(stage), 64 * j, n0, v_bh.x, v_bh.y);
+    }
+    ++q_round;
+  };
+  // The whole rounds, then a shared round's pieces in a loop of their own:
+  // its walk (shared_work) kept out of the whole rounds' loop leaves that
+  // loop the registers it has without it (24, no spills).
+  int64_t tile, turn = 0;
+  for (; (tile = whole_round_tile<Ti>(fp, turn)) >= 0 && (!Ti::kShape.share_last_round || fp.split.blocks == 0 ||
+                                                          turn < fp.split.turns);
+       ++turn)
+    bring(tile_work<Ti>(p, fp, tile));
+  if constexpr (Ti::kShape.share_last_round) {
+    if (fp.split.blocks > 0 && blockIdx.x < static_cast<uint32_t>(fp.split.blocks)) {
+      BlockWork w;
+      for (int64_t k = 0; shared_work<Ti>(p, fp, k, &w); ++k) bring(w);
     }
   }
 }
