@@ -185,11 +185,11 @@ static uint64_t fnv(const void *data, size_t bytes) {
 static void check(const std::vector<Variant> &vs) {
   const Case cases[] = {
       // Session 22: the last round shared out in key tiles (136 tiles: one whole round and 4 tiles on 17 blocks;
-      // 18 tiles: all shared; causal 136 pairs: one whole round and 4 pairs).
+      // 18 tiles: all shared; causal 136 pairs: one whole round and 4 pairs, shared only with Q = K).
       {"H68 Q130 K2100 D128 (last round shared)", 1, 68, 68, 130, 2100, 128, 128, false, false, -1, -1, 0, 0},
       {"Q300 K2100 D128 Dv112 GQA 3 ALiBi softcap 20 (shared)", 1, 6, 2, 300, 2100, 128, 112, false, false, -1, -1, 1, 20},
       {"H34 S1024 D128 causal (last round shared)", 1, 34, 34, 1024, 1024, 128, 128, true, false, -1, -1, 0, 0},
-      {"H34 Q1024 K1100 D128 causal bottom-right ALiBi (shared)", 1, 34, 34, 1024, 1100, 128, 128, true, true, -1, -1, 1, 0},
+      {"H34 Q1024 K1100 D128 causal bottom-right ALiBi (Q != K: whole)", 1, 34, 34, 1024, 1100, 128, 128, true, true, -1, -1, 1, 0},
       {"S77 D64", 2, 2, 2, 77, 77, 64, 64, false, false, -1, -1, 0, 0},
       {"Q130 K300 D128 causal top-left", 1, 2, 2, 130, 300, 128, 128, true, false, -1, -1, 0, 0},
       {"Q130 K300 D128 causal bottom-right", 1, 2, 2, 130, 300, 128, 128, true, true, -1, -1, 0, 0},
