@@ -232,7 +232,13 @@ TEST_CASE("sdpa: the Hopper forward's plan asks for a workspace where its last r
   const Selected open = select_for(d, 90, bespoke);
   d.causal = 1;
   const Selected causal = select_for(d, 90, bespoke);
+  d.keys = 4096 + 128;  // a causal mask over more keys than queries: never shared
+  const Selected causal_longer = select_for(d, 90, bespoke);
+  d.keys = 4096;
   d.causal = 0;
+  d.window_left = 1000;
+  const Selected window = select_for(d, 90, bespoke);
+  d.window_left = -1;
   d.head_dim = 64;
   const Selected narrow = select_for(d, 90, bespoke);
   d.head_dim = 128;
@@ -251,7 +257,7 @@ TEST_CASE("sdpa: the Hopper forward's plan asks for a workspace where its last r
   CHECK(open.info.bit_stable == 1);
   REQUIRE(causal.status == BARACUDA_STATUS_SUCCESS);
   CHECK(causal.workspace == open.workspace);
-  for (const Selected *s : {&narrow, &one_tile}) {
+  for (const Selected *s : {&narrow, &one_tile, &causal_longer, &window}) {
     REQUIRE(s->status == BARACUDA_STATUS_SUCCESS);
     CHECK(s->workspace == 0);
   }

@@ -54,8 +54,11 @@ struct Variant {
   const char *(*refusal)(const Spec &) = nullptr;
 };
 
-// The Hopper forward's workspace: the cut tiles' partial rows (sdpa_forward_sm90_shape.h).
+// The Hopper forward's workspace: a shared last round's partial rows
+// (sdpa_forward_sm90_shape.h), none where the kernel never shares one (a
+// window, or a causal mask with keys other than queries: item_key_tiles).
 size_t forward_workspace_sm90(const kernels::SdpaProblem &p) {
+  if (p.window_left >= 0 || p.window_right >= 0 || (p.causal && p.queries != p.keys)) return 0;
   const int tile = kernels::sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v);
   const bool bounded = kernels::sdpa_visible_keys(p).bounded();
   const kernels::SdpaSm90Shape shape = kernels::sdpa_sm90_shape(tile, bounded);
