@@ -118,6 +118,7 @@ TEST_CASE("sdpa sm90: the last round's items are shared out in key tiles where m
   CHECK_FALSE(sdpa_sm90_shape(256, false).share_last_round);
   SdpaSm90Split s = sdpa_sm90_split(open, 4096, 32, 132);
   CHECK(s.first == 31 * 132);
+  CHECK(s.turns == 31);
   CHECK(s.items == 4);
   CHECK(s.blocks == 32);
   CHECK(s.item_keys == 32);
@@ -125,6 +126,7 @@ TEST_CASE("sdpa sm90: the last round's items are shared out in key tiles where m
   // 2244 key tiles go to every SM (17 each).
   s = sdpa_sm90_split(open, 2048, 33, 132);
   CHECK(s.first == 15 * 132);
+  CHECK(s.turns == 15);  // rounds of pairs (forward_params doubles it: two turns a pair)
   CHECK(s.items == 68);
   CHECK(s.blocks == 132);
   // Fewer items than SMs: all shared.
@@ -170,6 +172,7 @@ TEST_CASE("sdpa sm90: the forward's workspace holds every split up to 132 SMs, n
               CHECK(int64_t{s.items} * s.item_keys >= kSdpaSm90SplitLeastKeyTiles * s.blocks);
               CHECK(s.first + s.items == items);
               CHECK(s.first % sms == 0);
+              CHECK(s.turns * sms == s.first);
             }
           }
         }
