@@ -138,8 +138,7 @@ __device__ __forceinline__ BlockWork tile_work(const SdpaProblem &p, const Forwa
 // The last round shared out (SdpaSm90Split): its items laid end to end in
 // key tiles, block i's range of them [i K / B, (i + 1) K / B) for K key tiles
 // over B blocks, the first block whose range holds key tile x. In 32 bits
-// (sdpa_sm90_split keeps K (B + 1) below 2^32): 64-bit divisions are calls,
-// after which ptxas no longer keeps the ring's counts in uniform registers.
+// (sdpa_sm90_split keeps K (B + 1) below 2^32): 64-bit divisions are calls.
 struct SharedRound {
   uint32_t keys, blocks;
   __device__ uint32_t start(uint32_t block) const { return block * keys / blocks; }
@@ -494,12 +493,12 @@ struct Consumer {
     *at(w.slot, Ti::kValueBlocks) = make_float4(row_max[0][0], row_max[0][1], row_sum[0][0], row_sum[0][1]);
     __threadfence();
     sync_group();
-    // The group's first thread counts it in, predicated rather than
-    // branched around (a branch here costs the main loop its uniform ring counts).
+    // The group's first thread counts it in, predicated rather than branched
+    // around: with the branch ptxas kept the main loop's ring counts in vector
+    // registers (two R2UR more a wgmma, 0.94-0.96x main, session 22).
     const uint32_t arrived = atomic_add_if(fp.arrivals + w.counter * Ti::kConsumers + group, threadIdx.x % 128 == 0);
     const bool last = threadIdx.x % 128 == 0 && arrived == static_cast<uint32_t>(w.last_block - w.first_block);
-    // (Lane 0's answer, every lane's: ptxas then knows the branch uniform and
-    // keeps the loop's ring counts in uniform registers: 5-6% faster, session 22.)
+    // Lane 0's answer, every lane's: ptxas then knows the branch warp-uniform.
     if (!__shfl_sync(0xffffffffu, named_barrier_or(1 + Ti::kConsumers + group, 128, last), 0)) return false;
     __threadfence();
     const SharedRound round{static_cast<uint32_t>(fp.split.items) * static_cast<uint32_t>(fp.split.item_keys),
