@@ -44,20 +44,27 @@ __device__ __forceinline__ int32_t slot_phase(const void *in, int64_t source) {
   return static_cast<int32_t>((at & 15u) / Bytes);
 }
 
-// Slot k stages the window from input element `source` (-1: nothing): from
-// the input address of its first 16-byte copy, copies how many fill it; a
+// A slot that stages the window from input element `source` (-1: nothing):
+// from the input address of its first 16-byte copy, copies how many fill it; a
 // window whose copies would reach outside the input (at its two ends) keeps
 // its first element's offset and -1, and is staged vector by vector with
 // the copies that would leave the input element by element.
 template <int Bytes>
-__device__ __forceinline__ void set_slot_copies(const TileSlots &s, int32_t k, const void *in, const RowTiles &t,
-                                                int64_t source) {
+__device__ __forceinline__ void slot_copies(const void *in, const RowTiles &t, int64_t source, int64_t &from,
+                                            int32_t &copies) {
   const uintptr_t in_begin = reinterpret_cast<uintptr_t>(in), in_end = in_begin + t.source_span * Bytes;
   const uintptr_t first = in_begin + source * Bytes, end = first + static_cast<uintptr_t>(t.window) * Bytes;
   const uintptr_t begin16 = first & ~uintptr_t{15}, end16 = (end + 15) & ~uintptr_t{15};
   const bool inside = begin16 >= in_begin && end16 <= in_end;
-  s.from[k] = source < 0 || !inside ? source : static_cast<int64_t>(begin16);
-  s.copies[k] = source < 0 ? 0 : inside ? static_cast<int32_t>((end16 - begin16) / 16) : -1;
+  from = source < 0 || !inside ? source : static_cast<int64_t>(begin16);
+  copies = source < 0 ? 0 : inside ? static_cast<int32_t>((end16 - begin16) / 16) : -1;
+}
+
+// Slot k's copies, as slot_copies gives them.
+template <int Bytes>
+__device__ __forceinline__ void set_slot_copies(const TileSlots &s, int32_t k, const void *in, const RowTiles &t,
+                                                int64_t source) {
+  slot_copies<Bytes>(in, t, source, s.from[k], s.copies[k]);
 }
 
 // Vector v of a window at the input's ends (set_slot_copies's copies -1,

@@ -33,38 +33,68 @@ constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
 // dx row g's dy source rows (out = dx, in = dy): how many, its own (the one
 // a row with one source has), and for a row of two where the other lies,
 // relative to its own (along the row's one axis of two copies). Its
-// coordinates are found on the way, not kept: a block's rows are listed with
-// few registers.
+// coordinates are found on the way, not kept, in 32-bit arithmetic (the
+// host's pad_backward_takes_tiles keeps outer extents and pads under 2^29):
+// a block's rows are listed with few registers and instructions.
 template <IndexMap M>
-__device__ __forceinline__ int64_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own,
+__device__ __forceinline__ int32_t dx_row_sources(const RowsProblem &p, const RowTiles &t, int64_t g, int64_t &own,
                                                   int64_t &other) {
   TileRowCoords rc(g);
-  int64_t count = 1;
+  int32_t count = 1;
   own = 0;
   other = 0;
 #pragma unroll
   for (int d = kMaxRank - 2; d >= 0; --d) {
     if (d >= p.rank - 1) continue;
-    const int64_t c = rc.next(t, p.out_extent, d), lo = p.pad_low[d], j = c + lo;
-    const int64_t copies = copy_count<M>(c, lo, p.out_extent[d], p.in_extent[d]);
+    const int32_t c = static_cast<int32_t>(rc.next(t, p.out_extent, d)), lo = static_cast<int32_t>(p.pad_low[d]);
+    const CopyRunOf<int32_t> run =
+        copy_run<M>(c, lo, static_cast<int32_t>(p.out_extent[d]), static_cast<int32_t>(p.in_extent[d]));
+    const int32_t j = c + lo, copies = (run.before >= 0) + (run.end - run.begin) + (run.after >= 0);
     count *= copies;
-    own += j * p.in_stride[d];
+    own += static_cast<int64_t>(j) * p.in_stride[d];
     if (copies == 2) {
-      const CopyRun run = copy_run<M>(c, lo, p.out_extent[d], p.in_extent[d]);
-      const int64_t to = run.before >= 0 ? run.before : run.after >= 0 ? run.after : run.begin == j ? j + 1 : run.begin;
-      other = (to - j) * p.in_stride[d];
+      const int32_t to = run.before >= 0 ? run.before : run.after >= 0 ? run.after : run.begin == j ? j + 1 : run.begin;
+      other = static_cast<int64_t>(to - j) * p.in_stride[d];
     }
   }
   return count;
 }
 
+// The k-th (from 0) of dx row g's dy source rows in ascending order, as
+// nth_copy_row_at gives it (the last outer axis's copies varying fastest),
+// in the 32-bit arithmetic of dx_row_sources.
+template <IndexMap M>
+__device__ __forceinline__ int64_t nth_dx_row_source(const RowsProblem &p, const RowTiles &t, int64_t g, int32_t k) {
+  TileRowCoords rc(g);
+  uint32_t rest = static_cast<uint32_t>(k);
+  int64_t off = 0;
+#pragma unroll
+  for (int d = kMaxRank - 2; d >= 0; --d) {
+    if (d >= p.rank - 1) continue;
+    const int32_t c = static_cast<int32_t>(rc.next(t, p.out_extent, d));
+    const CopyRunOf<int32_t> run = copy_run<M>(c, static_cast<int32_t>(p.pad_low[d]),
+                                               static_cast<int32_t>(p.out_extent[d]),
+                                               static_cast<int32_t>(p.in_extent[d]));
+    const uint32_t size = (run.before >= 0) + (run.end - run.begin) + (run.after >= 0);
+    uint32_t pick = 0;
+    if (size > 1) pick = rest % size, rest /= size;
+    const int32_t i = static_cast<int32_t>(pick) - (run.before >= 0);
+    const int32_t j = i < 0 ? run.before : i < run.end - run.begin ? run.begin + i : run.after;
+    off += static_cast<int64_t>(j) * p.in_stride[d];
+  }
+  return off;
+}
+
 // The exclusive prefix sum of v over the block's first n threads, their
 // total, and whether any of them has flag set (scratch: a word a warp;
 // sums under 2^30). The warps past them only meet the barrier (a tile's
-// rows often fill a quarter of the block).
+// rows often fill a quarter of the block); each warp then scans the warps'
+// totals a lane each.
+template <int Threads>
 __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, bool flag, int32_t *scratch, int32_t n,
                                                        int32_t &total, bool &any_flag) {
-  constexpr int32_t kFlag = 1 << 30;
+  constexpr int32_t kFlag = 1 << 30, kWarps = Threads / 32;
+  static_assert(kWarps <= 32, "a lane a warp");
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int32_t inclusive = v;
   if (warp * 32 < n) {
@@ -77,16 +107,17 @@ __device__ __forceinline__ int32_t block_exclusive_sum(int32_t v, bool flag, int
     if (lane == 31) scratch[warp] = inclusive | (flagged ? kFlag : 0);
   }
   __syncthreads();
-  int32_t before = 0, sum = 0, flags = 0;
-  for (int w = 0; w * 32 < n; ++w) {
-    const int32_t x = scratch[w];
-    if (w < warp) before += x & (kFlag - 1);
-    sum += x & (kFlag - 1);
-    flags |= x;
+  const int32_t x = lane < kWarps && lane * 32 < n ? scratch[lane] : 0;
+  any_flag = __any_sync(0xffffffffu, (x & kFlag) != 0);
+  int32_t sums = x & (kFlag - 1);
+#pragma unroll
+  for (int d = 1; d < kWarps; d *= 2) {
+    const int32_t from = __shfl_up_sync(0xffffffffu, sums, d);
+    if (lane >= d) sums += from;
   }
-  total = sum;
-  any_flag = (flags & kFlag) != 0;
-  return before + inclusive - v;
+  total = __shfl_sync(0xffffffffu, sums, kWarps - 1);
+  const int32_t before = __shfl_sync(0xffffffffu, sums, (warp + 31) % 32);
+  return (warp > 0 ? before : 0) + inclusive - v;
 }
 
 // The row of [r0, r1) whose slots hold slot f: the last whose first slot
@@ -103,18 +134,26 @@ __device__ __forceinline__ int32_t row_of_slot(const int32_t *first, int32_t r0,
   return below;
 }
 
-// The staged dy rows as the sums read them: slot k's row starts phase[k]
-// elements into it.
+// A slot's copies (slot_copies) and where its row starts in it (elements),
+// side by side: a copy reads them in one 16-byte shared load.
+struct SlotCopies {
+  int64_t from;
+  int32_t copies;
+  int32_t phase;
+};
+
+// The staged dy rows as the sums read them: slot k's row starts
+// table[k].phase elements into it.
 struct StagedRows {
   const uint4 *slot;
-  const int32_t *phase;
+  const SlotCopies *table;
   int32_t slot_vectors;
 };
 
 // Slot k's dy row, from its first element.
 template <class T>
 __device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
-  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.phase[k];
+  return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.table[k].phase;
 }
 
 // Adds a dy row's copies of dx column c to sum, in ascending order.
@@ -136,19 +175,20 @@ __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k
   return Accum<T>::store(sum);
 }
 
-// Stages the first n slots as set_slot_copies set them, slot k from the
-// whole vectors of its space that phase[k] skips on (a slot may start a
-// vector late: the kernel's list()). Consecutive threads copy consecutive
-// vectors of a slot; where a slot has no more vectors than the block has
-// threads, a thread copies one vector position of a slot for slot after
-// slot (no division a copy).
+// Stages the first n slots as the table says, slot k from the whole
+// vectors of its space that its phase skips on (a slot may start a vector
+// late: the kernel's list()). Consecutive threads copy consecutive vectors
+// of a slot; where a slot has no more vectors than the block has threads, a
+// thread copies one vector position of a slot for slot after slot (no
+// division a copy).
 template <int Bytes>
-__device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, const TileSlots &s,
-                                            const int32_t *phase) {
+__device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, int32_t n, uint4 *slot,
+                                            const SlotCopies *table) {
   const int32_t sv = t.slot_vectors;
-  auto to = [&](int32_t k, int32_t v) { return s.slot + k * sv + (phase[k] * Bytes >> 4) + v; };
+  auto to = [&](int32_t k, const SlotCopies &e, int32_t v) { return slot + k * sv + (e.phase * Bytes >> 4) + v; };
   auto copy = [&](int32_t k, int32_t v) {  // windows at dy's ends (copies -1) below
-    if (v < s.copies[k]) async_copy16(to(k, v), reinterpret_cast<const void *>(s.from[k] + 16 * v));
+    const SlotCopies e = table[k];
+    if (v < e.copies) async_copy16(to(k, e, v), reinterpret_cast<const void *>(e.from + 16 * v));
   };
   const int32_t t0 = static_cast<int32_t>(threadIdx.x), threads = static_cast<int32_t>(blockDim.x);
   if (sv > threads) {
@@ -164,9 +204,11 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
   }
   // A window at dy's two ends (a block or two of the grid) by a thread each,
   // so that the copies above take no branch for it.
-  for (int32_t k = t0; k < n; k += threads)
-    if (s.copies[k] < 0)
-      for (int32_t v = 0; v < sv; ++v) stage_window_end_vector<Bytes>(in, t, s.from[k], v, to(k, v));
+  for (int32_t k = t0; k < n; k += threads) {
+    const SlotCopies e = table[k];
+    if (e.copies < 0)
+      for (int32_t v = 0; v < sv; ++v) stage_window_end_vector<Bytes>(in, t, e.from, v, to(k, e, v));
+  }
   async_copy_commit();
   async_copy_wait<0>();
 }
@@ -231,23 +273,23 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   __shared__ int32_t s_first[kThreads + 1];
   __shared__ int32_t s_single[kThreads];
   __shared__ int32_t s_scratch[kThreads / 32];
-  const TileSlots s = tile_slots(tile_smem, t, slots);
-  int32_t *phase = tile_words(s, slots);
-  const StagedRows staged{s.slot, phase, t.slot_vectors};
-  T *const elems = reinterpret_cast<T *>(s.slot);
+  // The slots, then a SlotCopies each (row_tile_smem_bytes's 16 bytes a row).
+  uint4 *const slot = tile_smem;
+  SlotCopies *const table = reinterpret_cast<SlotCopies *>(tile_smem + static_cast<int64_t>(slots) * t.slot_vectors);
+  const StagedRows staged{slot, table, t.slot_vectors};
+  T *const elems = reinterpret_cast<T *>(slot);
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * t.rows_per_block;
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
-  const CopyAxes axes = dx_to_dy(p);
   const int32_t r = threadIdx.x;  // the row this thread lists
   const int inner = p.rank - 1;
 
   int32_t count = 0;
   int64_t own = 0, other = 0;
   // count: at most slots (the host's bound)
-  if (r < nrows) count = static_cast<int32_t>(dx_row_sources<M>(p, t, row0 + r, own, other));
+  if (r < nrows) count = dx_row_sources<M>(p, t, row0 + r, own, other);
   int32_t total;  // the tile's sources
   bool many;      // a row of three or more
-  const int32_t first = block_exclusive_sum(count, count > 2, s_scratch, nrows, total, many);
+  const int32_t first = block_exclusive_sum<kThreads>(count, count > 2, s_scratch, nrows, total, many);
   if (r < nrows) s_first[r] = first;
   if (r == nrows - 1) s_first[nrows] = first + count;
 
@@ -258,16 +300,18 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   // Where slot k's row has dx column 0 (its own copy of it), in elements.
-  auto column0 = [&](int32_t k) { return k * t.slot_vectors * V + phase[k] + lo32; };
+  auto column0 = [&](int32_t k) { return k * t.slot_vectors * V + table[k].phase + lo32; };
   auto list = [&](int32_t k, int64_t source) {
-    set_slot_copies<Bytes>(s, k, p.in, t, source);
+    SlotCopies e;
+    slot_copies<Bytes>(p.in, t, source, e.from, e.copies);
     // A 16-byte copy that lands across a 32-byte sector of shared memory
     // from within one of global memory costs two of each (ncu, session
     // 20): a slot starts a vector late where its row's first 16 bytes and
     // the slot's space differ in that phase (the slot has a vector to spare).
     const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(source) * Bytes;
-    const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(s.slot + k * t.slot_vectors)) >> 4) & 1u;
-    phase[k] = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
+    const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(slot + k * t.slot_vectors)) >> 4) & 1u;
+    e.phase = slot_phase<Bytes>(p.in, source) + static_cast<int32_t>(late) * (16 / Bytes);
+    table[k] = e;
   };
   for (int32_t r0 = 0; r0 < nrows;) {  // rounds: the rows [r0, r1) whose sources fit the slots
     if (r0 > 0) __syncthreads();        // the last round's slots read
@@ -291,12 +335,10 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     for (int32_t f = threadIdx.x; many && f < listed; f += kThreads) {
       const int32_t q = row_of_slot(s_first, r0, r1, base, f), sources = s_first[q + 1] - s_first[q];
       if (sources <= 2) continue;
-      TileRowCoords rc(row0 + q);  // nth_copy_row_at asks from the last axis on, as rc gives them
-      list(f, nth_copy_row_at<M>([&](int d) { return rc.next(t, p.out_extent, d); }, axes, sources,
-                                 f - (s_first[q] - base)));
+      list(f, nth_dx_row_source<M>(p, t, row0 + q, f - (s_first[q] - base)));
     }
     __syncthreads();
-    stage_slots<Bytes>(p.in, t, listed, s, phase);
+    stage_slots<Bytes>(p.in, t, listed, slot, table);
     __syncthreads();
 
     // The columns outside [a, b), summed into each row's first slot.
@@ -319,7 +361,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     // dx row vr's vector at column c (inside the row).
     auto row_vector = [&](int32_t vr, int32_t c) {
       const int32_t at = s_single[vr];
-      if (at >= 0) return staged_vector<Bytes>(s.slot, at + c);  // one source: its folded slot, shifted
+      if (at >= 0) return staged_vector<Bytes>(slot, at + c);  // one source: its folded slot, shifted
       // several: their sums in order, the columns outside [a, b) from the first slot
       const int32_t k0 = s_first[vr] - base, k1 = s_first[vr + 1] - base;
       A acc[V];
@@ -327,7 +369,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
       for (int32_t k = k0; k < k1; ++k) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot + k * t.slot_vectors, phase[k] + c + lo32);
+        x.vector = staged_vector<Bytes>(slot + k * t.slot_vectors, table[k].phase + c + lo32);
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
       }
@@ -336,7 +378,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
       if (c < a || c + V > b) {
         P x;
-        x.vector = staged_vector<Bytes>(s.slot, column0(k0) + c);
+        x.vector = staged_vector<Bytes>(slot, column0(k0) + c);
 #pragma unroll
         for (int e = 0; e < V; ++e)
           if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
@@ -391,8 +433,8 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
         // starts up to V - 1 elements before its column 0, inside the slots
         // (that row's slot follows this one's). Neither part is kept.
         const int32_t c = l0 - q * w;
-        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(s.slot, s_single[q] + c),
-                                                       staged_vector<Bytes>(s.slot, s_single[q + 1] + c - w),
+        *reinterpret_cast<uint4 *>(out + l0) = blend16(staged_vector<Bytes>(slot, s_single[q] + c),
+                                                       staged_vector<Bytes>(slot, s_single[q + 1] + c - w),
                                                        (w - c) * Bytes);
         continue;
       }

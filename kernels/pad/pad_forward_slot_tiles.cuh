@@ -11,11 +11,11 @@
 
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <climits>
 #include <cstring>
 
 #include "common/async_copy.cuh"
+#include "common/device_limits.h"
 #include "common/element_words.cuh"
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
@@ -258,43 +258,15 @@ __global__ void __launch_bounds__(kTileThreads, PadTilesTraits::slot_blocks_per_
   store_slot_rows<Bytes>(p, f, b, row0, nrows);
 }
 
-// A device's shared memory an SM and reserved a block, queried once a device
-// (two attribute queries a launch were part of the host's cost a call, which
-// a small pad's time includes); threads that race store the same values.
-inline cudaError_t slot_device_smem(int device, int &smem_per_sm, int &reserved) {
-  constexpr int kDevices = 64;
-  static std::atomic<int> cached[kDevices][2];  // value + 1; 0: not read yet
-  const bool cacheable = device >= 0 && device < kDevices;
-  if (cacheable) {
-    const int a = cached[device][0].load(std::memory_order_relaxed), b = cached[device][1].load(std::memory_order_relaxed);
-    if (a > 0 && b > 0) {
-      smem_per_sm = a - 1, reserved = b - 1;
-      return cudaSuccess;
-    }
-  }
-  cudaError_t err;
-  if ((err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device)) !=
-          cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device)) != cudaSuccess)
-    return err;
-  if (cacheable) {
-    cached[device][0].store(smem_per_sm + 1, std::memory_order_relaxed);
-    cached[device][1].store(reserved + 1, std::memory_order_relaxed);
-  }
-  return cudaSuccess;
-}
-
 // 0, 3 (UNSUPPORTED: over 2^31 blocks), or the negated CUDA error of a
 // device query or the launch. At most PadTilesTraits::slot_blocks_per_sm
 // blocks an SM of this device (smem_for_blocks_per_sm).
 template <int Bytes, IndexMap M>
 int launch_pad_forward_slot_tiles(const RowsProblem &p, const PadSlotTiles &f, cudaStream_t stream) {
   if (f.t.blocks > INT_MAX) return 3;
-  int device = 0, smem_per_sm = 0, reserved = 0;
-  cudaError_t err;
-  if ((err = cudaGetDevice(&device)) != cudaSuccess) return -static_cast<int>(err);
-  if ((err = slot_device_smem(device, smem_per_sm, reserved)) != cudaSuccess) return -static_cast<int>(err);
-  const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, smem_per_sm, reserved,
+  DeviceLimits limits;
+  if (const cudaError_t err = current_device_limits(limits); err != cudaSuccess) return -static_cast<int>(err);
+  const uint32_t smem = smem_for_blocks_per_sm(f.t.smem_bytes, limits.smem_per_sm, limits.reserved_smem_per_block,
                                                PadTilesTraits::slot_blocks_per_sm(Bytes));
   pad_forward_slot_tiles_kernel<Bytes, M><<<static_cast<unsigned>(f.t.blocks), kTileThreads, smem, stream>>>(p, f);
   return -static_cast<int>(cudaGetLastError());

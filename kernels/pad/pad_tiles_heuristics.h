@@ -190,6 +190,13 @@ inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64
                               ? PadTilesTraits::kMaxBandSumRowBytes
                               : PadTilesTraits::kMaxSumRowBytes;
   if (!row_tiles_serve(p, elem_bytes, window, longest)) return false;
+  // The kernel lists a tile's rows in 32-bit arithmetic (sums of an outer
+  // extent, twice another and a pad).
+  constexpr int64_t kOuterLimit = int64_t{1} << 29;
+  for (int d = 0; d < inner; ++d)
+    if (p.out_extent[d] >= kOuterLimit || p.in_extent[d] >= kOuterLimit || p.pad_low[d] >= kOuterLimit ||
+        p.pad_low[d] <= -kOuterLimit)
+      return false;
   int64_t rows = PadTilesTraits::kSumTileBytes / (w * elem_bytes);
   rows = rows < 1 ? 1 : rows > PadTilesTraits::kThreads ? PadTilesTraits::kThreads : rows;
   for (;; rows /= 2) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "common/device_limits.h"
 #include "sdpa/sdpa_backward_heuristics.h"
 #include "sdpa/sdpa_backward_rows.cuh"
 #include "sdpa/sdpa_problem.h"
@@ -77,10 +78,9 @@ int sdpa_backward_run(const SdpaProblem &problem, void *workspace, size_t worksp
   if (!sdpa_backward_grid_fits(p, head_tile)) return 3;  // UNSUPPORTED
   // The 128 and 256 tiles take more shared memory than sm_86 and sm_89 give
   // a block (about 100 KB).
-  int device = 0, smem_optin = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err != cudaSuccess) return -static_cast<int>(err);
+  DeviceLimits limits;
+  if (const cudaError_t err = current_device_limits(limits); err != cudaSuccess) return -static_cast<int>(err);
+  const int smem_optin = limits.smem_per_block;
   if (smem_optin < sdpa_backward_tile_facts(head_tile).smem_bytes) return 3;  // UNSUPPORTED
   return sdpa_backward_passes<T>(p, workspace, workspace_bytes, stream,
                                  [&](const float *delta, float *dq, int *turns) {

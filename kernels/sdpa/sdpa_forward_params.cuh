@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "common/device_limits.h"
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_tc_scores.cuh"
@@ -49,10 +50,9 @@ __device__ __forceinline__ float *lse_at(const SdpaProblem &p, int64_t b, int64_
 
 // The current device's opt-in shared memory per block in bytes, or a negated CUDA error.
 inline int device_smem_per_block() {
-  int device = 0, smem_limit = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  return err == cudaSuccess ? smem_limit : -static_cast<int>(err);
+  DeviceLimits limits;
+  const cudaError_t err = current_device_limits(limits);
+  return err == cudaSuccess ? limits.smem_per_block : -static_cast<int>(err);
 }
 
 // Launches kernel over fp.tiles with smem bytes of dynamic shared memory:

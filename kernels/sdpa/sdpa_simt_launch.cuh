@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "baracuda/core.h"
+#include "common/device_limits.h"
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_simt_heuristics.h"
 #include "sdpa/sdpa_simt_tiles.cuh"
@@ -73,10 +74,9 @@ __device__ __forceinline__ RowSink<T> sink_of(const OutTensor<T> &t, const SdpaO
 // The largest dynamic shared memory a block may have on the current device,
 // or a negated CUDA error.
 inline int64_t shared_memory_limit() {
-  int device = 0, bytes = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  return e == cudaSuccess ? bytes : -static_cast<int64_t>(e);
+  DeviceLimits limits;
+  const cudaError_t e = current_device_limits(limits);
+  return e == cudaSuccess ? limits.smem_per_block : -static_cast<int64_t>(e);
 }
 
 // Launches kernel on `blocks` blocks (sdpa_simt_blocks: 0 launches nothing,

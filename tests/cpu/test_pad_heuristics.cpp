@@ -252,6 +252,14 @@ TEST_CASE("row tiles heuristics: short rows of a dense output, whole rows a tile
   // 2^31 rows or more: their coordinates do not fit the kernels' 32-bit divisions.
   CHECK(pad_forward_takes_tiles(at(pad_forward({32767, 65536, 4}, {0, 0, 1}, {0, 0, 1}, IndexMap::Reflect)), 4, t));
   CHECK_FALSE(pad_forward_takes_tiles(at(pad_forward({32768, 65536, 4}, {0, 0, 1}, {0, 0, 1}, IndexMap::Reflect)), 4, t));
+  // The backward lists a tile's rows in 32-bit arithmetic: outer extents (dy's too) and pads under 2^29.
+  constexpr int64_t kOuter = int64_t{1} << 29;
+  CHECK(pad_backward_takes_tiles(at(pad_backward({kOuter - 3, 4}, {1, 0}, {1, 0}, IndexMap::Reflect)), 4, 2, 2, st));
+  CHECK_FALSE(pad_backward_takes_tiles(at(pad_backward({kOuter - 2, 4}, {1, 0}, {1, 0}, IndexMap::Reflect)), 4, 2, 2, st));
+  CHECK(pad_backward_takes_tiles(at(pad_backward({4, 4}, {kOuter - 1, 0}, {1 - kOuter, 0}, IndexMap::Circular)), 4, 2, 2,
+                                 st));
+  CHECK_FALSE(
+      pad_backward_takes_tiles(at(pad_backward({4, 4}, {kOuter, 0}, {-kOuter, 0}, IndexMap::Circular)), 4, 2, 2, st));
   // A gap between output rows, input rows of stride 2, an output or input off its element alignment.
   RowsProblem gapped = at(pad_forward({6, 5, 32}, {1, 2, 0}, {2, 1, 0}, IndexMap::Reflect));
   gapped.out_stride[0] += 4;

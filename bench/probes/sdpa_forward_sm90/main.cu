@@ -59,7 +59,10 @@ static std::vector<Variant> variants() {
        {Variant{"v1", probe_forward_v1}, Variant{"v2", probe_forward_v2}, Variant{"v3", probe_forward_v3},
         Variant{"v4", probe_forward_v4}, Variant{"v5", probe_forward_v5}, Variant{"v6", probe_forward_v6},
         Variant{"v7", probe_forward_v7}, Variant{"v8", probe_forward_v8}, Variant{"v9", probe_forward_v9}})
-    if (x.run != nullptr) v.push_back(x);
+    if (x.run != nullptr && (getenv("PROBE_VARIANTS") == nullptr ||
+                             ("," + std::string(getenv("PROBE_VARIANTS")) + ",").find("," + std::string(x.name) + ",") !=
+                                 std::string::npos))
+      v.push_back(x);  // PROBE_VARIANTS=v1,v2: only those beside base and cuDNN
   const char *with_cudnn = getenv("PROBE_CUDNN");
   if (probe_forward_cudnn != nullptr && (with_cudnn == nullptr || std::string(with_cudnn) != "0"))
     v.push_back({"cudnn", probe_forward_cudnn});
@@ -230,13 +233,36 @@ static void check(const std::vector<Variant> &vs) {
       // Open 64-column problems that four consumers of 64 keys finish in fewer rounds of rows (132 SMs).
       {"B4 H33 Q256 K100 D48 Dv64 GQA 3 ALiBi (four groups)", 4, 33, 11, 256, 100, 48, 64, false, false, -1, -1, 1, 0},
       {"B2 H66 Q500 K100 D64 softcap 30 (four groups)", 2, 66, 66, 500, 100, 64, 64, false, false, -1, -1, 0, 30},
+      // D 64 under a mask, more tiles than SMs (persistent pairs).
+      {"B2 H70 S400 D64 causal", 2, 70, 70, 400, 400, 64, 64, true, false, -1, -1, 0, 0},
+      {"B2 H70 Q400 K600 D64 causal bottom-right", 2, 70, 70, 400, 600, 64, 64, true, true, -1, -1, 0, 0},
+      {"B1 H140 S300 D64 window 100/0", 1, 140, 140, 300, 300, 64, 64, false, false, 100, 0, 0, 0},
+      // Causal, more than three rounds of pairs on 132 SMs (session 22's tail dealing ran on such).
+      {"B4 H64 S512 D64 causal (pairs)", 4, 64, 64, 512, 512, 64, 64, true, false, -1, -1, 0, 0},
+      {"B2 H80 S768 D64 GQA 4 causal (pairs)", 2, 80, 20, 768, 768, 64, 64, true, false, -1, -1, 0, 0},
+      // Open, a last round a fifth of the blocks or less (420 tiles: 24 left past 3 rounds of 132; session
+      // 22 ran such rounds in 64-row slices).
+      {"B1 H140 Q400 K300 D64 GQA 2 ALiBi (short last round)", 1, 140, 70, 400, 300, 64, 64, false, false, -1, -1, 1, 0},
+      {"B2 H70 Q400 K200 D64 softcap 20 (short last round)", 2, 70, 70, 400, 200, 64, 64, false, false, -1, -1, 0, 20},
+      // B16 H16 S2048's last round (176 tiles of 11 a (b, h): 44 left on 132 SMs).
+      {"B1 H16 Q2048 K256 D64 (last round of 44)", 1, 16, 16, 2048, 256, 64, 64, false, false, -1, -1, 0, 0},
+      {"B3 H50 S300 D64 GQA 5 causal ALiBi", 3, 50, 10, 300, 300, 64, 64, true, false, -1, -1, 1, 0},
   };
   std::mt19937_64 g(17);
   std::normal_distribution<float> nd(0.f, 1.f);
-  // PROBE_CHECK_D: only the cases of these head sizes (D), comma-separated.
-  const std::string only_d = getenv("PROBE_CHECK_D") ? "," + std::string(getenv("PROBE_CHECK_D")) + "," : "";
+  // PROBE_CHECK_TILE=64: only the cases of that head-size tile (the others' float64 reference costs the round's seconds).
+  const int only_tile = getenv("PROBE_CHECK_TILE") ? atoi(getenv("PROBE_CHECK_TILE")) : 0;
   for (const Case &c : cases) {
-    if (!only_d.empty() && only_d.find("," + std::to_string(c.D) + ",") == std::string::npos) continue;
+    const int tile = std::max(c.D, c.Dv) <= 64 ? 64 : std::max(c.D, c.Dv) <= 128 ? 128 : 256;
+    if (only_tile != 0 && tile != only_tile) continue;
+    // PROBE_CHECK_MATCH="a|b": only the cases whose names hold one of those.
+    if (getenv("PROBE_CHECK_MATCH") != nullptr) {
+      const std::string list = std::string(getenv("PROBE_CHECK_MATCH")) + "|", name = c.name;
+      bool hit = false;
+      for (size_t at = 0, end; (end = list.find('|', at)) != std::string::npos; at = end + 1)
+        hit = hit || (end > at && name.find(list.substr(at, end - at)) != std::string::npos);
+      if (!hit) continue;
+    }
     Buffers b = alloc(c);
     const SdpaProblem p = problem(c, b);
     std::vector<float> q(b.nq), k(b.nk), v(b.nv), slopes(c.Hq);

@@ -678,11 +678,9 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
   if (err != cudaSuccess) return -static_cast<int>(err);
   int64_t blocks = fp.tiles;
   if constexpr (Ti::kShape.persistent) {
-    int device = 0, sms = 0;
-    if ((err = cudaGetDevice(&device)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess)
-      return -static_cast<int>(err);
-    if (sms < blocks) blocks = sms;  // (forward_params set pair_shift for this count)
+    DeviceLimits limits;
+    if ((err = current_device_limits(limits)) != cudaSuccess) return -static_cast<int>(err);
+    if (limits.sms < blocks) blocks = limits.sms;  // (forward_params set pair_shift for this count)
     // A shared last round alone: the blocks sharing it.
     if (Ti::kShape.share_last_round && fp.split.blocks > 0 && fp.split.first == 0) blocks = fp.split.blocks;
   }

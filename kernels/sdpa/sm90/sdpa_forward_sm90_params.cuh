@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "common/device_limits.h"
 #include "sdpa/sdpa_problem.h"
 #include "sdpa/sdpa_tc_scores.cuh"
 #include "sdpa/sdpa_visible_keys.h"
@@ -107,12 +108,12 @@ inline int64_t item_key_tiles(const SdpaProblem &p, const ForwardParams &fp, con
 inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, int head_dim_tile) {
   // The SMs for the cut's choice; where the query fails, the launch's own
   // query reports the error (the cut then counts no SMs: no four groups).
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+  DeviceLimits limits;
+  if (current_device_limits(limits) != cudaSuccess) {
     (void)cudaGetLastError();
-    sms = 0;
+    limits.sms = 0;
   }
+  const int64_t sms = limits.sms;
   const bool bounded = sdpa_visible_keys(p).bounded();
   fp.cut = sdpa_sm90_cut(head_dim_tile, bounded, p.batch * p.heads_q, p.queries, sms);
   const SdpaSm90Shape shape = sdpa_sm90_cut_shape(head_dim_tile, fp.cut);
