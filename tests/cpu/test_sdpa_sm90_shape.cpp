@@ -122,18 +122,24 @@ TEST_CASE("sdpa sm90: the last round's items are shared out in key tiles where m
   CHECK(s.items == 4);
   CHECK(s.blocks == 32);
   CHECK(s.item_keys == 32);
-  // Causal: 2048 pairs of 33 key tiles, 15 whole rounds; the last 68 pairs'
-  // 2244 key tiles go to every SM (17 each).
-  s = sdpa_sm90_split(open, 2048, 33, 132);
+  // Causal B4 H32 S4096: 2048 pairs of 33 key tiles, 15 whole rounds and 68
+  // pairs, over a quarter of the SMs: not shared. 2052 pairs: 15 rounds and
+  // 72 ... 1992 pairs: 15 rounds and 12 pairs' 396 key tiles on 99 blocks.
+  CHECK(sdpa_sm90_split(open, 2048, 33, 132).blocks == 0);
+  s = sdpa_sm90_split(open, 1992, 33, 132);
   CHECK(s.first == 15 * 132);
   CHECK(s.turns == 15);  // rounds of pairs (forward_params doubles it: two turns a pair)
-  CHECK(s.items == 68);
-  CHECK(s.blocks == 132);
-  // Fewer items than SMs: all shared.
+  CHECK(s.items == 12);
+  CHECK(s.blocks == 99);
+  // B3 H32 S4096: 3072 tiles, 23 rounds and 36 tiles (over a quarter): not shared.
+  CHECK(sdpa_sm90_split(open, 3072, 32, 132).blocks == 0);
+  CHECK(sdpa_sm90_split(open, 23 * 132 + 33, 32, 132).blocks == 132);
+  // Fewer items than SMs: all shared where they are a quarter of the SMs or fewer.
   s = sdpa_sm90_split(open, 32, 8, 132);
   CHECK(s.first == 0);
   CHECK(s.items == 32);
   CHECK(s.blocks == 64);
+  CHECK(sdpa_sm90_split(open, 34, 8, 132).blocks == 0);
   // Not shared: whole rounds only, items of unequal keys (0), no more blocks
   // than items at 4 key tiles each, other head-size tiles, no SM count.
   CHECK(sdpa_sm90_split(open, 32 * 132, 32, 132).blocks == 0);
@@ -169,6 +175,7 @@ TEST_CASE("sdpa sm90: the forward's workspace holds every split up to 132 SMs, n
             CHECK(s.blocks <= sms);
             if (s.blocks > 0) {
               CHECK(3 * s.blocks >= 4 * s.items);
+              CHECK(4 * s.items <= sms);
               CHECK(int64_t{s.items} * s.item_keys >= kSdpaSm90SplitLeastKeyTiles * s.blocks);
               CHECK(s.first + s.items == items);
               CHECK(s.first % sms == 0);
