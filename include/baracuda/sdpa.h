@@ -5,6 +5,10 @@
  * BARACUDA_OP_SDPA            out = softmax(s) v, per query row
  *   args: Q [B, Hq, Q, D], K [B, Hkv, K, D], V [B, Hkv, K, Dv], OUT [B, Hq, Q, Dv],
  *   LSE [B, Hq, Q] (optional output), SLOPES (needed with ALiBi, see below).
+ *   Workspace: baracuda_plan_workspace_size() bytes, 0 but for the Hopper
+ *   kernel at head sizes over 64 up to 128, which may share its last round of
+ *   tiles out over its blocks and merge their partial rows there (up to
+ *   about 18 MB).
  *
  * BARACUDA_OP_SDPA_BACKWARD   dq, dk, dv given dout
  *   args: Q, K, V, OUT, LSE (the forward's, required), DOUT [B, Hq, Q, Dv],

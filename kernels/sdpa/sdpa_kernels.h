@@ -23,10 +23,12 @@ int sdpa_forward_sm89_bf16(const SdpaProblem &p, cudaStream_t stream);
 // The Hopper kernel (sm_90a only: wgmma, TMA, warp specialization;
 // sm90/sdpa_forward_sm90.cuh), built when the build's archs include 90:
 // sdpa_forward_sm90_built() says whether it was. Views TMA cannot read go to
-// the sm_80 kernel.
+// the sm_80 kernel. The workspace (sdpa_sm90_forward_workspace_bytes in
+// sm90/sdpa_forward_sm90_shape.h) holds the partial rows of the last
+// round's tiles, cut over their keys; with less the kernel runs them uncut.
 bool sdpa_forward_sm90_built();
-int sdpa_forward_sm90_f16(const SdpaProblem &p, cudaStream_t stream);
-int sdpa_forward_sm90_bf16(const SdpaProblem &p, cudaStream_t stream);
+int sdpa_forward_sm90_f16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
+int sdpa_forward_sm90_bf16(const SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream);
 // f32 on tensor cores from sm_80 on, each product split into tf32 halves
 // (sdpa_tf32_split.cuh, the small * small term dropped): about 2^-20
 // relative per product.

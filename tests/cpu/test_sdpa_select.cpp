@@ -220,6 +220,49 @@ TEST_CASE("sdpa: the cuDNN candidates, forced, need a device; BESPOKE_ONLY exclu
   }
 }
 
+TEST_CASE("sdpa: the Hopper forward's plan asks for a workspace where its last round may be shared out",
+          "[sdpa][select]") {
+  if (!build_serves(90)) return;
+  baracuda_sdpa_desc_t d = sdpa_desc(BARACUDA_OP_SDPA, BARACUDA_DTYPE_BF16);
+  d.head_dim = 128;
+  d.batch = 4;
+  d.heads_q = d.heads_kv = 32;
+  d.queries = d.keys = 4096;
+  const uint32_t bespoke = BARACUDA_SELECT_BESPOKE_ONLY;
+  const Selected open = select_for(d, 90, bespoke);
+  d.causal = 1;
+  const Selected causal = select_for(d, 90, bespoke);
+  d.keys = 4096 + 128;  // a causal mask over more keys than queries: never shared
+  const Selected causal_longer = select_for(d, 90, bespoke);
+  d.keys = 4096;
+  d.causal = 0;
+  d.window_left = 1000;
+  const Selected window = select_for(d, 90, bespoke);
+  d.window_left = -1;
+  d.head_dim = 64;
+  const Selected narrow = select_for(d, 90, bespoke);
+  d.head_dim = 128;
+  d.batch = d.heads_q = d.heads_kv = 1;
+  d.queries = 128;
+  d.keys = 7 * 128;  // one tile of 7 key tiles: one block's work
+  const Selected one_tile = select_for(d, 90, bespoke);
+  REQUIRE(open.status == BARACUDA_STATUS_SUCCESS);
+  CHECK(std::string(open.info.kernel_name) == "sdpa_fwd_sm90_wgmma_bf16_d128");
+  // Two pieces a block on 132 SMs (256 consumer threads' 17 vectors of 16
+  // bytes each), two tiles' arrival counts for 131 items
+  // (sdpa_sm90_forward_workspace_bytes).
+  CHECK(open.workspace == 2u * 132 * 256 * 17 * 16 + 131u * 2 * 2 * 4);
+  CHECK(open.info.workspace_bytes == open.workspace);
+  CHECK(open.info.deterministic == 1);
+  CHECK(open.info.bit_stable == 1);
+  REQUIRE(causal.status == BARACUDA_STATUS_SUCCESS);
+  CHECK(causal.workspace == open.workspace);
+  for (const Selected *s : {&narrow, &one_tile, &causal_longer, &window}) {
+    REQUIRE(s->status == BARACUDA_STATUS_SUCCESS);
+    CHECK(s->workspace == 0);
+  }
+}
+
 TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 first among the bespoke kernels, on no other sm",
           "[sdpa][select]") {
   if (!build_serves(90)) return;

@@ -106,3 +106,88 @@ TEST_CASE("sdpa sm90: every shape fits sm_90's shared memory and splits its regi
       CHECK(consumer * 128 * s.consumers + 128 * kSdpaSm90ProducerRegisters <= 65536);
     }
 }
+
+TEST_CASE("sdpa sm90: the last round's items are shared out in key tiles where more blocks than items take them",
+          "[heuristics][sdpa]") {
+  // B4 H32 S4096: 4096 tiles of 32 key tiles on 132 SMs, 31 whole rounds;
+  // the last 4 tiles' 128 key tiles go to 32 blocks of 4.
+  const SdpaSm90Shape open = sdpa_sm90_shape(128, false);
+  CHECK(open.share_last_round);
+  CHECK(sdpa_sm90_shape(128, true).share_last_round);
+  CHECK_FALSE(sdpa_sm90_shape(64, false).share_last_round);
+  CHECK_FALSE(sdpa_sm90_shape(256, false).share_last_round);
+  SdpaSm90Split s = sdpa_sm90_split(open, 4096, 32, 132);
+  CHECK(s.first == 31 * 132);
+  CHECK(s.turns == 31);
+  CHECK(s.items == 4);
+  CHECK(s.blocks == 32);
+  CHECK(s.item_keys == 32);
+  // Causal B4 H32 S4096: 2048 pairs of 33 key tiles, 15 whole rounds and 68
+  // pairs, over a quarter of the SMs: not shared. 2052 pairs: 15 rounds and
+  // 72 ... 1992 pairs: 15 rounds and 12 pairs' 396 key tiles on 99 blocks.
+  CHECK(sdpa_sm90_split(open, 2048, 33, 132).blocks == 0);
+  s = sdpa_sm90_split(open, 1992, 33, 132);
+  CHECK(s.first == 15 * 132);
+  CHECK(s.turns == 15);  // rounds of pairs (forward_params doubles it: two turns a pair)
+  CHECK(s.items == 12);
+  CHECK(s.blocks == 99);
+  // B3 H32 S4096: 3072 tiles, 23 rounds and 36 tiles (over a quarter): not shared.
+  CHECK(sdpa_sm90_split(open, 3072, 32, 132).blocks == 0);
+  CHECK(sdpa_sm90_split(open, 23 * 132 + 33, 32, 132).blocks == 132);
+  // Fewer items than SMs: all shared where they are a quarter of the SMs or fewer.
+  s = sdpa_sm90_split(open, 32, 8, 132);
+  CHECK(s.first == 0);
+  CHECK(s.items == 32);
+  CHECK(s.blocks == 64);
+  CHECK(sdpa_sm90_split(open, 34, 8, 132).blocks == 0);
+  // Not shared: whole rounds only, items of unequal keys (0), no more blocks
+  // than items at 4 key tiles each, other head-size tiles, no SM count.
+  CHECK(sdpa_sm90_split(open, 32 * 132, 32, 132).blocks == 0);
+  CHECK(sdpa_sm90_split(open, 4096, 0, 132).blocks == 0);
+  CHECK(sdpa_sm90_split(open, 4096, 5, 132).blocks == 0);  // 4 items of 5: 5 blocks, ranges of 4
+  CHECK(sdpa_sm90_split(open, 4096, 6, 132).blocks == 6);  // 4 items of 6: 6 blocks, ranges of 4
+  // B1 H8 S2048: 128 tiles, all in the last round; 132 blocks would take 97% of a tile each.
+  CHECK(sdpa_sm90_split(open, 128, 16, 132).blocks == 0);
+  CHECK(sdpa_sm90_split(sdpa_sm90_shape(64, false), 4096, 32, 132).blocks == 0);
+  CHECK(sdpa_sm90_split(sdpa_sm90_shape(256, false), 4096, 32, 132).blocks == 0);
+  CHECK(sdpa_sm90_split(open, 4096, 32, 0).blocks == 0);
+  const SdpaSm90Split none = sdpa_sm90_split(open, 4096, 0, 132);
+  CHECK(none.first == 4096);
+  CHECK(sdpa_sm90_split_partial_bytes(open, 128, none) + sdpa_sm90_split_arrival_bytes(open, none, true) == 0);
+}
+
+TEST_CASE("sdpa sm90: the forward's workspace holds every split up to 132 SMs, none at other head-size tiles",
+          "[heuristics][sdpa]") {
+  for (bool bounded : {false, true}) {
+    const SdpaSm90Shape shape = sdpa_sm90_shape(128, bounded);
+    for (int64_t tiles : {1, 2, 5, 32, 60, 66, 67, 131, 132, 133, 200, 264, 4096, 4100, 100000})
+      for (int64_t key_tiles : {1, 3, 4, 7, 8, 9, 32, 33, 64, 1000})
+        for (bool pairs : {false, true}) {
+          if (pairs && (!bounded || tiles % 2 != 0)) continue;
+          const size_t bound = sdpa_sm90_forward_workspace_bytes(128, bounded, tiles, key_tiles);
+          // A pair's keys are at most its two tiles'.
+          const int64_t items = pairs ? tiles / 2 : tiles, item_keys = pairs ? 2 * key_tiles : key_tiles;
+          for (int64_t sms = 1; sms <= kSdpaSm90SplitMostBlocks; ++sms) {
+            const SdpaSm90Split s = sdpa_sm90_split(shape, items, item_keys, sms);
+            INFO("tiles " << tiles << " key tiles " << key_tiles << " pairs " << pairs << " sms " << sms);
+            CHECK(sdpa_sm90_split_partial_bytes(shape, 128, s) + sdpa_sm90_split_arrival_bytes(shape, s, pairs) <=
+                  bound);
+            CHECK(s.blocks <= sms);
+            if (s.blocks > 0) {
+              CHECK(3 * s.blocks >= 4 * s.items);
+              CHECK(4 * s.items <= sms);
+              CHECK(int64_t{s.items} * s.item_keys >= kSdpaSm90SplitLeastKeyTiles * s.blocks);
+              CHECK(s.first + s.items == items);
+              CHECK(s.first % sms == 0);
+              CHECK(s.turns * sms == s.first);
+            }
+          }
+        }
+  }
+  CHECK(sdpa_sm90_forward_workspace_bytes(64, false, 4096, 32) == 0);
+  CHECK(sdpa_sm90_forward_workspace_bytes(256, false, 4096, 32) == 0);
+  CHECK(sdpa_sm90_forward_workspace_bytes(128, false, 1, 7) == 0);  // 7 key tiles: one block
+  // B4 H32 S4096: two pieces a block on 132 SMs (256 consumer threads' 17
+  // vectors of 16 bytes each), two tiles' arrival counts for 131 items.
+  CHECK(sdpa_sm90_forward_workspace_bytes(128, false, 4096, 32) == 2u * 132 * 256 * 17 * 16 + 131u * 2 * 2 * 4);
+}

@@ -187,6 +187,12 @@ static uint64_t fnv(const void *data, size_t bytes) {
 
 static void check(const std::vector<Variant> &vs) {
   const Case cases[] = {
+      // Session 22: the last round shared out in key tiles (136 tiles: one whole round and 4 tiles on 17 blocks;
+      // 18 tiles: all shared; causal 136 pairs: one whole round and 4 pairs, shared only with Q = K).
+      {"H68 Q130 K2100 D128 (last round shared)", 1, 68, 68, 130, 2100, 128, 128, false, false, -1, -1, 0, 0},
+      {"Q300 K2100 D128 Dv112 GQA 3 ALiBi softcap 20 (shared)", 1, 6, 2, 300, 2100, 128, 112, false, false, -1, -1, 1, 20},
+      {"H34 S1024 D128 causal (last round shared)", 1, 34, 34, 1024, 1024, 128, 128, true, false, -1, -1, 0, 0},
+      {"H34 Q1024 K1100 D128 causal bottom-right ALiBi (Q != K: whole)", 1, 34, 34, 1024, 1100, 128, 128, true, true, -1, -1, 1, 0},
       {"S77 D64", 2, 2, 2, 77, 77, 64, 64, false, false, -1, -1, 0, 0},
       {"Q130 K300 D128 causal top-left", 1, 2, 2, 130, 300, 128, 128, true, false, -1, -1, 0, 0},
       {"Q130 K300 D128 causal bottom-right", 1, 2, 2, 130, 300, 128, 128, true, true, -1, -1, 0, 0},
@@ -312,9 +318,23 @@ static void check(const std::vector<Variant> &vs) {
       }
       const uint64_t hash = fnv(out.data(), out.size() * 2) ^ fnv(lse.data(), lse.size() * 4);
       if (&var == &vs[0]) base_hash = hash;
+      // The same bits on every run (session 22: pieces of cut tiles arrive in any order).
+      bool repeat_same = true;
+      for (int again = 0; again < 3; ++again) {
+        CK(cudaMemset(b.o, 0xFF, b.no * 2));
+        CK(cudaMemset(b.lse, 0xFF, rows * 4));
+        launch(var, p);
+        CK(cudaDeviceSynchronize());
+        std::vector<bf> out2(b.no);
+        std::vector<float> lse2(rows);
+        CK(cudaMemcpy(out2.data(), b.o, b.no * 2, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(lse2.data(), b.lse, rows * 4, cudaMemcpyDeviceToHost));
+        repeat_same = repeat_same && (fnv(out2.data(), out2.size() * 2) ^ fnv(lse2.data(), lse2.size() * 4)) == hash;
+      }
       const double rel = err / ref_max;
-      printf("check %-36s | %-4s | O err %.2e | lse err %.2e | %s | %s\n", c.name, var.name, rel, lse_err,
-             hash == base_hash ? "bits = base" : "bits differ", rel <= 8e-3 && lse_err <= 1e-2 ? "PASS" : "FAIL");
+      printf("check %-36s | %-4s | O err %.2e | lse err %.2e | %s%s | %s\n", c.name, var.name, rel, lse_err,
+             hash == base_hash ? "bits = base" : "bits differ", repeat_same ? "" : ", REPEAT DIFFERS",
+             rel <= 8e-3 && lse_err <= 1e-2 && (repeat_same || std::string(var.name) == "cudnn") ? "PASS" : "FAIL");
     }
     release(b);
   }

@@ -26,10 +26,35 @@ using namespace baracuda::kernels;
 
 extern "C" int probe_f16;
 
+// Trees whose forward cuts the last round's tiles (session 22; their
+// shape header defines BARACUDA_SDPA_SM90_SPLIT_LEAST_KEY_TILES) need a workspace:
+// grown here as problems need it, the arrival counts zeroed on the
+// launch's stream before each launch (timed with it).
+static int bind_split_workspace(sm90::ForwardParams &fp, int tile, cudaStream_t stream) {
+#ifdef BARACUDA_SDPA_SM90_SPLIT_LEAST_KEY_TILES
+  if (fp.split.blocks == 0) return 0;
+  const SdpaSm90Shape shape = sdpa_sm90_cut_shape(tile, fp.cut);
+  const size_t need = sdpa_sm90_split_partial_bytes(shape, tile, fp.split) +
+                      sdpa_sm90_split_arrival_bytes(shape, fp.split, fp.pair_shift != 0);
+  static void *buffer = nullptr;
+  static size_t held = 0;
+  if (need > held) {
+    if (buffer != nullptr && cudaFree(buffer) != cudaSuccess) return -1;
+    if (cudaMalloc(&buffer, need) != cudaSuccess) return -1;
+    held = need;
+  }
+  if (sm90::bind_split_workspace(fp, tile, buffer, held, stream) != 0 || fp.split.blocks == 0) return -1;
+#else
+  (void)fp, (void)tile, (void)stream;
+#endif
+  return 0;
+}
+
 template <class T>
 static int forward(const SdpaProblem &p, int tile, cudaStream_t stream) {
   sm90::ForwardParams fp;
   if (!sm90::forward_params(fp, p, std::is_same_v<T, __nv_bfloat16>, tile)) return 1;
+  if (bind_split_workspace(fp, tile, stream) != 0) return -1;
 #if PROBE_TILES & 1
   if (tile == 64) return sdpa_forward_sm90_launch<T, 64>(p, fp, stream);
 #endif

@@ -90,6 +90,12 @@ struct SmemMap {
 struct BlockWork {
   int64_t b, h, hk, m0, m_last;
   SdpaKeyTiles keys;
+  // A piece of a tile shared out in the last round (SdpaSm90Split): its
+  // partial rows' slot (two a block), the tile's arrival count, the blocks
+  // whose pieces make the tile and where the tile starts in the round's key
+  // tiles. slot -1: a whole tile.
+  int32_t slot, counter, first_block, last_block;
+  uint32_t tile_start;
 };
 
 // The block's turn-th query tile, as an index over the problem's tiles, or
@@ -101,7 +107,7 @@ struct BlockWork {
 // where the tiles are fewer than two a block (pairs would leave blocks
 // idle), each block takes every gridDim.x-th tile.
 template <class Ti>
-__device__ __forceinline__ int64_t block_tile(const ForwardParams &fp, int64_t turn) {
+__device__ __forceinline__ int64_t whole_round_tile(const ForwardParams &fp, int64_t turn) {
   if constexpr (!Ti::kShape.persistent) return turn == 0 ? int64_t{blockIdx.x} : -1;
   const int shift = fp.pair_shift;  // 1: pairs, 0: single tiles
   const int64_t tile = ((blockIdx.x + (turn >> shift) * int64_t{gridDim.x}) << shift) + (turn & shift);
@@ -109,8 +115,9 @@ __device__ __forceinline__ int64_t block_tile(const ForwardParams &fp, int64_t t
 }
 
 template <class Ti>
-__device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp, int64_t tile) {
+__device__ __forceinline__ BlockWork tile_work(const SdpaProblem &p, const ForwardParams &fp, int64_t tile) {
   BlockWork w;
+  if constexpr (Ti::kShape.share_last_round) w.slot = -1;
   // Every index here is below fp.tiles < 2^31 (forward_params): 32-bit
   // divisions, inline, where 64-bit ones are calls.
   const uint32_t tile32 = static_cast<uint32_t>(tile), query_tiles = static_cast<uint32_t>(fp.query_tiles);
@@ -128,6 +135,86 @@ __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const Forw
   return w;
 }
 
+// The last round shared out (SdpaSm90Split): its items laid end to end in
+// key tiles, block i's range of them [i K / B, (i + 1) K / B) for K key tiles
+// over B blocks, the first block whose range holds key tile x. In 32 bits
+// (sdpa_sm90_split keeps K (B + 1) below 2^32): 64-bit divisions are calls.
+struct SharedRound {
+  uint32_t keys, blocks;
+  __device__ uint32_t start(uint32_t block) const { return block * keys / blocks; }
+  __device__ uint32_t block_of(uint32_t x) const { return ((x + 1) * blocks + keys - 1) / keys - 1; }
+};
+
+// The k-th piece or tile of this block's range in the shared last round,
+// into *w where w is given; false past the range's last.
+template <class Ti>
+__device__ __forceinline__ bool shared_work(const SdpaProblem &p, const ForwardParams &fp, int64_t k, BlockWork *w) {
+  const uint32_t item_keys = static_cast<uint32_t>(fp.split.item_keys);
+  const SharedRound round{static_cast<uint32_t>(fp.split.items) * item_keys, static_cast<uint32_t>(fp.split.blocks)};
+  const uint32_t end = round.start(blockIdx.x + 1);
+  uint32_t at = round.start(blockIdx.x);
+  for (;; --k) {
+    if (at >= end) return false;
+    // The tile holding key tile `at`: an item's one tile, or its heavy tile's
+    // keys then its light tile's.
+    const uint32_t item = at / item_keys, item_start = item * item_keys;
+    int64_t tile = (fp.split.first + item) << fp.pair_shift;
+    uint32_t tile_start = item_start, tile_end = item_start + item_keys;
+    if (fp.pair_shift) {
+      // Pairs are shared only under a causal mask alone with as many keys as
+      // queries (item_key_tiles): pair k of a (b, h) holds query tile
+      // n - 1 - k, which sees n - k key tiles, and tile k.
+      const uint32_t n = static_cast<uint32_t>(fp.query_tiles);
+      const uint32_t heavy_end = item_start + n - static_cast<uint32_t>(fp.split.first + item) % (n / 2);
+      if (at < heavy_end) tile_end = heavy_end;
+      else tile_start = heavy_end, ++tile;
+    }
+    const uint32_t piece_end = end < tile_end ? end : tile_end;
+    if (k > 0) {
+      at = piece_end;
+      continue;
+    }
+    if (w == nullptr) return true;
+    *w = tile_work<Ti>(p, fp, tile);
+    const int64_t begin = w->keys.begin;
+    w->keys = {begin + (at - tile_start), begin + (piece_end - tile_start)};
+    if (at > tile_start || piece_end < tile_end) {
+      w->slot = 2 * static_cast<int32_t>(blockIdx.x) + (at > round.start(blockIdx.x) ? 1 : 0);
+      w->counter = static_cast<int32_t>(tile - (fp.split.first << fp.pair_shift));
+      w->first_block = static_cast<int32_t>(round.block_of(tile_start));
+      w->last_block = static_cast<int32_t>(round.block_of(tile_end - 1));
+      w->tile_start = tile_start;
+    }
+    return true;
+  }
+}
+
+// The block's turn-th work, as an index: a tile of the whole rounds
+// (whole_round_tile), then, where the last round is shared, fp.tiles + k for
+// the k-th piece or tile of the block's range; -1 past its last.
+template <class Ti>
+__device__ __forceinline__ int64_t block_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t turn) {
+  if constexpr (Ti::kShape.share_last_round) {
+    if (fp.split.blocks > 0 && turn >= fp.split.turns) {
+      if (blockIdx.x >= static_cast<uint32_t>(fp.split.blocks)) return -1;
+      return shared_work<Ti>(p, fp, turn - fp.split.turns, nullptr) ? fp.tiles + (turn - fp.split.turns) : -1;
+    }
+  }
+  return whole_round_tile<Ti>(fp, turn);
+}
+
+template <class Ti>
+__device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp, int64_t tile) {
+  if constexpr (Ti::kShape.share_last_round) {
+    if (tile >= fp.tiles) {
+      BlockWork w;
+      shared_work<Ti>(p, fp, tile - fp.tiles, &w);
+      return w;
+    }
+  }
+  return tile_work<Ti>(p, fp, tile);
+}
+
 // The producer's one thread, over the block's query tiles: Q once the
 // consumers are done with the last one's, then every key tile's K and V,
 // each slot refilled once every consumer warpgroup has handed it back. The
@@ -139,9 +226,7 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   };
   uint32_t issued = 0;  // key tiles brought so far
   uint32_t q_round = 0;
-  int64_t tile;
-  for (int64_t turn = 0; (tile = block_tile<Ti>(fp, turn)) >= 0; ++turn, ++q_round) {
-    const BlockWork w = block_work<Ti>(p, fp, tile);
+  const auto bring = [&](const BlockWork &w) {
     const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
                v_bh = coords(fp.v_steps, w.b, w.hk);
     if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
@@ -172,6 +257,21 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
 #pragma unroll 1  // the producer runs on 24 registers
       for (int j = 0; j < Ti::kSlabs; ++j)
         tma_load_4d(sm.v(stage) + j * Ti::kKvSlabBytes, &fp.v, sm.v_full(stage), 64 * j, n0, v_bh.x, v_bh.y);
+    }
+    ++q_round;
+  };
+  // The whole rounds, then a shared round's pieces in a loop of their own:
+  // its walk (shared_work) kept out of the whole rounds' loop leaves that
+  // loop the registers it has without it (24, no spills).
+  int64_t tile, turn = 0;
+  for (; (tile = whole_round_tile<Ti>(fp, turn)) >= 0 && (!Ti::kShape.share_last_round || fp.split.blocks == 0 ||
+                                                          turn < fp.split.turns);
+       ++turn)
+    bring(tile_work<Ti>(p, fp, tile));
+  if constexpr (Ti::kShape.share_last_round) {
+    if (fp.split.blocks > 0 && blockIdx.x < static_cast<uint32_t>(fp.split.blocks)) {
+      BlockWork w;
+      for (int64_t k = 0; shared_work<Ti>(p, fp, k, &w); ++k) bring(w);
     }
   }
 }
@@ -368,7 +468,71 @@ struct Consumer {
     } else {
       release_query();
     }
+    if (Ti::kShape.share_last_round && w.slot >= 0 && !merge_pieces(o, row_max, row_sum)) return;
     store_out(o, row_max, row_sum);
+  }
+
+  // A piece of a shared tile: this group's partial rows into the
+  // workspace; true for the group of the tile's last piece to arrive, which
+  // then holds every piece's rows merged (the others leave the tile to it).
+  // Each thread merges the elements it holds itself (the same in every
+  // piece), its partial row sums included (finish_row sums them over the
+  // row's threads), in the blocks' order whichever arrives last: the same
+  // bits every run. Block b's piece of the tile is its range's first (slot
+  // 2 b) but where the tile starts within the range (2 b + 1: the first block's).
+  __device__ bool merge_pieces(float (&o)[1][Ti::kValueBlocks][4], float (&row_max)[1][2],
+                               float (&row_sum)[1][2]) const {
+    constexpr int kThreads = Ti::kConsumers * 128, kVectors = Ti::kValueBlocks + 1;
+    const int tid = static_cast<int>(threadIdx.x);
+    const auto at = [&](int32_t slot, int vector) {
+      return fp.partials + (static_cast<int64_t>(slot) * kVectors + vector) * kThreads + tid;
+    };
+#pragma unroll
+    for (int db = 0; db < Ti::kValueBlocks; ++db)
+      *at(w.slot, db) = make_float4(o[0][db][0], o[0][db][1], o[0][db][2], o[0][db][3]);
+    *at(w.slot, Ti::kValueBlocks) = make_float4(row_max[0][0], row_max[0][1], row_sum[0][0], row_sum[0][1]);
+    __threadfence();
+    sync_group();
+    // The group's first thread counts it in, predicated rather than branched
+    // around: with the branch ptxas kept the main loop's ring counts in vector
+    // registers (two R2UR more a wgmma, 0.94-0.96x main, session 22).
+    const uint32_t arrived = atomic_add_if(fp.arrivals + w.counter * Ti::kConsumers + group, threadIdx.x % 128 == 0);
+    const bool last = threadIdx.x % 128 == 0 && arrived == static_cast<uint32_t>(w.last_block - w.first_block);
+    // Lane 0's answer, every lane's: ptxas then knows the branch warp-uniform.
+    if (!__shfl_sync(0xffffffffu, named_barrier_or(1 + Ti::kConsumers + group, 128, last), 0)) return false;
+    __threadfence();
+    const SharedRound round{static_cast<uint32_t>(fp.split.items) * static_cast<uint32_t>(fp.split.item_keys),
+                            static_cast<uint32_t>(fp.split.blocks)};
+    for (int32_t block = w.first_block; block <= w.last_block; ++block) {
+      const int32_t slot =
+          2 * block + (block == w.first_block && w.tile_start > round.start(static_cast<uint32_t>(block)) ? 1 : 0);
+      const float4 stats = __ldcg(at(slot, Ti::kValueBlocks));
+      const float their_max[2] = {stats.x, stats.y}, their_sum[2] = {stats.z, stats.w};
+      const bool first = block == w.first_block;
+      float mine_scale[2], their_scale[2];
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        // The first piece's rows replace this piece's registers (scale 0).
+        const float mine = first || row_max[0][hr] == -INFINITY ? -INFINITY : row_max[0][hr] * fp.score.mul;
+        const float theirs = their_max[hr] == -INFINITY ? -INFINITY : their_max[hr] * fp.score.mul;
+        const bool theirs_larger = first || theirs > mine;
+        const float top = theirs_larger ? theirs : mine;
+        mine_scale[hr] = mine == -INFINITY ? 0.f : sdpa_tc::exp2_approx(mine - top);
+        their_scale[hr] = theirs == -INFINITY ? 0.f : sdpa_tc::exp2_approx(theirs - top);
+        if (theirs_larger) row_max[0][hr] = their_max[hr];
+        row_sum[0][hr] = first ? their_sum[hr] * their_scale[hr]
+                               : row_sum[0][hr] * mine_scale[hr] + their_sum[hr] * their_scale[hr];
+      }
+#pragma unroll
+      for (int db = 0; db < Ti::kValueBlocks; ++db) {
+        const float4 v = __ldcg(at(slot, db));
+        o[0][db][0] = o[0][db][0] * mine_scale[0] + v.x * their_scale[0];
+        o[0][db][1] = o[0][db][1] * mine_scale[0] + v.y * their_scale[0];
+        o[0][db][2] = o[0][db][2] * mine_scale[1] + v.z * their_scale[1];
+        o[0][db][3] = o[0][db][3] * mine_scale[1] + v.w * their_scale[1];
+      }
+    }
+    return true;
   }
 
   // O's rows normalized, and their lse.
@@ -485,7 +649,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0, q_round = 0;
     int64_t tile;
-    for (int64_t turn = 0; (tile = block_tile<Ti>(fp, turn)) >= 0; ++turn, ++q_round) {
+    for (int64_t turn = 0; (tile = block_tile<Ti>(p, fp, turn)) >= 0; ++turn, ++q_round) {
       const BlockWork w = block_work<Ti>(p, fp, tile);
       float slope_log2 = 0.f;
       if (fp.score.alibi != 0)
@@ -513,14 +677,14 @@ int launch_forward(const SdpaProblem &p, const ForwardParams &fp, cudaStream_t s
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   if (err != cudaSuccess) return -static_cast<int>(err);
   int64_t blocks = fp.tiles;
-  ForwardParams run = fp;
   if constexpr (Ti::kShape.persistent) {
     DeviceLimits limits;
     if ((err = current_device_limits(limits)) != cudaSuccess) return -static_cast<int>(err);
-    if (limits.sms < blocks) blocks = limits.sms;
-    run.pair_shift = p.causal && fp.tiles >= 2 * blocks ? 1 : 0;
+    if (limits.sms < blocks) blocks = limits.sms;  // (forward_params set pair_shift for this count)
+    // A shared last round alone: the blocks sharing it.
+    if (Ti::kShape.share_last_round && fp.split.blocks > 0 && fp.split.first == 0) blocks = fp.split.blocks;
   }
-  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, run);
+  kernel<<<static_cast<unsigned>(blocks), Ti::kThreads, smem, stream>>>(p, fp);
   return -static_cast<int>(cudaGetLastError());
 }
 }  // namespace sm90

@@ -6,7 +6,7 @@
 namespace baracuda::kernels {
 
 bool sdpa_forward_sm90_built() { return false; }
-int sdpa_forward_sm90_f16(const SdpaProblem &, cudaStream_t) { return 3; }
-int sdpa_forward_sm90_bf16(const SdpaProblem &, cudaStream_t) { return 3; }
+int sdpa_forward_sm90_f16(const SdpaProblem &, void *, size_t, cudaStream_t) { return 3; }
+int sdpa_forward_sm90_bf16(const SdpaProblem &, void *, size_t, cudaStream_t) { return 3; }
 
 }  // namespace baracuda::kernels

@@ -33,8 +33,15 @@ struct ForwardParams {
   int64_t tiles;        // query tiles of the whole problem, one block each
   int64_t query_tiles;  // of one (b, h)
   int64_t group;        // query heads per kv head
-  int32_t pair_shift;   // 1: persistent blocks take neighbouring tiles in pairs, 0: one (block_tile); set at launch
+  int32_t pair_shift;   // 1: persistent blocks take neighbouring tiles in pairs, 0: one (block_tile)
   SdpaSm90Cut cut;      // the kernel's cut (sdpa_sm90_cut)
+  // The last round's tiles cut over their keys (SdpaSm90Split): their
+  // pieces' partial rows meet in `partials`, the last piece of a consumer
+  // group to arrive (counted in `arrivals`, zeroed before each launch)
+  // merging them (bind_split_workspace).
+  SdpaSm90Split split;
+  float4 *partials;
+  uint32_t *arrivals;
 };
 
 using TensorMapEncoder = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
@@ -83,6 +90,18 @@ inline bool encode_rows(CUtensorMap &map, AxisSteps &steps, CUtensorMapDataType 
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// The key tiles every item of fp's persistent blocks takes, where they are
+// equal and known without a walk over the tiles: a tile of an open problem
+// sees every key tile; under a causal mask alone with as many keys as
+// queries, query tile m sees m + 1, so a pair (heavy tile n - 1 - k, light
+// tile k) of an even count n sees n + 1. Else 0 (never shared).
+inline int64_t item_key_tiles(const SdpaProblem &p, const ForwardParams &fp, const SdpaSm90Shape &shape) {
+  if (!shape.persistent || p.window_left >= 0 || p.window_right >= 0) return 0;
+  if (!p.causal) return (p.keys + shape.block_n - 1) / shape.block_n;
+  const bool square = p.queries == p.keys && shape.block_m() == shape.block_n;
+  return square && fp.pair_shift && fp.query_tiles % 2 == 0 ? fp.query_tiles + 1 : 0;
+}
+
 // fp for p and the head-size tile; false where the kernel cannot serve p's
 // views (the caller runs another kernel): TMA cannot read Q, K or V, OUT's
 // rows are off 16 bytes, or the grid would pass 2^31 - 1 blocks.
@@ -94,14 +113,21 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
     (void)cudaGetLastError();
     limits.sms = 0;
   }
-  fp.cut = sdpa_sm90_cut(head_dim_tile, sdpa_visible_keys(p).bounded(), p.batch * p.heads_q, p.queries, limits.sms);
+  const int64_t sms = limits.sms;
+  const bool bounded = sdpa_visible_keys(p).bounded();
+  fp.cut = sdpa_sm90_cut(head_dim_tile, bounded, p.batch * p.heads_q, p.queries, sms);
   const SdpaSm90Shape shape = sdpa_sm90_cut_shape(head_dim_tile, fp.cut);
   const CUtensorMapDataType type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   fp.score = sdpa_tc::score_params(p);
   fp.query_tiles = (p.queries + shape.block_m() - 1) / shape.block_m();
   fp.tiles = p.batch * p.heads_q * fp.query_tiles;
   fp.group = p.heads_q / p.heads_kv;
-  fp.pair_shift = 0;
+  // As the launch sets it: pairs where the tiles are twice the persistent blocks or more.
+  fp.pair_shift = shape.persistent && p.causal && sms > 0 && fp.tiles >= 2 * int64_t{sms} ? 1 : 0;
+  fp.split = sdpa_sm90_split(shape, fp.tiles >> fp.pair_shift, item_key_tiles(p, fp, shape), sms);
+  fp.split.turns <<= fp.pair_shift;
+  fp.partials = nullptr;
+  fp.arrivals = nullptr;
   const bool out_aligned = reinterpret_cast<uintptr_t>(p.out.data) % 16 == 0 && p.out.stride[0] % 8 == 0 &&
                            p.out.stride[1] % 8 == 0 && p.out.stride[2] % 8 == 0;
   const SdpaTensor out{p.out.data, {p.out.stride[0], p.out.stride[1], p.out.stride[2]}};
@@ -114,6 +140,25 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
                      static_cast<uint32_t>(shape.block_n)) &&
          encode_rows(fp.v, fp.v_steps, type, p.v, p.batch, p.heads_kv, p.keys, p.head_dim_v,
                      static_cast<uint32_t>(shape.block_n));
+}
+
+// fp's split given the caller's workspace: its partials and arrival counts
+// there, the counts zeroed on the stream; no split where the workspace is
+// too small (the plan sizes it by sdpa_sm90_forward_workspace_bytes, which
+// assumes at most kSdpaSm90SplitMostBlocks SMs). 0 or a negated CUDA error.
+inline int bind_split_workspace(ForwardParams &fp, int head_dim_tile, void *workspace, size_t workspace_bytes,
+                                cudaStream_t stream) {
+  if (fp.split.blocks == 0) return 0;
+  const SdpaSm90Shape shape = sdpa_sm90_cut_shape(head_dim_tile, fp.cut);
+  const size_t partial = sdpa_sm90_split_partial_bytes(shape, head_dim_tile, fp.split),
+               arrival = sdpa_sm90_split_arrival_bytes(shape, fp.split, fp.pair_shift != 0);
+  if (workspace == nullptr || workspace_bytes < partial + arrival) {
+    fp.split = {fp.tiles >> fp.pair_shift, 0, 0, 0, 0};
+    return 0;
+  }
+  fp.partials = static_cast<float4 *>(workspace);
+  fp.arrivals = reinterpret_cast<uint32_t *>(static_cast<unsigned char *>(workspace) + partial);
+  return -static_cast<int>(cudaMemsetAsync(fp.arrivals, 0, arrival, stream));
 }
 
 }  // namespace baracuda::kernels::sm90

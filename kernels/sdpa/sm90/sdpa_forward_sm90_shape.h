@@ -33,13 +33,17 @@ struct SdpaSm90Shape {
   // rows' (a causal mask or window cutting through 80-key tiles) takes its
   // last turns without products. Needs uniform_group (branches on the group).
   bool trim_group_keys = false;
+  // The last round's items shared out in key tiles where they fill it in
+  // part (SdpaSm90Split); compiled in only where set.
+  bool share_last_round = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
            smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
-           uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys;
+           uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys &&
+           share_last_round == o.share_last_round;
   }
 };
 
@@ -114,7 +118,7 @@ constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) 
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
-          head_dim_tile == 256, head_dim_tile == 256 || consumers == 4, head_dim_tile == 256};
+          head_dim_tile == 256, head_dim_tile == 256 || consumers == 4, head_dim_tile == 256, head_dim_tile == 128};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
@@ -137,6 +141,77 @@ constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, int64_t bat
   return head_dim_tile == 64 && sms > 0 && sdpa_sm90_four_groups_faster(batch_heads, queries, sms)
              ? SdpaSm90Cut::kOpenFourGroups
              : SdpaSm90Cut::kOpen;
+}
+
+// The last round of a persistent grid, where its items (tiles, or causal
+// tiles in heavy-and-light pairs) fill it only in part, leaves SMs idle for
+// up to an item's time (4096 tiles on 132 SMs: 31 rounds and 4 tiles; 2048
+// pairs: 15 rounds and 68). Where every item takes the same key tiles, the
+// last round's items are laid end to end in key tiles and shared out in
+// equal ranges among as many blocks as give each at least
+// kSdpaSm90SplitLeastKeyTiles (at most one an SM; where the round is a
+// quarter full or less and a range 3/4 of an item or less): a block's range holds
+// whole tiles and, at its ends, pieces of tiles. A piece leaves its rows'
+// partial O, max and sum in the workspace, and the last piece of a tile's
+// consumer group to arrive merges them all and stores the rows.
+struct SdpaSm90Split {
+  int64_t first;      // the first item shared (after the whole rounds), or the problem's item count
+  int64_t turns;      // a block's turns of the whole rounds (first / sms rounds, of two turns with pairs)
+  int32_t items;      // items shared
+  int32_t blocks;     // blocks sharing them; 0: none
+  int32_t item_keys;  // key tiles an item
+};
+
+#ifndef BARACUDA_SDPA_SM90_SPLIT_LEAST_KEY_TILES
+#define BARACUDA_SDPA_SM90_SPLIT_LEAST_KEY_TILES 4
+#endif
+constexpr int64_t kSdpaSm90SplitLeastKeyTiles = BARACUDA_SDPA_SM90_SPLIT_LEAST_KEY_TILES;
+
+// items of item_keys key tiles each (0: unequal, never shared) on sms
+// blocks of a shape that shares its last round. The round's key tiles stay
+// below 2^32 / (sms + 1) (the kernel's 32-bit ranges).
+constexpr SdpaSm90Split sdpa_sm90_split(const SdpaSm90Shape &shape, int64_t items, int64_t item_keys, int64_t sms) {
+  const SdpaSm90Split none{items, 0, 0, 0, 0};
+  if (!shape.share_last_round || !shape.persistent || item_keys <= 0 || sms <= 0) return none;
+  const int64_t rest = items % sms, keys = rest * item_keys;
+  const int64_t blocks = keys / kSdpaSm90SplitLeastKeyTiles < sms ? keys / kSdpaSm90SplitLeastKeyTiles : sms;
+  // Worth it where the round is at most a quarter full and a block's range
+  // at most 3/4 of an item (session 22: 4 of 132 tiles 1.014-1.025x; 36
+  // tiles over every SM 0.967x, 68 causal pairs 0.997-1.019x).
+  if (rest == 0 || 4 * rest > sms || 3 * blocks < 4 * rest || keys >= (int64_t{1} << 32) / (sms + 1)) return none;
+  return {items - rest, (items - rest) / sms, static_cast<int32_t>(rest), static_cast<int32_t>(blocks),
+          static_cast<int32_t>(item_keys)};
+}
+
+// The workspace a split needs: two pieces' partial rows a block (the ends of
+// its range: O's accumulator and each thread's max and sum, 16 bytes a
+// thread each), then an arrival count a shared tile's consumer group.
+constexpr size_t sdpa_sm90_piece_bytes(const SdpaSm90Shape &shape, int head_dim_tile) {
+  return static_cast<size_t>(128) * shape.consumers * (head_dim_tile / 8 + 1) * 16;
+}
+constexpr size_t sdpa_sm90_split_partial_bytes(const SdpaSm90Shape &shape, int head_dim_tile, const SdpaSm90Split &split) {
+  return static_cast<size_t>(2) * split.blocks * sdpa_sm90_piece_bytes(shape, head_dim_tile);
+}
+constexpr size_t sdpa_sm90_split_arrival_bytes(const SdpaSm90Shape &shape, const SdpaSm90Split &split, bool pairs) {
+  return split.blocks == 0 ? 0 : static_cast<size_t>(split.items) * (pairs ? 2 : 1) * shape.consumers * 4;
+}
+
+// The plan's workspace for a problem of `tiles` tiles and `key_tiles` key
+// tiles, chosen before the device's SM count is known: enough for a split
+// on up to kSdpaSm90SplitMostBlocks SMs (every sm 90 part has 132 or fewer);
+// a device of more SMs runs its last round whole (bind_split_workspace).
+constexpr int64_t kSdpaSm90SplitMostBlocks = 132;
+constexpr size_t sdpa_sm90_forward_workspace_bytes(int head_dim_tile, bool bounded, int64_t tiles, int64_t key_tiles) {
+  const SdpaSm90Shape shape = sdpa_sm90_shape(head_dim_tile, bounded);
+  if (!shape.share_last_round || tiles <= 0 || key_tiles <= 0) return 0;
+  // A block's range holds kSdpaSm90SplitLeastKeyTiles or more of the
+  // problem's key tiles; the shared items are fewer than the blocks.
+  const int64_t all_keys = tiles * key_tiles;
+  int64_t blocks = all_keys / kSdpaSm90SplitLeastKeyTiles;
+  if (blocks > kSdpaSm90SplitMostBlocks) blocks = kSdpaSm90SplitMostBlocks;
+  if (blocks < 2) return 0;
+  const SdpaSm90Split most{0, 0, static_cast<int32_t>(blocks - 1), static_cast<int32_t>(blocks), 1};
+  return sdpa_sm90_split_partial_bytes(shape, head_dim_tile, most) + sdpa_sm90_split_arrival_bytes(shape, most, true);
 }
 
 constexpr int kSdpaSm90ProducerRegisters = 24;

@@ -67,6 +67,28 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// atomicAdd(counter, 1)'s old value where `add`, else 0, as one predicated
+// instruction: no branch around it.
+__device__ __forceinline__ uint32_t atomic_add_if(uint32_t *counter, bool add) {
+  uint32_t old;
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n mov.u32 %0, 0;\n @p atom.global.add.u32 %0, [%1], 1;\n}\n"
+      : "=r"(old)
+      : "l"(counter), "r"(static_cast<uint32_t>(add))
+      : "memory");
+  return old;
+}
+
+// named_barrier_sync that also tells every thread whether any passed true.
+__device__ __forceinline__ bool named_barrier_or(int id, int threads, bool value) {
+  uint32_t any;
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred p, %2, %3, p;\n selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(any)
+      : "r"(static_cast<uint32_t>(value)), "r"(id), "r"(threads)
+      : "memory");
+  return any != 0;
+}
 
 // Registers per thread of the calling warpgroup from here on (multiples of 8, 24 to 256).
 template <int Registers>

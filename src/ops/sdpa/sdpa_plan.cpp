@@ -24,6 +24,7 @@
 #include "sdpa/sdpa_simt_heuristics.h"
 #include "sdpa/sdpa_tc_heuristics.h"
 #include "sdpa/sdpa_tf32x3_heuristics.h"
+#include "sdpa/sdpa_visible_keys.h"
 #include "sdpa/sm90/sdpa_backward_sm90_shape.h"
 #include "sdpa/sm90/sdpa_forward_sm90_shape.h"
 
@@ -35,7 +36,8 @@ constexpr int32_t kInvalid = BARACUDA_STATUS_INVALID_PROBLEM;
 constexpr int32_t kMaxHeadSize = 256;
 
 using ForwardFn = int (*)(const kernels::SdpaProblem &, cudaStream_t);
-using BackwardFn = int (*)(const kernels::SdpaProblem &, void *, size_t, cudaStream_t);
+// Entries that take a workspace: every backward, and the Hopper forward.
+using WorkspaceFn = int (*)(const kernels::SdpaProblem &, void *, size_t, cudaStream_t);
 
 // A kernel family for one pass: the archs it is chosen for and its entry per dtype.
 template <class Fn, size_t N = 2>
@@ -44,7 +46,7 @@ struct Variant {
   int32_t min_sm;
   int32_t only_sm;  // 0: every sm from min_sm on; else this sm alone
   Keyed<Fn> kernels[N];
-  size_t (*workspace)(const kernels::SdpaProblem &);  // NULL: none (the forward)
+  size_t (*workspace)(const kernels::SdpaProblem &);  // NULL: none (ForwardFn's entries)
   size_t (*least_smem)(const Spec &);  // the shared memory a block needs at the least
   bool needs_fast_tf32 = false;        // chosen only where tf32 MMAs far outrun f32 CUDA cores
   bool (*built)() = nullptr;           // NULL: always built; else whether this build holds its code
@@ -52,6 +54,17 @@ struct Variant {
   const char *(*refusal)(const Spec &) = nullptr;
 };
 
+// The Hopper forward's workspace: a shared last round's partial rows
+// (sdpa_forward_sm90_shape.h), none where the kernel never shares one (a
+// window, or a causal mask with keys other than queries: item_key_tiles).
+size_t forward_workspace_sm90(const kernels::SdpaProblem &p) {
+  if (p.window_left >= 0 || p.window_right >= 0 || (p.causal && p.queries != p.keys)) return 0;
+  const int tile = kernels::sdpa_tc_head_dim_tile(p.head_dim, p.head_dim_v);
+  const bool bounded = kernels::sdpa_visible_keys(p).bounded();
+  const kernels::SdpaSm90Shape shape = kernels::sdpa_sm90_shape(tile, bounded);
+  const int64_t tiles = p.batch * p.heads_q * ((p.queries + shape.block_m() - 1) / shape.block_m());
+  return kernels::sdpa_sm90_forward_workspace_bytes(tile, bounded, tiles, (p.keys + shape.block_n - 1) / shape.block_n);
+}
 size_t forward_smem_sm90(const Spec &s) {
   return kernels::sdpa_sm90_most_smem_bytes(kernels::sdpa_tc_head_dim_tile(s.head_dim, s.head_dim_v));
 }
@@ -82,10 +95,10 @@ size_t simt_smem(const Spec &s) {
 // attention table (session 17's final run) and 1.9-3.0x on the decoding
 // rows at D 128 (Q 1 to 16 against K 4096 to 32768, GQA 8), 1.1x at D 64
 // (session 18's probe, bench/NOTES.md).
-constexpr Variant<ForwardFn> kForwardSm90{
+constexpr Variant<WorkspaceFn> kForwardSm90{
     {"sdpa_fwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_forward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_forward_sm90_bf16}},
-    nullptr, forward_smem_sm90, false, kernels::sdpa_forward_sm90_built};
+    forward_workspace_sm90, forward_smem_sm90, false, kernels::sdpa_forward_sm90_built};
 // The sm_89 variant is tuned for that arch alone (its smaller shared memory
 // and L2); elsewhere the sm_80 kernel is the better one. It has no backward:
 // on sm 89 the backward is the sm_80 one.
@@ -109,7 +122,7 @@ constexpr Variant<ForwardFn, 3> kForwardSimt{
      {BARACUDA_DTYPE_F32_STRICT, kernels::sdpa_forward_simt_f32}},
     nullptr, simt_smem<false>};
 // dq summed with atomics: fast, its last bits vary from run to run.
-constexpr Variant<BackwardFn> kBackwardSm80{
+constexpr Variant<WorkspaceFn> kBackwardSm80{
     {"sdpa_bwd_sm80", BARACUDA_BACKEND_BESPOKE, false, false}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm80};
@@ -120,7 +133,7 @@ constexpr Variant<BackwardFn> kBackwardSm80{
 // (bf16, session 18's probes) at 0.91x to 0.98x cuDNN at D 64 and 128, and
 // at 1.28x (1.31x causal) the sm_80 kernel at D 256, so first among the
 // bespoke kernels everywhere.
-constexpr Variant<BackwardFn> kBackwardSm90{
+constexpr Variant<WorkspaceFn> kBackwardSm90{
     {"sdpa_bwd_sm90_wgmma", BARACUDA_BACKEND_BESPOKE, false, false}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built,
@@ -128,16 +141,16 @@ constexpr Variant<BackwardFn> kBackwardSm90{
 // The same entries told p.deterministic: dq summed in a fixed order (the key
 // tiles of a query tile one after the other, each waiting for the last's
 // reductions to complete), every head size.
-constexpr Variant<BackwardFn> kBackwardSm90Deterministic{
+constexpr Variant<WorkspaceFn> kBackwardSm90Deterministic{
     {"sdpa_bwd_sm90_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 90, 90,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm90_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm90_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm90, false, kernels::sdpa_backward_sm90_built,
     backward_refusal_sm90};
-constexpr Variant<BackwardFn> kBackwardSm80Deterministic{
+constexpr Variant<WorkspaceFn> kBackwardSm80Deterministic{
     {"sdpa_bwd_sm80_deterministic", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F16, kernels::sdpa_backward_sm80_f16}, {BARACUDA_DTYPE_BF16, kernels::sdpa_backward_sm80_bf16}},
     kernels::sdpa_backward_workspace_sm80, backward_smem_sm80};
-constexpr Variant<BackwardFn, 3> kBackwardSimt{
+constexpr Variant<WorkspaceFn, 3> kBackwardSimt{
     {"sdpa_bwd_simt", BARACUDA_BACKEND_BESPOKE, true, true}, 80, 0,
     {{BARACUDA_DTYPE_F32, kernels::sdpa_backward_simt_f32}, {BARACUDA_DTYPE_F64, kernels::sdpa_backward_simt_f64},
      {BARACUDA_DTYPE_F32_STRICT, kernels::sdpa_backward_simt_f32}},
@@ -207,7 +220,7 @@ class SdpaPlan final : public Plan {
 
  private:
   int launch(const kernels::SdpaProblem &p, void *workspace, size_t workspace_bytes, cudaStream_t stream) const {
-    if constexpr (std::is_same_v<Fn, BackwardFn>) return entry_(p, workspace, workspace_bytes, stream);
+    if constexpr (std::is_same_v<Fn, WorkspaceFn>) return entry_(p, workspace, workspace_bytes, stream);
     else return entry_(p, stream);
   }
 
@@ -331,8 +344,7 @@ WhyNot variant_serves(const Variant<Fn, N> &v, const Spec &s, const SelectContex
     if (const char *why = v.refusal(s))
       return cat(why, ": B ", s.batch, ", Hkv ", s.heads_kv, ", Q ", s.queries, ", K ", s.keys, ", head_dim ",
                  s.head_dim, ", head_dim_v ", s.head_dim_v);
-  if constexpr (std::is_same_v<Fn, BackwardFn>) return backward_extents_bounded(s);
-  else return serves();
+  return s.backward() ? backward_extents_bounded(s) : serves();
 }
 
 template <class Fn, const auto &V>
@@ -361,7 +373,7 @@ constexpr Candidate<Spec> candidate() {
 // the sm_80 ones wherever they serve.
 const Candidate<Spec> kForwardCandidates[] = {
     cudnn_candidate<kCudnnForward>(),
-    candidate<ForwardFn, kForwardSm90>(),
+    candidate<WorkspaceFn, kForwardSm90>(),
     candidate<ForwardFn, kForwardSm89>(),
     candidate<ForwardFn, kForwardSm80>(),
     candidate<ForwardFn, kForwardTf32x3>(),
@@ -370,11 +382,11 @@ const Candidate<Spec> kForwardCandidates[] = {
 const Candidate<Spec> kBackwardCandidates[] = {
     cudnn_candidate<kCudnnBackward>(),
     cudnn_candidate<kCudnnBackwardDeterministic>(),
-    candidate<BackwardFn, kBackwardSm90>(),
-    candidate<BackwardFn, kBackwardSm80>(),
-    candidate<BackwardFn, kBackwardSm90Deterministic>(),
-    candidate<BackwardFn, kBackwardSm80Deterministic>(),
-    candidate<BackwardFn, kBackwardSimt>(),
+    candidate<WorkspaceFn, kBackwardSm90>(),
+    candidate<WorkspaceFn, kBackwardSm80>(),
+    candidate<WorkspaceFn, kBackwardSm90Deterministic>(),
+    candidate<WorkspaceFn, kBackwardSm80Deterministic>(),
+    candidate<WorkspaceFn, kBackwardSimt>(),
 };
 
 }  // namespace
