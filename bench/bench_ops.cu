@@ -339,7 +339,7 @@ bool candidate_wanted(const std::string &candidate) {
 }
 
 // A row's candidates (f16 / bf16, those candidate_wanted keeps) forced on the
-// same tensors: every plan built first, then 200 ms of warm-up, then the
+// same tensors: every plan built first, then 200 ms of warm-up (BENCH_SDPA_WARM_MS), then the
 // candidates timed in turn, three rounds, each one's figure the best of its
 // rounds; one JSON row each with the kernel its plan names, or the reason it
 // refused. The H200 runs these rows at its 700 W cap, its clock set by the
@@ -347,7 +347,7 @@ bool candidate_wanted(const std::string &candidate) {
 // its select had idled the GPU for 0.6 s, ran at 1980 MHz (574 TFLOP/s at B4
 // H32 S4096 D128) and the Hopper backward right after it at 1860 MHz (483):
 // 0.84x, 0.94x in turn (bench/NOTES.md, session 21). The backward's out and
-// lse come from the default forward plan; causal rows use the bottom-right
+// lse come from the default forward plan (or BENCH_SDPA_OUT_FROM's); causal rows use the bottom-right
 // diagonal (top-left when Q = K).
 void sdpa_row_in_turn(baracuda_dtype_t dt, int64_t B, int64_t H, int64_t Q, int64_t K, int32_t D, bool causal,
                       const std::vector<const char *> &candidates) {
@@ -379,7 +379,14 @@ void sdpa_row_in_turn(baracuda_dtype_t dt, int64_t B, int64_t H, int64_t Q, int6
   bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_OUT, tensor(out.p, dt, qs)},
                                    {BARACUDA_ARG_LSE, tensor(lse.p, BARACUDA_DTYPE_F32, stats)}});
   const auto is_backward = [](const char *name) { return std::string(name).find("_bwd_") != std::string::npos; };
-  if (std::any_of(kept.begin(), kept.end(), is_backward)) Plan(&d.header).run(bwd_args);
+  if (std::any_of(kept.begin(), kept.end(), is_backward)) {
+    // BENCH_SDPA_OUT_FROM: the forward candidate that writes them (its select
+    // builds no cuDNN graph where it names a bespoke kernel).
+    const char *from = std::getenv("BENCH_SDPA_OUT_FROM");
+    if (from != nullptr) setenv("BARACUDA_FORCE_CANDIDATE", from, 1);
+    Plan(&d.header).run(bwd_args);
+    if (from != nullptr) unsetenv("BARACUDA_FORCE_CANDIDATE");
+  }
   bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_DOUT, tensor(dout.p, dt, qs)},
                                    {BARACUDA_ARG_DQ, tensor(dq.p, dt, qs)},
                                    {BARACUDA_ARG_DK, tensor(dk.p, dt, ks)},
@@ -392,15 +399,19 @@ void sdpa_row_in_turn(baracuda_dtype_t dt, int64_t B, int64_t H, int64_t Q, int6
   auto args_of = [&](const TimedCandidate &c) -> const std::vector<baracuda_arg_t> & {
     return is_backward(c.name) ? bwd_args : fwd_args;
   };
+  const char *warm_ms = std::getenv("BENCH_SDPA_WARM_MS");  // 200 ms; less for a long grid
+  const double warm_s = (warm_ms ? std::atof(warm_ms) : 200.0) / 1000;
   const auto warm = std::chrono::steady_clock::now();
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm).count() < 0.2) {
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm).count() < warm_s) {
     for (const auto &c : runs)
       if (c->plan) c->run(args_of(*c));
     cuda(cudaDeviceSynchronize(), "warm-up");
   }
+  const char *reps = std::getenv("BENCH_SDPA_REPS");  // timed runs a round (10; fewer for a long grid)
   for (int round = 0; round < 3; ++round)
     for (const auto &c : runs)
-      if (c->plan) c->best_ms = std::min(c->best_ms, median_ms([&] { c->run(args_of(*c)); }, 10));
+      if (c->plan)
+        c->best_ms = std::min(c->best_ms, median_ms([&] { c->run(args_of(*c)); }, reps ? std::atoi(reps) : 10));
   const double pairs = causal ? double(Q) * K - double(Q) * (Q - 1) / 2 : double(Q) * K;  // keys seen, Q <= K
   const std::string shape = std::string(dt == BARACUDA_DTYPE_BF16 ? "bf16" : "f16") + " D" + std::to_string(D) +
                             (causal ? " causal" : " non-causal") + " BH" + std::to_string(B * H) + " Q" +
