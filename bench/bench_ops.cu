@@ -292,123 +292,7 @@ void bench_attention() {
         bench_sdpa(dt, dt == BARACUDA_DTYPE_F32 ? "f32" : "f32_strict", 4, 4, 16, 2048, d, causal, false, false);
 }
 
-// The grid behind src/ops/sdpa/sdpa_backend_heuristics.hpp: every attention
-// candidate for f16 / bf16 forced (BARACUDA_FORCE_CANDIDATE) on the same
-// shapes, one row each with the kernel its plan names, or the reason it
-// refused. Causal rows use the bottom-right diagonal (top-left when Q = K).
-// Run only when the filter names it ("sdpa_grid"): it builds a cuDNN graph per
-// shape. Stops after seconds_left seconds so that a device call ends in time.
-void sdpa_grid_row(const char *candidate, baracuda_dtype_t dt, int64_t B, int64_t H, int64_t Q, int64_t K, int32_t D,
-                   bool causal) {
-  const bool backward = std::string(candidate).find("_bwd_") != std::string::npos;
-  baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
-  d.dtype = dt;
-  d.head_dim = D;
-  d.causal = causal;
-  d.alignment = BARACUDA_SDPA_BOTTOM_RIGHT;
-  d.batch = B, d.heads_q = H, d.queries = Q, d.keys = K;
-  const std::vector<int64_t> qs{B, H, Q, D}, ks{B, H, K, D}, stats{B, H, Q};
-  Buffer q(B * H * Q * D * 2), k(B * H * K * D * 2), v(B * H * K * D * 2), out(B * H * Q * D * 2), lse(B * H * Q * 4);
-  fill_attention_input(q, dt, BARACUDA_ARG_Q);
-  fill_attention_input(k, dt, BARACUDA_ARG_K);
-  fill_attention_input(v, dt, BARACUDA_ARG_V);
-  std::vector<baracuda_arg_t> args{{BARACUDA_ARG_Q, tensor(q.p, dt, qs)},     {BARACUDA_ARG_K, tensor(k.p, dt, ks)},
-                                   {BARACUDA_ARG_V, tensor(v.p, dt, ks)},     {BARACUDA_ARG_OUT, tensor(out.p, dt, qs)},
-                                   {BARACUDA_ARG_LSE, tensor(lse.p, BARACUDA_DTYPE_F32, stats)}};
-  std::unique_ptr<Buffer> dout, dq, dk, dv;
-  if (backward) {
-    Plan(&d.header).run(args);  // the backward's out and lse
-    dout = std::make_unique<Buffer>(q.bytes), dq = std::make_unique<Buffer>(q.bytes);
-    dk = std::make_unique<Buffer>(k.bytes), dv = std::make_unique<Buffer>(k.bytes);
-    fill_attention_input(*dout, dt, BARACUDA_ARG_DOUT);
-    args.insert(args.end(), {{BARACUDA_ARG_DOUT, tensor(dout->p, dt, qs)}, {BARACUDA_ARG_DQ, tensor(dq->p, dt, qs)},
-                             {BARACUDA_ARG_DK, tensor(dk->p, dt, ks)}, {BARACUDA_ARG_DV, tensor(dv->p, dt, ks)}});
-    d.header.op = BARACUDA_OP_SDPA_BACKWARD;
-  }
-  const double pairs = causal ? double(Q) * K - double(Q) * (Q - 1) / 2 : double(Q) * K;  // keys seen, Q <= K
-  const double flops = 4.0 * B * H * D * pairs * (backward ? 2.5 : 1.0);
-  const std::string shape = std::string(dt == BARACUDA_DTYPE_BF16 ? "bf16" : "f16") + " D" + std::to_string(D) +
-                            (causal ? " causal" : " non-causal") + " BH" + std::to_string(B * H) + " Q" +
-                            std::to_string(Q) + " K" + std::to_string(K);
-  setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
-  baracuda_plan_t plan = nullptr;
-  const auto t0 = std::chrono::steady_clock::now();
-  const baracuda_status_t selected = baracuda_plan_select(&d.header, nullptr, &plan);
-  const double select_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  unsetenv("BARACUDA_FORCE_CANDIDATE");
-  if (selected != BARACUDA_STATUS_SUCCESS) {
-    std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"refused\": \"%s\"}\n", candidate,
-                shape.c_str(), baracuda_last_error_message());
-    return;
-  }
-  size_t ws_bytes = 0;
-  ok(baracuda_plan_workspace_size(plan, &ws_bytes), "workspace_size");
-  Buffer ws(std::max<size_t>(ws_bytes, 4));
-  auto run = [&] {
-    ok(baracuda_plan_run(plan, args.data(), static_cast<int32_t>(args.size()), ws.p, ws_bytes, nullptr), "run");
-  };
-  const double ms = median_ms(run, 10);
-  baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
-  ok(baracuda_plan_get_info(plan, &info), "get_info");
-  std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"tflops\": %.1f, "
-              "\"select_ms\": %.1f, \"kernel\": \"%s\"}\n",
-              candidate, shape.c_str(), ms, flops / ms / 1e9, select_ms, info.kernel_name);
-  std::fflush(stdout);
-  baracuda_plan_destroy(plan);
-}
-
-void bench_sdpa_grid(double seconds_left) {
-  if (std::string(g_filter).find("sdpa_grid") == std::string::npos) return;
-  const auto start = std::chrono::steady_clock::now();
-  struct Point {
-    int64_t B, H, Q, K;
-  };
-  const Point points[] = {{4, 16, 512, 512},   {32, 16, 512, 512},  {1, 16, 2048, 2048}, {8, 16, 2048, 2048},
-                          {2, 16, 4096, 4096}, {8, 16, 4096, 4096}, {16, 16, 1, 4096},   {2, 16, 256, 8192}};
-  const std::vector<const char *> forward{"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"},
-      backward{"sdpa_bwd_cudnn", "sdpa_bwd_sm90_wgmma", "sdpa_bwd_sm80"};
-  for (baracuda_dtype_t dt : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F16})
-    for (int32_t D : {128, 64, 256})
-      for (bool causal : {false, true})
-        for (const Point &p : points)
-          for (const auto *pass : {&forward, &backward})
-            for (const char *candidate : *pass) {
-              if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds_left) {
-                std::printf("{\"op\": \"sdpa_grid\", \"stopped\": \"time is up\"}\n");
-                return;
-              }
-              sdpa_grid_row(candidate, dt, p.B, p.H, p.Q, p.K, D, causal);
-            }
-}
-
-// Host microseconds of one forward plan run (its launch enqueued, not
-// waited for) with the candidate forced, on a small problem: the Hopper
-// kernel's per-run tensor-map encoding shows beside the sm_80 kernel's.
-void sdpa_host_cost(const char *candidate) {
-  baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
-  d.dtype = BARACUDA_DTYPE_BF16;
-  d.head_dim = 128;
-  d.batch = 1, d.heads_q = 1, d.queries = d.keys = 128;
-  const std::vector<int64_t> rows{1, 1, 128, 128};
-  Buffer q(128 * 128 * 2), k(q.bytes), v(q.bytes), out(q.bytes);
-  const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_Q, tensor(q.p, d.dtype, rows)},
-                                         {BARACUDA_ARG_K, tensor(k.p, d.dtype, rows)},
-                                         {BARACUDA_ARG_V, tensor(v.p, d.dtype, rows)},
-                                         {BARACUDA_ARG_OUT, tensor(out.p, d.dtype, rows)}};
-  setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
-  Plan plan(&d.header);
-  unsetenv("BARACUDA_FORCE_CANDIDATE");
-  const int n = 2000;
-  for (int i = 0; i < 100; ++i) plan.run(args);
-  cuda(cudaDeviceSynchronize(), "sync");
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < n; ++i) plan.run(args);
-  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
-  cuda(cudaDeviceSynchronize(), "sync");
-  std::printf("{\"op\": \"sdpa_host_cost\", \"candidate\": \"%s\", \"run_us\": %.2f}\n", candidate, us);
-}
-
-// One forced candidate of a row of bench_sdpa_candidates: its plan (or why
+// One forced candidate of a row timed in turn (sdpa_rows_in_turn): its plan (or why
 // it refused), its workspace and its best time.
 struct TimedCandidate {
   const char *name;
@@ -439,17 +323,196 @@ struct TimedCandidate {
   }
 };
 
-// The attention table's rows (bf16, both causal modes) with each f16 / bf16
-// forward and backward candidate forced (the deterministic backwards too)
-// on the same tensors, rows as sdpa_grid_row prints them. Every plan of a
-// row is built first, then the candidates are timed in turn, three rounds
-// after 200 ms of warm-up, each candidate's figure the best of its rounds.
-// The H200 runs these rows at its 700 W cap, its clock set by the work just
-// before: timed one after the other (sdpa_grid_row), cuDNN's backward, right
-// after its select had idled the GPU for 0.6 s, ran at 1980 MHz (574 TFLOP/s
-// at B4 H32 S4096 D128) and the Hopper backward right after it at 1860 MHz
-// (483): 0.84x, 0.94x in turn (bench/NOTES.md, session 21). Stops after seconds_left seconds;
-// BENCH_SDPA_ROWS ("0,1,6"): only those rows, numbered from 0 in the order below.
+// Whether BENCH_SDPA_CANDIDATES (comma-separated parts of names, e.g. "bwd"
+// or "bwd_cudnn$,bwd_sm90": a part ending in $ ends the name; all when
+// unset) keeps a candidate.
+bool candidate_wanted(const std::string &candidate) {
+  const char *only = std::getenv("BENCH_SDPA_CANDIDATES");
+  if (only == nullptr) return true;
+  const std::string list = only, name = candidate + "$";
+  for (size_t at = 0; at <= list.size();) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    if (end > at && name.find(list.substr(at, end - at)) != std::string::npos) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+// A row's candidates (f16 / bf16, those candidate_wanted keeps) forced on the
+// same tensors: every plan built first, then 200 ms of warm-up (BENCH_SDPA_WARM_MS), then the
+// candidates timed in turn, three rounds, each one's figure the best of its
+// rounds; one JSON row each with the kernel its plan names, or the reason it
+// refused. The H200 runs these rows at its 700 W cap, its clock set by the
+// work just before: timed one after the other, cuDNN's backward, right after
+// its select had idled the GPU for 0.6 s, ran at 1980 MHz (574 TFLOP/s at B4
+// H32 S4096 D128) and the Hopper backward right after it at 1860 MHz (483):
+// 0.84x, 0.94x in turn (bench/NOTES.md, session 21). The backward's out and
+// lse come from the default forward plan (or BENCH_SDPA_OUT_FROM's); causal rows use the bottom-right
+// diagonal (top-left when Q = K).
+void sdpa_row_in_turn(baracuda_dtype_t dt, int64_t B, int64_t H, int64_t Q, int64_t K, int32_t D, bool causal,
+                      const std::vector<const char *> &candidates) {
+  std::vector<const char *> kept;
+  for (const char *c : candidates)
+    if (candidate_wanted(c)) kept.push_back(c);
+  if (kept.empty()) return;
+  baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
+  d.dtype = dt;
+  d.head_dim = D;
+  d.causal = causal;
+  d.alignment = BARACUDA_SDPA_BOTTOM_RIGHT;
+  d.batch = B, d.heads_q = H, d.queries = Q, d.keys = K;
+  const std::vector<int64_t> qs{B, H, Q, D}, ks{B, H, K, D}, stats{B, H, Q};
+  const size_t q_bytes = static_cast<size_t>(B * H * Q * D * 2), k_bytes = static_cast<size_t>(B * H * K * D * 2);
+  Buffer q(q_bytes), k(k_bytes), v(k_bytes), out(q_bytes), lse(B * H * Q * 4), dout(q_bytes), dq(q_bytes),
+      dk(k_bytes), dv(k_bytes), fwd_out(q_bytes), fwd_lse(lse.bytes);
+  fill_attention_input(q, dt, BARACUDA_ARG_Q);
+  fill_attention_input(k, dt, BARACUDA_ARG_K);
+  fill_attention_input(v, dt, BARACUDA_ARG_V);
+  fill_attention_input(dout, dt, BARACUDA_ARG_DOUT);
+  const std::vector<baracuda_arg_t> inputs{{BARACUDA_ARG_Q, tensor(q.p, dt, qs)},
+                                           {BARACUDA_ARG_K, tensor(k.p, dt, ks)},
+                                           {BARACUDA_ARG_V, tensor(v.p, dt, ks)}};
+  // The forward candidates write their own out and lse; the backward's come from the default plan.
+  std::vector<baracuda_arg_t> fwd_args = inputs, bwd_args = inputs;
+  fwd_args.insert(fwd_args.end(), {{BARACUDA_ARG_OUT, tensor(fwd_out.p, dt, qs)},
+                                   {BARACUDA_ARG_LSE, tensor(fwd_lse.p, BARACUDA_DTYPE_F32, stats)}});
+  bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_OUT, tensor(out.p, dt, qs)},
+                                   {BARACUDA_ARG_LSE, tensor(lse.p, BARACUDA_DTYPE_F32, stats)}});
+  const auto is_backward = [](const char *name) { return std::string(name).find("_bwd_") != std::string::npos; };
+  if (std::any_of(kept.begin(), kept.end(), is_backward)) {
+    // BENCH_SDPA_OUT_FROM: the forward candidate that writes them (its select
+    // builds no cuDNN graph where it names a bespoke kernel).
+    const char *from = std::getenv("BENCH_SDPA_OUT_FROM");
+    if (from != nullptr) setenv("BARACUDA_FORCE_CANDIDATE", from, 1);
+    Plan(&d.header).run(bwd_args);
+    if (from != nullptr) unsetenv("BARACUDA_FORCE_CANDIDATE");
+  }
+  bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_DOUT, tensor(dout.p, dt, qs)},
+                                   {BARACUDA_ARG_DQ, tensor(dq.p, dt, qs)},
+                                   {BARACUDA_ARG_DK, tensor(dk.p, dt, ks)},
+                                   {BARACUDA_ARG_DV, tensor(dv.p, dt, ks)}});
+  baracuda_sdpa_desc_t bd = d;
+  bd.header.op = BARACUDA_OP_SDPA_BACKWARD;
+  std::vector<std::unique_ptr<TimedCandidate>> runs;
+  for (const char *candidate : kept)
+    runs.push_back(std::make_unique<TimedCandidate>(candidate, is_backward(candidate) ? &bd.header : &d.header));
+  auto args_of = [&](const TimedCandidate &c) -> const std::vector<baracuda_arg_t> & {
+    return is_backward(c.name) ? bwd_args : fwd_args;
+  };
+  const char *warm_ms = std::getenv("BENCH_SDPA_WARM_MS");  // 200 ms; less for a long grid
+  const double warm_s = (warm_ms ? std::atof(warm_ms) : 200.0) / 1000;
+  const auto warm = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm).count() < warm_s) {
+    for (const auto &c : runs)
+      if (c->plan) c->run(args_of(*c));
+    cuda(cudaDeviceSynchronize(), "warm-up");
+  }
+  const char *reps = std::getenv("BENCH_SDPA_REPS");  // timed runs a round (10; fewer for a long grid)
+  // Every other round in the reverse order: of two kernels timed in turn at
+  // the power cap, the first ran 7-8% ahead whichever it was (the probe, B4
+  // H32 S4096 D128, both orders: bench/NOTES.md, session 22).
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const auto &c = runs[round % 2 == 0 ? i : runs.size() - 1 - i];
+      if (c->plan)
+        c->best_ms = std::min(c->best_ms, median_ms([&] { c->run(args_of(*c)); }, reps ? std::atoi(reps) : 10));
+    }
+  const double pairs = causal ? double(Q) * K - double(Q) * (Q - 1) / 2 : double(Q) * K;  // keys seen, Q <= K
+  const std::string shape = std::string(dt == BARACUDA_DTYPE_BF16 ? "bf16" : "f16") + " D" + std::to_string(D) +
+                            (causal ? " causal" : " non-causal") + " BH" + std::to_string(B * H) + " Q" +
+                            std::to_string(Q) + " K" + std::to_string(K);
+  for (const auto &c : runs) {
+    if (!c->plan) {
+      std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"refused\": \"%s\"}\n", c->name,
+                  shape.c_str(), c->refused.c_str());
+      continue;
+    }
+    const double flops = 4.0 * B * H * D * pairs * (is_backward(c->name) ? 2.5 : 1.0);
+    baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
+    ok(baracuda_plan_get_info(c->plan, &info), "get_info");
+    std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"tflops\": %.1f, "
+                "\"select_ms\": %.1f, \"kernel\": \"%s\"}\n",
+                c->name, shape.c_str(), c->best_ms, flops / c->best_ms / 1e9, c->select_ms, info.kernel_name);
+  }
+  std::fflush(stdout);
+}
+
+// Whether a comma-separated list in environment variable `name` (unset:
+// everything) holds `value`.
+bool listed(const char *name, const std::string &value) {
+  const char *list = std::getenv(name);
+  return list == nullptr || ("," + std::string(list) + ",").find("," + value + ",") != std::string::npos;
+}
+
+// The grid behind src/ops/sdpa/sdpa_backend_heuristics.hpp: every f16 / bf16
+// attention candidate forced on each point (sdpa_row_in_turn), forward and
+// backward, the deterministic backwards too. Run only when the filter names it ("sdpa_grid"): it builds a
+// cuDNN graph per shape. Stops after seconds_left seconds so that a device
+// call ends in time. BENCH_SDPA_GRID_DTYPE ("bf16,f16"), BENCH_SDPA_GRID_D
+// ("128,64,256") and BENCH_SDPA_GRID_CAUSAL ("0,1") keep parts of it.
+void bench_sdpa_grid(double seconds_left) {
+  if (std::string(g_filter).find("sdpa_grid") == std::string::npos) return;
+  const auto start = std::chrono::steady_clock::now();
+  struct Point {
+    int64_t B, H, Q, K;
+  };
+  const Point points[] = {{4, 16, 512, 512},   {32, 16, 512, 512},  {1, 16, 2048, 2048}, {8, 16, 2048, 2048},
+                          {2, 16, 4096, 4096}, {8, 16, 4096, 4096}, {16, 16, 1, 4096},   {2, 16, 256, 8192}};
+  const std::vector<const char *> candidates{"sdpa_fwd_cudnn",
+                                             "sdpa_fwd_sm90_wgmma",
+                                             "sdpa_fwd_sm80",
+                                             "sdpa_bwd_cudnn",
+                                             "sdpa_bwd_sm90_wgmma",
+                                             "sdpa_bwd_sm80",
+                                             "sdpa_bwd_cudnn_deterministic",
+                                             "sdpa_bwd_sm90_deterministic"};
+  for (baracuda_dtype_t dt : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F16})
+    for (int32_t D : {128, 64, 256})
+      for (bool causal : {false, true}) {
+        if (!listed("BENCH_SDPA_GRID_DTYPE", dt == BARACUDA_DTYPE_BF16 ? "bf16" : "f16") ||
+            !listed("BENCH_SDPA_GRID_D", std::to_string(D)) || !listed("BENCH_SDPA_GRID_CAUSAL", causal ? "1" : "0"))
+          continue;
+        for (const Point &p : points) {
+          if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds_left) {
+            std::printf("{\"op\": \"sdpa_grid\", \"stopped\": \"time is up\"}\n");
+            return;
+          }
+          sdpa_row_in_turn(dt, p.B, p.H, p.Q, p.K, D, causal, candidates);
+        }
+      }
+}
+
+// Host microseconds of one forward plan run (its launch enqueued, not
+// waited for) with the candidate forced, on a small problem: the Hopper
+// kernel's per-run tensor-map encoding shows beside the sm_80 kernel's.
+void sdpa_host_cost(const char *candidate) {
+  baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
+  d.dtype = BARACUDA_DTYPE_BF16;
+  d.head_dim = 128;
+  d.batch = 1, d.heads_q = 1, d.queries = d.keys = 128;
+  const std::vector<int64_t> rows{1, 1, 128, 128};
+  Buffer q(128 * 128 * 2), k(q.bytes), v(q.bytes), out(q.bytes);
+  const std::vector<baracuda_arg_t> args{{BARACUDA_ARG_Q, tensor(q.p, d.dtype, rows)},
+                                         {BARACUDA_ARG_K, tensor(k.p, d.dtype, rows)},
+                                         {BARACUDA_ARG_V, tensor(v.p, d.dtype, rows)},
+                                         {BARACUDA_ARG_OUT, tensor(out.p, d.dtype, rows)}};
+  setenv("BARACUDA_FORCE_CANDIDATE", candidate, 1);
+  Plan plan(&d.header);
+  unsetenv("BARACUDA_FORCE_CANDIDATE");
+  const int n = 2000;
+  for (int i = 0; i < 100; ++i) plan.run(args);
+  cuda(cudaDeviceSynchronize(), "sync");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) plan.run(args);
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+  cuda(cudaDeviceSynchronize(), "sync");
+  std::printf("{\"op\": \"sdpa_host_cost\", \"candidate\": \"%s\", \"run_us\": %.2f}\n", candidate, us);
+}
+
+// The attention table's rows (bf16, both causal modes) with each forward and
+// backward candidate forced (the deterministic backwards too), in turn
+// (sdpa_row_in_turn). Stops after seconds_left seconds; BENCH_SDPA_ROWS
+// ("6,7,0"): only those rows, in that order, numbered from 0 in the order below.
 void bench_sdpa_candidates(double seconds_left) {
   if (std::string(g_filter).find("sdpa_candidates") == std::string::npos) return;
   const auto start = std::chrono::steady_clock::now();
@@ -457,88 +520,27 @@ void bench_sdpa_candidates(double seconds_left) {
     int64_t B, H, S;
     int32_t D;
   };
-  const auto dt = BARACUDA_DTYPE_BF16;
-  const char *only = std::getenv("BENCH_SDPA_ROWS");
-  int row_number = -1;
-  for (const Shape &s : {Shape{4, 32, 4096, 128}, Shape{2, 32, 8192, 128}, Shape{16, 16, 1024, 64},
-                         Shape{8, 16, 2048, 256}})
-    for (bool causal : {false, true}) {
-      ++row_number;
-      if (only != nullptr && std::string(only).find(std::to_string(row_number)) == std::string::npos) continue;
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds_left) {
-        std::printf("{\"op\": \"sdpa_grid\", \"stopped\": \"time is up\"}\n");
-        return;
-      }
-      baracuda_sdpa_desc_t d = BARACUDA_SDPA_DESC_INIT;
-      d.dtype = dt;
-      d.head_dim = s.D;
-      d.causal = causal;
-      d.alignment = BARACUDA_SDPA_BOTTOM_RIGHT;
-      d.batch = s.B, d.heads_q = s.H, d.queries = d.keys = s.S;
-      const std::vector<int64_t> rows{s.B, s.H, s.S, s.D}, stats{s.B, s.H, s.S};
-      const size_t bytes = static_cast<size_t>(s.B * s.H * s.S * s.D * 2);
-      Buffer q(bytes), k(bytes), v(bytes), out(bytes), lse(s.B * s.H * s.S * 4), dout(bytes), dq(bytes), dk(bytes),
-          dv(bytes), fwd_out(bytes), fwd_lse(lse.bytes);
-      fill_attention_input(q, dt, BARACUDA_ARG_Q);
-      fill_attention_input(k, dt, BARACUDA_ARG_K);
-      fill_attention_input(v, dt, BARACUDA_ARG_V);
-      fill_attention_input(dout, dt, BARACUDA_ARG_DOUT);
-      const std::vector<baracuda_arg_t> inputs{{BARACUDA_ARG_Q, tensor(q.p, dt, rows)},
-                                               {BARACUDA_ARG_K, tensor(k.p, dt, rows)},
-                                               {BARACUDA_ARG_V, tensor(v.p, dt, rows)}};
-      // The forward candidates write their own out and lse; the backward's come from the default plan.
-      std::vector<baracuda_arg_t> fwd_args = inputs, bwd_args = inputs;
-      fwd_args.insert(fwd_args.end(), {{BARACUDA_ARG_OUT, tensor(fwd_out.p, dt, rows)},
-                                       {BARACUDA_ARG_LSE, tensor(fwd_lse.p, BARACUDA_DTYPE_F32, stats)}});
-      bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_OUT, tensor(out.p, dt, rows)},
-                                       {BARACUDA_ARG_LSE, tensor(lse.p, BARACUDA_DTYPE_F32, stats)}});
-      Plan(&d.header).run(bwd_args);
-      bwd_args.insert(bwd_args.end(), {{BARACUDA_ARG_DOUT, tensor(dout.p, dt, rows)},
-                                       {BARACUDA_ARG_DQ, tensor(dq.p, dt, rows)},
-                                       {BARACUDA_ARG_DK, tensor(dk.p, dt, rows)},
-                                       {BARACUDA_ARG_DV, tensor(dv.p, dt, rows)}});
-      baracuda_sdpa_desc_t bd = d;
-      bd.header.op = BARACUDA_OP_SDPA_BACKWARD;
-      std::vector<std::unique_ptr<TimedCandidate>> runs;
-      for (const char *candidate :
-           {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80", "sdpa_bwd_cudnn", "sdpa_bwd_sm90_wgmma",
-            "sdpa_bwd_sm80", "sdpa_bwd_cudnn_deterministic", "sdpa_bwd_sm90_deterministic"}) {
-        const bool backward = std::string(candidate).find("_bwd_") != std::string::npos;
-        runs.push_back(std::make_unique<TimedCandidate>(candidate, backward ? &bd.header : &d.header));
-      }
-      auto args_of = [&](const TimedCandidate &c) -> const std::vector<baracuda_arg_t> & {
-        return std::string(c.name).find("_bwd_") != std::string::npos ? bwd_args : fwd_args;
-      };
-      const auto warm = std::chrono::steady_clock::now();
-      while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm).count() < 0.2) {
-        for (const auto &c : runs)
-          if (c->plan) c->run(args_of(*c));
-        cuda(cudaDeviceSynchronize(), "warm-up");
-      }
-      for (int round = 0; round < 3; ++round)
-        for (const auto &c : runs)
-          if (c->plan) c->best_ms = std::min(c->best_ms, median_ms([&] { c->run(args_of(*c)); }, 10));
-      const double pairs = causal ? double(s.S) * s.S - double(s.S) * (s.S - 1) / 2 : double(s.S) * s.S;
-      const std::string shape = std::string("bf16 D") + std::to_string(s.D) + (causal ? " causal" : " non-causal") +
-                                " BH" + std::to_string(s.B * s.H) + " Q" + std::to_string(s.S) + " K" +
-                                std::to_string(s.S);
-      for (const auto &c : runs) {
-        if (!c->plan) {
-          std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"refused\": \"%s\"}\n", c->name,
-                      shape.c_str(), c->refused.c_str());
-          continue;
-        }
-        const bool backward = std::string(c->name).find("_bwd_") != std::string::npos;
-        const double flops = 4.0 * s.B * s.H * s.D * pairs * (backward ? 2.5 : 1.0);
-        baracuda_plan_info_t info = BARACUDA_PLAN_INFO_INIT;
-        ok(baracuda_plan_get_info(c->plan, &info), "get_info");
-        std::printf("{\"op\": \"sdpa_grid\", \"candidate\": \"%s\", \"shape\": \"%s\", \"ms\": %.5f, \"tflops\": %.1f, "
-                    "\"select_ms\": %.1f, \"kernel\": \"%s\"}\n",
-                    c->name, shape.c_str(), c->best_ms, flops / c->best_ms / 1e9, c->select_ms, info.kernel_name);
-      }
-      std::fflush(stdout);
+  const Shape shapes[] = {{4, 32, 4096, 128}, {2, 32, 8192, 128}, {16, 16, 1024, 64}, {8, 16, 2048, 256}};
+  std::string order = "01234567";
+  if (const char *only = std::getenv("BENCH_SDPA_ROWS")) {
+    order.clear();
+    for (const char *x = only; *x; ++x)
+      if (*x >= '0' && *x <= '7') order += *x;
+  }
+  for (const char row : order) {
+    const Shape &s = shapes[(row - '0') / 2];
+    const bool causal = (row - '0') % 2 == 1;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds_left) {
+      std::printf("{\"op\": \"sdpa_grid\", \"stopped\": \"time is up\"}\n");
+      return;
     }
-  for (const char *candidate : {"sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"}) sdpa_host_cost(candidate);
+    sdpa_row_in_turn(BARACUDA_DTYPE_BF16, s.B, s.H, s.S, s.S, s.D, causal,
+                     {"sdpa_fwd_cudnn", "sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80", "sdpa_bwd_cudnn",
+                      "sdpa_bwd_sm90_wgmma", "sdpa_bwd_sm80", "sdpa_bwd_cudnn_deterministic",
+                      "sdpa_bwd_sm90_deterministic"});
+  }
+  for (const char *candidate : {"sdpa_fwd_sm90_wgmma", "sdpa_fwd_sm80"})
+    if (candidate_wanted(candidate)) sdpa_host_cost(candidate);
 }
 
 // Host time of one plan run on a tiny tensor, beside a bare kernel launch.

@@ -22,8 +22,57 @@ TEST_CASE("sdpa backends: the table puts cuDNN first on the measured sm 90 shape
       CHECK(faster_backend(shape(90, backward, 64, causal, 256, 1024, 1024)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, backward, 192, causal, 128, 2048, 2048)) == Faster::Cudnn);
     }
-  for (bool causal : {false, true})
-    CHECK(faster_backend(shape(90, true, 256, causal, 128, 2048, 2048)) == Faster::Cudnn);
+  for (bool causal : {false, true}) {
+    ShapeClass deterministic = shape(90, true, 256, causal, 128, 2048, 2048);
+    deterministic.deterministic = true;
+    CHECK(faster_backend(deterministic) == Faster::Cudnn);
+  }
+}
+
+TEST_CASE("sdpa backends: the atomic backward at D 256 (bf16) goes to the Hopper kernel from 512 queries and keys, "
+          "up to 4096 unmasked and 2048 causal, from 16 to 512 (b, h)",
+          "[sdpa]") {
+  for (bool causal : {false, true}) {
+    INFO("causal " << causal);
+    const int64_t most = causal ? 2048 : 4096;
+    CHECK(faster_backend(shape(90, true, 256, causal, 128, 2048, 2048)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, true, 256, causal, 16, 512, 512)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, true, 256, causal, 512, most, most)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, true, 249, causal, 64, 1024, 1024)) == Faster::Bespoke);
+    // Past the measured box, and the points where cuDNN led: decoding, Q 256 K 8192.
+    CHECK(faster_backend(shape(90, true, 256, causal, 15, 2048, 2048)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, true, 256, causal, 513, 1024, 1024)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, true, 256, causal, 64, 511, 512)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, true, 256, causal, 64, most + 1, most + 1)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, true, 256, causal, 256, 1, 4096)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, true, 256, causal, 32, 256, 8192)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, true, 248, causal, 128, 2048, 2048)) == Faster::Cudnn);
+    // f16 was not measured; the deterministic mode stays with cuDNN's deterministic backward.
+    ShapeClass f16 = shape(90, true, 256, causal, 128, 2048, 2048);
+    f16.dtype = BARACUDA_DTYPE_F16;
+    CHECK(faster_backend(f16) == Faster::Cudnn);
+    ShapeClass deterministic = shape(90, true, 256, causal, 128, 2048, 2048);
+    deterministic.deterministic = true;
+    CHECK(faster_backend(deterministic) == Faster::Cudnn);
+  }
+  CHECK(faster_backend(shape(90, true, 256, true, 32, 4096, 4096)) == Faster::Cudnn);  // causal past 2048: not measured
+}
+
+TEST_CASE("sdpa backends: a region's pass names the forward, the backward or one backward mode", "[sdpa]") {
+  using baracuda::sdpa::covers_pass;
+  ShapeClass c = shape(90, false, 128, false, 128, 4096, 4096);
+  CHECK(covers_pass(0, c));
+  CHECK(covers_pass(-1, c));
+  for (int32_t pass : {1, 2, 3}) CHECK_FALSE(covers_pass(pass, c));
+  c.backward = true;
+  CHECK_FALSE(covers_pass(0, c));
+  CHECK(covers_pass(1, c));
+  CHECK(covers_pass(2, c));
+  CHECK_FALSE(covers_pass(3, c));
+  c.deterministic = true;
+  CHECK(covers_pass(1, c));
+  CHECK_FALSE(covers_pass(2, c));
+  CHECK(covers_pass(3, c));
 }
 
 TEST_CASE("sdpa backends: the forward at D 256 goes to the Hopper kernel from 512 queries and keys unmasked (up to "

@@ -7,7 +7,13 @@
 #include "sdpa/sm90/sdpa_backward_sm90_entry.cuh"
 #include "sdpa/sm90/sdpa_backward_sm90_bf16_d128.cu"
 #include "sdpa/sm90/sdpa_backward_sm90_bf16_d64.cu"
-#if __has_include("sdpa/sm90/sdpa_backward_sm90_bf16_d256.cu")  // the trees that have the 256 tile
+#if defined(PROBE_SKIP_D256)  // a variant of the D 64 / 128 tiles: the 256 tile refuses (UNSUPPORTED)
+template <>
+int baracuda::kernels::sdpa_backward_sm90_launch<__nv_bfloat16, 256>(const SdpaProblem &, const sm90::BackwardParams &,
+                                                                       cudaStream_t) {
+  return 3;
+}
+#elif __has_include("sdpa/sm90/sdpa_backward_sm90_bf16_d256.cu")  // the trees that have the 256 tile
 #include "sdpa/sm90/sdpa_backward_sm90_bf16_d256.cu"
 #endif
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# build.sh <baseline kernels dir> <staged tree> <out dir> [budget s]: the probe
+# build.sh <baseline kernels dir> <staged tree> <out dir> [budget s] [jobs] [novariants]: the probe
 # from the baseline tree's sm_80 and sm_90 backwards and the staged tree's
 # sm_90 backward (with the staged sm_80 one it falls back to), and where the
 # staged tree holds variant/knobs, variants of its sm_90 backward (bf16)
@@ -9,10 +9,10 @@
 # timed only). At most 3 nvcc at a time, the probe's own objects first, the
 # variants last; every job ends by the budget (default 150 s), and a variant
 # that has not built by then is left out (weak symbols), not the round.
-B=$1; S=$2; O=$3; BUDGET=${4:-150}; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
+B=$1; S=$2; O=$3; BUDGET=${4:-150}; JOBS=${5:-3}; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
 END=$(( $(date +%s) + BUDGET ))
 C="-O3 --std=c++17 --expt-relaxed-constexpr -I$H"
-V=""; [ -f $S/variant/knobs ] && V="-DPROBE_HAS_VARIANT -I$O"
+V=""; [ "$6" != novariants ] && [ -f $S/variant/knobs ] && V="-DPROBE_HAS_VARIANT -I$O"
 A80="-gencode=arch=compute_90,code=sm_90"; A90="-gencode=arch=compute_90a,code=sm_90a"
 K=$S/kernels/sdpa/sm90
 {
@@ -28,10 +28,10 @@ K=$S/kernels/sdpa/sm90
   echo "s90_entries $A90 $C -I$S/kernels -c $K/sdpa_backward_sm90_entries.cu"
   echo "main $A80 $C $V -I$S/kernels -c $H/main.cu"
   echo "real_inputs $A80 $C -c $H/real_inputs.cu"
-  [ -n "$V" ] && i=0 && while read -r name dir knob checked; do
+  [ -n "$V" ] && i=0 && while read -r name dir knob checked extra; do
     i=$((i + 1))
     echo "variant_$i $A90 $C -I$S/variant/$dir -I$S/kernels -Dbaracuda=baracuda_v$i -DPROBE_VARIANT" \
-      "-DPROBE_KNOB=$knob -DPROBE_SM90_ENTRY=variant${i}_backward_sm90_bf16 -Xptxas -v -c $H/base_sm90_bf16.cu"
+      "-DPROBE_KNOB=$knob -DPROBE_SM90_ENTRY=variant${i}_backward_sm90_bf16 $extra -Xptxas -v -c $H/base_sm90_bf16.cu"
   done < $S/variant/knobs
 } > $O/jobs
 # The variants' table for main.cu (weak: a variant not built is skipped).
@@ -41,7 +41,7 @@ if [ -n "$V" ]; then
       echo "__attribute__((weak)) int variant${i}_backward_sm90_bf16(const void *, void *, size_t, cudaStream_t);"
     done
     echo "static const ProbeVariant kVariants[] = {"
-    i=0; while read -r name dir knob checked; do
+    i=0; while read -r name dir knob checked extra; do
       i=$((i + 1)); echo "  {\"$name\", variant${i}_backward_sm90_bf16, $checked},"
     done < $S/variant/knobs
     echo "};"; } > $O/probe_variants.h
@@ -49,7 +49,7 @@ fi
 # Objects that do not change between rounds (the baseline's, the sm_80
 # kernels') may come prebuilt: $PREBUILT/<job>.o is used as it is.
 export O END PREBUILT
-cat $O/jobs | xargs -P 3 -L 1 bash -c 'n=$0; [ -n "$PREBUILT" ] && [ -f $PREBUILT/$n.o ] && { cp $PREBUILT/$n.o $O/; cp $PREBUILT/$n.log $O/ 2>/dev/null; exit 0; }
+cat $O/jobs | xargs -P $JOBS -L 1 bash -c 'n=$0; [ -n "$PREBUILT" ] && [ -f $PREBUILT/$n.o ] && { cp $PREBUILT/$n.o $O/; cp $PREBUILT/$n.log $O/ 2>/dev/null; exit 0; }
   left=$(( END - $(date +%s) )); [ $left -gt 0 ] || { echo "SKIPPED: $n (budget)"; exit 0; }
   timeout $left nvcc "$@" -o $O/$n.o > $O/$n.log 2>&1 || { rm -f $O/$n.o; echo "FAILED: $n (see $O/$n.log)"; }'
 nvcc $A80 $O/*.o -lcublas -o $O/probe > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }

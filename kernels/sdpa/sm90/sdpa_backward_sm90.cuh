@@ -474,6 +474,20 @@ struct BackwardConsumer {
     mbarrier_arrive(staged);
   }
 
+  // The problem's score settings, read once into 32-bit registers. An FP64
+  // instruction in the step loop waits for the tensor pipe, which FP64
+  // shares on sm_90: ptxas had rematerialized `softcap > 0` there as a DSETP
+  // between dP^T's wgmmas, 7.5% of the D 128 kernel's stall samples (ncu,
+  // bench/NOTES.md, session 22); the opaque copy cannot be recomputed.
+  struct ScoreSettings {
+    float scale, softcap;
+    bool full;  // softcap or ALiBi: every tile takes the score code's full path
+  };
+  __device__ ScoreSettings score_settings() const {
+    return {static_cast<float>(p.scale), static_cast<float>(p.softcap),
+            opaque(static_cast<uint32_t>(p.softcap > 0 || p.alibi != 0)) != 0};
+  }
+
   // P^T and dS^T of a step's S^T and dP^T products (just issued, two commit
   // groups), as A fragments: lse and delta the rows of the step's queries
   // from q0, key0 the warp's first key.
@@ -481,8 +495,8 @@ struct BackwardConsumer {
   __device__ void probabilities_and_gradients(float (&s)[Blocks][4], float (&dp)[Blocks][4],
                                               uint32_t (&pa)[Blocks / 2][4], uint32_t (&da)[Blocks / 2][4],
                                               const float *lse, const float *delta, int64_t h, int64_t q0,
-                                              int64_t key0, bool plain) const {
-    const float scale = static_cast<float>(p.scale);
+                                              int64_t key0, bool plain, const ScoreSettings &st) const {
+    const float scale = st.scale;
     if (!plain) {
       // Masks, softcap's slope, ALiBi: sdpa_backward_kernel.cuh's pipeline,
       // S^T and dP^T at once.
@@ -491,11 +505,11 @@ struct BackwardConsumer {
       fence_registers(dp);
       sdpa::HeadContext hc;
       hc.scale = scale;
-      hc.softcap = static_cast<float>(p.softcap);
+      hc.softcap = st.softcap;
       hc.slope = p.alibi != 0
                      ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
                      : 0.f;
-      if (p.softcap > 0 || p.alibi != 0)
+      if (st.full)
         sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, key0, q0, lane());
       else
         sdpa::scores_to_gradients<sdpa::ScoreKind::kMasked>(s, dp, lse, delta, p, band, hc, key0, q0, lane());
@@ -518,8 +532,8 @@ struct BackwardConsumer {
 
   // Whether a step's tile takes the plain path: every pair visible, no
   // softcap, no ALiBi.
-  __device__ bool plain_tile(int64_t q0) const {
-    return p.softcap <= 0 && p.alibi == 0 &&
+  __device__ bool plain_tile(int64_t q0, const ScoreSettings &st) const {
+    return !st.full &&
            sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys);
   }
 
@@ -532,7 +546,7 @@ struct BackwardConsumer {
   // run, each half staged in the slot's dO or Q (BackwardSmem::dq_staging)
   // for the writer.
   __device__ void split_step(float (&dk)[Ti::kHeadBlocks][4], float (&dv)[Ti::kHeadBlocks][4], int64_t t,
-                             int stage, int64_t h, int64_t q0) const {
+                             int stage, int64_t h, int64_t q0, const ScoreSettings &st) const {
     const int query0 = group * kSplitQueries;
     float s[kSplitQueries / 8][4], dp[kSplitQueries / 8][4];
     wgmma_fence();
@@ -542,7 +556,7 @@ struct BackwardConsumer {
     wgmma_commit();
     uint32_t pa[kSplitQueries / 16][4], da[kSplitQueries / 16][4];
     probabilities_and_gradients(s, dp, pa, da, sm.lse(stage) + query0, sm.delta(stage) + query0, h, q0 + query0,
-                                w.key0 + 16 * warp(), plain_tile(q0));
+                                w.key0 + 16 * warp(), plain_tile(q0, st), st);
     // Buffers t % 2 (dS) and 2 + t % 2 (P): both groups' products of step
     // t - 2, the last to read them, are done (each waited for its own before
     // step t - 1's meeting below).
@@ -553,7 +567,7 @@ struct BackwardConsumer {
     // Both halves of P and dS stored; both groups' S^T and dP^T products,
     // the only ones reading the other group's columns of Q and dO, done.
     named_barrier_sync(2, 128 * Ti::kConsumers);
-    const float scale = static_cast<float>(p.scale);
+    const float scale = st.scale;
     float dq[8][4];
     fence_registers(dv);
     fence_registers(dk);
@@ -586,15 +600,16 @@ struct BackwardConsumer {
     const uint32_t k_rows = sm.k() + static_cast<uint32_t>(key_offset()) * 128;
     const uint32_t v_rows = sm.v() + static_cast<uint32_t>(key_offset()) * 128;
     const int64_t warp_key0 = w.key0 + key_offset() + 16 * warp();
-    const float scale = static_cast<float>(p.scale);
-    const bool full = p.softcap > 0 || p.alibi != 0;
+    const ScoreSettings st = score_settings();
+    const float scale = st.scale;
+    const bool full = st.full;
     mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
     for (int64_t t = 0; t < w.steps; ++t) {
       const int stage = slot_of<Ti>(t);
       const int64_t h = w.head(t), q0 = w.q0(t);
       mbarrier_wait(sm.q_full(stage), phase_of<Ti>(t));
       if constexpr (Ti::kSharedKeys) {
-        split_step(dk, dv, t, stage, h, q0);
+        split_step(dk, dv, t, stage, h, q0, st);
         continue;
       }
       float s[Ti::kQueryBlocks][4], dp[Ti::kQueryBlocks][4];
@@ -613,7 +628,7 @@ struct BackwardConsumer {
         fence_registers(dp);
         sdpa::HeadContext hc;
         hc.scale = scale;
-        hc.softcap = static_cast<float>(p.softcap);
+        hc.softcap = st.softcap;
         hc.slope = p.alibi != 0
                        ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
                        : 0.f;

@@ -23,12 +23,13 @@ struct ShapeClass {
   bool causal;
   int64_t batch_heads;  // B * Hq
   int64_t queries, keys;
+  bool deterministic = false;  // the backward's deterministic mode
 };
 
 // One measured region: the first row that covers a shape decides.
 struct MeasuredRegion {
   int32_t sm;
-  int32_t pass;   // 0 forward, 1 backward, -1 both
+  int32_t pass;   // 0 forward, 1 backward, -1 both; 2 the atomic backward alone, 3 the deterministic one alone
   int32_t dtype;  // a baracuda_dtype_t, or 0 for f16 and bf16 alike
   int32_t min_head_dim, max_head_dim;
   int32_t causal;  // 0, 1, or -1 for both
@@ -73,17 +74,33 @@ inline constexpr int64_t kAny = INT64_MAX;
 // 16 with 4096, 1.23x / 1.18x at B*H 8 with 8192 in two rounds; f16 1.16x
 // and 1.20x), not with 32 (b, h) (0.92-1.06x), at B*H 16 Q 2048 K 8192
 // (0.94-1.02x) or without a mask (0.82-1.02x): D 192 moves there only.
+// H200, session 22: bench_ops "sdpa_grid" at D 256 (bf16, the backward
+// candidates in turn in one process, this backend's cuDNN 9.14). The Hopper
+// backward ran 1.03x to 1.17x cuDNN's without a mask from B*H 16 to 512 at
+// 512 to 4096 queries and keys (0.98x at B*H 32 with 4096), 1.06x to 1.11x
+// under a causal mask at 512 and 2048 (B*H 16 to 512), 0.92x at Q 256 K 8192
+// and 0.74x decoding; its deterministic mode 0.78x to 1.04x cuDNN's
+// deterministic one (0.90x or less on most points): the atomic backward
+// moves there, bf16 only (f16 was not measured).
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
     {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 0, 1, 512, 512, kAny, 512, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 1, 1, 256, 1024, kAny, 1024, kAny, Faster::Bespoke},
     {90, 0, 0, 192, 192, 1, 1, 16, 4096, kAny, 4096, kAny, Faster::Bespoke},
+    {90, 2, BARACUDA_DTYPE_BF16, 249, 256, 0, 16, 512, 512, 4096, 512, 4096, Faster::Bespoke},
+    {90, 2, BARACUDA_DTYPE_BF16, 249, 256, 1, 16, 512, 512, 2048, 512, 2048, Faster::Bespoke},
     {90, -1, 0, 8, 256, -1, 1, kAny, 1, kAny, 1, kAny, Faster::Cudnn},
 };
 
+constexpr bool covers_pass(int32_t pass, const ShapeClass &c) {
+  if (pass < 0) return true;
+  if (!c.backward) return pass == 0;
+  return pass == 1 || pass == (c.deterministic ? 3 : 2);
+}
+
 constexpr bool covers(const MeasuredRegion &r, const ShapeClass &c) {
-  return r.sm == c.sm && (r.pass < 0 || r.pass == static_cast<int32_t>(c.backward)) &&
+  return r.sm == c.sm && covers_pass(r.pass, c) &&
          (r.dtype == 0 || r.dtype == c.dtype) && c.head_dim >= r.min_head_dim && c.head_dim <= r.max_head_dim &&
          (r.causal < 0 || r.causal == static_cast<int32_t>(c.causal)) && c.batch_heads >= r.min_batch_heads &&
          c.batch_heads <= r.max_batch_heads && c.queries >= r.min_queries && c.queries <= r.max_queries &&

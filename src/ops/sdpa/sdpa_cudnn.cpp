@@ -23,9 +23,9 @@ constexpr size_t kAlignment = 256;  // of the statistics scratch after cuDNN's w
 
 size_t align_up(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
-ShapeClass shape_class(const Spec &s, const SelectContext &ctx) {
+ShapeClass shape_class(const Spec &s, const SelectContext &ctx, bool deterministic) {
   return {ctx.target_sm, s.backward(), s.dtype, std::max(s.head_dim, s.head_dim_v), s.causal, s.batch * s.heads_q,
-          s.queries, s.keys};
+          s.queries, s.keys, deterministic};
 }
 
 // Row-major strides for its shape (extents of 1 take any stride) and a
@@ -101,7 +101,7 @@ WhyNot cudnn_can_implement(const CandidateTraits &traits, const Spec &s, const S
     return cat("needs a device: its graph is built on the GPU at select (target_sm ", ctx.target_sm, " was named)");
   if (WhyNot gap = cudnn_feature_gap(s, s.backward())) return gap;
   // A forced candidate skips the table: tests and the benchmark grid run it on every shape.
-  if (!ctx.forces(traits.name) && faster_backend(shape_class(s, ctx)) != Faster::Cudnn)
+  if (!ctx.forces(traits.name) && faster_backend(shape_class(s, ctx, traits.deterministic)) != Faster::Cudnn)
     return cat("the measured table (sdpa_backend_heuristics.hpp) puts the bespoke kernels ahead for this shape on sm ",
                ctx.target_sm);
   const cudnn::SdpaGraphKey key = cudnn_graph_key(s, s.backward(), traits.deterministic, ctx.device);
