@@ -282,7 +282,9 @@ TEST_CASE("sdpa: the Hopper forward serves f16 / bf16 on sm 90 first among the b
   CHECK(std::string(on_90.info.kernel_name) == "sdpa_fwd_sm90_wgmma_bf16_d96");
   CHECK(on_90.info.backend == BARACUDA_BACKEND_BESPOKE);
   CHECK(on_90.info.deterministic == 1);
-  CHECK(on_90.workspace == 0);
+  // D 96 runs in the 128 tile, whose plan keeps room to share out a short last round.
+  CHECK(on_90.workspace > 0);
+  CHECK(on_90.info.workspace_bytes == on_90.workspace);
   REQUIRE(bespoke_only.status == BARACUDA_STATUS_SUCCESS);
   CHECK(std::string(bespoke_only.info.kernel_name) == "sdpa_fwd_sm90_wgmma_bf16_d96");
   if (build_serves(89)) {
