@@ -475,6 +475,38 @@ TEST_CASE("sdpa: one cuDNN plan run from 8 threads on 8 streams, each result equ
   baracuda_plan_destroy(plan);
 }
 
+// The measured table (sdpa_backend_heuristics.hpp) has the bf16 D 256
+// backward at B*H 128, 2048 queries and keys on the Hopper kernel for the
+// atomic mode and on cuDNN's deterministic algorithm for the deterministic one:
+// a caller who does not ask for determinism must not get cuDNN's
+// deterministic fallback there.
+TEST_CASE("sdpa: on sm 90 with cuDNN the default backward follows the measured table for the mode asked",
+          "[sdpa][select]") {
+  if (!cudnn_present() || !sm90_present()) return;
+  SdpaCase c;
+  c.backward = true;
+  c.batch = 8;
+  c.heads_q = c.heads_kv = 16;
+  c.queries = c.keys = 2048;
+  c.head_dim = 256;
+  const baracuda_sdpa_desc_t d = sdpa_desc_of(c);
+  const auto kernel_for = [&](uint32_t flags) {
+    baracuda_select_options_t o = BARACUDA_SELECT_OPTIONS_INIT;
+    o.flags = flags;
+    baracuda_plan_t plan = nullptr;
+    const baracuda_status_t st = baracuda_plan_select(&d.header, &o, &plan);
+    INFO(baracuda_last_error_message());
+    REQUIRE(st == BARACUDA_STATUS_SUCCESS);
+    baracuda_plan_info_t info{};
+    info.struct_size = sizeof(info);
+    REQUIRE(baracuda_plan_get_info(plan, &info) == BARACUDA_STATUS_SUCCESS);
+    baracuda_plan_destroy(plan);
+    return std::string(info.kernel_name);
+  };
+  CHECK(kernel_for(0).rfind("sdpa_bwd_sm90_wgmma", 0) == 0);
+  CHECK(kernel_for(BARACUDA_SELECT_DETERMINISTIC).rfind("sdpa_bwd_cudnn_deterministic", 0) == 0);
+}
+
 // Declared last, so it runs after every case above (Catch2's declaration order).
 TEST_CASE("sdpa: the forced cuDNN cases ran, not only refusals", "[sdpa]") {
   if (!cudnn_present()) return;

@@ -23,9 +23,12 @@ constexpr size_t kAlignment = 256;  // of the statistics scratch after cuDNN's w
 
 size_t align_up(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
-ShapeClass shape_class(const Spec &s, const SelectContext &ctx, bool deterministic) {
+// The table's verdict is for the backward mode the caller asked for: a caller
+// who did not ask for determinism takes cuDNN's deterministic algorithm only
+// where cuDNN leads the atomic backward too (it is the atomic one's fallback).
+ShapeClass shape_class(const Spec &s, const SelectContext &ctx) {
   return {ctx.target_sm, s.backward(), s.dtype, std::max(s.head_dim, s.head_dim_v), s.causal, s.batch * s.heads_q,
-          s.queries, s.keys, deterministic};
+          s.queries, s.keys, (ctx.flags & BARACUDA_SELECT_DETERMINISTIC) != 0};
 }
 
 // Row-major strides for its shape (extents of 1 take any stride) and a
@@ -101,7 +104,7 @@ WhyNot cudnn_can_implement(const CandidateTraits &traits, const Spec &s, const S
     return cat("needs a device: its graph is built on the GPU at select (target_sm ", ctx.target_sm, " was named)");
   if (WhyNot gap = cudnn_feature_gap(s, s.backward())) return gap;
   // A forced candidate skips the table: tests and the benchmark grid run it on every shape.
-  if (!ctx.forces(traits.name) && faster_backend(shape_class(s, ctx, traits.deterministic)) != Faster::Cudnn)
+  if (!ctx.forces(traits.name) && faster_backend(shape_class(s, ctx)) != Faster::Cudnn)
     return cat("the measured table (sdpa_backend_heuristics.hpp) puts the bespoke kernels ahead for this shape on sm ",
                ctx.target_sm);
   const cudnn::SdpaGraphKey key = cudnn_graph_key(s, s.backward(), traits.deterministic, ctx.device);
