@@ -1,7 +1,7 @@
 """Ours against FlashAttention-2 in turn, with the clock and the energy each side ran at: at the H200's power cap
 the clock, not the cycles, may decide a row, so each timing carries NVML's SM clock, power and joules a call.
 
-    python3 clocked.py <libsdpa80_probe.so> <bench dir> <fwd side,...> <bwd side,...> [--heads=256,128,64]
+    python3 clocked.py <libsdpa80_probe.so> <bench dir> <fwd side,...> <bwd side,...> [--heads=256,128,64] [--checks]
 
 Per row and pass (forward: probe_fwd_<side>; backward: the tree's whole backward, probe_bwd_<side>_h*), every
 side and FA2's call captured in a CUDA graph; blocks of replays about BLOCK_MS long, the sides in turn, the order
@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, sys.argv[2])
 import run  # noqa: E402
 import torch_sdpa  # noqa: E402
+from gpu_time import fa2_backward_on  # noqa: E402 (its argv layout is ours: argv[2] the bench dir)
 
 try:
     import pynvml
@@ -179,21 +180,13 @@ def backward_row(lib, sides, B, H, S, D, causal, stream):
         kv = int((run.bits(g[1]) != run.bits(g0[1])).sum() + (run.bits(g[2]) != run.bits(g0[2])).sum())
         dq = ((g[0].double() - g0[0].double()).abs().max() / g0[0].double().abs().max()).item()
         notes.append(f"{n}: kv-bits {kv} dq {dq:.1e}" + (" FAIL" if kv or not dq < 1e-2 else ""))
-    fa2 = gpu_fa2_backward(p, stream)
+    fa2 = fa2_backward_on(p, stream)
     fns = [r for _, r in runs] + [fa2]
     graphs = [torch_sdpa.capture(f, stream) for f in fns]
     flops = 2.5 * 4.0 * B * H * S * S * D / (2 if causal else 1)
     in_turn([n for n, _ in runs] + ["FA2"], graphs, flops, f"bwd B{B} H{H} S{S} D{D} {'causal' if causal else 'full'}")
     if notes:
         print("    " + "; ".join(notes), flush=True)
-
-
-def gpu_fa2_backward(p, stream):
-    q, k, v = (t.detach().clone().requires_grad_() for t in (p.q, p.k, p.v))
-    with torch.cuda.stream(stream), sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=p.causal)
-    torch.cuda.current_stream().wait_stream(stream)
-    return lambda: torch.autograd.grad(out, (q, k, v), p.dout, retain_graph=True)
 
 
 def main():
@@ -204,6 +197,8 @@ def main():
     heads = [int(d) for a in sys.argv if a.startswith("--heads=") for d in a[8:].split(",")]
     rows = [r for h in heads for r in run.ROWS if r[3] == h] if heads else run.ROWS
     passes = [a[9:] for a in sys.argv if a.startswith("--passes=")] or ["bwd,fwd"]
+    if "--checks" in sys.argv:  # run.py's: float64 gradients, atomic dK/dV and deterministic bits against the first side
+        run.checks(bwd_sides)
     print(f"\n== in turn with the clock: bf16 TFLOP/s (ms a call, median of {ROUNDS} blocks of ~{BLOCK_MS:.0f} ms; "
           "first / later = blocks run first / after the other side in a round), mean SM clock, power, energy a call ==",
           flush=True)
