@@ -39,6 +39,10 @@ constexpr ProbeForwardVariant kProbeForwardVariants[] = {
     {256, {4, 1, 32, 2, 2, kInPv}},
     // 16. D 256: the 256 tile (FA2's H100 tile) reading the views' alignment at run time (one kernel for both).
     {256, {4, 1, 64, 1, 2, kInPv, true}},
+    // 17. D 256: 16 with slack 0: a warp whose rows all kept their max skips O's rescale.
+    {256, {4, 1, 64, 1, 2, kInPv, true, 0}},
+    // 18. D 128: the 128 tile with slack 0.
+    {128, {4, 2, 64, 2, 1, kInPv, false, 0}},
 };
 #define PROBE_FWD_TILE (kProbeForwardVariants[PROBE_FWD_VARIANT].tile)
 constexpr SdpaTcConfig kProbeForwardConfig = kProbeForwardVariants[PROBE_FWD_VARIANT].config;
