@@ -66,6 +66,16 @@ TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heurist
   CHECK(SdpaVisibleKeys{0, 100, false, -1, 0}.bounded());
 }
 
+TEST_CASE("sdpa sm90: the 64-column tile's two- and four-consumer cuts find a query tile's whole key tiles once",
+          "[heuristics][sdpa]") {
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kBounded).visible_tiles_once);
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).visible_tiles_once);
+  CHECK_FALSE(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpen).visible_tiles_once);
+  for (int tile : {128, 256})
+    for (int cut = 0; cut < kSdpaSm90Cuts; ++cut)
+      CHECK_FALSE(sdpa_sm90_cut_shape(tile, static_cast<SdpaSm90Cut>(cut)).visible_tiles_once);
+}
+
 TEST_CASE("sdpa sm90: open 64-column problems take four consumers of 64 keys where they run fewer rounds of rows",
           "[heuristics][sdpa]") {
   // 132 SMs. B16 H16 S1024: 8 rounds of 256 rows (x 1.08) against 12 of 192;

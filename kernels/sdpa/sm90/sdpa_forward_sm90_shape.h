@@ -36,6 +36,11 @@ struct SdpaSm90Shape {
   // The last round's items shared out in key tiles where they fill it in
   // part (SdpaSm90Split); compiled in only where set.
   bool share_last_round = false;
+  // The key tiles that every row of a query tile sees whole found once a
+  // query tile (a 32-bit range), and a tile past every row's first visible
+  // key masked by one compare a score, where the loop otherwise tested each
+  // tile in 64-bit uniform arithmetic and masked with two compares a score.
+  bool visible_tiles_once = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
@@ -43,7 +48,7 @@ struct SdpaSm90Shape {
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
            smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
            uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys &&
-           share_last_round == o.share_last_round;
+           share_last_round == o.share_last_round && visible_tiles_once == o.visible_tiles_once;
   }
 };
 
@@ -118,7 +123,8 @@ constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) 
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
-          head_dim_tile == 256, head_dim_tile == 256 || consumers == 4, head_dim_tile == 256, head_dim_tile == 128};
+          head_dim_tile == 256, head_dim_tile == 256 || consumers == 4, head_dim_tile == 256, head_dim_tile == 128,
+          short_tile && consumers != 3};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
