@@ -46,16 +46,18 @@ TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 colu
   }
 }
 
-TEST_CASE("sdpa sm90: only 256 columns trim a group's keys and, with four consumers, broadcast the group index",
+TEST_CASE("sdpa sm90: only 256 columns trim a group's keys; they and the 64-column two- and four-consumer cuts "
+          "broadcast the group index",
           "[heuristics][sdpa]") {
   for (bool bounded : {false, true}) {
-    for (int tile : {64, 128}) {
-      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).uniform_group);
-      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).trim_group_keys);
-    }
+    for (int tile : {64, 128}) CHECK_FALSE(sdpa_sm90_shape(tile, bounded).trim_group_keys);
+    CHECK_FALSE(sdpa_sm90_shape(128, bounded).uniform_group);
     CHECK(sdpa_sm90_shape(256, bounded).uniform_group);
     CHECK(sdpa_sm90_shape(256, bounded).trim_group_keys);
   }
+  CHECK(sdpa_sm90_shape(64, true).uniform_group);
+  CHECK_FALSE(sdpa_sm90_shape(64, false).uniform_group);
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).uniform_group);
 }
 
 TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {
