@@ -141,12 +141,40 @@ TEST_CASE("sdpa backends: the forward of at most 16 (b, h) at 1024 to 2048 queri
       CHECK(faster_backend(shape(90, false, d, causal, 8, 2048, 2048)) == Faster::Bespoke);
       CHECK(faster_backend(shape(90, false, d, causal, 16, 1024, 1024)) == Faster::Bespoke);
       CHECK(faster_backend(shape(90, true, d, causal, 16, 1024, 1024)) == Faster::Cudnn);
-      CHECK(faster_backend(shape(90, false, d, causal, 17, 1024, 1024)) == Faster::Cudnn);
-      CHECK(faster_backend(shape(90, false, d, causal, 16, 4096, 4096)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, false, d, causal, 16, 1024, 4096)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, false, d, causal, 16, 512, 512)) == Faster::Cudnn);
     }
+    CHECK(faster_backend(shape(90, false, 128, causal, 17, 1024, 1024)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, 128, causal, 16, 4096, 4096)) == Faster::Cudnn);
   }
+}
+
+TEST_CASE("sdpa backends: the D 64 forward goes to the Hopper kernel up to 128 (b, h) at 1024, and causal up to 64 "
+          "at 2048, 16 at 4096 and 8 at 8192",
+          "[sdpa]") {
+  for (int32_t d : {32, 64}) {
+    INFO("D " << d);
+    for (bool causal : {false, true}) {
+      INFO("causal " << causal);
+      CHECK(faster_backend(shape(90, false, d, causal, 128, 1024, 1024)) == Faster::Bespoke);
+      CHECK(faster_backend(shape(90, false, d, causal, 129, 1024, 1024)) == Faster::Cudnn);
+      CHECK(faster_backend(shape(90, true, d, causal, 128, 1024, 1024)) == Faster::Cudnn);
+    }
+    // Unmasked past 16 (b, h) only at 1024.
+    CHECK(faster_backend(shape(90, false, d, false, 64, 2048, 2048)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, false, 17, 1025, 1025)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 64, 2048, 2048)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, d, true, 65, 2048, 2048)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 16, 4096, 4096)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, d, true, 17, 4096, 4096)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 8, 8192, 8192)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, d, true, 9, 8192, 8192)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 8, 16384, 16384)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 16, 2048, 4096)) == Faster::Cudnn);
+  }
+  // Beyond D 64 the table keeps cuDNN there.
+  CHECK(faster_backend(shape(90, false, 65, true, 16, 4096, 4096)) == Faster::Cudnn);
+  CHECK(faster_backend(shape(90, false, 96, false, 128, 1024, 1024)) == Faster::Cudnn);
 }
 
 TEST_CASE("sdpa backends: archs the table has no measurement for go to the bespoke kernels", "[sdpa]") {

@@ -46,16 +46,18 @@ TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 colu
   }
 }
 
-TEST_CASE("sdpa sm90: only 256 columns trim a group's keys and, with four consumers, broadcast the group index",
+TEST_CASE("sdpa sm90: only 256 columns trim a group's keys; they and the 64-column two- and four-consumer cuts "
+          "broadcast the group index",
           "[heuristics][sdpa]") {
   for (bool bounded : {false, true}) {
-    for (int tile : {64, 128}) {
-      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).uniform_group);
-      CHECK_FALSE(sdpa_sm90_shape(tile, bounded).trim_group_keys);
-    }
+    for (int tile : {64, 128}) CHECK_FALSE(sdpa_sm90_shape(tile, bounded).trim_group_keys);
+    CHECK_FALSE(sdpa_sm90_shape(128, bounded).uniform_group);
     CHECK(sdpa_sm90_shape(256, bounded).uniform_group);
     CHECK(sdpa_sm90_shape(256, bounded).trim_group_keys);
   }
+  CHECK(sdpa_sm90_shape(64, true).uniform_group);
+  CHECK_FALSE(sdpa_sm90_shape(64, false).uniform_group);
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).uniform_group);
 }
 
 TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {
@@ -64,6 +66,16 @@ TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heurist
   CHECK(SdpaVisibleKeys{0, 100, true, -1, -1}.bounded());
   CHECK(SdpaVisibleKeys{0, 100, false, 5, -1}.bounded());
   CHECK(SdpaVisibleKeys{0, 100, false, -1, 0}.bounded());
+}
+
+TEST_CASE("sdpa sm90: the 64-column tile's two- and four-consumer cuts find a query tile's whole key tiles once",
+          "[heuristics][sdpa]") {
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kBounded).visible_tiles_once);
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).visible_tiles_once);
+  CHECK_FALSE(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpen).visible_tiles_once);
+  for (int tile : {128, 256})
+    for (int cut = 0; cut < kSdpaSm90Cuts; ++cut)
+      CHECK_FALSE(sdpa_sm90_cut_shape(tile, static_cast<SdpaSm90Cut>(cut)).visible_tiles_once);
 }
 
 TEST_CASE("sdpa sm90: open 64-column problems take four consumers of 64 keys where they run fewer rounds of rows",

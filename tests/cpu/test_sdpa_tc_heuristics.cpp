@@ -70,40 +70,90 @@ bool visible(const SdpaVisibleKeys &v, int64_t i, int64_t j) {
   if (v.window_right >= 0 && j > ip + v.window_right) return false;
   return true;
 }
-}  // namespace
 
-TEST_CASE("sdpa tc: a query tile visits every key tile it sees and masks the ones it cuts", "[heuristics][sdpa]") {
-  const int block_m = 16, block_n = 16;
-  for (int64_t q : {1, 17, 40, 100})
-    for (int64_t k : {1, 15, 33, 100})
+// f(p, v) for every problem of these sizes and left windows, both causal
+// modes and alignments and three right windows, the problem in Catch's INFO.
+template <class F>
+void each_problem(std::initializer_list<int64_t> queries, std::initializer_list<int64_t> keys,
+                  std::initializer_list<int64_t> lefts, F &&f) {
+  for (int64_t q : queries)
+    for (int64_t k : keys)
       for (bool causal : {false, true})
         for (bool bottom_right : {false, true})
-          for (int64_t wl : {-1, 0, 5, 40})
+          for (int64_t wl : lefts)
             for (int64_t wr : {-1, 0, 3}) {
               SdpaProblem p{};
               p.queries = q, p.keys = k, p.causal = causal, p.bottom_right = bottom_right;
               p.window_left = wl, p.window_right = wr;
-              const SdpaVisibleKeys v = sdpa_visible_keys(p);
               INFO("Q " << q << " K " << k << " causal " << causal << " br " << bottom_right << " window " << wl << ","
                         << wr);
-              for (int64_t m0 = 0; m0 < q; m0 += block_m) {
-                const int64_t last = std::min(m0 + block_m, q) - 1;
-                const SdpaKeyTiles t = sdpa_key_tiles(v, m0, last, block_n);
-                for (int64_t n0 = 0; n0 < k; n0 += block_n) {
-                  bool any = false, all = true;
-                  for (int64_t i = m0; i <= last; ++i)
-                    for (int64_t j = n0; j < n0 + block_n; ++j) {
-                      any = any || visible(v, i, j);
-                      all = all && visible(v, i, j);
-                    }
-                  const bool visited = n0 / block_n >= t.begin && n0 / block_n < t.end;
-                  if (any) CHECK(visited);
-                  if (visited) CHECK(sdpa_tile_fully_visible(v, m0, last, n0, block_n) == all);
-                  for (int64_t i = m0; i <= last; ++i)
-                    for (int64_t j = n0; j < n0 + block_n; ++j)
-                      CHECK(visible(v, i, j) == (j >= v.lo(i) && j <= v.hi(i)));
-                }
-                CHECK(t.end * block_n < k + block_n);
-              }
+              f(p, sdpa_visible_keys(p));
             }
+}
+}  // namespace
+
+TEST_CASE("sdpa tc: a query tile visits every key tile it sees and masks the ones it cuts", "[heuristics][sdpa]") {
+  const int block_m = 16, block_n = 16;
+  each_problem({1, 17, 40, 100}, {1, 15, 33, 100}, {-1, 0, 5, 40}, [&](const SdpaProblem &p, const SdpaVisibleKeys &v) {
+    const int64_t q = p.queries, k = p.keys;
+    for (int64_t m0 = 0; m0 < q; m0 += block_m) {
+      const int64_t last = std::min(m0 + block_m, q) - 1;
+      const SdpaKeyTiles t = sdpa_key_tiles(v, m0, last, block_n);
+      for (int64_t n0 = 0; n0 < k; n0 += block_n) {
+        bool any = false, all = true;
+        for (int64_t i = m0; i <= last; ++i)
+          for (int64_t j = n0; j < n0 + block_n; ++j) {
+            any = any || visible(v, i, j);
+            all = all && visible(v, i, j);
+          }
+        const bool visited = n0 / block_n >= t.begin && n0 / block_n < t.end;
+        if (any) CHECK(visited);
+        if (visited) CHECK(sdpa_tile_fully_visible(v, m0, last, n0, block_n) == all);
+        for (int64_t i = m0; i <= last; ++i)
+          for (int64_t j = n0; j < n0 + block_n; ++j) CHECK(visible(v, i, j) == (j >= v.lo(i) && j <= v.hi(i)));
+      }
+      CHECK(t.end * block_n < k + block_n);
+    }
+  });
+}
+
+TEST_CASE("sdpa tc: a query tile's whole key tiles found at once are those sdpa_tile_fully_visible passes",
+          "[heuristics][sdpa]") {
+  for (int block_n : {16, 128}) {
+    INFO("block_n " << block_n);
+    const auto check_tiles = [&](const SdpaProblem &p, const SdpaVisibleKeys &v) {
+      for (int64_t m0 = 0; m0 < p.queries; m0 += 128) {
+        const int64_t last = std::min(m0 + 128, p.queries) - 1;
+        const SdpaKeyTiles t = sdpa_key_tiles(v, m0, last, block_n);
+        const SdpaWholeKeyTiles whole = sdpa_whole_key_tiles(v, m0, last, t, block_n);
+        CHECK(whole.from >= 0);
+        CHECK(whole.to <= std::max<int64_t>(t.end - t.begin, 0));
+        for (int64_t x = 0; x < t.end - t.begin; ++x) {
+          const int64_t n0 = (t.begin + x) * block_n;
+          CHECK((x >= whole.from && x < whole.to) == sdpa_tile_fully_visible(v, m0, last, n0, block_n));
+          if (x < whole.from) continue;
+          // Past every row's first key: the tile cuts through rows' last keys only.
+          for (int64_t i = m0; i <= last; ++i)
+            for (int64_t j = n0; j < std::min(n0 + block_n, p.keys); ++j) CHECK(visible(v, i, j) == (j <= v.hi(i)));
+        }
+      }
+    };
+    each_problem({1, 17, 100, 300}, {1, 15, 130, 300}, {-1, 0, 5, 140}, check_tiles);
+  }
+}
+
+TEST_CASE("sdpa tc: a row's last visible key in a tile, in 32 bits, is hi(i) - n0 clamped to [-1, 2^16]",
+          "[heuristics][sdpa]") {
+  for (int64_t shift : {int64_t{0}, int64_t{-3000000000}, int64_t{5}, int64_t{3000000000}})
+    for (int64_t keys : {int64_t{1}, int64_t{200}, int64_t{5000000000}})
+      for (bool causal : {false, true})
+        for (int64_t wr : {int64_t{-1}, int64_t{0}, int64_t{7}, int64_t{4000000000}}) {
+          const SdpaVisibleKeys v{shift, keys, causal, -1, wr};
+          for (int64_t m0 : {int64_t{0}, int64_t{128}, int64_t{4000000000}})
+            for (int64_t n0 : {int64_t{0}, int64_t{128}, int64_t{65536}, int64_t{4000000128}}) {
+              const SdpaTileLastKeys tile = sdpa_tile_last_keys(v, m0, n0);
+              for (int row = 0; row < 256; ++row)
+                CHECK(tile.last(row) == std::max<int64_t>(-1, std::min<int64_t>(v.hi(m0 + row) - n0, 1 << 16)));
+            }
+        }
 }

@@ -387,8 +387,12 @@ static std::vector<double> interleaved_ms(const std::vector<Variant> &vs, SdpaPr
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   std::vector<std::vector<float>> ms(vs.size());
+  // PROBE_ALTERNATE: odd rounds launch the variants in reverse order, so
+  // that no variant always runs right after the same one.
+  const bool alternate = getenv("PROBE_ALTERNATE") != nullptr;
   for (int round = 0; round < rounds; ++round)
-    for (size_t i = 0; i < vs.size(); ++i) {
+    for (size_t k = 0; k < vs.size(); ++k) {
+      const size_t i = alternate && round % 2 == 1 ? vs.size() - 1 - k : k;
       p.out.data = outs[i];
       CK(cudaEventRecord(e0));
       bool ran = true;

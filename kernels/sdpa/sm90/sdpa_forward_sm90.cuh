@@ -351,14 +351,57 @@ struct Consumer {
     fence_registers(o[0]);
   }
 
+  // With visible_tiles_once: the key tiles (counted from the query tile's
+  // first) that every row of the block sees whole, [whole_from, whole_to),
+  // and those past every row's first visible key, from past_first; found
+  // once a query tile, so that the loop tests a tile with 32-bit compares
+  // where sdpa_tile_fully_visible took some 40 uniform 64-bit instructions.
+  struct VisibleTiles {
+    int whole_from, whole_to;
+    __device__ bool whole(int t) const { return t >= whole_from && t < whole_to; }
+    __device__ bool past_first(int t) const { return t >= whole_from; }
+  };
+  __device__ VisibleTiles visible_tiles() const {
+    if constexpr (!Ti::kShape.visible_tiles_once) return {0, 0};
+    const SdpaWholeKeyTiles whole = sdpa_whole_key_tiles(fp.score.visible, w.m0, w.m_last, w.keys, Ti::kBlockN);
+    return {static_cast<int>(whole.from), static_cast<int>(whole.to)};
+  }
+
+  // -inf past each row's last visible key, in a tile past every row's first
+  // (a causal mask's diagonal tiles): one compare a score, against a
+  // constant column, and the row's last key in 32 bits (sdpa_tile_last_keys),
+  // where mask_scores makes two compares a score against the thread's
+  // columns and each row's interval in 64 bits.
+  __device__ void mask_past_last(float (&s)[1][Ti::kKeyBlocks][4], int64_t n0) const {
+    const SdpaTileLastKeys tile = sdpa_tile_last_keys(fp.score.visible, w.m0, n0);
+    const int first_col = sdpa_tc::thread_col(0, 0);
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      const int last = tile.last(sdpa_tc::thread_row<kWarpRows>(0, hr)) - first_col;
+#pragma unroll
+      for (int nb = 0; nb < Ti::kKeyBlocks; ++nb)
+#pragma unroll
+        for (int e = 2 * hr; e < 2 * hr + 2; ++e)
+          if (nb * 8 + (e & 1) > last) s[0][nb][e] = -INFINITY;
+    }
+  }
+
   // The score pipeline of key tile t up to P (in s) and O's pending correction.
   __device__ void probabilities(float (&s)[1][Ti::kKeyBlocks][4], int t, float (&row_max)[1][2],
-                                float (&row_sum)[1][2], float (&correction)[1][2]) const {
+                                float (&row_sum)[1][2], float (&correction)[1][2], const VisibleTiles &visible) const {
     const int64_t n0 = (w.keys.begin + t) * Ti::kBlockN;
     if (fp.score.transformed)
       sdpa_tc::transform_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score, slope_log2, w.m0, n0);
-    if (!sdpa_tile_fully_visible(fp.score.visible, w.m0, w.m_last, n0, Ti::kBlockN))
+    if constexpr (Ti::kShape.visible_tiles_once) {
+      if (!visible.whole(t)) {
+        if (visible.past_first(t))
+          mask_past_last(s, n0);
+        else
+          sdpa_tc::mask_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score.visible, w.m0, n0);
+      }
+    } else if (!sdpa_tile_fully_visible(fp.score.visible, w.m0, w.m_last, n0, Ti::kBlockN)) {
       sdpa_tc::mask_scores<1, Ti::kKeyBlocks, kWarpRows>(s, fp.score.visible, w.m0, n0);
+    }
     sdpa_tc::softmax_probabilities<1, Ti::kKeyBlocks, Ti::kRescaleSlack>(s, row_max, row_sum, fp.score.mul,
                                                                           correction);
   }
@@ -424,6 +467,7 @@ struct Consumer {
     row_sum[0][0] = row_sum[0][1] = 0.f;
     mbarrier_wait(sm.q_full(), q_phase);  // also when no key tile follows: Q's copy must not be in flight
     const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin), n_own = own_key_tiles();
+    const VisibleTiles visible = visible_tiles();
     if (n_own > 0) {
       if (last_group()) pass_turn();
       wait_turn();
@@ -432,7 +476,7 @@ struct Consumer {
       wgmma_wait<0>();
       fence_registers(s[0]);
       release_keys(0);
-      probabilities(s, 0, row_max, row_sum, correction);
+      probabilities(s, 0, row_max, row_sum, correction, visible);
       accumulator_to_a_fragments<T>(pa, s[0]);
       for (int t = 1; t < n_own; ++t) {
         wait_turn();
@@ -443,7 +487,7 @@ struct Consumer {
         wgmma_wait<1>();  // S of tile t
         fence_registers(s[0]);
         release_keys(t);
-        probabilities(s, t, row_max, row_sum, correction);
+        probabilities(s, t, row_max, row_sum, correction, visible);
         wgmma_wait<0>();  // P V of tile t - 1
         fence_registers(o[0]);
         fence_registers(pa);

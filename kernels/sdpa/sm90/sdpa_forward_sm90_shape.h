@@ -36,6 +36,11 @@ struct SdpaSm90Shape {
   // The last round's items shared out in key tiles where they fill it in
   // part (SdpaSm90Split); compiled in only where set.
   bool share_last_round = false;
+  // The key tiles that every row of a query tile sees whole found once a
+  // query tile (a 32-bit range), and a tile past every row's first visible
+  // key masked by one compare a score, where the loop otherwise tested each
+  // tile in 64-bit uniform arithmetic and masked with two compares a score.
+  bool visible_tiles_once = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
@@ -43,7 +48,7 @@ struct SdpaSm90Shape {
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
            smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
            uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys &&
-           share_last_round == o.share_last_round;
+           share_last_round == o.share_last_round && visible_tiles_once == o.visible_tiles_once;
   }
 };
 
@@ -91,7 +96,11 @@ struct SdpaSm90Shape {
 //   spills 84 -> 16 bytes and 1.087-1.090x / 1.131-1.132x session 18's
 //   kernel with the staging above (1.05x / 1.08x on top of it). At 128
 //   columns it lost (0.97x unmasked, D 128 S 4096 and 8192), at 64 it
-//   measured 0.985-1.007x: off there.
+//   measured 0.985-1.007x (session 19). On the 64-column bounded cut with
+//   visible_tiles_once (session 23, round 3, H200, two passes in turn):
+//   causal B16 H16 S1024 1.075x / 1.082x main against 1.044x / 1.044x
+//   without it, S 2048 1.030x / 1.032x against 1.024x / 1.028x, S 4096 and
+//   8192 within 1% of it: on there and on the four-consumer cut.
 // - With it a group whose rows' keys end a tile before the block's skips
 //   that tile's products (trim_group_keys; under a causal mask at 80-key
 //   tiles the first group's last diagonal tile, 2.9% of the products at
@@ -113,12 +122,20 @@ constexpr int kSdpaSm90Cuts = 3;
 //   H16 S4096 0.90x (2112 and 4224 against 2048 and 4096), B2 H8 S1024 0.82x
 //   (64 blocks against 96 on 132 SMs); with the group index broadcast
 //   (uniform_group) 1.02x more at S512 and S1024.
+// - visible_tiles_once on the bounded and four-consumer 64-column cuts
+//   (session 23, bits unchanged; against main in one process, H200, round 3,
+//   two passes): causal B16 H16 S1024 1.044x / 1.044x (1.08x with the group
+//   broadcast above), S 2048 1.024x / 1.028x, S 4096 1.010x / 1.005x, S 8192
+//   0.998x / 0.988x; unmasked B16 H16 S1024 (four consumers) 1.042x / 1.038x.
+//   The three-consumer cut keeps its test (rounds 1 and 2: 0.991-0.995x
+//   with it, within the noise of its unchanged kernel in round 3).
 constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) {
   const bool short_tile = head_dim_tile == 64;
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
-          head_dim_tile == 256, head_dim_tile == 256 || consumers == 4, head_dim_tile == 256, head_dim_tile == 128};
+          head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3), head_dim_tile == 256,
+          head_dim_tile == 128, short_tile && consumers != 3};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);

@@ -82,8 +82,22 @@ inline constexpr int64_t kAny = INT64_MAX;
 // and 0.74x decoding; its deterministic mode 0.78x to 1.04x cuDNN's
 // deterministic one (0.90x or less on most points): the atomic backward
 // moves there, bf16 only (f16 was not measured).
+// H200, session 23: the grid of bench/probes/sdpa_forward_sm90 at D 64
+// (the Hopper forward with the 64-column tile's whole key tiles found once,
+// bf16 and f16, this backend's cuDNN 9.14 in one process, median of 7). The
+// Hopper forward ran 1.05x to 1.08x cuDNN at B*H 128 with 1024 (both masks),
+// under a causal mask 1.05x at B*H 64 with 2048, 1.17x / 1.20x at B*H 16 with
+// 4096 and 1.17x / 1.14x at B*H 8 with 8192 (bf16 / f16); but 0.93x-1.00x
+// causal at B*H 512 with 1024, 256 with 2048, 32 with 8192 and 0.96x-1.04x at
+// B*H 64 with 4096, 0.96x-1.07x unmasked past B*H 16 elsewhere: the forward
+// at D 64 moves to it at those (b, h) counts and shorter rows between
+// them (the first row below already holds 16 (b, h) at 1024 to 2048).
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
     {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
+    {90, 0, 0, 8, 64, -1, 1, 128, 1024, 1024, 1024, 1024, Faster::Bespoke},
+    {90, 0, 0, 8, 64, 1, 1, 64, 1024, 2048, 1024, 2048, Faster::Bespoke},
+    {90, 0, 0, 8, 64, 1, 1, 16, 2049, 4096, 2049, 4096, Faster::Bespoke},
+    {90, 0, 0, 8, 64, 1, 1, 8, 4097, 8192, 4097, 8192, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 0, 1, 512, 512, kAny, 512, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 1, 1, 256, 1024, kAny, 1024, kAny, Faster::Bespoke},
