@@ -14,9 +14,12 @@
 // PROBE_SYNTHETIC the baseline on the earlier sessions' synthetic data too,
 // with PROBE_PASSES the passes around the main kernel alone (the staged
 // tree's beside main's); PROBE_ROWS picks rows; PROBE_ALTERNATE times main's,
-// the staged kernel and (PROBE_ALT_VARIANT) the first variant in turn, best
-// of three: on the H200 a kernel timed first on a row, after the setup's
-// idle, reads up to 9% high (bench/NOTES.md, session 21). Built with
+// the staged kernel, both deterministic and (PROBE_ALT_VARIANT) every checked
+// variant in turn, best of PROBE_ALT_REPS (3), PROBE_ALTERNATE_REVERSED the
+// list backwards: on the H200 a kernel timed first on a row, after the
+// setup's idle, reads up to 9% high (bench/NOTES.md, session 21), and one
+// timed right after another runs at the clock that one left (session 22).
+// PROBE_CHECK_ONLY picks correctness cases by index ("0,5,12"). Built with
 // PROBE_HAS_VARIANT, variants of the staged Hopper backward (bf16) beside
 // them (build.sh's table; the diagnostic ones timed, not checked).
 #include <cuda_bf16.h>
@@ -437,6 +440,9 @@ static int check() {
       {"bf16 D32 K1 Q40", 0, 1, 2, 2, 40, 1, 32, 32, false, false, -1, -1, 0, 0},
       {"bf16 D128 Q=K=700 causal window 100", 0, 1, 2, 2, 700, 700, 128, 128, true, false, 100, -1, 0, 0},
       {"bf16 D64 B2 H40 Q=K=256 causal", 0, 2, 40, 40, 256, 256, 64, 64, true, false, -1, -1, 0, 0},
+      // Past 132 key tiles: the persistent grid's blocks walk several (session 23).
+      {"bf16 D128 H80 Q=K=130 causal (tiles 160)", 0, 1, 80, 80, 130, 130, 128, 128, true, false, -1, -1, 0, 0},
+      {"bf16 D64 H140/70 Q=K=130 (tiles 140)", 0, 1, 140, 70, 130, 130, 64, 64, false, false, -1, -1, 0, 0},
       // The 256 tile (no deterministic mode).
       {"bf16 D256 GQA2 causal Q=K=200", 0, 2, 4, 2, 200, 200, 256, 256, true, false, -1, -1, 0, 0},
       {"f16 D192 Q130 K77 br-causal", 1, 1, 2, 2, 130, 77, 192, 192, true, true, -1, -1, 0, 0},
@@ -447,7 +453,18 @@ static int check() {
   printf("\n== correctness: max |err| / max |ref| against float64 (sm90 passes at <= 2x sm80's); det: the "
          "deterministic mode (its error, bits differing over two runs, dK/dV bits differing from the atomic mode's) ==\n");
   int failures = 0;
+  // PROBE_CHECK_ONLY: the cases checked, as comma-separated indices into small[] (all by default).
+  std::vector<bool> only(sizeof small / sizeof small[0], getenv("PROBE_CHECK_ONLY") == nullptr);
+  if (const char *list = getenv("PROBE_CHECK_ONLY"))
+    for (const char *x = list; *x;) {
+      char *end;
+      const long i = std::strtol(x, &end, 10);
+      if (end == x) break;
+      if (i >= 0 && i < static_cast<long>(only.size())) only[static_cast<size_t>(i)] = true;
+      x = *end ? end + 1 : end;
+    }
   for (const Case &c : small) {
+    if (!only[static_cast<size_t>(&c - small)]) continue;
     printf("%-46s ", c.name);  // first, so that a hang names its case
     Run r;
     setup(r, c, Data::kExact);
@@ -603,32 +620,38 @@ static void time_rows(bool variant_only) {
     }
 #endif
     if (!variant_only && getenv("PROBE_ALTERNATE")) {
-      // The staged kernel, main's and the first variant (where built) in
-      // turn, three times each, in both modes: the best of each beside main's
-      // (the first timings of a row drift by up to 5%, and a kernel timed
-      // right after another runs at the clock that one left).
-      double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
-      RunFn fns[6] = {run_base_sm90, run_sm90, run_base_sm90_det, run_sm90_det, nullptr, nullptr};
+      // main's kernel, the staged one, both deterministic, and (PROBE_ALT_VARIANT) every checked
+      // variant built, in turn, PROBE_ALT_REPS rounds (3), best of each; PROBE_ALTERNATE_REVERSED:
+      // the list backwards (a kernel timed right after another runs at the clock that one left).
+      struct Contender {
+        const char *name;
+        RunFn fn;
+        const void *variant;
+        int base;  // the contender it is compared with
+      };
+      std::vector<Contender> cs = {{"main", run_base_sm90, nullptr, 0},
+                                   {"staged", run_sm90, nullptr, 0},
+                                   {"main det", run_base_sm90_det, nullptr, 2},
+                                   {"staged det", run_sm90_det, nullptr, 2}};
 #ifdef PROBE_HAS_VARIANT
-      if (kVariants[0].run != nullptr && kVariants[0].checked && getenv("PROBE_ALT_VARIANT")) {
-        g_variant = &kVariants[0];
-        fns[4] = run_variant;
-        fns[5] = run_variant_det;
-      }
+      if (getenv("PROBE_ALT_VARIANT"))
+        for (const ProbeVariant &v : kVariants)
+          if (v.run != nullptr && v.checked) cs.push_back({v.name, run_variant, &v, 0});
 #endif
-      const bool reversed = getenv("PROBE_ALTERNATE_REVERSED") != nullptr;  // the staged kernel first
-      for (int rep = 0; rep < 3; ++rep)
-        for (int i = 0; i < 6; ++i) {
-          const int k = reversed ? (i ^ 1) : i;
-          if (fns[k] != nullptr) best[k] = std::min(best[k], time_ms(r, fns[k]));
+      const bool reversed = getenv("PROBE_ALTERNATE_REVERSED") != nullptr;
+      const int reps = getenv("PROBE_ALT_REPS") ? std::atoi(getenv("PROBE_ALT_REPS")) : 3;
+      std::vector<double> best(cs.size(), 1e30);
+      for (int rep = 0; rep < reps; ++rep)
+        for (size_t i = 0; i < cs.size(); ++i) {
+          const size_t k = reversed ? cs.size() - 1 - i : i;
+#ifdef PROBE_HAS_VARIANT
+          if (cs[k].variant != nullptr) g_variant = static_cast<const ProbeVariant *>(cs[k].variant);
+#endif
+          best[k] = std::min(best[k], time_ms(r, cs[k].fn));
         }
-      const double none[3] = {0, 0, 0};
-      time_line(name, "alt sm90", flops, best[0], best[1], none, " (best of 3, in turn with base)");
-      time_line(name, "alt det", flops, best[2], best[3], none, " (best of 3 each; base column: main's det)");
-      if (fns[4] != nullptr) {
-        time_line(name, "alt variant", flops, best[1], best[4], none, " (best of 3; base column: the staged kernel)");
-        time_line(name, "alt var det", flops, best[3], best[5], none, " (best of 3; base column: the staged det)");
-      }
+      for (size_t k = 0; k < cs.size(); ++k)
+        printf("%-24s | alt %-12s %7.3f ms %6.1f TF | x %-8s %.3f%s\n", name, cs[k].name, best[k], flops / best[k] / 1e9,
+               cs[cs[k].base].name, best[cs[k].base] / best[k], reversed ? " (reversed)" : "");
     }
     if (!variant_only) {  // main's kernel again: how far the run drifted over the row
       const double ta = time_ms(r, run_base_sm90);

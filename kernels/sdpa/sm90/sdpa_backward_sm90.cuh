@@ -602,7 +602,6 @@ struct BackwardConsumer {
     const int64_t warp_key0 = w.key0 + key_offset() + 16 * warp();
     const ScoreSettings st = score_settings();
     const float scale = st.scale;
-    const bool full = st.full;
     mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
     for (int64_t t = 0; t < w.steps; ++t) {
       const int stage = slot_of<Ti>(t);
@@ -620,37 +619,7 @@ struct BackwardConsumer {
       wgmma_commit();
       const float *lse = sm.lse(stage), *delta = sm.delta(stage);
       uint32_t pa[Ti::kBlockM / 16][4], da[Ti::kBlockM / 16][4];
-      if (full || !sdpa::tile_fully_visible(band, q0, Ti::kBlockM, w.key0, Ti::kBlockN, p.queries, p.keys)) {
-        // Masks, softcap's slope, ALiBi: sdpa_backward_kernel.cuh's pipeline,
-        // S^T and dP^T at once.
-        wgmma_wait<0>();
-        fence_registers(s);
-        fence_registers(dp);
-        sdpa::HeadContext hc;
-        hc.scale = scale;
-        hc.softcap = st.softcap;
-        hc.slope = p.alibi != 0
-                       ? static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + h * p.slope_stride[1]]
-                       : 0.f;
-        if (full)
-          sdpa::scores_to_gradients<sdpa::ScoreKind::kFull>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
-        else
-          sdpa::scores_to_gradients<sdpa::ScoreKind::kMasked>(s, dp, lse, delta, p, band, hc, warp_key0, q0, lane());
-        accumulator_to_a_fragments<T>(pa, s);
-        accumulator_to_a_fragments<T>(da, dp);
-      } else {
-        // The plain path: P^T while dP^T's products run. (dS^T under dV's
-        // products would keep P^T, dP^T and dV's registers pinned at once:
-        // too many, and ptxas then serializes every wgmma.)
-        wgmma_wait<1>();
-        fence_registers(s);
-        transposed_probabilities(s, lse, scale, lane());
-        accumulator_to_a_fragments<T>(pa, s);
-        wgmma_wait<0>();
-        fence_registers(dp);
-        transposed_score_gradients(dp, s, delta, lane());
-        accumulator_to_a_fragments<T>(da, dp);
-      }
+      probabilities_and_gradients(s, dp, pa, da, lse, delta, h, q0, warp_key0, plain_tile(q0, st), st);
       fence_registers(dv);
       fence_registers(pa);
       wgmma_fence();
