@@ -157,11 +157,25 @@ __device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
 }
 
 // Adds a dy row's copies of dx column c to sum, in ascending order.
+// Replicate's edge cells sum runs of a whole pad: their loads are issued
+// eight at a time ahead of the adds (the same adds, in order), so that a
+// long run waits on the adds' chain rather than on a shared load each.
 template <class T, IndexMap M, class A>
 __device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
   const CopyRunOf<int32_t> run = copy_run<M>(c, lo, n, m);
   if (run.before >= 0) sum += Accum<T>::load(row[run.before]);
-  for (int32_t j = run.begin; j < run.end; ++j) sum += Accum<T>::load(row[j]);
+  int32_t j = run.begin;
+  if constexpr (M == IndexMap::Replicate) {
+    constexpr int kAhead = 8;
+    for (; j + kAhead <= run.end; j += kAhead) {
+      T x[kAhead];
+#pragma unroll
+      for (int e = 0; e < kAhead; ++e) x[e] = row[j + e];
+#pragma unroll
+      for (int e = 0; e < kAhead; ++e) sum += Accum<T>::load(x[e]);
+    }
+  }
+  for (; j < run.end; ++j) sum += Accum<T>::load(row[j]);
   if (run.after >= 0) sum += Accum<T>::load(row[run.after]);
 }
 
@@ -297,6 +311,12 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   T *out = static_cast<T *>(p.out) + row0 * t.width;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * t.width);
   const int32_t w = t.width, band = a + w - b;
+  // Replicate's edge cells of a wide pad (a thread adds each one's copies
+  // in turn): their sums run beside the writes of the vectors that do not
+  // hold them, and those that do are written after (rows of whole vectors).
+  constexpr int32_t kLateEdges = static_cast<int32_t>(PadTilesTraits::kSumLateEdgeCopies);
+  const bool late_edges = M == IndexMap::Replicate && tv.first == 0 && w % V == 0 &&
+                          (p.pad_low[inner] >= kLateEdges || m - n - p.pad_low[inner] >= kLateEdges);
   // The inner axis in 32-bit: dx and dy rows of tiles are short.
   const int32_t lo32 = static_cast<int32_t>(lo), n32 = static_cast<int32_t>(n), m32 = static_cast<int32_t>(m);
   // Where slot k's row has dx column 0 (its own copy of it), in elements.
@@ -348,7 +368,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       const int32_t k0 = s_first[cr] - base;
       elems[column0(k0) + c] = cell_sum<T, M>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
     }
-    __syncthreads();
+    if (!late_edges) __syncthreads();
 
     // dx cell (row q of the round, column c), one by one.
     auto cell = [&](int32_t q, int32_t c) {
@@ -394,10 +414,18 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       const int32_t l = static_cast<int32_t>(threadIdx.x) * V + r0 * w;
       int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
       for (T *o = out + l; vr < r1; o += kStep) {
-        *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+        if (!late_edges || (c >= a && c + V <= b)) *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
         c += dc;
         vr += drow;
         if (c >= w) c -= w, ++vr;
+      }
+      if (late_edges) {  // the vectors of the edge cells, once their sums are in
+        __syncthreads();
+        const int32_t head = (a + V - 1) / V, tail = b / V, per_row = head + w / V - tail;
+        for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row; i += kThreads) {
+          const int32_t q = i / per_row, e = i - q * per_row, c = (e < head ? e : tail + e - head) * V;
+          *reinterpret_cast<uint4 *>(out + (r0 + q) * w + c) = row_vector(r0 + q, c);
+        }
       }
       r0 = r1;
       continue;

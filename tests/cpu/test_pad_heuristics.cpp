@@ -462,25 +462,22 @@ TEST_CASE("slot tiles: shared memory padded to a number of blocks an SM", "[heur
 TEST_CASE("row tiles heuristics: replicate's band weighed by its pad columns", "[heuristics][pad]") {
   using namespace baracuda::kernels;
   auto at = with_aligned_buffers;
-  constexpr int64_t kEdge = PadTilesTraits::kSumReplicateEdgeCopies;
-  static_assert(kEdge > 5, "the cases below pad by up to 5 and kEdge - 1");
-  // Replicate sums every pad column into its two edge cells: its band weighs as its pad columns...
+  // Replicate sums every pad column into its two edge cells: its band weighs as its pad columns, wide pads too.
   const RowsProblem r35 = at(pad_backward({16384, 8192}, {0, 3}, {0, 5}, IndexMap::Replicate));
   CHECK(sum_band_columns<IndexMap::Replicate>(r35, 2) == 8);
-  CHECK(sum_band_columns<IndexMap::Replicate>(
-            at(pad_backward({16, 64}, {0, kEdge - 1}, {0, kEdge - 1}, IndexMap::Replicate)), 2) == 2 * kEdge - 2);
-  // ...but where an edge has kEdge copies or more (a thread sums each edge cell): its two columns.
-  CHECK(sum_band_columns<IndexMap::Replicate>(at(pad_backward({16, 64}, {0, kEdge}, {0, 1}, IndexMap::Replicate)),
-                                              2) == 2);
-  CHECK(sum_band_columns<IndexMap::Replicate>(at(pad_backward({16, 64}, {0, 1}, {0, kEdge}, IndexMap::Replicate)),
-                                              2) == 2);
+  const RowsProblem wide = at(pad_backward({16384, 8192}, {0, 100}, {0, 300}, IndexMap::Replicate));
+  CHECK(sum_band_columns<IndexMap::Replicate>(wide, 2) == 400);
+  CHECK(sum_band_columns<IndexMap::Replicate>(at(pad_backward({16, 64}, {0, 1}, {0, 0}, IndexMap::Replicate)), 1) ==
+        1);
   // Reflect and circular: the columns of several sources, as given.
   CHECK(sum_band_columns<IndexMap::Reflect>(at(pad_backward({16384, 8192}, {0, 3}, {0, 5}, IndexMap::Reflect)), 8) ==
         8);
   CHECK(sum_band_columns<IndexMap::Circular>(at(pad_backward({16384, 8192}, {0, 3}, {0, 5}, IndexMap::Circular)), 8) ==
         8);
-  // 16-bit rows of 8192 padded by 3 and 5 then take tiles (a band of kSumBandBytes), by two columns they do not.
+  // 16-bit rows of 8192 padded by 3 and 5 then take tiles (a band of kSumBandBytes), by two columns they do not;
+  // rows padded by 100 and 300 take them too.
   SumTiles st;
   CHECK(pad_backward_takes_tiles(r35, 2, 1, sum_band_columns<IndexMap::Replicate>(r35, 2), st));
   CHECK_FALSE(pad_backward_takes_tiles(r35, 2, 1, 2, st));
+  for (int bytes : {2, 4}) CHECK(pad_backward_takes_tiles(wide, bytes, 1, sum_band_columns<IndexMap::Replicate>(wide, 2), st));
 }
