@@ -55,7 +55,9 @@ def our_contenders(baracuda, dtype, B, H, S, D, causal, backward, tensors):
         wanted += [(c, 0, c) for c in (BACKWARD_CANDIDATES if backward else FORWARD_CANDIDATES)]
     made, refused, defaults = [], {}, {}
     for candidate, flags, name in wanted:
-        plan, why = forced_plan(baracuda, op, candidate, flags, fields)
+        # bench_ops' forced candidates see the bottom-right diagonal (the same mask here, where Q = K)
+        plan, why = forced_plan(baracuda, op, candidate, flags,
+                                fields if candidate is None else {**fields, "alignment": "bottom_right"})
         if plan is None:
             refused[name] = why
             continue
