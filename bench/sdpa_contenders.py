@@ -103,6 +103,7 @@ def torch_contender(backend, q, k, v, causal, backward, dout, stream):
 
 
 def torch_call(backend, q, k, v, causal, backward, dout, stream):
+    """torch_contender's work; PyTorch's error passes through."""
     with sdpa_kernel(BACKENDS[backend]):
         if backward:
             with torch.cuda.stream(stream):
@@ -114,14 +115,17 @@ def torch_call(backend, q, k, v, causal, backward, dout, stream):
         else:
             def call():
                 return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        with torch.cuda.stream(stream):  # the copies made on the stream the result was allocated on: made after
-            result = call()                # it is freed, the next backend's call there could reuse its memory first
+        with torch.cuda.stream(stream):
+            result = call()
+            # copied on the stream that allocated it: copied elsewhere after its release, the next backend's call
+            # on this stream could reuse its memory first (round 1 of session 23)
             result = tuple(r.detach().clone() for r in (result if isinstance(result, tuple) else (result,)))
         torch.cuda.current_stream().wait_stream(stream)
         return Contender(backend, "torch", call, result)
 
 
 def capture_all(contenders, stream):
+    """Each contender's call captured once into its graph (PyTorch's under its backend); refused if it cannot be."""
     for c in contenders:
         if c.refused:
             continue

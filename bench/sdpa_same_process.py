@@ -47,6 +47,7 @@ from graph_turns import time_in_turn
 from sdpa_contenders import capture_all, check, forced_plan, our_contenders, torch_contender
 from torch_sdpa import attention_rows, emit_gemm_rate, shape_name
 
+
 def grid_shape(dtype, B, H, S, D, causal):
     """bench_ops' sdpa_grid shape name."""
     return f"{dtype} D{D} {'causal' if causal else 'non-causal'} BH{B * H} Q{S} K{S}"
@@ -73,9 +74,8 @@ def write_rows(ours_file, torch_file, contenders, refused, op, dtype, shape, gri
         kernel = c.info["kernel_name"]
         if ms is not None:
             for d in c.defaults:
-                write(ours_file, {"op": op + ("_deterministic" if "deterministic" in d else ""),
-                                  "dtype": dtype, "shape": shape,
-                                  "ms": ms, "bytes": 0, "flops": work, "kernel": kernel, **extra})
+                write(ours_file, {"op": op + ("_deterministic" if "deterministic" in d else ""), "dtype": dtype,
+                                  "shape": shape, "ms": ms, "bytes": 0, "flops": work, "kernel": kernel, **extra})
         if not c.name.startswith("default"):
             g = {"op": "sdpa_grid", "candidate": c.name, "shape": grid}
             g.update({"refused": c.refused} if ms is None else
@@ -100,49 +100,63 @@ def summary_lines(contenders, refused, label, work):
         vs = [f"{theirs[b] / ms:.2f}x" if theirs.get(b) else "-"
               for b in (("flash", "cudnn") if "flash" in theirs else ("efficient", "math"))]
         also = f" ({', '.join(c.defaults)})" if c.defaults and c.defaults != [c.name] else ""
-        lines.append(f"| {label} | {c.side} {c.name}{also} | {ms:.3f} | {work / ms / 1e9:.0f} | {work / settled / 1e9:.0f} | "
-                     f"{mhz or 0:.0f} | {watts or 0:.0f} | {c.err:.1e} | {vs[0]} | {vs[1]} |")
+        lines.append(f"| {label} | {c.side} {c.name}{also} | {ms:.3f} | {work / ms / 1e9:.0f} | "
+                     f"{work / settled / 1e9:.0f} | {mhz or 0:.0f} | {watts or 0:.0f} | {c.err:.1e} | {vs[0]} | "
+                     f"{vs[1]} |")
     lines += [f"| {label} | ours {n} | refused: {why[:100]} |||||||" for n, why in refused.items()]
     return lines
 
 
+def row_contenders(baracuda, name, dtype, B, H, S, D, causal, backward, backends, stream):
+    """A row's contenders on fresh standard-normal tensors, each run once and checked against PyTorch's
+    reference backend (flash for bf16, math for f32); ours too unless baracuda is None. Also returns the
+    reasons select refused candidates."""
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=dtype, requires_grad=backward) for _ in range(3))
+    dout = torch.randn(B, H, S, D, device="cuda", dtype=dtype) if backward else None
+    ref_backend = "flash" if name == "bf16" else "math"
+    contenders = [torch_contender(b, q, k, v, causal, backward, dout, stream)
+                  for b in dict.fromkeys((ref_backend,) + tuple(backends))]
+    reference = contenders[0].result
+    if ref_backend not in backends:
+        contenders = contenders[1:]
+    refused = {}
+    if baracuda is not None:
+        out = lse = None
+        if backward:  # the backward's out and lse come from our default forward plan, as in bench_ops
+            fwd, why = forced_plan(baracuda, "sdpa", None, 0, dict(dtype=name, head_dim=D, causal=int(causal),
+                                                                      batch=B, heads_q=H, queries=S, keys=S))
+            if fwd is None:
+                raise RuntimeError(f"the default forward plan: {why}")
+            out = torch.empty_like(q)
+            lse = torch.empty(B, H, S, device="cuda", dtype=torch.float32)
+            fwd.run(workspace=torch.empty(max(fwd.workspace_size, 16), dtype=torch.uint8, device="cuda"),
+                    Q=q.detach(), K=k.detach(), V=v.detach(), OUT=out, LSE=lse)
+        ours, refused = our_contenders(baracuda, name, B, H, S, D, causal, backward,
+                                       (q.detach(), k.detach(), v.detach(), out, lse, dout))
+        for c in ours:
+            try:
+                c.call()
+            except baracuda.BaracudaError as e:
+                c.refused = f"run: {e.message}"
+        torch.cuda.synchronize()
+        contenders += ours
+    check(contenders, reference, name)
+    return contenders, refused
+
+
 def run_row(baracuda, row, args, clock, ours_file, torch_file):
+    """One row of attention_rows, forward (and backward for bf16): contenders made, captured, timed in turn,
+    their JSON rows written and their markdown rows printed."""
     dtype, name, (B, H, S, D), causal, backends = row
     shape = shape_name(B, H, S, D, causal)
     flops = 4.0 * B * H * S * S * D / (2 if causal else 1)
     pairs = S * S - S * (S - 1) / 2 if causal else S * S  # bench_ops' grid counts the pairs seen
+    label = shape.replace(" ", "").replace("non-causal", " nc").replace("causal", " c")
     for backward in (False, True) if name == "bf16" else (False,):
         t0 = time.perf_counter()
-        torch.manual_seed(0)
-        q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=dtype, requires_grad=backward) for _ in range(3))
-        dout = torch.randn(B, H, S, D, device="cuda", dtype=dtype) if backward else None
         stream = torch.cuda.Stream()
-        ref_backend = "flash" if name == "bf16" else "math"
-        contenders = [torch_contender(b, q, k, v, causal, backward, dout, stream)
-                      for b in dict.fromkeys((ref_backend,) + tuple(backends))]
-        reference = contenders[0].result
-        if ref_backend not in backends:
-            contenders = contenders[1:]
-        refused = {}
-        if baracuda is not None:
-            out = lse = None
-            if backward:  # the backward's out and lse come from our default forward plan, as in bench_ops
-                fwd, why = forced_plan(baracuda, "sdpa", None, 0, dict(dtype=name, head_dim=D, causal=int(causal),
-                                                                          batch=B, heads_q=H, queries=S, keys=S))
-                out = torch.empty_like(q)
-                lse = torch.empty(B, H, S, device="cuda", dtype=torch.float32)
-                fwd.run(workspace=torch.empty(max(fwd.workspace_size, 16), dtype=torch.uint8, device="cuda"),
-                        Q=q.detach(), K=k.detach(), V=v.detach(), OUT=out, LSE=lse)
-            ours, refused = our_contenders(baracuda, name, B, H, S, D, causal, backward,
-                                           (q.detach(), k.detach(), v.detach(), out, lse, dout))
-            for c in ours:
-                try:
-                    c.call()
-                except baracuda.BaracudaError as e:
-                    c.refused = f"run: {e.message}"
-            torch.cuda.synchronize()
-            contenders += ours
-        check(contenders, reference, name)
+        contenders, refused = row_contenders(baracuda, name, dtype, B, H, S, D, causal, backward, backends, stream)
         capture_all(contenders, stream)
         time_in_turn(contenders, clock, args.rounds, args.batch_ms, args.warm_ms)
         op = "sdpa_backward" if backward else "sdpa_forward"
@@ -150,13 +164,10 @@ def run_row(baracuda, row, args, clock, ours_file, torch_file):
         grid_work = 4.0 * B * H * D * pairs * (2.5 if backward else 1)
         write_rows(ours_file, torch_file, contenders, refused, op, name, shape,
                    grid_shape(name, B, H, S, D, causal), work, grid_work)
-        summary(summary_lines(contenders, refused, f"{'bwd' if backward else 'fwd'} {name} "
-                                 f"{shape.replace(' ', '').replace('non-causal', ' nc').replace('causal', ' c')}", work))
+        summary(summary_lines(contenders, refused, f"{'bwd' if backward else 'fwd'} {name} {label}", work))
         print(f"sdpa_same_process: {op} {name} {shape}: {len(contenders)} contenders, "
               f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-        del contenders, reference, q, k, v, dout
-        if baracuda is not None:
-            del ours
+        del contenders  # graphs, plans and tensors freed before the next row's
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
 
