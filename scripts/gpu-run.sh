@@ -3,8 +3,8 @@
 # `check`, the whole test suite, compute-sanitizer memcheck and racecheck over
 # the GPU suite, the benchmarks and the Python binding's per-call overhead.
 # Logs go under $OUT (default ./gpu-out). Parts can be left out (TESTS=0,
-# BINDINGS=0, SANITIZE=0, BENCH=0, SDPA_TURNS=0, PYBENCH=0), to split a run over several
-# calls on one warm machine.
+# BINDINGS=0, SANITIZE=0, BENCH=0, SDPA_TURNS=0, PYBENCH=0), to split a run
+# over several calls on one warm machine.
 # Catch2 and the cudnn-frontend headers must be unpacked under .deps/ first
 # (scripts/fetch-deps.sh, on a machine with Debian's archive and PyPI). The GPU
 # machine has cuDNN, so the suite fails there if the cuDNN candidates do not
