@@ -117,9 +117,10 @@ def emit(op, dtype_name, shape, backend, ms, flops):
           flush=True)
 
 
-def emit_gemm_rate():
+def emit_gemm_rate(emit_row=emit):
     """The card's bf16 tensor-core rate as a user meets it: cuBLAS on square products, the best of two sizes (the
-    larger one runs hotter clocks down on some cards, the smaller one leaves SMs idle on others)."""
+    larger one runs hotter clocks down on some cards, the smaller one leaves SMs idle on others); emit_row(op,
+    dtype, shape, backend, ms, flops) writes it."""
     best = None
     for n in (8192, 16384):
         a, b = (torch.randn(n, n, device="cuda", dtype=torch.bfloat16) for _ in range(2))
@@ -129,7 +130,7 @@ def emit_gemm_rate():
         del a, b
         torch.cuda.empty_cache()
     n, ms, flops = best
-    emit("gemm", "bf16", f"M=N=K={n}", "cublas", ms, flops)
+    emit_row("gemm", "bf16", f"M=N=K={n}", "cublas", ms, flops)
 
 
 def attention_rows():

@@ -3,8 +3,8 @@
 # `check`, the whole test suite, compute-sanitizer memcheck and racecheck over
 # the GPU suite, the benchmarks and the Python binding's per-call overhead.
 # Logs go under $OUT (default ./gpu-out). Parts can be left out (TESTS=0,
-# BINDINGS=0, SANITIZE=0, BENCH=0, PYBENCH=0), to split a run over several
-# calls on one warm machine.
+# BINDINGS=0, SANITIZE=0, BENCH=0, SDPA_TURNS=0, PYBENCH=0), to split a run
+# over several calls on one warm machine.
 # Catch2 and the cudnn-frontend headers must be unpacked under .deps/ first
 # (scripts/fetch-deps.sh, on a machine with Debian's archive and PyPI). The GPU
 # machine has cuDNN, so the suite fails there if the cuDNN candidates do not
@@ -75,6 +75,15 @@ if [ "${BENCH:-1}" = 1 ]; then
   "$build/bench/bench_ops" >"$OUT/bench.jsonl" 2>"$OUT/bench.err" || { cat "$OUT/bench.err"; status=1; }
   python3 bench/torch_sdpa.py >"$OUT/torch_sdpa.jsonl" 2>"$OUT/torch_sdpa.err" || { cat "$OUT/torch_sdpa.err"; status=1; }
   python3 bench/report.py "$OUT/bench.jsonl" "$OUT/torch_sdpa.jsonl" | tee "$OUT/bench.md"
+fi
+if [ "${SDPA_TURNS:-1}" = 1 ]; then
+  # The attention rows again, every side in one process and timed in turn (the two processes above meet the
+  # power-capped clock at different moments: bench/NOTES.md, sessions 22-23); report.py reads its files as above.
+  step "attention in one process: our plans and PyTorch's backends in turn (bench/sdpa_same_process.py)"
+  BARACUDA_LIBRARY="$PWD/$build/libbaracuda_kernels.so.0" PYTHONPATH=bindings/python \
+    python3 bench/sdpa_same_process.py --ours "$OUT/sdpa_turns.jsonl" --torch "$OUT/torch_sdpa_turns.jsonl" \
+    >"$OUT/sdpa_turns.md" 2>"$OUT/sdpa_turns.err" || { tail -20 "$OUT/sdpa_turns.err"; status=1; }
+  python3 bench/report.py "$OUT/sdpa_turns.jsonl" "$OUT/torch_sdpa_turns.jsonl" | tee "$OUT/sdpa_turns_report.md"
 fi
 if [ "${PYBENCH:-1}" = 1 ]; then
   step "Python binding: per-call overhead beside PyTorch and a bare ctypes call"
