@@ -122,10 +122,11 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
         if (launch.overlap) {
           Conv1dProblem problem = p;
           int shift_arg = shift, overlap = 1;
-          void *args[] = {&problem, &shift_arg, &overlap};
+          FastDivisor channels_div = rows_divisor(p);
+          void *args[] = {&problem, &shift_arg, &overlap, &channels_div};
           rc = launch_overlapping_args(reinterpret_cast<const void *>(kernel), grid, dim3(kThreads), stream, args);
         } else {
-          kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0);
+          kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0, rows_divisor(p));
           rc = launch_error();
         }
       });
