@@ -188,21 +188,23 @@ TEST_CASE("sdpa backends: the forward at D 128 goes to the Hopper kernel from 16
         c.dtype = dt;
         return faster_backend(c);
       };
-      CHECK(at(128, 128, 4096, 4096) == Faster::Bespoke);
-      CHECK(at(128, 64, 8192, 8192) == Faster::Bespoke);
-      CHECK(at(128, 16, 16384, 16384) == Faster::Bespoke);
-      CHECK(at(128, 512, 512, 512) == Faster::Bespoke);
-      CHECK(at(128, 17, 1024, 1024) == Faster::Bespoke);
-      CHECK(at(96, 256, 2048, 2048) == Faster::Bespoke);
-      CHECK(at(72, 32, 4096, 4096) == Faster::Bespoke);
-      // Past the grid, at D 64 (its own regions) and backward: cuDNN.
-      CHECK(at(128, 513, 1024, 1024) == Faster::Cudnn);
-      CHECK(at(128, 15, 4096, 4096) == Faster::Cudnn);
-      CHECK(at(128, 64, 511, 512) == Faster::Cudnn);
-      CHECK(at(128, 16, 16385, 16385) == Faster::Cudnn);
-      CHECK(at(64, 128, 4096, 4096) == Faster::Cudnn);
-      CHECK(at(136, 128, 4096, 4096) == Faster::Cudnn);
-      CHECK(at(128, 128, 4096, 4096, true) == Faster::Cudnn);
+      // {D, B*H, Q, K, backward, which}: inside the grid, then past it, at D 64 (its own regions) and backward.
+      const struct {
+        int32_t d;
+        int64_t bh, q, k;
+        bool backward;
+        Faster faster;
+      } points[] = {{128, 128, 4096, 4096, false, Faster::Bespoke},  {128, 64, 8192, 8192, false, Faster::Bespoke},
+                    {128, 16, 16384, 16384, false, Faster::Bespoke}, {128, 512, 512, 512, false, Faster::Bespoke},
+                    {128, 17, 1024, 1024, false, Faster::Bespoke},   {96, 256, 2048, 2048, false, Faster::Bespoke},
+                    {72, 32, 4096, 4096, false, Faster::Bespoke},    {128, 513, 1024, 1024, false, Faster::Cudnn},
+                    {128, 15, 4096, 4096, false, Faster::Cudnn},     {128, 64, 511, 512, false, Faster::Cudnn},
+                    {128, 16, 16385, 16385, false, Faster::Cudnn},   {64, 128, 4096, 4096, false, Faster::Cudnn},
+                    {136, 128, 4096, 4096, false, Faster::Cudnn},    {128, 128, 4096, 4096, true, Faster::Cudnn}};
+      for (const auto &pt : points) {
+        INFO("D " << pt.d << " B*H " << pt.bh << " Q " << pt.q << " K " << pt.k << " backward " << pt.backward);
+        CHECK(at(pt.d, pt.bh, pt.q, pt.k, pt.backward) == pt.faster);
+      }
     }
 }
 
