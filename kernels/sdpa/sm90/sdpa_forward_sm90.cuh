@@ -227,11 +227,11 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   };
   uint32_t issued = 0;  // key tiles brought so far
   uint32_t q_round = 0;
-  // The consumers learn each tile's work from the slot of its parity, which
-  // they read before handing the tile before it's Q back (q_empty): the
-  // dealing's and the tiles' arithmetic stays out of their loop. Published
-  // once they are done with the last tile's Q: tile_full must not run two
-  // phases ahead of their waits.
+  // The consumers learn each tile's work from the slot of its parity: the
+  // dealing's and the tiles' arithmetic stays out of their loop. The slot is
+  // free again once they have handed back the Q of the tile two before (they
+  // read it first); published once they have handed back the last tile's Q,
+  // so that tile_full never runs two phases ahead of their waits.
   const auto announce = [&](const BlockWork &w) {
     *shared_work_slot(sm.work_slot(q_round & 1)) = w;
     if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
@@ -706,7 +706,7 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
-    mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);  // also the tile slot's reads
+    mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);  // also frees the work slots
     if (Ti::kStageInValues) mbarrier_init(sm.o_read(), Ti::kConsumers);  // each group's issuing thread
     mbarrier_init_fence();
   }
