@@ -18,7 +18,7 @@ TEST_CASE("sdpa backends: the table puts cuDNN first on the measured sm 90 shape
   for (bool backward : {false, true})
     for (bool causal : {false, true}) {
       INFO("backward " << backward << " causal " << causal);
-      CHECK(faster_backend(shape(90, backward, 128, causal, 128, 4096, 4096)) == Faster::Cudnn);
+      if (backward) CHECK(faster_backend(shape(90, backward, 128, causal, 128, 4096, 4096)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, backward, 64, causal, 256, 1024, 1024)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, backward, 192, causal, 128, 2048, 2048)) == Faster::Cudnn);
     }
@@ -141,11 +141,11 @@ TEST_CASE("sdpa backends: the forward of at most 16 (b, h) at 1024 to 2048 queri
       CHECK(faster_backend(shape(90, false, d, causal, 8, 2048, 2048)) == Faster::Bespoke);
       CHECK(faster_backend(shape(90, false, d, causal, 16, 1024, 1024)) == Faster::Bespoke);
       CHECK(faster_backend(shape(90, true, d, causal, 16, 1024, 1024)) == Faster::Cudnn);
-      CHECK(faster_backend(shape(90, false, d, causal, 16, 1024, 4096)) == Faster::Cudnn);
-      CHECK(faster_backend(shape(90, false, d, causal, 16, 512, 512)) == Faster::Cudnn);
+      if (d == 64) {  // D 128 holds these in its own measured grid (below)
+        CHECK(faster_backend(shape(90, false, d, causal, 16, 1024, 4096)) == Faster::Cudnn);
+        CHECK(faster_backend(shape(90, false, d, causal, 16, 512, 512)) == Faster::Cudnn);
+      }
     }
-    CHECK(faster_backend(shape(90, false, 128, causal, 17, 1024, 1024)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, 128, causal, 16, 4096, 4096)) == Faster::Cudnn);
   }
 }
 
@@ -172,9 +172,40 @@ TEST_CASE("sdpa backends: the D 64 forward goes to the Hopper kernel up to 128 (
     CHECK(faster_backend(shape(90, false, d, true, 8, 16384, 16384)) == Faster::Cudnn);
     CHECK(faster_backend(shape(90, false, d, true, 16, 2048, 4096)) == Faster::Cudnn);
   }
-  // Beyond D 64 the table keeps cuDNN there.
-  CHECK(faster_backend(shape(90, false, 65, true, 16, 4096, 4096)) == Faster::Cudnn);
-  CHECK(faster_backend(shape(90, false, 96, false, 128, 1024, 1024)) == Faster::Cudnn);
+  // Beyond D 64 the 128-column tile's own grid decides (below): the Hopper kernel up to 512 (b, h).
+  CHECK(faster_backend(shape(90, false, 65, true, 16, 4096, 4096)) == Faster::Bespoke);
+  CHECK(faster_backend(shape(90, false, 96, false, 513, 1024, 1024)) == Faster::Cudnn);
+}
+
+TEST_CASE("sdpa backends: the forward at D 128 goes to the Hopper kernel from 16 to 512 (b, h) at 512 to 16384 "
+          "queries and keys",
+          "[sdpa]") {
+  for (baracuda_dtype_t dt : {BARACUDA_DTYPE_BF16, BARACUDA_DTYPE_F16})
+    for (bool causal : {false, true}) {
+      INFO("causal " << causal << " dtype " << dt);
+      const auto at = [&](int32_t d, int64_t bh, int64_t q, int64_t k, bool backward = false) {
+        ShapeClass c = shape(90, backward, d, causal, bh, q, k);
+        c.dtype = dt;
+        return faster_backend(c);
+      };
+      // {D, B*H, Q, K, backward, which}: inside the grid, then past it, at D 64 (its own regions) and backward.
+      const struct {
+        int32_t d;
+        int64_t bh, q, k;
+        bool backward;
+        Faster faster;
+      } points[] = {{128, 128, 4096, 4096, false, Faster::Bespoke},  {128, 64, 8192, 8192, false, Faster::Bespoke},
+                    {128, 16, 16384, 16384, false, Faster::Bespoke}, {128, 512, 512, 512, false, Faster::Bespoke},
+                    {128, 17, 1024, 1024, false, Faster::Bespoke},   {96, 256, 2048, 2048, false, Faster::Bespoke},
+                    {72, 32, 4096, 4096, false, Faster::Bespoke},    {128, 513, 1024, 1024, false, Faster::Cudnn},
+                    {128, 15, 4096, 4096, false, Faster::Cudnn},     {128, 64, 511, 512, false, Faster::Cudnn},
+                    {128, 16, 16385, 16385, false, Faster::Cudnn},   {64, 128, 4096, 4096, false, Faster::Cudnn},
+                    {136, 128, 4096, 4096, false, Faster::Cudnn},    {128, 128, 4096, 4096, true, Faster::Cudnn}};
+      for (const auto &pt : points) {
+        INFO("D " << pt.d << " B*H " << pt.bh << " Q " << pt.q << " K " << pt.k << " backward " << pt.backward);
+        CHECK(at(pt.d, pt.bh, pt.q, pt.k, pt.backward) == pt.faster);
+      }
+    }
 }
 
 TEST_CASE("sdpa backends: archs the table has no measurement for go to the bespoke kernels", "[sdpa]") {

@@ -7,6 +7,10 @@
 #include "sdpa/sdpa_visible_keys.h"
 #include "sdpa/sm90/sdpa_forward_sm90_shape.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 using namespace baracuda::kernels;
 
 TEST_CASE("sdpa sm90: every tile is persistent, 64-column tiles with three consumers where no mask bounds the keys",
@@ -202,4 +206,86 @@ TEST_CASE("sdpa sm90: the forward's workspace holds every split up to 132 SMs, n
   // B4 H32 S4096: two pieces a block on 132 SMs (256 consumer threads' 17
   // vectors of 16 bytes each), two tiles' arrival counts for 131 items.
   CHECK(sdpa_sm90_forward_workspace_bytes(128, false, 4096, 32) == 2u * 132 * 256 * 17 * 16 + 131u * 2 * 2 * 4);
+}
+
+namespace {
+
+// Every block's causal tiles as the producer deals them (produce() of
+// sdpa_forward_sm90.cuh): pairs of neighbouring tiles, a (b, h)'s heavy and
+// light query tile, before tail_from, then the tail's tiles as the pairs'
+// index that tile_work reads back (a (b, h)'s tile 2 k: query tile n - 1 - k,
+// 2 k + 1: k). Returns each block's key tiles (query tile m sees m + 1 of
+// them) and counts every (b, h, query tile) dealt.
+std::vector<int64_t> deal(int64_t bhs, int64_t query_tiles, int64_t blocks, std::vector<int> &dealt) {
+  const int64_t tiles = bhs * query_tiles, tail_from = sdpa_sm90_tail_from(tiles, query_tiles, blocks);
+  const auto u32 = [](int64_t x) { return static_cast<uint32_t>(x); };
+  std::vector<int64_t> work(blocks, 0);
+  dealt.assign(tiles, 0);
+  const auto take = [&](int64_t b, int64_t tile) {
+    const int64_t bh = tile / query_tiles, j = tile % query_tiles;
+    const int64_t m = j % 2 == 0 ? query_tiles - 1 - j / 2 : j / 2;
+    REQUIRE(bh < bhs);
+    ++dealt[bh * query_tiles + m];
+    work[b] += m + 1;
+  };
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t pair_turns =
+        tail_from < tiles ? sdpa_sm90_pair_turns(u32(tail_from), u32(blocks), u32(b)) : int64_t{1} << 40;
+    for (int64_t turn = 0; turn < pair_turns; ++turn) {
+      const int64_t tile = ((b + (turn >> 1) * blocks) << 1) + (turn & 1);
+      if (tile >= tiles) break;
+      take(b, tile);
+    }
+    if (tail_from == tiles) continue;
+    for (uint32_t turn = 0;; ++turn) {
+      const uint32_t at = sdpa_sm90_tail_tile(u32(tail_from), u32(blocks), u32(b), turn);
+      if (at >= tiles) break;
+      const SdpaSm90TileRow row = sdpa_sm90_tail_row(u32(tail_from), u32(tiles), u32(query_tiles), at);
+      REQUIRE(row.m_index < query_tiles);
+      take(b, int64_t{row.bh} * query_tiles + sdpa_sm90_pair_position(row.m_index, u32(query_tiles)));
+    }
+  }
+  return work;
+}
+
+}  // namespace
+
+TEST_CASE("sdpa sm90: causal tiles in pairs, the last rounds' worth heaviest first from 32 query tiles",
+          "[heuristics][sdpa]") {
+  // 132 SMs, 128-row tiles: B4 H32 S4096, B2 H32 S8192, B8 H16 S4096, B4 H16
+  // S8192, B16 H16 S2048 (16 query tiles: pairs alone), and odd shapes.
+  for (const auto &[bhs, query_tiles] : std::vector<std::pair<int64_t, int64_t>>{
+           {128, 32}, {64, 64}, {32, 128}, {16, 32}, {256, 16}, {33, 34}, {1000, 32}, {9, 32}, {5, 64}}) {
+    const int64_t blocks = 132, tiles = bhs * query_tiles, from = sdpa_sm90_tail_from(tiles, query_tiles, blocks);
+    CAPTURE(bhs, query_tiles, from);
+    CHECK(from % query_tiles == 0);
+    CHECK(from <= tiles);
+    CHECK((from < tiles) == (query_tiles >= kSdpaSm90TailLeastQueryTiles && tiles >= 2 * blocks));
+    std::vector<int> dealt;
+    const std::vector<int64_t> work = deal(bhs, query_tiles, blocks, dealt);
+    for (int n : dealt) REQUIRE(n == 1);
+    // With a tail the blocks end within a heavy tile's work of one another,
+    // where the pairs alone leave a pair's (query_tiles + 1) short on the
+    // last round's idle blocks.
+    if (from < tiles) {
+      const auto [least, most] = std::minmax_element(work.begin(), work.end());
+      CHECK(*most - *least <= query_tiles);
+    }
+  }
+  // Odd query tiles (a pair spans two (b, h)s) or too few tiles for pairs: no tail.
+  CHECK(sdpa_sm90_tail_from(132 * 33, 33, 132) == 132 * 33);
+  CHECK(sdpa_sm90_tail_from(200, 32, 132) == 200);
+  // Few pairs: the whole problem dealt heaviest first.
+  CHECK(sdpa_sm90_tail_from(9 * 32, 32, 132) == 0);
+  // The pairs' positions of a (b, h)'s query tiles, each once.
+  for (uint32_t n : {2u, 8u, 32u}) {
+    std::vector<int> seen(n, 0);
+    for (uint32_t m = 0; m < n; ++m) {
+      const uint32_t j = sdpa_sm90_pair_position(m, n);
+      REQUIRE(j < n);
+      ++seen[j];
+      CHECK((j % 2 == 0 ? n - 1 - j / 2 : j / 2) == m);
+    }
+    for (int c : seen) CHECK(c == 1);
+  }
 }

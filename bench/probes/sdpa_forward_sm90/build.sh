@@ -11,7 +11,7 @@
 # the probe links without them (the variants are weak symbols: the probe
 # skips them).
 O=$1; S=$2; budget=$3; shift 3; H=$(cd "$(dirname "$0")" && pwd); mkdir -p $O
-C="-O3 --std=c++17 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a"
+C="-O3 --std=c++17 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC"
 CUDNN_INCLUDE=${CUDNN_INCLUDE:-/usr/include/x86_64-linux-gnu}
 LINK_DL=""
 {
@@ -29,6 +29,7 @@ LINK_DL=""
     fi
   done
   echo "main nvcc $C -I$S -c $H/main.cu"
+  [ -n "$PROBE_TORCH_LIB" ] && echo "torch_entry nvcc $C -I$S -c $H/torch_entry.cu"
   for spec in "$@"; do
     n=${spec%%=*}; d=${spec#*=}; tiles=7; f16=0
     [ "$n" = cudnn ] && continue
@@ -45,4 +46,10 @@ if ls $O/cudnn_*.o > /dev/null 2>&1 && [ $(ls $O/cudnn_*.o | wc -l) -lt 7 ]; the
   echo "cuDNN backend incomplete: left out"; mkdir -p $O/partial; mv $O/cudnn_*.o $O/partial/
 fi
 ls $O/cudnn_*.o > /dev/null 2>&1 && LINK_DL="-ldl"
-nvcc -gencode=arch=compute_90a,code=sm_90a $(ls $O/*.o) -o $O/probe $LINK_DL -lpthread > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }
+nvcc -gencode=arch=compute_90a,code=sm_90a $(ls $O/*.o | grep -v torch_entry) -o $O/probe $LINK_DL -lpthread > $O/link.log 2>&1 || { echo "link failed"; cat $O/link.log; }
+# PROBE_TORCH_LIB: the variants behind torch_entry.cu's C function in
+# libprobe.so, for torch_vs.py (PyTorch's cuDNN in the same process).
+if [ -n "$PROBE_TORCH_LIB" ] && [ -f $O/torch_entry.o ] && [ -f $O/base.o ]; then
+  nvcc -shared -gencode=arch=compute_90a,code=sm_90a $O/torch_entry.o $O/base.o $(ls $O/v[0-9].o 2>/dev/null) \
+    -o $O/libprobe.so > $O/link_torch.log 2>&1 || { echo "libprobe.so link failed"; cat $O/link_torch.log; }
+fi

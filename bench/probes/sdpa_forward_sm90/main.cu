@@ -237,6 +237,13 @@ static void check(const std::vector<Variant> &vs) {
       {"B2 H70 S400 D64 causal", 2, 70, 70, 400, 400, 64, 64, true, false, -1, -1, 0, 0},
       {"B2 H70 Q400 K600 D64 causal bottom-right", 2, 70, 70, 400, 600, 64, 64, true, true, -1, -1, 0, 0},
       {"B1 H140 S300 D64 window 100/0", 1, 140, 140, 300, 300, 64, 64, false, false, 100, 0, 0, 0},
+      // Causal pairs at the 128 and 256 tiles, 4 query tiles a (b, h): the producer's tail dealing where
+      // it runs from 2 query tiles (session 23's probe trees), the last (b, h)s' tiles heaviest first.
+      {"B2 H70 S512 D128 causal (pairs, tail)", 2, 70, 70, 512, 512, 128, 128, true, false, -1, -1, 0, 0},
+      {"B1 H140 Q512 K600 D128 GQA 2 causal bottom-right (pairs, tail)", 1, 140, 70, 512, 600, 128, 128, true, true, -1, -1, 1, 0},
+      {"B1 H70 S512 D256 causal (pairs, tail)", 1, 70, 70, 512, 512, 256, 256, true, false, -1, -1, 0, 0},
+      // 32 query tiles a (b, h), 288 tiles: the tail from 32 query tiles, all of it dealt heaviest first.
+      {"B1 H9 S4096 D128 causal (tail)", 1, 9, 9, 4096, 4096, 128, 128, true, false, -1, -1, 0, 0},
       // Causal, more than three rounds of pairs on 132 SMs (session 22's tail dealing ran on such).
       {"B4 H64 S512 D64 causal (pairs)", 4, 64, 64, 512, 512, 64, 64, true, false, -1, -1, 0, 0},
       {"B2 H80 S768 D64 GQA 4 causal (pairs)", 2, 80, 20, 768, 768, 64, 64, true, false, -1, -1, 0, 0},
@@ -387,9 +394,12 @@ static std::vector<double> interleaved_ms(const std::vector<Variant> &vs, SdpaPr
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   std::vector<std::vector<float>> ms(vs.size());
-  // PROBE_ALTERNATE: odd rounds launch the variants in reverse order, so
-  // that no variant always runs right after the same one.
-  const bool alternate = getenv("PROBE_ALTERNATE") != nullptr;
+  // PROBE_ALTERNATE (or PROBE_ORDER=alternate, session 23's rounds): odd
+  // rounds launch the variants in reverse order, so that no variant always
+  // runs right after the same one (the first of two kernels timed in turn at
+  // the power cap runs ahead).
+  const bool alternate = getenv("PROBE_ALTERNATE") != nullptr ||
+                         (getenv("PROBE_ORDER") != nullptr && std::string(getenv("PROBE_ORDER")) == "alternate");
   for (int round = 0; round < rounds; ++round)
     for (size_t k = 0; k < vs.size(); ++k) {
       const size_t i = alternate && round % 2 == 1 ? vs.size() - 1 - k : k;
@@ -459,7 +469,9 @@ static void time_rows(const std::vector<Variant> &vs) {
       Buffers b = filled(c);
       std::vector<bf *> outs(vs.size());
       for (size_t i = 0; i < vs.size(); ++i) CK(cudaMalloc(&outs[i], b.no * 2));
-      const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs);
+      // PROBE_ROUNDS: launches of each variant (the first 3 untimed; 28 by default).
+      const int rounds = getenv("PROBE_ROUNDS") ? std::max(4, atoi(getenv("PROBE_ROUNDS"))) : 28;
+      const std::vector<double> ms = interleaved_ms(vs, problem(c, b), outs, rounds);
       const double flops = 4.0 * r.B * r.H * double(r.S) * r.S * r.D * (causal ? 0.5 : 1.0);
       std::vector<bf> base_out(b.no), out(b.no);
       CK(cudaMemcpy(base_out.data(), outs[0], b.no * 2, cudaMemcpyDeviceToHost));

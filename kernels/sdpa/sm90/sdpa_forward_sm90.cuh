@@ -84,10 +84,20 @@ struct SmemMap {
   __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
   __device__ uint32_t q_empty() const { return bars() + 8 * (1 + 4 * Ti::kStages); }
   __device__ uint32_t o_read() const { return bars() + 8 * (2 + 4 * Ti::kStages); }  // stage_in_values
+  // The producer's word to the consumers, published on tile_full: the
+  // BlockWork of the query tile whose Q comes next (m0 -1 past the block's
+  // last), in one of two slots by the parity of the block's tiles, so that
+  // the producer fills the next before the consumers are done reading this
+  // one. Its own barrier, not Q's: they then start the tile while its Q is
+  // still on the way.
+  __device__ uint32_t tile_full() const { return bars() + 8 * (3 + 4 * Ti::kStages); }
+  __device__ uint32_t work_slot(uint32_t parity) const {
+    return bars() + 8 * (4 + 4 * Ti::kStages) + parity * kSdpaSm90WorkSlotBytes;
+  }
 };
 
 // The block's query tile and the key tiles its rows can see.
-struct BlockWork {
+struct alignas(8) BlockWork {
   int64_t b, h, hk, m0, m_last;
   SdpaKeyTiles keys;
   // A piece of a tile shared out in the last round (SdpaSm90Split): its
@@ -97,6 +107,11 @@ struct BlockWork {
   int32_t slot, counter, first_block, last_block;
   uint32_t tile_start;
 };
+static_assert(sizeof(BlockWork) <= kSdpaSm90WorkSlotBytes, "the producer's work slot holds a BlockWork");
+
+__device__ __forceinline__ BlockWork *shared_work_slot(uint32_t address) {
+  return static_cast<BlockWork *>(__cvta_shared_to_generic(address));
+}
 
 // The block's turn-th query tile, as an index over the problem's tiles, or
 // -1 past its last. A block a tile takes one. A persistent block takes
@@ -189,20 +204,6 @@ __device__ __forceinline__ bool shared_work(const SdpaProblem &p, const ForwardP
   }
 }
 
-// The block's turn-th work, as an index: a tile of the whole rounds
-// (whole_round_tile), then, where the last round is shared, fp.tiles + k for
-// the k-th piece or tile of the block's range; -1 past its last.
-template <class Ti>
-__device__ __forceinline__ int64_t block_tile(const SdpaProblem &p, const ForwardParams &fp, int64_t turn) {
-  if constexpr (Ti::kShape.share_last_round) {
-    if (fp.split.blocks > 0 && turn >= fp.split.turns) {
-      if (blockIdx.x >= static_cast<uint32_t>(fp.split.blocks)) return -1;
-      return shared_work<Ti>(p, fp, turn - fp.split.turns, nullptr) ? fp.tiles + (turn - fp.split.turns) : -1;
-    }
-  }
-  return whole_round_tile<Ti>(fp, turn);
-}
-
 template <class Ti>
 __device__ __forceinline__ BlockWork block_work(const SdpaProblem &p, const ForwardParams &fp, int64_t tile) {
   if constexpr (Ti::kShape.share_last_round) {
@@ -226,10 +227,21 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   };
   uint32_t issued = 0;  // key tiles brought so far
   uint32_t q_round = 0;
-  const auto bring = [&](const BlockWork &w) {
+  // The consumers learn each tile's work from the slot of its parity: the
+  // dealing's and the tiles' arithmetic stays out of their loop. The slot is
+  // free again once they have handed back the Q of the tile two before (they
+  // read it first); published once they have handed back the last tile's Q,
+  // so that tile_full never runs two phases ahead of their waits.
+  const auto announce = [&](const BlockWork &w) {
+    *shared_work_slot(sm.work_slot(q_round & 1)) = w;
+    if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
+    mbarrier_arrive(sm.tile_full());
+  };
+  const auto bring = [&](int64_t tile) {
+    const BlockWork w = block_work<Ti>(p, fp, tile);
     const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
                v_bh = coords(fp.v_steps, w.b, w.hk);
-    if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
+    announce(w);
     mbarrier_arrive_expect_bytes(sm.q_full(), Ti::kQBytes);
 #pragma unroll 1  // the producer runs on 24 registers
     for (int j = 0; j < Ti::kSlabs; ++j)
@@ -263,17 +275,31 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   // The whole rounds, then a shared round's pieces in a loop of their own:
   // its walk (shared_work) kept out of the whole rounds' loop leaves that
   // loop the registers it has without it (24, no spills).
+  // With a causal tail (sdpa_sm90_tail_from), the pairs before it, then the
+  // tail's tiles heaviest first in a snake over the blocks.
+  const bool tail = Ti::kShape.persistent && fp.tail_from < fp.tiles;
+  const uint32_t tail_from = static_cast<uint32_t>(fp.tail_from);
+  const int64_t whole_turns = tail ? int64_t{sdpa_sm90_pair_turns(tail_from, gridDim.x, blockIdx.x)}
+                              : Ti::kShape.share_last_round && fp.split.blocks > 0 ? fp.split.turns
+                                                                                  : INT64_MAX;
   int64_t tile, turn = 0;
-  for (; (tile = whole_round_tile<Ti>(fp, turn)) >= 0 && (!Ti::kShape.share_last_round || fp.split.blocks == 0 ||
-                                                          turn < fp.split.turns);
-       ++turn)
-    bring(tile_work<Ti>(p, fp, tile));
-  if constexpr (Ti::kShape.share_last_round) {
-    if (fp.split.blocks > 0 && blockIdx.x < static_cast<uint32_t>(fp.split.blocks)) {
-      BlockWork w;
-      for (int64_t k = 0; shared_work<Ti>(p, fp, k, &w); ++k) bring(w);
+  for (; turn < whole_turns && (tile = whole_round_tile<Ti>(fp, turn)) >= 0; ++turn) bring(tile);
+  if (tail) {
+    const uint32_t tiles = static_cast<uint32_t>(fp.tiles), query_tiles = static_cast<uint32_t>(fp.query_tiles);
+    for (uint32_t k = 0;; ++k) {
+      const uint32_t dealt = sdpa_sm90_tail_tile(tail_from, gridDim.x, blockIdx.x, k);
+      if (dealt >= tiles) break;
+      const SdpaSm90TileRow row = sdpa_sm90_tail_row(tail_from, tiles, query_tiles, dealt);
+      bring(int64_t{row.bh} * query_tiles + sdpa_sm90_pair_position(row.m_index, query_tiles));
     }
   }
+  if constexpr (Ti::kShape.share_last_round) {
+    if (fp.split.blocks > 0 && blockIdx.x < static_cast<uint32_t>(fp.split.blocks))
+      for (int64_t k = 0; shared_work<Ti>(p, fp, k, nullptr); ++k) bring(fp.tiles + k);
+  }
+  BlockWork end;
+  end.m0 = -1;
+  announce(end);
 }
 
 // A consumer warpgroup's products, online softmax and output.
@@ -673,13 +699,14 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
   const int warp = static_cast<int>(threadIdx.x) / 32;
   if (threadIdx.x == 0) {
     mbarrier_init(sm.q_full(), 1);
+    mbarrier_init(sm.tile_full(), 1);
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.k_full(stage), 1);
       mbarrier_init(sm.v_full(stage), 1);
       mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
-    mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);
+    mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);  // also frees the work slots
     if (Ti::kStageInValues) mbarrier_init(sm.o_read(), Ti::kConsumers);  // each group's issuing thread
     mbarrier_init_fence();
   }
@@ -691,10 +718,11 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
     const int group = Ti::kShape.uniform_group ? __shfl_sync(0xffffffffu, warp / 4, 0) : warp / 4;
     const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
-    uint32_t first = 0, q_round = 0;
-    int64_t tile;
-    for (int64_t turn = 0; (tile = block_tile<Ti>(p, fp, turn)) >= 0; ++turn, ++q_round) {
-      const BlockWork w = block_work<Ti>(p, fp, tile);
+    uint32_t first = 0;
+    for (uint32_t q_round = 0;; ++q_round) {
+      mbarrier_wait(sm.tile_full(), q_round & 1);
+      const BlockWork w = *shared_work_slot(sm.work_slot(q_round & 1));
+      if (w.m0 < 0) break;
       float slope_log2 = 0.f;
       if (fp.score.alibi != 0)
         slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *

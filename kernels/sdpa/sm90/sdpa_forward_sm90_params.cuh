@@ -35,6 +35,9 @@ struct ForwardParams {
   int64_t group;        // query heads per kv head
   int32_t pair_shift;   // 1: persistent blocks take neighbouring tiles in pairs, 0: one (block_tile)
   SdpaSm90Cut cut;      // the kernel's cut (sdpa_sm90_cut)
+  // With pairs, the tiles from here on are dealt heaviest first by the
+  // producer (sdpa_sm90_tail_from); `tiles` where none are.
+  int64_t tail_from;
   // The last round's tiles cut over their keys (SdpaSm90Split): their
   // pieces' partial rows meet in `partials`, the last piece of a consumer
   // group to arrive (counted in `arrivals`, zeroed before each launch)
@@ -124,7 +127,10 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
   fp.group = p.heads_q / p.heads_kv;
   // As the launch sets it: pairs where the tiles are twice the persistent blocks or more.
   fp.pair_shift = shape.persistent && p.causal && sms > 0 && fp.tiles >= 2 * int64_t{sms} ? 1 : 0;
-  fp.split = sdpa_sm90_split(shape, fp.tiles >> fp.pair_shift, item_key_tiles(p, fp, shape), sms);
+  fp.tail_from = fp.pair_shift ? sdpa_sm90_tail_from(fp.tiles, fp.query_tiles, sms) : fp.tiles;
+  // The tail's tiles are not of equal work: no shared last round beside it.
+  fp.split = sdpa_sm90_split(shape, fp.tiles >> fp.pair_shift,
+                             fp.tail_from < fp.tiles ? 0 : item_key_tiles(p, fp, shape), sms);
   fp.split.turns <<= fp.pair_shift;
   fp.partials = nullptr;
   fp.arrivals = nullptr;

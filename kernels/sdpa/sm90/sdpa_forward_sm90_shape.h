@@ -231,6 +231,71 @@ constexpr size_t sdpa_sm90_forward_workspace_bytes(int head_dim_tile, bool bound
   return sdpa_sm90_split_partial_bytes(shape, head_dim_tile, most) + sdpa_sm90_split_arrival_bytes(shape, most, true);
 }
 
+// Causal tiles in heavy-and-light pairs are of equal work, and the last
+// round of pairs fills the persistent blocks only in part (2048 pairs on 132
+// SMs: 15 rounds and 68 pairs, 3% of the time with 64 SMs idle). So the last
+// kSdpaSm90TailRounds rounds' worth of pairs, rounded to whole (b, h)s, are
+// dealt instead as single tiles, heaviest first, in a snake over the blocks
+// (block b takes the tail's tiles b, 2 blocks - 1 - b, 2 blocks + b, ...
+// after its pairs): the blocks' sums of key tiles then end within a tile's
+// work of one another, and most of the work keeps the pairs' order, whose
+// blocks share each (b, h)'s keys in L2. Only the producer deals (it hands
+// the consumers each tile's index): in the consumers' loop the dealing's
+// code cost 1-4% where it never ran (session 22). From
+// kSdpaSm90TailLeastQueryTiles query tiles a (b, h) (session 22 at D 64: the
+// dealing lost at 1024 and 2048 queries). The tail's first tile, a multiple
+// of query_tiles; `tiles` where pairs are not dealt (odd query_tiles: a pair
+// spans two (b, h)s) or nothing is left to deal.
+#ifndef BARACUDA_SDPA_SM90_TAIL_ROUNDS
+#define BARACUDA_SDPA_SM90_TAIL_ROUNDS 3
+#endif
+#ifndef BARACUDA_SDPA_SM90_TAIL_LEAST_QUERY_TILES
+#define BARACUDA_SDPA_SM90_TAIL_LEAST_QUERY_TILES 32
+#endif
+constexpr int64_t kSdpaSm90TailRounds = BARACUDA_SDPA_SM90_TAIL_ROUNDS;
+constexpr int64_t kSdpaSm90TailLeastQueryTiles = BARACUDA_SDPA_SM90_TAIL_LEAST_QUERY_TILES;
+constexpr int64_t sdpa_sm90_tail_from(int64_t tiles, int64_t query_tiles, int64_t blocks) {
+  if (query_tiles % 2 != 0 || query_tiles < kSdpaSm90TailLeastQueryTiles || blocks <= 0 || tiles < 2 * blocks)
+    return tiles;
+  const int64_t pairs = tiles / 2 - kSdpaSm90TailRounds * blocks;
+  return pairs > 0 ? pairs / (query_tiles / 2) * query_tiles : 0;
+}
+
+// The producer deals in 32 bits (the tiles are fewer than 2^31:
+// forward_params), where 64-bit divisions are calls that crowd its 24
+// registers. Block b's turns on the pairs before tail_from (pair p goes to
+// block p % blocks).
+constexpr uint32_t sdpa_sm90_pair_turns(uint32_t tail_from, uint32_t blocks, uint32_t b) {
+  const uint32_t pairs = tail_from / 2;
+  return 2 * (pairs / blocks + (b < pairs % blocks ? 1 : 0));
+}
+
+// The tail's tile block b takes on its turn-th turn past its pairs: the
+// dealing goes on from the block after the last pair's, in rounds of
+// `blocks` tiles, every other round from the last block back (a snake).
+constexpr uint32_t sdpa_sm90_tail_tile(uint32_t tail_from, uint32_t blocks, uint32_t b, uint32_t turn) {
+  const uint32_t start = tail_from / 2 % blocks, round = turn + (b < start ? 1 : 0);
+  return tail_from + round * blocks + (round % 2 == 0 ? b : blocks - 1 - b) - start;
+}
+
+// A tail tile's (b, h) and query tile: the tail's (b, h)s' tiles from the
+// last query tile (the heaviest under a causal mask) to the first, each
+// query tile across the (b, h)s.
+struct SdpaSm90TileRow {
+  uint32_t bh, m_index;
+};
+constexpr SdpaSm90TileRow sdpa_sm90_tail_row(uint32_t tail_from, uint32_t tiles, uint32_t query_tiles, uint32_t tile) {
+  const uint32_t i = tile - tail_from, first_bh = tail_from / query_tiles, tail_bhs = tiles / query_tiles - first_bh;
+  return {first_bh + i % tail_bhs, query_tiles - 1 - i / tail_bhs};
+}
+
+// Where query tile m_index sits among its (b, h)'s tiles in pairs (an even
+// count n): position 2 k holds the heavy tile n - 1 - k, 2 k + 1 the light
+// tile k (the kernel's tile_work reads them back).
+constexpr uint32_t sdpa_sm90_pair_position(uint32_t m_index, uint32_t query_tiles) {
+  return m_index >= query_tiles / 2 ? 2 * (query_tiles - 1 - m_index) : 2 * m_index + 1;
+}
+
 constexpr int kSdpaSm90ProducerRegisters = 24;
 
 // A consumer thread's registers once the producer has given back all but 24
@@ -248,12 +313,14 @@ constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 ro
 
 // Q, then per stage a K and a V tile, O's staging tile (smem_epilogue but
 // not stage_in_values), then the mbarriers (Q full and empty; per stage K
-// and V full and empty; the staging tile's stores read), and the slack that
-// aligns the tiles to a swizzle atom.
+// and V full and empty; the staging tile's stores read; the producer's work
+// slots full), the two work slots, and the slack that aligns the tiles to a
+// swizzle atom.
+constexpr size_t kSdpaSm90WorkSlotBytes = 80;  // the kernel's BlockWork
 constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
   const int staged_rows = s.smem_epilogue && !s.stage_in_values ? s.block_m() : 0;
-  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (3 + 4 * s.stages) +
+  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (4 + 4 * s.stages) + 2 * kSdpaSm90WorkSlotBytes +
          kSdpaSm90SwizzleAlign;
 }
 

@@ -92,12 +92,22 @@ inline constexpr int64_t kAny = INT64_MAX;
 // B*H 64 with 4096, 0.96x-1.07x unmasked past B*H 16 elsewhere: the forward
 // at D 64 moves to it at those (b, h) counts and shorter rows between
 // them (the first row below already holds 16 (b, h) at 1024 to 2048).
+// H200, session 23: the grid of bench/probes/sdpa_forward_sm90 at D 128
+// (`grid` mode, the branch's Hopper forward, whose producer now deals the
+// causal tail, against this backend's cuDNN 9.14 launched in turn in one
+// process, median of 9): bf16, both masks, B*H 16 to 512, Q = K 512 to
+// 16384 (12 points), it ran 0.998x to 1.087x cuDNN unmasked (0.998x / 1.000x
+// at B*H 512 with 1024 / 512 queries, 1.002x at B*H 64 with 8192) and 1.008x
+// to 1.253x causal; f16 unmasked at 16 to 128 (b, h) from 4096 to 16384
+// 1.027x to 1.063x. The D 128 forward (heads over 64 up to 128) moves
+// there.
 inline constexpr MeasuredRegion kMeasuredRegions[] = {
     {90, 0, 0, 8, 128, -1, 1, 16, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 8, 64, -1, 1, 128, 1024, 1024, 1024, 1024, Faster::Bespoke},
     {90, 0, 0, 8, 64, 1, 1, 64, 1024, 2048, 1024, 2048, Faster::Bespoke},
     {90, 0, 0, 8, 64, 1, 1, 16, 2049, 4096, 2049, 4096, Faster::Bespoke},
     {90, 0, 0, 8, 64, 1, 1, 8, 4097, 8192, 4097, 8192, Faster::Bespoke},
+    {90, 0, 0, 65, 128, -1, 16, 512, 512, 16384, 512, 16384, Faster::Bespoke},
     {90, 0, 0, 129, 256, -1, 1, kAny, 1, 1, 1, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 0, 1, 512, 512, kAny, 512, kAny, Faster::Bespoke},
     {90, 0, 0, 249, 256, 1, 1, 256, 1024, kAny, 1024, kAny, Faster::Bespoke},
