@@ -10,10 +10,10 @@ namespace baracuda::kernels::conv1d {
 
 // *partial = v, kept in L2 ahead of the operands streaming past it (L2
 // evict-last): the reduction's reads then mostly hit L2 instead of going to
-// DRAM behind gigabytes of x, dy and dx. Session 23 (H100, main's reduction
-// with 128 loads of a column in flight, against 128 without the hint): bf16
-// channels-last [64,2048,512] W2 159.3 -> 154.7 us, [8,4096,4096] W2 298.2
-// -> 293.3, f32 [64,2048,512] W2 300.5 -> 296.1 (against main's).
+// DRAM behind gigabytes of x, dy and dx. Session 23 (H100, bf16 x with f32
+// weights, against the same without the hint): channels-last [64,2048,512]
+// W2 159.3 -> 154.7 us, [8,4096,4096] W2 298.2 -> 293.3, f32 [64,2048,512]
+// W2 300.5 -> 296.1; the [B,C,L] rows level.
 template <class A>
 __device__ __forceinline__ void store_partial(A *partial, A v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

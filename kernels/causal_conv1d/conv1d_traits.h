@@ -261,11 +261,8 @@ struct Conv1dTraits {
   static constexpr int max_channel_chunk(bool backward) { return backward ? kChunk : kMaxChannelChunkForward; }
   static constexpr int channel_blocks(bool backward) { return backward ? kChannelBlocksBackward : kChannelBlocks; }
   // The backward's reduction of dw/db partial sums: loads of a thread's
-  // column in flight together (conv1d_side_kernels.cuh). 128 (was 16): a
-  // column of 512 slots ([64,768,32768]) took 32 round trips to L2 or DRAM,
-  // 30 blocks on 30 SMs, 24-26 us under ncu (session 23); with the partial
-  // sums kept in L2 (conv1d_partials.cuh) the channels-last rows gained 1.5-3.4%.
-  static constexpr int kReduceBatch = 128;
+  // column in flight together (conv1d_side_kernels.cuh).
+  static constexpr int kReduceBatch = 16;
   // Channels per thread in a channel tile: the forward's 4 bytes of them;
   // the backward's one (its per-step state is the largest: two 16-bit
   // channels a thread ran 1.1-1.6x the time of one at every channels-last
