@@ -4,6 +4,7 @@
 // in registers. Forward and backward.
 #pragma once
 
+#include "causal_conv1d/conv1d_partials.cuh"
 #include "causal_conv1d/conv1d_staged.cuh"
 
 namespace baracuda::kernels::conv1d {
@@ -279,7 +280,8 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_channel_block
 #pragma unroll
           for (int v = 0; v < Vc; ++v)
 #pragma unroll
-            for (int k = 0; k <= W; ++k) slot[v * (W + 1) + k] = halved ? A(0.5) * parts[k][v] : parts[k][v];
+            for (int k = 0; k <= W; ++k)
+              store_partial(slot + v * (W + 1) + k, halved ? A(0.5) * parts[k][v] : parts[k][v]);
         }
       });
 }

@@ -14,6 +14,7 @@
 // Whole tiles only and one halo vector (W - 1 <= 16 / sizeof(T)): conv1d_heuristics.h.
 #pragma once
 
+#include "causal_conv1d/conv1d_partials.cuh"
 #include "causal_conv1d/conv1d_time_tiles.cuh"
 
 namespace baracuda::kernels::conv1d {
@@ -167,7 +168,9 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
       // (block_partials' sum with a lambda of its own: one shared by two kernels made its shared
       // buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)
       const int64_t slot = q.b * gridDim.x + blockIdx.x;
-      block_sum<A, W>(parts, [&](unsigned k, A sum) { partials[(slot * p.channels + q.c) * (W + 1) + k] = sum; });
+      block_sum<A, W>(parts, [&](unsigned k, A sum) {
+        store_partial(partials + (slot * p.channels + q.c) * (W + 1) + k, sum);
+      });
     }
   }
 }
@@ -203,7 +206,7 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   register_run<T, W, Steps>(p, taps, b, c, int64_t{run} * kRun, units, lane, parts);
   auto write = [&](int k, A sum) {
     if (partials) {
-      partials[(b * p.channels + c) * (W + 1) + k] = sum;
+      store_partial(partials + (b * p.channels + c) * (W + 1) + k, sum);
     } else {  // (0 + sum: the reduction's bits)
       store_channel_sum<Wt, W>(p, c, k, A(0) + sum);
     }

@@ -90,6 +90,14 @@ def rows(which):
                                                       ("bf16", 3, 1000, 2048, 2), ("f32", 1, 2048, 1024, 4),
                                                       ("f32", 8, 2048, 1024, 4), ("f32", 64, 2048, 1024, 2),
                                                       ("f32", 8, 4096, 512, 4), ("f32", 3, 1000, 512, 3))]
+    if which == "issue":  # session 23: the grid's rows the issue asks about, then guards (rows of 1, 2, 8 tiles)
+        ncl = [("bf16", 64, 768, 32768, 4), ("bf16", 8, 2048, 32768, 4)]
+        cl = [("bf16", 8, 4096, 4096, 2), ("bf16", 64, 2048, 512, 2), ("f32", 64, 2048, 512, 2), ("bf16", 1, 2048, 128, 4)]
+        guards = [("bf16", 1, 2048, 32768, 4), ("bf16", 8, 4096, 8192, 4), ("bf16", 1, 2048, 4096, 4),
+                  ("f32", 8, 4096, 8192, 4), ("bf16", 8, 4096, 4096, 4), ("bf16", 64, 2048, 4096, 4)]
+        return [r + (1, 0) for r in ncl] + [r + (1, 1) for r in cl] + [r + (1, 0) for r in guards]
+    if which == "sizes":  # session 23 round 1: the same bytes in fewer slots, fewer bytes in as many
+        return [r + (1, 0) for r in (("bf16", 8, 6144, 32768, 4), ("bf16", 16, 768, 32768, 4))]
     if which == "f32":
         return [r + (1, 0) for r in (("f32", 8, 4096, 4096, 4), ("f32", 8, 4096, 4096, 2), ("f32", 8, 4096, 8192, 4),
                                      ("f32", 8, 2048, 1024, 4), ("f32", 1, 2048, 4096, 4), ("f32", 64, 2048, 4096, 4),
@@ -287,6 +295,19 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout, seqs=0):
         sides[t] = graph(ours(t), sets, calls)
     if W <= 4 and dt != "f64":
         sides["tridao"] = graph(his, sets, calls)
+    alone = os.environ.get("PROBE_KERNEL_ALONE", "")  # trees timed without the dw/db reduction too ("1": every tree)
+    if alone:
+        for t in (t for t in entries if alone == "1" or t in alone.split(",")):
+            sides[t + "-k"] = graph(ours(t, sums=False), sets, calls)
+    if os.environ.get("PROBE_COPY"):  # a device copy of x's bytes (in pieces of 2^26 elements): % of copy
+        n = B * C * L
+        src, dst = torch.randn(n, device="cuda").to(DT[dt]), torch.empty(n, device="cuda", dtype=DT[dt])
+        piece = 1 << 26
+
+        def copy(s):
+            for o in range(0, n, piece):
+                dst[o:o + piece].copy_(src[o:o + piece])
+        sides["copy"] = graph(copy, [None], calls)
     times = {k: [] for k in sides}
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(REPEATS):
@@ -302,6 +323,8 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout, seqs=0):
     cols = " ".join(f"{k} {v:.1f}" + ("" if not hisus or k == "tridao" else f" ({hisus / v:.3f}x)") +
                     ("" if not basus or k in (trees[0], "tridao") else f" [{basus / v:.3f}]")
                     for k, v in med.items())
+    if "copy" in med:  # the backward moves 3 x's bytes, the copy 2
+        cols += " | % of copy: " + " ".join(f"{k} {150 * med['copy'] / v:.0f}" for k, v in med.items() if k != "copy")
     print(f"{name}: {cols}")
     print(f"    {'; '.join(notes)}", flush=True)
     del sides, sets
