@@ -26,14 +26,9 @@ namespace baracuda::kernels::conv1d {
 // block of grids of 16384 blocks and more it cost 10-18% (session 21, H200,
 // same process); under this branch, never taken there, those grids ran
 // 0.2-0.6% slower than main's kernel (the trigger under a predicate instead,
-// 0.6-1.4%; after the loads, f32 W4 4%). channels_div: the channels'
-// FastDivisor for the rows' split into (b, c), the zero one (a division)
-// where B*C passes 2^31 - 1; before a row without INITIAL_STATES its first
-// lanes take plain zeros (store_initial16's element loop had run in the
-// row's first warp).
+// 0.6-1.4%; after the loads, f32 W4 4%).
 template <class T, int W, bool Silu, class Wt, int Steps>
-__global__ void __launch_bounds__(kThreads)
-    forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap, FastDivisor channels_div) {
+__global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap) {
   using A = Acc<T>;
   using Raw = Vec<T, kTimeVec<T>>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
@@ -63,7 +58,7 @@ __global__ void __launch_bounds__(kThreads)
   }
   Taps<T, W, Wt> taps[Steps];
   auto row_of = [&](int64_t j, int64_t &b, int64_t &c) {
-    split_row((j < total ? j : total - 1) >> shift, p.channels, channels_div, b, c);
+    split_row((j < total ? j : total - 1) >> shift, p.channels, b, c);
   };
 #pragma unroll
   for (int m = 0; m < Steps; ++m) {
@@ -83,14 +78,10 @@ __global__ void __launch_bounds__(kThreads)
       up.w = __shfl_up_sync(0xffffffffu, cur[m].raw.w, h + 1);
       if (lane > h) before[m][h].raw = up;
       if ((j & row_mask) <= h) {  // before the row: INITIAL_STATES or zeros
-        if (!p.initial.data) {
-          before[m][h].raw = make_uint4(0, 0, 0, 0);
-        } else {
-          int64_t b, c;
-          row_of(j, b, c);
-          const int64_t t = h == 0 ? int64_t{-V} : ((j & row_mask) - 1 - h) * V;
-          store_initial16<T, W>(p, b, c, t, 2, &before[m][h].raw);
-        }
+        int64_t b, c;
+        row_of(j, b, c);
+        const int64_t t = h == 0 ? int64_t{-V} : ((j & row_mask) - 1 - h) * V;
+        store_initial16<T, W>(p, b, c, t, 2, &before[m][h].raw);
       }
     }
     A win[(H + 1) * V];  // vectors j - H .. j

@@ -19,11 +19,9 @@ constexpr int kHaloVecs = (W - 1 + kTimeVec<T> - 1) / kTimeVec<T>;
 // Time tiles of Steps vectors per thread, PerBlock consecutive tiles of a
 // row a block. A block takes tiles first .. first + group - 1 of rows
 // blockIdx.y, +gridDim.y, ...; a cursor walks them in that order (no
-// division per tile; a row's (b, c) by the channels' FastDivisor where
-// start and advance are given one, else by split_row's division).
-// OneRowShortcut (the lean forward's): a block of one row, as where the rows
-// fit one grid, counts its items without the 64-bit division (the backward
-// keeps main's code: not measured with it).
+// division per tile). OneRowShortcut (the lean forward's): a block of one
+// row, as where the rows fit one grid, counts its items without the 64-bit
+// division (the backward keeps main's code: not measured with it).
 template <int Steps, int PerBlock, bool OneRowShortcut = false>
 struct TimeTiles {
   static constexpr int kVecs = kThreads * Steps;
@@ -46,20 +44,20 @@ struct TimeTiles {
     int k, n;           // its place in the group, its vectors
     bool row_ends;      // the last of the block's tiles of this row
   };
-  __device__ Cursor start(const Conv1dProblem &p, FastDivisor channels_div = {}) const {
+  __device__ Cursor start(const Conv1dProblem &p) const {
     Cursor q;
     q.row = blockIdx.y;
     q.k = 0;
-    split_row(q.row, p.channels, channels_div, q.b, q.c);
+    split_row(q.row, p.channels, q.b, q.c);
     place(q);
     return q;
   }
   // To the next tile (past the last one the cursor holds garbage, never used).
-  __device__ void advance(const Conv1dProblem &p, Cursor &q, FastDivisor channels_div = {}) const {
+  __device__ void advance(const Conv1dProblem &p, Cursor &q) const {
     if (++q.k == group) {
       q.k = 0;
       q.row += gridDim.y;
-      split_row(q.row, p.channels, channels_div, q.b, q.c);
+      split_row(q.row, p.channels, q.b, q.c);
     }
     place(q);
   }
@@ -148,43 +146,32 @@ __device__ __forceinline__ void transposed_vector(const Taps<T, W, Wt> &taps, co
   }
 }
 
-// The block's prologue, where it pays (session 23, H200, same process): lean
-// bookkeeping (no cursor step past the block's last tile, the one-row item
-// count, the halo's plain zeros) and the row split by the channels'
-// FastDivisor (channels_div, from forward_launch) without SiLU and in f16
-// with SiLU (32 registers where main's kernel took 34-40: 16 blocks an SM,
-// not 12); the taps loaded after the first tile's copies are issued without
-// SiLU. Without SiLU the two gained 0.1-2.5% ([8,768,4096] 26.52 -> 25.87
-// us, f16 [4,1024,4096] 18.75 -> 17.97), f16 with SiLU the first 0.2-2.7%;
-// bf16 with SiLU lost 0.3-0.5% with the first and 0.3-0.9% with both: main's
-// code there (the split by division, the taps first).
 template <class T, int W, bool Silu, class Wt = T>
-__global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p, FastDivisor channels_div) {
+__global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
   using A = Acc<T>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  constexpr bool kLean = !Silu || kExponentSilu<T, Silu>, kLateTaps = !Silu;
+  // Lean bookkeeping (no cursor step past the last tile, the one-row item
+  // count, the halo's plain zeros) where the kernel is issue-bound: f16 with
+  // SiLU (ncu: 85% of issue slots busy, 932 warp instructions a row of which
+  // the vectors' math was 380). Elsewhere it waits on memory and the leaner
+  // code only moved rows by +-0.5% (f16 W3 without SiLU 0.5% slower in four
+  // rounds, bf16 [64,2048,4096] with SiLU 0.4% in three; session 22): main's
+  // machine code there.
+  constexpr bool kLean = kExponentSilu<T, Silu>;
   using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T)), kLean>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
-  // (rows past 2^31 - 1 take the time walk: choose_conv1d_launch; the
-  // division's path, kept beside the multiply, had taken 8 registers more)
-  if constexpr (kLean) __builtin_assume(channels_div.multiplier != 0);
-  const FastDivisor split = kLean ? channels_div : FastDivisor{};  // (the zero one: split_row's division)
   wait_for_previous_pass();  // (launched overlapping the kernel before it: forward_launch)
   let_next_pass_start();
   const Tiles tiles(p, V);
-  auto loading = tiles.start(p, split), using_ = loading;
-  Taps<T, W, Wt> taps;
-  if constexpr (!kLateTaps) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+  auto loading = tiles.start(p), using_ = loading;
+  Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t i, int s) {
         stage_tile<T, W, H, 0, Tiles::kVecs, kLean>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units,
                                                     stage[s]);
-        if constexpr (kLateTaps) {
-          if (i == 0) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
-        }
-        // (past the block's last tile the cursor is never used: its row's split skipped)
-        if (!kLean || i + 1 < tiles.items) tiles.advance(p, loading, split);
+        // (past the block's last tile the cursor is never used: its row's division skipped)
+        if (!kLean || i + 1 < tiles.items) tiles.advance(p, loading);
       },
       [&](int64_t i, int s) {
         T *yr = at<T>(p.y, using_.b, using_.c, using_.u0 * V);
@@ -199,7 +186,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
         if (!kLean || i + 1 < tiles.items) {
           const bool next_row = using_.row_ends;
-          tiles.advance(p, using_, split);
+          tiles.advance(p, using_);
           // (in flight over the barriers)
           if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
         }
