@@ -246,14 +246,8 @@ constexpr size_t sdpa_sm90_forward_workspace_bytes(int head_dim_tile, bool bound
 // dealing lost at 1024 and 2048 queries). The tail's first tile, a multiple
 // of query_tiles; `tiles` where pairs are not dealt (odd query_tiles: a pair
 // spans two (b, h)s) or nothing is left to deal.
-#ifndef BARACUDA_SDPA_SM90_TAIL_ROUNDS
-#define BARACUDA_SDPA_SM90_TAIL_ROUNDS 3
-#endif
-#ifndef BARACUDA_SDPA_SM90_TAIL_LEAST_QUERY_TILES
-#define BARACUDA_SDPA_SM90_TAIL_LEAST_QUERY_TILES 32
-#endif
-constexpr int64_t kSdpaSm90TailRounds = BARACUDA_SDPA_SM90_TAIL_ROUNDS;
-constexpr int64_t kSdpaSm90TailLeastQueryTiles = BARACUDA_SDPA_SM90_TAIL_LEAST_QUERY_TILES;
+constexpr int64_t kSdpaSm90TailRounds = 3;
+constexpr int64_t kSdpaSm90TailLeastQueryTiles = 32;
 constexpr int64_t sdpa_sm90_tail_from(int64_t tiles, int64_t query_tiles, int64_t blocks) {
   if (query_tiles % 2 != 0 || query_tiles < kSdpaSm90TailLeastQueryTiles || blocks <= 0 || tiles < 2 * blocks)
     return tiles;
