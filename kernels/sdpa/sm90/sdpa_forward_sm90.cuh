@@ -58,10 +58,13 @@ struct Tiles {
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
   static constexpr int kRescaleSlack = kShape.rescale_slack;
+  static constexpr int kQuerySlots = kShape.query_slots();
   static constexpr bool kSmemEpilogue = kShape.smem_epilogue;
   static constexpr bool kStageInValues = kShape.stage_in_values;
   static constexpr uint32_t kGroupSlabBytes = kConsumerRows * 128;  // a group's 64 rows of a staged slab
   static_assert(!kShape.trim_group_keys || kShape.uniform_group, "trimmed groups branch on the group index");
+  static_assert(!kShape.prefetch_scores || (kShape.carry_turns && kShape.double_query && !kShape.trim_group_keys),
+                "a tile's first S issued in the last one's turns");
   static_assert(!kStageInValues || (kConsumers <= kStages && kGroupSlabBytes * kSlabs <= kKvBytes),
                 "a V slot for each group's staged rows");
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
@@ -71,28 +74,30 @@ struct Tiles {
 template <class Ti>
 struct SmemMap {
   uint32_t base;  // 1024-aligned
-  __device__ uint32_t q() const { return base; }
-  __device__ uint32_t k(int stage) const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * stage; }
+  __device__ uint32_t q(uint32_t slot) const { return base + slot * Ti::kQBytes; }
+  __device__ uint32_t k(int stage) const { return base + Ti::kQuerySlots * Ti::kQBytes + 2 * Ti::kKvBytes * stage; }
   __device__ uint32_t v(int stage) const { return k(stage) + Ti::kKvBytes; }
   // O's staging tile: Q's layout (slabs of the block's rows).
-  __device__ uint32_t o() const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
+  __device__ uint32_t o() const { return base + Ti::kQuerySlots * Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
   __device__ uint32_t bars() const { return o() + (Ti::kSmemEpilogue && !Ti::kStageInValues ? Ti::kQBytes : 0); }
-  __device__ uint32_t q_full() const { return bars(); }
+  // Q slot 1's barriers (double_query) after the others.
+  __device__ uint32_t q_full(uint32_t slot) const { return slot == 0 ? bars() : bars() + 8 * (4 + 4 * Ti::kStages); }
   __device__ uint32_t k_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
   __device__ uint32_t k_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
   __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
-  __device__ uint32_t q_empty() const { return bars() + 8 * (1 + 4 * Ti::kStages); }
+  __device__ uint32_t q_empty(uint32_t slot) const { return bars() + 8 * (slot == 0 ? 1 + 4 * Ti::kStages : 5 + 4 * Ti::kStages); }
   __device__ uint32_t o_read() const { return bars() + 8 * (2 + 4 * Ti::kStages); }  // stage_in_values
   // The producer's word to the consumers, published on tile_full: the
   // BlockWork of the query tile whose Q comes next (m0 -1 past the block's
   // last), in one of two slots by the parity of the block's tiles, so that
   // the producer fills the next before the consumers are done reading this
   // one. Its own barrier, not Q's: they then start the tile while its Q is
-  // still on the way.
-  __device__ uint32_t tile_full() const { return bars() + 8 * (3 + 4 * Ti::kStages); }
+  // still on the way. With two Q slots, a barrier a slot, the work slot the
+  // Q slot's (the slot's last Q handed back frees both).
+  __device__ uint32_t tile_full(uint32_t slot) const { return bars() + 8 * (slot == 0 ? 3 + 4 * Ti::kStages : 6 + 4 * Ti::kStages); }
   __device__ uint32_t work_slot(uint32_t parity) const {
-    return bars() + 8 * (4 + 4 * Ti::kStages) + parity * kSdpaSm90WorkSlotBytes;
+    return bars() + 8 * (4 + 4 * Ti::kStages + 3 * (Ti::kQuerySlots - 1)) + parity * kSdpaSm90WorkSlotBytes;
   }
 };
 
@@ -232,21 +237,32 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   // free again once they have handed back the Q of the tile two before (they
   // read it first); published once they have handed back the last tile's Q,
   // so that tile_full never runs two phases ahead of their waits.
+  // With two Q slots the tile's slot (its parity) is free once the consumers
+  // have handed back the Q of the tile two before, which also keeps each
+  // slot's tile_full within a phase of their waits.
   const auto announce = [&](const BlockWork &w) {
-    *shared_work_slot(sm.work_slot(q_round & 1)) = w;
-    if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
-    mbarrier_arrive(sm.tile_full());
+    if constexpr (Ti::kQuerySlots == 2) {
+      const uint32_t slot = q_round & 1;
+      if (q_round > 1) mbarrier_wait(sm.q_empty(slot), (q_round / 2 - 1) & 1);
+      *shared_work_slot(sm.work_slot(slot)) = w;
+      mbarrier_arrive(sm.tile_full(slot));
+    } else {
+      *shared_work_slot(sm.work_slot(q_round & 1)) = w;
+      if (q_round > 0) mbarrier_wait(sm.q_empty(0), (q_round - 1) & 1);
+      mbarrier_arrive(sm.tile_full(0));
+    }
   };
   const auto bring = [&](int64_t tile) {
     const BlockWork w = block_work<Ti>(p, fp, tile);
     const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
                v_bh = coords(fp.v_steps, w.b, w.hk);
     announce(w);
-    mbarrier_arrive_expect_bytes(sm.q_full(), Ti::kQBytes);
+    const uint32_t q_slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
+    mbarrier_arrive_expect_bytes(sm.q_full(q_slot), Ti::kQBytes);
 #pragma unroll 1  // the producer runs on 24 registers
     for (int j = 0; j < Ti::kSlabs; ++j)
-      tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
-                  q_bh.y);
+      tma_load_4d(sm.q(q_slot) + j * Ti::kQSlabBytes, &fp.q, sm.q_full(q_slot), 64 * j, static_cast<int32_t>(w.m0),
+                  q_bh.x, q_bh.y);
     const int64_t n_tiles = w.keys.end - w.keys.begin;
     // O staged in the V slots: the last tile's stores must have read them
     // before this tile's first V (or, with none, before the next tile's).
@@ -302,6 +318,14 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   announce(end);
 }
 
+// The block's q_round-th tile's work, once the producer has published it.
+template <class Ti>
+__device__ __forceinline__ BlockWork wait_work(const SmemMap<Ti> &sm, uint32_t q_round) {
+  const uint32_t slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
+  mbarrier_wait(sm.tile_full(slot), (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1);
+  return *shared_work_slot(sm.work_slot(q_round & 1));
+}
+
 // A consumer warpgroup's products, online softmax and output.
 template <class T, class Ti>
 struct Consumer {
@@ -312,10 +336,15 @@ struct Consumer {
   const SmemMap<Ti> &sm;
   const BlockWork &w;
   int group;        // which consumer warpgroup, 0 to kConsumers - 1
-  uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab
+  uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab (in this tile's Q slot)
   float slope_log2;
   uint32_t first;    // the ring's count of key tiles before this query tile's
-  uint32_t q_phase;  // of Q's full barrier for this query tile
+  uint32_t q_round;  // the block's query tiles before this one
+  bool opens_turns;  // the last group hands a turn over before its first (carry_turns: the block's first tile with keys)
+
+  __device__ uint32_t q_slot() const { return Ti::kQuerySlots == 2 ? q_round & 1 : 0; }
+  // The phase of this tile's Q slot's barriers.
+  __device__ uint32_t q_phase() const { return (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1; }
 
   // Key tile t's slot in the ring, and the phase its barriers complete.
   // In 32 bits, as the producer counts (a query tile's key tiles are far
@@ -443,7 +472,7 @@ struct Consumer {
   // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
   __device__ void release_keys(int t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
   __device__ void release_values(int t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
-  __device__ void release_query() const { mbarrier_arrive(sm.q_empty()); }
+  __device__ void release_query() const { mbarrier_arrive(sm.q_empty(q_slot())); }
 
   // Taking turns: this group's turn to issue products (named barrier 1 +
   // group), and the next group's once it has issued. The groups go round from
@@ -453,6 +482,9 @@ struct Consumer {
   __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
   __device__ void pass_turn() const { named_barrier_arrive(1 + (group + 1) % Ti::kConsumers, 256); }
   __device__ bool last_group() const { return group == Ti::kConsumers - 1; }
+  // The last group keeps its last handover of a tile (carry_turns: it goes
+  // on into the next).
+  __device__ bool skips_last_pass() const { return !Ti::kShape.carry_turns && last_group(); }
   // The key tiles this group's rows see, from the block's first: with
   // trim_group_keys fewer than the block's where a causal mask or a window
   // ends its rows' keys a tile or more before the block's last rows' (the
@@ -476,7 +508,7 @@ struct Consumer {
   __device__ void pass_turns(int from, int to) const {
     for (int t = from; t < to; ++t) {
       wait_turn();
-      if (t + 1 < to || !last_group()) pass_turn();
+      if (t + 1 < to || !skips_last_pass()) pass_turn();
       release_keys(t);
       release_values(t);
     }
@@ -485,20 +517,42 @@ struct Consumer {
   // This group's own barrier (its 128 threads), after the turn barriers.
   __device__ void sync_group() const { named_barrier_sync(1 + Ti::kConsumers + group, 128); }
 
-  __device__ void run() const {
-    float o[1][Ti::kValueBlocks][4], s[1][Ti::kKeyBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
+  // The next tile's first S into s, in the turn after this tile's last
+  // (prefetch_scores); next: that tile's work, read here (m0 -1 past the
+  // block's last). True where it issued it.
+  __device__ bool prefetch_next_scores(float (&s)[1][Ti::kKeyBlocks][4], BlockWork &next) const {
+    next = wait_work(sm, q_round + 1);
+    if (next.m0 < 0 || next.keys.end <= next.keys.begin) return false;
+    const uint32_t next_slot = Ti::kQuerySlots == 2 ? (q_round + 1) & 1 : 0;
+    const Consumer after{p, fp, sm, next, group, q_rows - sm.q(q_slot()) + sm.q(next_slot), 0.f,
+                         first + static_cast<uint32_t>(w.keys.end - w.keys.begin), q_round + 1, false};
+    mbarrier_wait(sm.q_full(after.q_slot()), after.q_phase());
+    wait_turn();
+    after.issue_scores(s, 0);
+    pass_turn();
+    return true;
+  }
+
+  // scores_issued: S of this tile's first key tile is in s's flight already
+  // (prefetch_scores). next, has_next: the next tile's work where run read it.
+  __device__ void run(float (&s)[1][Ti::kKeyBlocks][4], bool scores_issued, BlockWork &next, bool &has_next,
+                      bool &next_issued) const {
+    float o[1][Ti::kValueBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
     uint32_t pa[Ti::kKeyBlocks / 2][4];
     sdpa_tc::zero_accumulators(o);
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
-    mbarrier_wait(sm.q_full(), q_phase);  // also when no key tile follows: Q's copy must not be in flight
+    has_next = next_issued = false;
+    mbarrier_wait(sm.q_full(q_slot()), q_phase());  // also when no key tile follows: Q's copy must not be in flight
     const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin), n_own = own_key_tiles();
     const VisibleTiles visible = visible_tiles();
     if (n_own > 0) {
-      if (last_group()) pass_turn();
-      wait_turn();
-      issue_scores(s, 0);
-      pass_turn();
+      if (!Ti::kShape.prefetch_scores || !scores_issued) {
+        if (last_group() && opens_turns) pass_turn();
+        wait_turn();
+        issue_scores(s, 0);
+        pass_turn();
+      }
       wgmma_wait<0>();
       fence_registers(s[0]);
       release_keys(0);
@@ -524,14 +578,21 @@ struct Consumer {
       wait_turn();
       rescale_output(o, correction);
       issue_values(o, pa, n_own - 1);
-      if (!last_group() || n_own < n_tiles) pass_turn();
-      wgmma_wait<0>();
+      if (!skips_last_pass() || n_own < n_tiles) pass_turn();
+      if constexpr (Ti::kShape.prefetch_scores) {
+        has_next = true;
+        next_issued = prefetch_next_scores(s, next);
+      }
+      if (Ti::kShape.prefetch_scores && next_issued)
+        wgmma_wait<1>();  // P V of the last tile; the next tile's S runs on
+      else
+        wgmma_wait<0>();
       fence_registers(o[0]);
       release_values(n_own - 1);
       pass_turns(n_own, n_tiles);
     } else if (n_tiles > 0) {
       release_query();
-      if (last_group()) pass_turn();
+      if (last_group() && opens_turns) pass_turn();
       wait_turn();  // the turn of the first S
       pass_turn();
       pass_turns(0, n_tiles);
@@ -633,7 +694,7 @@ struct Consumer {
       // it the other slot, once every group has done with its V (the
       // producer refills neither before o_read) and the last tile's stores
       // have read both (a tile without keys leaves them as they were).
-      mbarrier_wait(sm.o_read(), q_phase ^ 1);
+      mbarrier_wait(sm.o_read(), (q_round & 1) ^ 1);
       const int64_t last_use = int64_t{first} + (w.keys.end - w.keys.begin) - (Ti::kConsumers - group);
       const uint32_t slot = static_cast<uint32_t>(last_use + Ti::kStages) % Ti::kStages;
       if (last_use >= 0) mbarrier_wait(sm.v_empty(slot), static_cast<uint32_t>(last_use / Ti::kStages) & 1);
@@ -698,15 +759,17 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
   const SmemMap<Ti> sm{(shared_address(smem) + 1023u) & ~1023u};
   const int warp = static_cast<int>(threadIdx.x) / 32;
   if (threadIdx.x == 0) {
-    mbarrier_init(sm.q_full(), 1);
-    mbarrier_init(sm.tile_full(), 1);
+    for (uint32_t slot = 0; slot < Ti::kQuerySlots; ++slot) {
+      mbarrier_init(sm.q_full(slot), 1);
+      mbarrier_init(sm.tile_full(slot), 1);
+      mbarrier_init(sm.q_empty(slot), Ti::kConsumers * 128);  // also frees the work slots
+    }
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.k_full(stage), 1);
       mbarrier_init(sm.v_full(stage), 1);
       mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
-    mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);  // also frees the work slots
     if (Ti::kStageInValues) mbarrier_init(sm.o_read(), Ti::kConsumers);  // each group's issuing thread
     mbarrier_init_fence();
   }
@@ -717,19 +780,33 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
   } else {
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
     const int group = Ti::kShape.uniform_group ? __shfl_sync(0xffffffffu, warp / 4, 0) : warp / 4;
-    const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
+    const uint32_t group_rows = static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0;
+    bool turns_open = false;  // carry_turns: some tile of the block has taken turns
+    float s[1][Ti::kKeyBlocks][4];
+    bool scores_issued = false;  // prefetch_scores: the last tile issued this one's first S
+    BlockWork w = wait_work(sm, 0);
     for (uint32_t q_round = 0;; ++q_round) {
-      mbarrier_wait(sm.tile_full(), q_round & 1);
-      const BlockWork w = *shared_work_slot(sm.work_slot(q_round & 1));
-      if (w.m0 < 0) break;
+      const uint32_t slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
+      if (w.m0 < 0) {
+        // The last group's last handover, where the turns were carried.
+        if (Ti::kShape.carry_turns && turns_open && group == 0) named_barrier_sync(1, 256);
+        break;
+      }
       float slope_log2 = 0.f;
       if (fp.score.alibi != 0)
         slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
                      1.4426950408889634f;
-      const Consumer<T, Ti> consumer{p, fp, sm, w, group, q_rows, slope_log2, first, q_round & 1};
-      consumer.run();
+      const bool has_keys = w.keys.end > w.keys.begin;
+      const Consumer<T, Ti> consumer{p,          fp,    sm,      w, group, sm.q(slot) + group_rows,
+                                     slope_log2, first, q_round, !Ti::kShape.carry_turns || !turns_open};
+      BlockWork next;
+      bool has_next, next_issued;
+      consumer.run(s, scores_issued, next, has_next, next_issued);
+      turns_open = turns_open || has_keys;
       first += static_cast<uint32_t>(w.keys.end - w.keys.begin);
+      scores_issued = next_issued;
+      w = has_next ? next : wait_work(sm, q_round + 1);
     }
     // The staging tile must outlive its last stores' reads.
     if (Ti::kSmemEpilogue && threadIdx.x % 128 == 0) bulk_wait_read();

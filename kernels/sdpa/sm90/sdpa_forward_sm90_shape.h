@@ -41,14 +41,31 @@ struct SdpaSm90Shape {
   // key masked by one compare a score, where the loop otherwise tested each
   // tile in 64-bit uniform arithmetic and masked with two compares a score.
   bool visible_tiles_once = false;
+  // Q in two slots by the parity of the block's tiles, so that the next
+  // tile's Q arrives while this tile's last products run: with one slot its
+  // copy starts only once every group's last S is done, and the next tile's
+  // first S waits for it.
+  bool double_query = false;
+  // The last group hands the turn to the first after its last products of a
+  // tile too (the block's first tile opens the turns, the first group takes
+  // the last handover at the block's end): the first group then starts its
+  // next tile while the last one still drains and stores its rows.
+  bool carry_turns = false;
+  // A group issues its next tile's first S = Q K^T before this tile's
+  // epilogue (the turn after its last P V), so that the tensor cores have
+  // that product while it stores O. Needs carry_turns and double_query (the
+  // next Q), and no trimmed groups (every group takes every tile's turns).
+  bool prefetch_scores = false;
   constexpr int block_m() const { return 64 * consumers; }
+  constexpr int query_slots() const { return double_query ? 2 : 1; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
            smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
            uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys &&
-           share_last_round == o.share_last_round && visible_tiles_once == o.visible_tiles_once;
+           share_last_round == o.share_last_round && visible_tiles_once == o.visible_tiles_once &&
+           double_query == o.double_query && carry_turns == o.carry_turns && prefetch_scores == o.prefetch_scores;
   }
 };
 
@@ -129,13 +146,17 @@ constexpr int kSdpaSm90Cuts = 3;
 //   0.998x / 0.988x; unmasked B16 H16 S1024 (four consumers) 1.042x / 1.038x.
 //   The three-consumer cut keeps its test (rounds 1 and 2: 0.991-0.995x
 //   with it, within the noise of its unchanged kernel in round 3).
+constexpr bool kSdpaSm90DoubleQuery = true;
+constexpr bool kSdpaSm90CarryTurns = true;
+constexpr bool kSdpaSm90PrefetchScores = true;
 constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) {
   const bool short_tile = head_dim_tile == 64;
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
           head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3), head_dim_tile == 256,
-          head_dim_tile == 128, short_tile && consumers != 3};
+          head_dim_tile == 128, short_tile && consumers != 3, head_dim_tile == 128 && kSdpaSm90DoubleQuery,
+          head_dim_tile == 128 && kSdpaSm90CarryTurns, head_dim_tile == 128 && kSdpaSm90PrefetchScores};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
@@ -305,17 +326,18 @@ static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false, -1}) == 240 &&
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
-// Q, then per stage a K and a V tile, O's staging tile (smem_epilogue but
-// not stage_in_values), then the mbarriers (Q full and empty; per stage K
-// and V full and empty; the staging tile's stores read; the producer's work
-// slots full), the two work slots, and the slack that aligns the tiles to a
+// Q (one or two slots), then per stage a K and a V tile, O's staging tile
+// (smem_epilogue but not stage_in_values), then the mbarriers (Q full and
+// empty; per stage K and V full and empty; the staging tile's stores read;
+// the producer's work slots full; a second Q slot's full, empty and work
+// full), the two work slots, and the slack that aligns the tiles to a
 // swizzle atom.
 constexpr size_t kSdpaSm90WorkSlotBytes = 80;  // the kernel's BlockWork
 constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
   const int staged_rows = s.smem_epilogue && !s.stage_in_values ? s.block_m() : 0;
-  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (4 + 4 * s.stages) + 2 * kSdpaSm90WorkSlotBytes +
-         kSdpaSm90SwizzleAlign;
+  return (s.query_slots() * s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes +
+         8 * (4 + 4 * s.stages + 3 * (s.query_slots() - 1)) + 2 * kSdpaSm90WorkSlotBytes + kSdpaSm90SwizzleAlign;
 }
 
 // The most any problem's block of a head-size tile takes.
