@@ -354,8 +354,12 @@ struct Consumer {
 
   // s (+)= Q K^T of one 64-column slab of key tile t, four products in a row.
   __device__ void slab_scores(float (&s)[1][Ti::kKeyBlocks][4], int t, int slab, bool accumulate) const {
+    slab_scores_of(s, q_rows, sm.k(stage(t)), slab, accumulate);
+  }
+  __device__ static void slab_scores_of(float (&s)[1][Ti::kKeyBlocks][4], uint32_t q_rows, uint32_t keys, int slab,
+                                        bool accumulate) {
     const Sw128Descriptor a = Sw128Descriptor::of(q_rows, 16, Ti::kAtomBytes),
-                          b = Sw128Descriptor::of(sm.k(stage(t)), 16, Ti::kAtomBytes);
+                          b = Sw128Descriptor::of(keys, 16, Ti::kAtomBytes);
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
       // 16 columns are 32 bytes of a slab's 128-byte rows.
@@ -517,10 +521,10 @@ struct Consumer {
   // This group's own barrier (its 128 threads), after the turn barriers.
   __device__ void sync_group() const { named_barrier_sync(1 + Ti::kConsumers + group, 128); }
 
-  // The next tile's first S into s, in the turn after this tile's last
-  // (prefetch_scores); next: that tile's work, read here (m0 -1 past the
-  // block's last). True where it issued it.
-  __device__ bool prefetch_next_scores(float (&s)[1][Ti::kKeyBlocks][4], BlockWork &next) const {
+  // The next tile's first S (prefetch_scores) waits for its Q, its turn and
+  // its K; next: that tile's work, read here (m0 -1 past the block's last).
+  // True where it has keys (issue_prefetch_scores then issues its S).
+  __device__ bool prefetch_next_scores(BlockWork &next) const {
     next = wait_work(sm, q_round + 1);
     if (next.m0 < 0 || next.keys.end <= next.keys.begin) return false;
     const uint32_t next_slot = Ti::kQuerySlots == 2 ? (q_round + 1) & 1 : 0;
@@ -528,9 +532,28 @@ struct Consumer {
                          first + static_cast<uint32_t>(w.keys.end - w.keys.begin), q_round + 1, false};
     mbarrier_wait(sm.q_full(after.q_slot()), after.q_phase());
     wait_turn();
-    after.issue_scores(s, 0);
-    pass_turn();
+    mbarrier_wait(sm.k_full(after.stage(0)), after.phase(0));
     return true;
+  }
+  // Where next_issued: the next tile's first S, else the same product on
+  // this tile's Q and last K slot whose result nobody reads: one wgmma
+  // defining s on every path (a branch around it leaves ptxas copies of
+  // accumulators in flight where the paths meet: every wgmma serialized,
+  // C7515).
+  __device__ void issue_prefetch_scores(float (&s)[1][Ti::kKeyBlocks][4], bool next_issued) const {
+    static_assert(Ti::kHeadDim != 256, "the 256 tile's S stops at D's last slab");
+    const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin);
+    const uint32_t next_slot = Ti::kQuerySlots == 2 ? (q_round + 1) & 1 : 0;
+    const uint32_t next_first = first + static_cast<uint32_t>(n_tiles);
+    const uint32_t q = next_issued ? q_rows - sm.q(q_slot()) + sm.q(next_slot) : q_rows;
+    const uint32_t keys = sm.k(static_cast<int>((next_issued ? next_first : next_first - 1) % Ti::kStages));
+    fence_registers(s[0]);
+    wgmma_fence();
+#pragma unroll
+    for (int slab = 0; slab < Ti::kSlabs; ++slab) slab_scores_of(s, q, keys, slab, slab > 0);
+    wgmma_commit();
+    fence_registers(s[0]);
+    if (next_issued) pass_turn();
   }
 
   // scores_issued: S of this tile's first key tile is in s's flight already
@@ -552,6 +575,8 @@ struct Consumer {
         wait_turn();
         issue_scores(s, 0);
         pass_turn();
+        // Within the branch (prefetch_scores): past it s is no product's in flight.
+        if constexpr (Ti::kShape.prefetch_scores) wgmma_wait<0>();
       }
       wgmma_wait<0>();
       fence_registers(s[0]);
@@ -581,12 +606,12 @@ struct Consumer {
       if (!skips_last_pass() || n_own < n_tiles) pass_turn();
       if constexpr (Ti::kShape.prefetch_scores) {
         has_next = true;
-        next_issued = prefetch_next_scores(s, next);
-      }
-      if (Ti::kShape.prefetch_scores && next_issued)
-        wgmma_wait<1>();  // P V of the last tile; the next tile's S runs on
-      else
+        next_issued = prefetch_next_scores(next);
+        issue_prefetch_scores(s, next_issued);
+        wgmma_wait<1>();  // P V of the last tile; the next tile's S runs on under the epilogue
+      } else {
         wgmma_wait<0>();
+      }
       fence_registers(o[0]);
       release_values(n_own - 1);
       pass_turns(n_own, n_tiles);
@@ -599,8 +624,14 @@ struct Consumer {
     } else {
       release_query();
     }
-    if (Ti::kShape.share_last_round && w.slot >= 0 && !merge_pieces(o, row_max, row_sum)) return;
-    store_out(o, row_max, row_sum);
+    if (!Ti::kShape.share_last_round || w.slot < 0 || merge_pieces(o, row_max, row_sum)) store_out(o, row_max, row_sum);
+    if constexpr (Ti::kShape.prefetch_scores) {
+      // The next tile's first S, done within this call: its accumulators
+      // are no product's in flight past it (ptxas serializes every wgmma
+      // where they are, C7515).
+      wgmma_wait<0>();
+      fence_registers(s[0]);
+    }
   }
 
   // A piece of a shared tile: this group's partial rows into the
