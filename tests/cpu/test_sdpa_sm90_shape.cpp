@@ -64,8 +64,7 @@ TEST_CASE("sdpa sm90: only 256 columns trim a group's keys; they and the 64-colu
   CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).uniform_group);
 }
 
-TEST_CASE("sdpa sm90: the 128-column tile keeps Q in two slots, carries the turns and issues each tile's first S "
-          "before the last one's epilogue",
+TEST_CASE("sdpa sm90: the 128-column tile keeps Q in two slots and carries the turns from tile to tile",
           "[heuristics][sdpa]") {
   for (int tile : {64, 128, 256})
     for (int cut = 0; cut < kSdpaSm90Cuts; ++cut) {
@@ -74,14 +73,10 @@ TEST_CASE("sdpa sm90: the 128-column tile keeps Q in two slots, carries the turn
       CHECK(s.double_query == (tile == 128));
       CHECK(s.query_slots() == (tile == 128 ? 2 : 1));
       CHECK(s.carry_turns == (tile == 128));
-      CHECK(s.prefetch_scores == (tile == 128));
-      // The prefetched S needs the next tile's Q in a slot of its own and
-      // every group taking every tile's turns.
-      if (s.prefetch_scores) CHECK((s.carry_turns && s.double_query && !s.trim_group_keys));
     }
   // The second slot takes a Q tile's bytes and three barriers more.
   SdpaSm90Shape one = sdpa_sm90_shape(128, false);
-  one.double_query = one.carry_turns = one.prefetch_scores = false;
+  one.double_query = false;
   CHECK(sdpa_sm90_smem_bytes(sdpa_sm90_shape(128, false)) - sdpa_sm90_smem_bytes(one) == 128u * 256u + 3u * 8u);
 }
 

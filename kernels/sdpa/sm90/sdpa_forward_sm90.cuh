@@ -5,7 +5,9 @@
 // producer warpgroup's first thread brings each tile's Q and then the K and
 // V tiles its rows can see by TMA into a ring of 128-byte-swizzled slabs,
 // each copy completing on an mbarrier, Q refilled once every consumer has
-// done its last S. Each consumer warpgroup computes S = Q K^T
+// done its last S (at the 128-column tile in two slots, so that the next
+// tile's Q arrives under this one's last products). Each consumer warpgroup
+// computes S = Q K^T
 // (wgmma, Q and K from shared memory) and O += P V (wgmma, P from registers,
 // V N-major from shared memory), the online softmax in registers between
 // them, and hands each K and V tile back through its "empty" mbarrier.
@@ -63,8 +65,6 @@ struct Tiles {
   static constexpr bool kStageInValues = kShape.stage_in_values;
   static constexpr uint32_t kGroupSlabBytes = kConsumerRows * 128;  // a group's 64 rows of a staged slab
   static_assert(!kShape.trim_group_keys || kShape.uniform_group, "trimmed groups branch on the group index");
-  static_assert(!kShape.prefetch_scores || (kShape.carry_turns && kShape.double_query && !kShape.trim_group_keys),
-                "a tile's first S issued in the last one's turns");
   static_assert(!kStageInValues || (kConsumers <= kStages && kGroupSlabBytes * kSlabs <= kKvBytes),
                 "a V slot for each group's staged rows");
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
@@ -318,14 +318,6 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   announce(end);
 }
 
-// The block's q_round-th tile's work, once the producer has published it.
-template <class Ti>
-__device__ __forceinline__ BlockWork wait_work(const SmemMap<Ti> &sm, uint32_t q_round) {
-  const uint32_t slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
-  mbarrier_wait(sm.tile_full(slot), (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1);
-  return *shared_work_slot(sm.work_slot(q_round & 1));
-}
-
 // A consumer warpgroup's products, online softmax and output.
 template <class T, class Ti>
 struct Consumer {
@@ -354,12 +346,8 @@ struct Consumer {
 
   // s (+)= Q K^T of one 64-column slab of key tile t, four products in a row.
   __device__ void slab_scores(float (&s)[1][Ti::kKeyBlocks][4], int t, int slab, bool accumulate) const {
-    slab_scores_of(s, q_rows, sm.k(stage(t)), slab, accumulate);
-  }
-  __device__ static void slab_scores_of(float (&s)[1][Ti::kKeyBlocks][4], uint32_t q_rows, uint32_t keys, int slab,
-                                        bool accumulate) {
     const Sw128Descriptor a = Sw128Descriptor::of(q_rows, 16, Ti::kAtomBytes),
-                          b = Sw128Descriptor::of(keys, 16, Ti::kAtomBytes);
+                          b = Sw128Descriptor::of(sm.k(stage(t)), 16, Ti::kAtomBytes);
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
       // 16 columns are 32 bytes of a slab's 128-byte rows.
@@ -521,63 +509,20 @@ struct Consumer {
   // This group's own barrier (its 128 threads), after the turn barriers.
   __device__ void sync_group() const { named_barrier_sync(1 + Ti::kConsumers + group, 128); }
 
-  // The next tile's first S (prefetch_scores) waits for its Q, its turn and
-  // its K; next: that tile's work, read here (m0 -1 past the block's last).
-  // True where it has keys (issue_prefetch_scores then issues its S).
-  __device__ bool prefetch_next_scores(BlockWork &next) const {
-    next = wait_work(sm, q_round + 1);
-    if (next.m0 < 0 || next.keys.end <= next.keys.begin) return false;
-    const uint32_t next_slot = Ti::kQuerySlots == 2 ? (q_round + 1) & 1 : 0;
-    const Consumer after{p, fp, sm, next, group, q_rows - sm.q(q_slot()) + sm.q(next_slot), 0.f,
-                         first + static_cast<uint32_t>(w.keys.end - w.keys.begin), q_round + 1, false};
-    mbarrier_wait(sm.q_full(after.q_slot()), after.q_phase());
-    wait_turn();
-    mbarrier_wait(sm.k_full(after.stage(0)), after.phase(0));
-    return true;
-  }
-  // Where next_issued: the next tile's first S, else the same product on
-  // this tile's Q and last K slot whose result nobody reads: one wgmma
-  // defining s on every path (a branch around it leaves ptxas copies of
-  // accumulators in flight where the paths meet: every wgmma serialized,
-  // C7515).
-  __device__ void issue_prefetch_scores(float (&s)[1][Ti::kKeyBlocks][4], bool next_issued) const {
-    static_assert(Ti::kHeadDim != 256, "the 256 tile's S stops at D's last slab");
-    const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin);
-    const uint32_t next_slot = Ti::kQuerySlots == 2 ? (q_round + 1) & 1 : 0;
-    const uint32_t next_first = first + static_cast<uint32_t>(n_tiles);
-    const uint32_t q = next_issued ? q_rows - sm.q(q_slot()) + sm.q(next_slot) : q_rows;
-    const uint32_t keys = sm.k(static_cast<int>((next_issued ? next_first : next_first - 1) % Ti::kStages));
-    fence_registers(s[0]);
-    wgmma_fence();
-#pragma unroll
-    for (int slab = 0; slab < Ti::kSlabs; ++slab) slab_scores_of(s, q, keys, slab, slab > 0);
-    wgmma_commit();
-    fence_registers(s[0]);
-    if (next_issued) pass_turn();
-  }
-
-  // scores_issued: S of this tile's first key tile is in s's flight already
-  // (prefetch_scores). next, has_next: the next tile's work where run read it.
-  __device__ void run(float (&s)[1][Ti::kKeyBlocks][4], bool scores_issued, BlockWork &next, bool &has_next,
-                      bool &next_issued) const {
-    float o[1][Ti::kValueBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
+  __device__ void run() const {
+    float o[1][Ti::kValueBlocks][4], s[1][Ti::kKeyBlocks][4], row_max[1][2], row_sum[1][2], correction[1][2];
     uint32_t pa[Ti::kKeyBlocks / 2][4];
     sdpa_tc::zero_accumulators(o);
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
-    has_next = next_issued = false;
     mbarrier_wait(sm.q_full(q_slot()), q_phase());  // also when no key tile follows: Q's copy must not be in flight
     const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin), n_own = own_key_tiles();
     const VisibleTiles visible = visible_tiles();
     if (n_own > 0) {
-      if (!Ti::kShape.prefetch_scores || !scores_issued) {
-        if (last_group() && opens_turns) pass_turn();
-        wait_turn();
-        issue_scores(s, 0);
-        pass_turn();
-        // Within the branch (prefetch_scores): past it s is no product's in flight.
-        if constexpr (Ti::kShape.prefetch_scores) wgmma_wait<0>();
-      }
+      if (last_group() && opens_turns) pass_turn();
+      wait_turn();
+      issue_scores(s, 0);
+      pass_turn();
       wgmma_wait<0>();
       fence_registers(s[0]);
       release_keys(0);
@@ -604,14 +549,7 @@ struct Consumer {
       rescale_output(o, correction);
       issue_values(o, pa, n_own - 1);
       if (!skips_last_pass() || n_own < n_tiles) pass_turn();
-      if constexpr (Ti::kShape.prefetch_scores) {
-        has_next = true;
-        next_issued = prefetch_next_scores(next);
-        issue_prefetch_scores(s, next_issued);
-        wgmma_wait<1>();  // P V of the last tile; the next tile's S runs on under the epilogue
-      } else {
-        wgmma_wait<0>();
-      }
+      wgmma_wait<0>();
       fence_registers(o[0]);
       release_values(n_own - 1);
       pass_turns(n_own, n_tiles);
@@ -624,14 +562,8 @@ struct Consumer {
     } else {
       release_query();
     }
-    if (!Ti::kShape.share_last_round || w.slot < 0 || merge_pieces(o, row_max, row_sum)) store_out(o, row_max, row_sum);
-    if constexpr (Ti::kShape.prefetch_scores) {
-      // The next tile's first S, done within this call: its accumulators
-      // are no product's in flight past it (ptxas serializes every wgmma
-      // where they are, C7515).
-      wgmma_wait<0>();
-      fence_registers(s[0]);
-    }
+    if (Ti::kShape.share_last_round && w.slot >= 0 && !merge_pieces(o, row_max, row_sum)) return;
+    store_out(o, row_max, row_sum);
   }
 
   // A piece of a shared tile: this group's partial rows into the
@@ -814,11 +746,10 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     const uint32_t group_rows = static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0;
     bool turns_open = false;  // carry_turns: some tile of the block has taken turns
-    float s[1][Ti::kKeyBlocks][4];
-    bool scores_issued = false;  // prefetch_scores: the last tile issued this one's first S
-    BlockWork w = wait_work(sm, 0);
     for (uint32_t q_round = 0;; ++q_round) {
       const uint32_t slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
+      mbarrier_wait(sm.tile_full(slot), (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1);
+      const BlockWork w = *shared_work_slot(sm.work_slot(q_round & 1));
       if (w.m0 < 0) {
         // The last group's last handover, where the turns were carried.
         if (Ti::kShape.carry_turns && turns_open && group == 0) named_barrier_sync(1, 256);
@@ -831,13 +762,9 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       const bool has_keys = w.keys.end > w.keys.begin;
       const Consumer<T, Ti> consumer{p,          fp,    sm,      w, group, sm.q(slot) + group_rows,
                                      slope_log2, first, q_round, !Ti::kShape.carry_turns || !turns_open};
-      BlockWork next;
-      bool has_next, next_issued;
-      consumer.run(s, scores_issued, next, has_next, next_issued);
+      consumer.run();
       turns_open = turns_open || has_keys;
       first += static_cast<uint32_t>(w.keys.end - w.keys.begin);
-      scores_issued = next_issued;
-      w = has_next ? next : wait_work(sm, q_round + 1);
     }
     // The staging tile must outlive its last stores' reads.
     if (Ti::kSmemEpilogue && threadIdx.x % 128 == 0) bulk_wait_read();

@@ -51,11 +51,6 @@ struct SdpaSm90Shape {
   // the last handover at the block's end): the first group then starts its
   // next tile while the last one still drains and stores its rows.
   bool carry_turns = false;
-  // A group issues its next tile's first S = Q K^T before this tile's
-  // epilogue (the turn after its last P V), so that the tensor cores have
-  // that product while it stores O. Needs carry_turns and double_query (the
-  // next Q), and no trimmed groups (every group takes every tile's turns).
-  bool prefetch_scores = false;
   constexpr int block_m() const { return 64 * consumers; }
   constexpr int query_slots() const { return double_query ? 2 : 1; }
   constexpr int threads() const { return 128 * (consumers + 1); }
@@ -65,7 +60,7 @@ struct SdpaSm90Shape {
            smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
            uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys &&
            share_last_round == o.share_last_round && visible_tiles_once == o.visible_tiles_once &&
-           double_query == o.double_query && carry_turns == o.carry_turns && prefetch_scores == o.prefetch_scores;
+           double_query == o.double_query && carry_turns == o.carry_turns;
   }
 };
 
@@ -146,17 +141,23 @@ constexpr int kSdpaSm90Cuts = 3;
 //   0.998x / 0.988x; unmasked B16 H16 S1024 (four consumers) 1.042x / 1.038x.
 //   The three-consumer cut keeps its test (rounds 1 and 2: 0.991-0.995x
 //   with it, within the noise of its unchanged kernel in round 3).
-constexpr bool kSdpaSm90DoubleQuery = true;
-constexpr bool kSdpaSm90CarryTurns = true;
-constexpr bool kSdpaSm90PrefetchScores = true;
+// - At 128 columns Q in two slots and the turns carried from tile to tile
+//   (double_query, carry_turns; session 24, H200, against main in one
+//   process, two rounds): B4 H32 S4096 1.010x / 1.018x, causal 1.009x /
+//   1.023x; B2 H32 S8192 1.004x / 1.004x, causal 1.004x / 0.999x. Either
+//   alone measured 0.995-1.001x. The carried turns at 256 columns measured
+//   0.999-1.005x (no room there for a second Q) and stay off. Issuing each
+//   group's next first S before its epilogue on top (the prefetched S as one
+//   wgmma on every path, else ptxas serialized them all, C7515) ran
+//   1.012x / 1.015x main at S 4096 (below the two alone), 0.997x / 0.998x at
+//   S 8192 and 0.93-0.94x at B1 H8 S2048 (a tile a block): dropped.
 constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) {
   const bool short_tile = head_dim_tile == 64;
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
           head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3), head_dim_tile == 256,
-          head_dim_tile == 128, short_tile && consumers != 3, head_dim_tile == 128 && kSdpaSm90DoubleQuery,
-          head_dim_tile == 128 && kSdpaSm90CarryTurns, head_dim_tile == 128 && kSdpaSm90PrefetchScores};
+          head_dim_tile == 128, short_tile && consumers != 3, head_dim_tile == 128, head_dim_tile == 128};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
