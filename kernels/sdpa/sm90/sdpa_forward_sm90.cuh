@@ -67,6 +67,7 @@ struct Tiles {
   static_assert(!kShape.trim_group_keys || kShape.uniform_group, "trimmed groups branch on the group index");
   static_assert(!kStageInValues || (kConsumers <= kStages && kGroupSlabBytes * kSlabs <= kKvBytes),
                 "a V slot for each group's staged rows");
+  static_assert(!kStageInValues || kQuerySlots == 1, "o_read's phase is the parity of the block's tiles");
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -331,12 +332,9 @@ struct Consumer {
   uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab (in this tile's Q slot)
   float slope_log2;
   uint32_t first;    // the ring's count of key tiles before this query tile's
-  uint32_t q_round;  // the block's query tiles before this one
+  uint32_t q_phase;  // of this tile's Q slot's barriers (with one slot, the parity of the block's tiles)
+  uint32_t q_slot;
   bool opens_turns;  // the last group hands a turn over before its first (carry_turns: the block's first tile with keys)
-
-  __device__ uint32_t q_slot() const { return Ti::kQuerySlots == 2 ? q_round & 1 : 0; }
-  // The phase of this tile's Q slot's barriers.
-  __device__ uint32_t q_phase() const { return (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1; }
 
   // Key tile t's slot in the ring, and the phase its barriers complete.
   // In 32 bits, as the producer counts (a query tile's key tiles are far
@@ -464,7 +462,7 @@ struct Consumer {
   // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
   __device__ void release_keys(int t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
   __device__ void release_values(int t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
-  __device__ void release_query() const { mbarrier_arrive(sm.q_empty(q_slot())); }
+  __device__ void release_query() const { mbarrier_arrive(sm.q_empty(q_slot)); }
 
   // Taking turns: this group's turn to issue products (named barrier 1 +
   // group), and the next group's once it has issued. The groups go round from
@@ -515,7 +513,7 @@ struct Consumer {
     sdpa_tc::zero_accumulators(o);
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
-    mbarrier_wait(sm.q_full(q_slot()), q_phase());  // also when no key tile follows: Q's copy must not be in flight
+    mbarrier_wait(sm.q_full(q_slot), q_phase);  // also when no key tile follows: Q's copy must not be in flight
     const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin), n_own = own_key_tiles();
     const VisibleTiles visible = visible_tiles();
     if (n_own > 0) {
@@ -657,7 +655,7 @@ struct Consumer {
       // it the other slot, once every group has done with its V (the
       // producer refills neither before o_read) and the last tile's stores
       // have read both (a tile without keys leaves them as they were).
-      mbarrier_wait(sm.o_read(), (q_round & 1) ^ 1);
+      mbarrier_wait(sm.o_read(), q_phase ^ 1);
       const int64_t last_use = int64_t{first} + (w.keys.end - w.keys.begin) - (Ti::kConsumers - group);
       const uint32_t slot = static_cast<uint32_t>(last_use + Ti::kStages) % Ti::kStages;
       if (last_use >= 0) mbarrier_wait(sm.v_empty(slot), static_cast<uint32_t>(last_use / Ti::kStages) & 1);
@@ -725,7 +723,6 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
     for (uint32_t slot = 0; slot < Ti::kQuerySlots; ++slot) {
       mbarrier_init(sm.q_full(slot), 1);
       mbarrier_init(sm.tile_full(slot), 1);
-      mbarrier_init(sm.q_empty(slot), Ti::kConsumers * 128);  // also frees the work slots
     }
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.k_full(stage), 1);
@@ -733,6 +730,8 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
       mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
+    for (uint32_t slot = 0; slot < Ti::kQuerySlots; ++slot)
+      mbarrier_init(sm.q_empty(slot), Ti::kConsumers * 128);  // also frees the work slots
     if (Ti::kStageInValues) mbarrier_init(sm.o_read(), Ti::kConsumers);  // each group's issuing thread
     mbarrier_init_fence();
   }
@@ -743,12 +742,13 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
   } else {
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
     const int group = Ti::kShape.uniform_group ? __shfl_sync(0xffffffffu, warp / 4, 0) : warp / 4;
-    const uint32_t group_rows = static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
+    const uint32_t q_rows = sm.q(0) + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0;
     bool turns_open = false;  // carry_turns: some tile of the block has taken turns
     for (uint32_t q_round = 0;; ++q_round) {
       const uint32_t slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
-      mbarrier_wait(sm.tile_full(slot), (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1);
+      const uint32_t phase = (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1;
+      mbarrier_wait(sm.tile_full(slot), phase);
       const BlockWork w = *shared_work_slot(sm.work_slot(q_round & 1));
       if (w.m0 < 0) {
         // The last group's last handover, where the turns were carried.
@@ -760,8 +760,8 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
         slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
                      1.4426950408889634f;
       const bool has_keys = w.keys.end > w.keys.begin;
-      const Consumer<T, Ti> consumer{p,          fp,    sm,      w, group, sm.q(slot) + group_rows,
-                                     slope_log2, first, q_round, !Ti::kShape.carry_turns || !turns_open};
+      const Consumer<T, Ti> consumer{p,     fp,    sm,   w, group, q_rows + slot * Ti::kQBytes, slope_log2,
+                                     first, phase, slot, !Ti::kShape.carry_turns || !turns_open};
       consumer.run();
       turns_open = turns_open || has_keys;
       first += static_cast<uint32_t>(w.keys.end - w.keys.begin);
