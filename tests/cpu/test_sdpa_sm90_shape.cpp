@@ -64,6 +64,22 @@ TEST_CASE("sdpa sm90: only 256 columns trim a group's keys; they and the 64-colu
   CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).uniform_group);
 }
 
+TEST_CASE("sdpa sm90: the 128-column tile keeps Q in two slots and carries the turns from tile to tile",
+          "[heuristics][sdpa]") {
+  for (int tile : {64, 128, 256})
+    for (int cut = 0; cut < kSdpaSm90Cuts; ++cut) {
+      const SdpaSm90Shape s = sdpa_sm90_cut_shape(tile, static_cast<SdpaSm90Cut>(cut));
+      INFO("tile " << tile << " cut " << cut);
+      CHECK(s.double_query == (tile == 128));
+      CHECK(s.query_slots() == (tile == 128 ? 2 : 1));
+      CHECK(s.carry_turns == (tile == 128));
+    }
+  // The second slot takes a Q tile's bytes and three barriers more.
+  SdpaSm90Shape one = sdpa_sm90_shape(128, false);
+  one.double_query = false;
+  CHECK(sdpa_sm90_smem_bytes(sdpa_sm90_shape(128, false)) - sdpa_sm90_smem_bytes(one) == 128u * 256u + 3u * 8u);
+}
+
 TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heuristics][sdpa]") {
   const SdpaVisibleKeys open{0, 100, false, -1, -1};
   CHECK_FALSE(open.bounded());

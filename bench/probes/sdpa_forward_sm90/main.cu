@@ -241,6 +241,8 @@ static void check(const std::vector<Variant> &vs) {
       // it runs from 2 query tiles (session 23's probe trees), the last (b, h)s' tiles heaviest first.
       {"B2 H70 S512 D128 causal (pairs, tail)", 2, 70, 70, 512, 512, 128, 128, true, false, -1, -1, 0, 0},
       {"B1 H140 Q512 K600 D128 GQA 2 causal bottom-right (pairs, tail)", 1, 140, 70, 512, 600, 128, 128, true, true, -1, -1, 1, 0},
+      // Blocks of several tiles, some without keys: the turns carried across them.
+      {"B2 H70 Q400 K100 D128 causal bottom-right (tiles without keys)", 2, 70, 70, 400, 100, 128, 128, true, true, -1, -1, 0, 0},
       {"B1 H70 S512 D256 causal (pairs, tail)", 1, 70, 70, 512, 512, 256, 256, true, false, -1, -1, 0, 0},
       // 32 query tiles a (b, h), 288 tiles: the tail from 32 query tiles, all of it dealt heaviest first.
       {"B1 H9 S4096 D128 causal (tail)", 1, 9, 9, 4096, 4096, 128, 128, true, false, -1, -1, 0, 0},

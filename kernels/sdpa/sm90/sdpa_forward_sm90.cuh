@@ -5,7 +5,9 @@
 // producer warpgroup's first thread brings each tile's Q and then the K and
 // V tiles its rows can see by TMA into a ring of 128-byte-swizzled slabs,
 // each copy completing on an mbarrier, Q refilled once every consumer has
-// done its last S. Each consumer warpgroup computes S = Q K^T
+// done its last S (at the 128-column tile in two slots, so that the next
+// tile's Q arrives under this one's last products). Each consumer warpgroup
+// computes S = Q K^T
 // (wgmma, Q and K from shared memory) and O += P V (wgmma, P from registers,
 // V N-major from shared memory), the online softmax in registers between
 // them, and hands each K and V tile back through its "empty" mbarrier.
@@ -58,12 +60,14 @@ struct Tiles {
   static constexpr uint32_t kQBytes = kQSlabBytes * kSlabs, kKvBytes = kKvSlabBytes * kSlabs;
   static constexpr uint32_t kAtomBytes = 1024;  // 8 rows of 128 bytes: the descriptors' stride
   static constexpr int kRescaleSlack = kShape.rescale_slack;
+  static constexpr int kQuerySlots = kShape.query_slots();
   static constexpr bool kSmemEpilogue = kShape.smem_epilogue;
   static constexpr bool kStageInValues = kShape.stage_in_values;
   static constexpr uint32_t kGroupSlabBytes = kConsumerRows * 128;  // a group's 64 rows of a staged slab
   static_assert(!kShape.trim_group_keys || kShape.uniform_group, "trimmed groups branch on the group index");
   static_assert(!kStageInValues || (kConsumers <= kStages && kGroupSlabBytes * kSlabs <= kKvBytes),
                 "a V slot for each group's staged rows");
+  static_assert(!kStageInValues || kQuerySlots == 1, "o_read's phase is the parity of the block's tiles");
   static_assert(kBlockM == kConsumers * kConsumerRows && kBlockN % 16 == 0, "16-key MMA steps");
 };
 
@@ -71,28 +75,30 @@ struct Tiles {
 template <class Ti>
 struct SmemMap {
   uint32_t base;  // 1024-aligned
-  __device__ uint32_t q() const { return base; }
-  __device__ uint32_t k(int stage) const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * stage; }
+  __device__ uint32_t q(uint32_t slot) const { return base + slot * Ti::kQBytes; }
+  __device__ uint32_t k(int stage) const { return base + Ti::kQuerySlots * Ti::kQBytes + 2 * Ti::kKvBytes * stage; }
   __device__ uint32_t v(int stage) const { return k(stage) + Ti::kKvBytes; }
   // O's staging tile: Q's layout (slabs of the block's rows).
-  __device__ uint32_t o() const { return base + Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
+  __device__ uint32_t o() const { return base + Ti::kQuerySlots * Ti::kQBytes + 2 * Ti::kKvBytes * Ti::kStages; }
   __device__ uint32_t bars() const { return o() + (Ti::kSmemEpilogue && !Ti::kStageInValues ? Ti::kQBytes : 0); }
-  __device__ uint32_t q_full() const { return bars(); }
+  // Q slot 1's barriers (double_query) after the others.
+  __device__ uint32_t q_full(uint32_t slot) const { return slot == 0 ? bars() : bars() + 8 * (4 + 4 * Ti::kStages); }
   __device__ uint32_t k_full(int stage) const { return bars() + 8 * (1 + stage); }
   __device__ uint32_t v_full(int stage) const { return bars() + 8 * (1 + Ti::kStages + stage); }
   __device__ uint32_t k_empty(int stage) const { return bars() + 8 * (1 + 2 * Ti::kStages + stage); }
   __device__ uint32_t v_empty(int stage) const { return bars() + 8 * (1 + 3 * Ti::kStages + stage); }
-  __device__ uint32_t q_empty() const { return bars() + 8 * (1 + 4 * Ti::kStages); }
+  __device__ uint32_t q_empty(uint32_t slot) const { return bars() + 8 * (slot == 0 ? 1 + 4 * Ti::kStages : 5 + 4 * Ti::kStages); }
   __device__ uint32_t o_read() const { return bars() + 8 * (2 + 4 * Ti::kStages); }  // stage_in_values
   // The producer's word to the consumers, published on tile_full: the
   // BlockWork of the query tile whose Q comes next (m0 -1 past the block's
   // last), in one of two slots by the parity of the block's tiles, so that
   // the producer fills the next before the consumers are done reading this
   // one. Its own barrier, not Q's: they then start the tile while its Q is
-  // still on the way.
-  __device__ uint32_t tile_full() const { return bars() + 8 * (3 + 4 * Ti::kStages); }
+  // still on the way. With two Q slots, a barrier a slot, the work slot the
+  // Q slot's (the slot's last Q handed back frees both).
+  __device__ uint32_t tile_full(uint32_t slot) const { return bars() + 8 * (slot == 0 ? 3 + 4 * Ti::kStages : 6 + 4 * Ti::kStages); }
   __device__ uint32_t work_slot(uint32_t parity) const {
-    return bars() + 8 * (4 + 4 * Ti::kStages) + parity * kSdpaSm90WorkSlotBytes;
+    return bars() + 8 * (4 + 4 * Ti::kStages + 3 * (Ti::kQuerySlots - 1)) + parity * kSdpaSm90WorkSlotBytes;
   }
 };
 
@@ -232,21 +238,32 @@ __device__ __forceinline__ void produce(const SdpaProblem &p, const ForwardParam
   // free again once they have handed back the Q of the tile two before (they
   // read it first); published once they have handed back the last tile's Q,
   // so that tile_full never runs two phases ahead of their waits.
+  // With two Q slots the tile's slot (its parity) is free once the consumers
+  // have handed back the Q of the tile two before, which also keeps each
+  // slot's tile_full within a phase of their waits.
   const auto announce = [&](const BlockWork &w) {
-    *shared_work_slot(sm.work_slot(q_round & 1)) = w;
-    if (q_round > 0) mbarrier_wait(sm.q_empty(), (q_round - 1) & 1);
-    mbarrier_arrive(sm.tile_full());
+    if constexpr (Ti::kQuerySlots == 2) {
+      const uint32_t slot = q_round & 1;
+      if (q_round > 1) mbarrier_wait(sm.q_empty(slot), (q_round / 2 - 1) & 1);
+      *shared_work_slot(sm.work_slot(slot)) = w;
+      mbarrier_arrive(sm.tile_full(slot));
+    } else {
+      *shared_work_slot(sm.work_slot(q_round & 1)) = w;
+      if (q_round > 0) mbarrier_wait(sm.q_empty(0), (q_round - 1) & 1);
+      mbarrier_arrive(sm.tile_full(0));
+    }
   };
   const auto bring = [&](int64_t tile) {
     const BlockWork w = block_work<Ti>(p, fp, tile);
     const int2 q_bh = coords(fp.q_steps, w.b, w.h), k_bh = coords(fp.k_steps, w.b, w.hk),
                v_bh = coords(fp.v_steps, w.b, w.hk);
     announce(w);
-    mbarrier_arrive_expect_bytes(sm.q_full(), Ti::kQBytes);
+    const uint32_t q_slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
+    mbarrier_arrive_expect_bytes(sm.q_full(q_slot), Ti::kQBytes);
 #pragma unroll 1  // the producer runs on 24 registers
     for (int j = 0; j < Ti::kSlabs; ++j)
-      tma_load_4d(sm.q() + j * Ti::kQSlabBytes, &fp.q, sm.q_full(), 64 * j, static_cast<int32_t>(w.m0), q_bh.x,
-                  q_bh.y);
+      tma_load_4d(sm.q(q_slot) + j * Ti::kQSlabBytes, &fp.q, sm.q_full(q_slot), 64 * j, static_cast<int32_t>(w.m0),
+                  q_bh.x, q_bh.y);
     const int64_t n_tiles = w.keys.end - w.keys.begin;
     // O staged in the V slots: the last tile's stores must have read them
     // before this tile's first V (or, with none, before the next tile's).
@@ -312,10 +329,12 @@ struct Consumer {
   const SmemMap<Ti> &sm;
   const BlockWork &w;
   int group;        // which consumer warpgroup, 0 to kConsumers - 1
-  uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab
+  uint32_t q_rows;  // this warpgroup's 64 rows of Q's first slab (in this tile's Q slot)
   float slope_log2;
   uint32_t first;    // the ring's count of key tiles before this query tile's
-  uint32_t q_phase;  // of Q's full barrier for this query tile
+  uint32_t q_phase;  // of this tile's Q slot's barriers (with one slot, the parity of the block's tiles)
+  uint32_t q_slot;
+  bool opens_turns;  // the last group hands a turn over before its first (carry_turns: the block's first tile with keys)
 
   // Key tile t's slot in the ring, and the phase its barriers complete.
   // In 32 bits, as the producer counts (a query tile's key tiles are far
@@ -443,7 +462,7 @@ struct Consumer {
   // Hands tile t's K or V slot, or Q, back to the producer (every consumer thread arrives).
   __device__ void release_keys(int t) const { mbarrier_arrive(sm.k_empty(stage(t))); }
   __device__ void release_values(int t) const { mbarrier_arrive(sm.v_empty(stage(t))); }
-  __device__ void release_query() const { mbarrier_arrive(sm.q_empty()); }
+  __device__ void release_query() const { mbarrier_arrive(sm.q_empty(q_slot)); }
 
   // Taking turns: this group's turn to issue products (named barrier 1 +
   // group), and the next group's once it has issued. The groups go round from
@@ -453,6 +472,9 @@ struct Consumer {
   __device__ void wait_turn() const { named_barrier_sync(1 + group, 256); }
   __device__ void pass_turn() const { named_barrier_arrive(1 + (group + 1) % Ti::kConsumers, 256); }
   __device__ bool last_group() const { return group == Ti::kConsumers - 1; }
+  // The last group keeps its last handover of a tile (carry_turns: it goes
+  // on into the next).
+  __device__ bool skips_last_pass() const { return !Ti::kShape.carry_turns && last_group(); }
   // The key tiles this group's rows see, from the block's first: with
   // trim_group_keys fewer than the block's where a causal mask or a window
   // ends its rows' keys a tile or more before the block's last rows' (the
@@ -476,7 +498,7 @@ struct Consumer {
   __device__ void pass_turns(int from, int to) const {
     for (int t = from; t < to; ++t) {
       wait_turn();
-      if (t + 1 < to || !last_group()) pass_turn();
+      if (t + 1 < to || !skips_last_pass()) pass_turn();
       release_keys(t);
       release_values(t);
     }
@@ -491,11 +513,11 @@ struct Consumer {
     sdpa_tc::zero_accumulators(o);
     row_max[0][0] = row_max[0][1] = -INFINITY;
     row_sum[0][0] = row_sum[0][1] = 0.f;
-    mbarrier_wait(sm.q_full(), q_phase);  // also when no key tile follows: Q's copy must not be in flight
+    mbarrier_wait(sm.q_full(q_slot), q_phase);  // also when no key tile follows: Q's copy must not be in flight
     const int n_tiles = static_cast<int>(w.keys.end - w.keys.begin), n_own = own_key_tiles();
     const VisibleTiles visible = visible_tiles();
     if (n_own > 0) {
-      if (last_group()) pass_turn();
+      if (last_group() && opens_turns) pass_turn();
       wait_turn();
       issue_scores(s, 0);
       pass_turn();
@@ -524,14 +546,14 @@ struct Consumer {
       wait_turn();
       rescale_output(o, correction);
       issue_values(o, pa, n_own - 1);
-      if (!last_group() || n_own < n_tiles) pass_turn();
+      if (!skips_last_pass() || n_own < n_tiles) pass_turn();
       wgmma_wait<0>();
       fence_registers(o[0]);
       release_values(n_own - 1);
       pass_turns(n_own, n_tiles);
     } else if (n_tiles > 0) {
       release_query();
-      if (last_group()) pass_turn();
+      if (last_group() && opens_turns) pass_turn();
       wait_turn();  // the turn of the first S
       pass_turn();
       pass_turns(0, n_tiles);
@@ -698,15 +720,18 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
   const SmemMap<Ti> sm{(shared_address(smem) + 1023u) & ~1023u};
   const int warp = static_cast<int>(threadIdx.x) / 32;
   if (threadIdx.x == 0) {
-    mbarrier_init(sm.q_full(), 1);
-    mbarrier_init(sm.tile_full(), 1);
+    for (uint32_t slot = 0; slot < Ti::kQuerySlots; ++slot) {
+      mbarrier_init(sm.q_full(slot), 1);
+      mbarrier_init(sm.tile_full(slot), 1);
+    }
     for (int stage = 0; stage < Ti::kStages; ++stage) {
       mbarrier_init(sm.k_full(stage), 1);
       mbarrier_init(sm.v_full(stage), 1);
       mbarrier_init(sm.k_empty(stage), Ti::kConsumers * 128);
       mbarrier_init(sm.v_empty(stage), Ti::kConsumers * 128);
     }
-    mbarrier_init(sm.q_empty(), Ti::kConsumers * 128);  // also frees the work slots
+    for (uint32_t slot = 0; slot < Ti::kQuerySlots; ++slot)
+      mbarrier_init(sm.q_empty(slot), Ti::kConsumers * 128);  // also frees the work slots
     if (Ti::kStageInValues) mbarrier_init(sm.o_read(), Ti::kConsumers);  // each group's issuing thread
     mbarrier_init_fence();
   }
@@ -717,18 +742,28 @@ __global__ void __launch_bounds__(Ti::kThreads, 1)
   } else {
     claim_registers_to<sdpa_sm90_consumer_registers(Ti::kShape)>();
     const int group = Ti::kShape.uniform_group ? __shfl_sync(0xffffffffu, warp / 4, 0) : warp / 4;
-    const uint32_t q_rows = sm.q() + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
+    const uint32_t q_rows = sm.q(0) + static_cast<uint32_t>(group) * Ti::kConsumerRows * 128;
     uint32_t first = 0;
+    bool turns_open = false;  // carry_turns: some tile of the block has taken turns
     for (uint32_t q_round = 0;; ++q_round) {
-      mbarrier_wait(sm.tile_full(), q_round & 1);
+      const uint32_t slot = Ti::kQuerySlots == 2 ? q_round & 1 : 0;
+      const uint32_t phase = (Ti::kQuerySlots == 2 ? q_round / 2 : q_round) & 1;
+      mbarrier_wait(sm.tile_full(slot), phase);
       const BlockWork w = *shared_work_slot(sm.work_slot(q_round & 1));
-      if (w.m0 < 0) break;
+      if (w.m0 < 0) {
+        // The last group's last handover, where the turns were carried.
+        if (Ti::kShape.carry_turns && turns_open && group == 0) named_barrier_sync(1, 256);
+        break;
+      }
       float slope_log2 = 0.f;
       if (fp.score.alibi != 0)
         slope_log2 = static_cast<const float *>(p.slopes)[w.b * p.slope_stride[0] + w.h * p.slope_stride[1]] *
                      1.4426950408889634f;
-      const Consumer<T, Ti> consumer{p, fp, sm, w, group, q_rows, slope_log2, first, q_round & 1};
+      const bool has_keys = w.keys.end > w.keys.begin;
+      const Consumer<T, Ti> consumer{p,     fp,    sm,   w, group, q_rows + slot * Ti::kQBytes, slope_log2,
+                                     first, phase, slot, !Ti::kShape.carry_turns || !turns_open};
       consumer.run();
+      turns_open = turns_open || has_keys;
       first += static_cast<uint32_t>(w.keys.end - w.keys.begin);
     }
     // The staging tile must outlive its last stores' reads.

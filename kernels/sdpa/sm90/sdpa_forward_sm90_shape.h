@@ -41,14 +41,26 @@ struct SdpaSm90Shape {
   // key masked by one compare a score, where the loop otherwise tested each
   // tile in 64-bit uniform arithmetic and masked with two compares a score.
   bool visible_tiles_once = false;
+  // Q in two slots by the parity of the block's tiles, so that the next
+  // tile's Q arrives while this tile's last products run: with one slot its
+  // copy starts only once every group's last S is done, and the next tile's
+  // first S waits for it.
+  bool double_query = false;
+  // The last group hands the turn to the first after its last products of a
+  // tile too (the block's first tile opens the turns, the first group takes
+  // the last handover at the block's end): the first group then starts its
+  // next tile while the last one still drains and stores its rows.
+  bool carry_turns = false;
   constexpr int block_m() const { return 64 * consumers; }
+  constexpr int query_slots() const { return double_query ? 2 : 1; }
   constexpr int threads() const { return 128 * (consumers + 1); }
   constexpr bool operator==(const SdpaSm90Shape &o) const {
     return consumers == o.consumers && block_n == o.block_n && stages == o.stages && slabs == o.slabs &&
            persistent == o.persistent && rescale_slack == o.rescale_slack &&
            smem_epilogue == o.smem_epilogue && stage_in_values == o.stage_in_values &&
            uniform_group == o.uniform_group && trim_group_keys == o.trim_group_keys &&
-           share_last_round == o.share_last_round && visible_tiles_once == o.visible_tiles_once;
+           share_last_round == o.share_last_round && visible_tiles_once == o.visible_tiles_once &&
+           double_query == o.double_query && carry_turns == o.carry_turns;
   }
 };
 
@@ -129,13 +141,23 @@ constexpr int kSdpaSm90Cuts = 3;
 //   0.998x / 0.988x; unmasked B16 H16 S1024 (four consumers) 1.042x / 1.038x.
 //   The three-consumer cut keeps its test (rounds 1 and 2: 0.991-0.995x
 //   with it, within the noise of its unchanged kernel in round 3).
+// - At 128 columns Q in two slots and the turns carried from tile to tile
+//   (double_query, carry_turns; session 24, H200, against main in one
+//   process, two rounds): B4 H32 S4096 1.010x / 1.018x, causal 1.009x /
+//   1.023x; B2 H32 S8192 1.004x / 1.004x, causal 1.004x / 0.999x. Either
+//   alone measured 0.995-1.001x. The carried turns at 256 columns measured
+//   0.999-1.005x (no room there for a second Q) and stay off. Issuing each
+//   group's next first S before its epilogue on top (the prefetched S as one
+//   wgmma on every path, else ptxas serialized them all, C7515) ran
+//   1.012x / 1.015x main at S 4096 (below the two alone), 0.997x / 0.998x at
+//   S 8192 and 0.93-0.94x at B1 H8 S2048 (a tile a block): dropped.
 constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) {
   const bool short_tile = head_dim_tile == 64;
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
           head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3), head_dim_tile == 256,
-          head_dim_tile == 128, short_tile && consumers != 3};
+          head_dim_tile == 128, short_tile && consumers != 3, head_dim_tile == 128, head_dim_tile == 128};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
@@ -305,17 +327,18 @@ static_assert(sdpa_sm90_consumer_registers({2, 128, 2, 1, false, -1}) == 240 &&
 
 constexpr size_t kSdpaSm90SwizzleAlign = 1024;  // a 128-byte-swizzle atom: 8 rows of 128 bytes
 
-// Q, then per stage a K and a V tile, O's staging tile (smem_epilogue but
-// not stage_in_values), then the mbarriers (Q full and empty; per stage K
-// and V full and empty; the staging tile's stores read; the producer's work
-// slots full), the two work slots, and the slack that aligns the tiles to a
+// Q (one or two slots), then per stage a K and a V tile, O's staging tile
+// (smem_epilogue but not stage_in_values), then the mbarriers (Q full and
+// empty; per stage K and V full and empty; the staging tile's stores read;
+// the producer's work slots full; a second Q slot's full, empty and work
+// full), the two work slots, and the slack that aligns the tiles to a
 // swizzle atom.
 constexpr size_t kSdpaSm90WorkSlotBytes = 80;  // the kernel's BlockWork
 constexpr size_t sdpa_sm90_smem_bytes(const SdpaSm90Shape &s) {
   const size_t row_bytes = static_cast<size_t>(s.slabs) * 128;
   const int staged_rows = s.smem_epilogue && !s.stage_in_values ? s.block_m() : 0;
-  return (s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes + 8 * (4 + 4 * s.stages) + 2 * kSdpaSm90WorkSlotBytes +
-         kSdpaSm90SwizzleAlign;
+  return (s.query_slots() * s.block_m() + 2 * s.stages * s.block_n + staged_rows) * row_bytes +
+         8 * (4 + 4 * s.stages + 3 * (s.query_slots() - 1)) + 2 * kSdpaSm90WorkSlotBytes + kSdpaSm90SwizzleAlign;
 }
 
 // The most any problem's block of a head-size tile takes.
