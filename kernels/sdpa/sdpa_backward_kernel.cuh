@@ -338,6 +338,12 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   }
 }
 
+}  // namespace baracuda::kernels::sdpa
+
+#include "sdpa/sdpa_backward_dq_bulk.cuh"
+
+namespace baracuda::kernels::sdpa {
+
 // The (query head, query tile) of a step. A block walks the query tiles
 // [first, last] of each query head of its kv head in turn; counting them
 // forward spares the two 64-bit divisions of the step index an iteration.
@@ -422,7 +428,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int SB = Tr::kScoreBuffers;
   T *sdS0 = sdO + ST * BR * HT;          // dS^T [buffer][BC][BR]
   T *sP0 = sdS0 + SB * BC * BR;          // P^T [buffer][BC][BR]
-  float *sLse = reinterpret_cast<float *>(sP0 + SB * BC * BR);  // [stage][BR]
+  float *sLse = reinterpret_cast<float *>(reinterpret_cast<char *>(sP0 + SB * BC * BR) + Tr::kDqStagingPad);  // [stage][BR]
   float *sDelta = sLse + ST * BR;                         // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -481,6 +487,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int dq_row = (warp % Tr::kDqRowGroups) * 16 * QA;
   const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
   const int dq_lane_offset = (dq_row + lane / 4) * D + dq_col + (lane % 4) * 2;  // in a [BR][D] tile
+  [[maybe_unused]] const uint32_t dq_staging =
+      shared_address(sdS0) + Tr::kDqStagingOffset + 2 * warp * Tr::kDqStagingBytes;  // Tr::kDqBulk's buffers
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
@@ -613,9 +621,16 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     }
     const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
     float *dq_lane = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset;
+    [[maybe_unused]] float *dq_warp = dq_lane - dq_lane_offset + dq_row * D + dq_col;  // the bulk path's
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
     auto add_dq = [&] {
+      if constexpr (Tr::kDqBulk && !Deterministic && kBarriers == SdpaBackwardBarriers::kFour) {
+        add_dq_part_bulk<T, Tr>(dq_warp, rows_left, D, hc.scale, shared_address(sdS), shared_address(sK),
+                                dq_staging, dq_row, dq_col, lane);
+        __syncthreads();
+        return;
+      }
       int *turn = turns != nullptr ? turns + (b * p.heads_q + h) * q_tiles + q_tile : nullptr;
       // The turn is waited for after the products, so that only the
       // reductions hold up the key tiles after this one.
@@ -662,7 +677,11 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           float dq[QA][Tr::kDqChunk / 8][4] = {};
           mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col,
                                                      lane);
-          if (rows_left == BR && D == HT) {
+          if constexpr (Tr::kDqBulk && !Deterministic) {
+            // Out by the copy engine before dK's products, as FlashAttention-2 issues its atomics.
+            bulk_reduce_dq_chunk<Tr>(dq_warp, dq, rows_left, D, hc.scale, dq_staging, dq_row, dq_col, 0, lane);
+            dk_products([](int) {});
+          } else if (rows_left == BR && D == HT) {
             dk_products([&](int kk) {
               __syncwarp();  // keeps ptxas from hoisting the reductions above the step
               const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
@@ -696,6 +715,11 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     stage = next_stage;
   }
   cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (Tr::kDqBulk && !Deterministic) {
+    if (lane < 16) sm90::bulk_wait();  // dQ's bulk reductions complete before the block ends
+  }
+#endif
 
   // dK and dV of this kv head; keys no query sees get zeros.
   const float scale = static_cast<float>(p.scale);

@@ -54,7 +54,7 @@ template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int Key
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
           SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts,
           SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts,
-          bool DqFragmentsOnce = false>
+          bool DqFragmentsOnce = false, bool DqBulk = false>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -77,6 +77,17 @@ struct SdpaBackwardShape {
   // Whether dQ reads its dS fragments once for all of a warp's column
   // chunks (kAfterDqProducts), rather than again for each chunk.
   static constexpr bool kDqFragmentsOnce = DqFragmentsOnce;
+  // Whether the atomic mode's dQ goes out by bulk reductions from shared
+  // memory on sm_90 and later (sdpa_backward_dq_bulk.cuh): each warp stages
+  // a row atom's chunk in one of its two buffers and the copy engine adds
+  // it, so that no reduction waits in the load/store unit's queue nor holds
+  // registers. The buffers lie over the dS^T and P^T slots where dQ reads
+  // its dS fragments once (no product reads the slots after that), with
+  // kDqStagingPad bytes past them, else in kDqStagingPad bytes of their own
+  // after the slots.
+  static constexpr bool kDqBulk = DqBulk;
+  static_assert(!DqBulk || (DqChunk == 32 && (DqFragmentsOnce || DqReductions == SdpaBackwardDqReductions::kAmongDkProducts)),
+                "128-byte staged rows; dQ after dK (over the score slots) or before it");
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -88,9 +99,19 @@ struct SdpaBackwardShape {
   static_assert(kQueries % 64 == 0 && kQueries <= kThreads, "a thread a row's lse and delta");
 
   static constexpr int kTileBytes = kHeadTile * 2;
+  // A staging buffer: 16 rows of 128 bytes, row r from r * 128 + (r % 8) *
+  // 16, so that the 8 rows of an accumulator fragment's stores fall in 8
+  // different bank groups while each row stays whole for its bulk copy.
+  static constexpr int kDqStagingBytes = 16 * 128 + 7 * 16;
+  static constexpr int kScoreBytes = kScoreBuffers * 2 * kKeys * kQueries * 2;  // dS^T, P^T
+  static constexpr int kDqStagingOffset = DqFragmentsOnce ? 0 : kScoreBytes;  // from dS^T's slot
+  static constexpr int kDqStagingPad =
+      DqBulk && kDqStagingOffset + 2 * kWarps * kDqStagingBytes > kScoreBytes
+          ? kDqStagingOffset + 2 * kWarps * kDqStagingBytes - kScoreBytes
+          : 0;
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
                                     + kStages * 2 * kQueries * kTileBytes  // Q, dO
-                                    + kScoreBuffers * 2 * kKeys * kQueries * 2  // dS^T, P^T
+                                    + kScoreBytes + kDqStagingPad
                                     + kStages * 2 * kQueries * 4;          // lse, delta
 };
 
@@ -175,7 +196,8 @@ template <>
 struct SdpaBackwardWide<64> {
   using Traits =
       SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo, 128,
-                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts>;
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts, false,
+                        true>;
 };
 template <>
 struct SdpaBackwardWide<128> {
@@ -187,7 +209,7 @@ template <>
 struct SdpaBackwardWide<256> {
   using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
                                    128, SdpaBackwardProbabilities::kAmongProducts,
-                                   SdpaBackwardDqReductions::kAfterDqProducts, true>;
+                                   SdpaBackwardDqReductions::kAfterDqProducts, true, true>;
 };
 
 }  // namespace baracuda::kernels

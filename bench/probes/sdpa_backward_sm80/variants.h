@@ -28,6 +28,11 @@ using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, Pf::kScores, Ba::kTw
 // D 256: as 4 with 32-row dQ warp tiles of 32 columns... (4 row atoms, 32 columns a warp).
 using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 4, 32, Pf::kScores, Ba::kTwo, 64, Pr::kAmongProducts,
                                  Dr::kAmongDkProducts>;
+#elif PROBE_VARIANT == 6
+// D 128: the narrow tile (S^T a step ahead, two stages, 161 KB) with dQ added by
+// bulk reductions from 34 KB of staging rows of its own (196 KB).
+using Traits = SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, Pf::kScoresAhead, Ba::kTwo, 64, Pr::kAmongProducts,
+                                 Dr::kAmongDkProducts, false, true>;
 #endif
 }  // namespace probe_variants
 using ProbeTraits = probe_variants::Traits;
