@@ -28,16 +28,20 @@ __device__ __forceinline__ void bulk_reduce_dq_chunk(float *dq_warp, const float
                                                      int rows_left, int D, float scale, uint32_t staging, int dq_row,
                                                      int dq_col, int c0, int lane) {
   constexpr int QA = Tr::kDqRowAtoms, NQ = Tr::kDqChunk / 8;
-  static_assert(Tr::kDqChunk == 32, "128-byte staged rows");
+  static_assert(Tr::kDqChunk == 32 && Tr::kDqStagingBytes == 16 * 128, "16 rows of 128 bytes a buffer");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // The lane's fragment rows lane / 4 and + 8 at column 2 (lane % 4), in a
-  // buffer's skewed rows (row r + 8 lies 1024 bytes past row r); lane < 16
-  // copies row `lane`.
-  const auto row_at = [](int r) { return static_cast<uint32_t>(r * 128 + (r % 8) * 16); };
-  const uint32_t store_off = row_at(lane / 4) + (lane % 4) * 8;
-  const uint32_t copy_off = row_at(lane % 16);
+  // Row r of a buffer is its 128 contiguous bytes from r * 128, as the copy
+  // reads it. An accumulator tile's lanes hold rows lane / 4 (+ 8) at
+  // columns 8 n + 2 (lane % 4): stored tile by tile, their 8 rows would hit
+  // the same 8 banks. Lane pairs of rows take the tiles from tile
+  // (lane / 8) on, so a store's 8 rows spread over all 32 banks (two
+  // wavefronts, the least for 256 bytes).
+  const int rotate = lane / 8;
+  const uint32_t store_off = (lane / 4) * 128 + (lane % 4) * 8;
+  const uint32_t copy_off = (lane % 16) * 128;
   const bool issuer = lane < 16;
   const int col0 = dq_col + c0;
+  const bool any_column = col0 < D;
   const uint32_t bytes = static_cast<uint32_t>(D - col0 < Tr::kDqChunk ? D - col0 : Tr::kDqChunk) * 4u;
 #pragma unroll
   for (int m = 0; m < QA; ++m) {
@@ -45,15 +49,21 @@ __device__ __forceinline__ void bulk_reduce_dq_chunk(float *dq_warp, const float
     if (issuer) sm90::bulk_wait_read<1>();
     __syncwarp();
 #pragma unroll
-    for (int n = 0; n < NQ; ++n)
+    for (int k = 0; k < NQ; ++k) {
+      const int n = (k + rotate) % NQ;
+      float v[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        v[e] = n == 0 ? dq[m][0][e] : n == 1 ? dq[m][1][e] : n == 2 ? dq[m][2][e] : dq[m][3][e];
 #pragma unroll
       for (int half = 0; half < 2; ++half)
         asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(buf + store_off + half * 1024 + n * 32),
-                     "f"(scale * dq[m][n][2 * half]), "f"(scale * dq[m][n][2 * half + 1])
+                     "f"(scale * v[2 * half]), "f"(scale * v[2 * half + 1])
                      : "memory");
+    }
     sm90::fence_async_shared();
     __syncwarp();
-    if (issuer && dq_row + m * 16 + lane % 16 < rows_left)
+    if (issuer && any_column && dq_row + m * 16 + lane % 16 < rows_left)
       sm90::bulk_reduce_add_f32(dq_warp + (m * 16 + lane % 16) * D + c0, buf + copy_off, bytes);
     if (issuer) sm90::bulk_commit();
   }

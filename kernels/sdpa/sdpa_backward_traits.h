@@ -99,10 +99,7 @@ struct SdpaBackwardShape {
   static_assert(kQueries % 64 == 0 && kQueries <= kThreads, "a thread a row's lse and delta");
 
   static constexpr int kTileBytes = kHeadTile * 2;
-  // A staging buffer: 16 rows of 128 bytes, row r from r * 128 + (r % 8) *
-  // 16, so that the 8 rows of an accumulator fragment's stores fall in 8
-  // different bank groups while each row stays whole for its bulk copy.
-  static constexpr int kDqStagingBytes = 16 * 128 + 7 * 16;
+  static constexpr int kDqStagingBytes = 16 * 128;  // a buffer: a row atom's 16 rows of 32 f32
   static constexpr int kScoreBytes = kScoreBuffers * 2 * kKeys * kQueries * 2;  // dS^T, P^T
   static constexpr int kDqStagingOffset = DqFragmentsOnce ? 0 : kScoreBytes;  // from dS^T's slot
   static constexpr int kDqStagingPad =
