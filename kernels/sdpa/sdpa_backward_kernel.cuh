@@ -12,6 +12,7 @@
 // by ldmatrix, with the warps split by query rows and head-size columns.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -398,7 +399,8 @@ __device__ __forceinline__ KeyTileOfBlock key_tile_of_block(const int *turns, bo
 // picks the grid's order (key_tile_of_block).
 template <class T, class Tr, bool Aligned, bool Deterministic>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns,
+                         const __grid_constant__ CUtensorMap dq_map) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
@@ -420,7 +422,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
                 "kFour's dQ runs after dK");
   static_assert(!kOneBarrier || (kPrefetch == SdpaBackwardPrefetch::kGradients && ST >= 3),
                 "with no opening barrier a stage is loaded a step before the barrier that shows it");
-  extern __shared__ uint4 smem_raw[];
+  extern __shared__ __align__(1024) uint4 smem_raw[];  // the bulk path's swizzled buffers on 1024 bytes
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
@@ -627,7 +629,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     auto add_dq = [&] {
       if constexpr (Tr::kDqBulk && !Deterministic && kBarriers == SdpaBackwardBarriers::kFour) {
         add_dq_part_bulk<T, Tr>(dq_warp, rows_left, D, hc.scale, shared_address(sdS), shared_address(sK),
-                                dq_staging, dq_row, dq_col, lane);
+                                dq_staging, dq_row, dq_col, lane, &dq_map, q0 + dq_row, static_cast<int32_t>(h),
+                                static_cast<int32_t>(b));
         __syncthreads();
         return;
       }
@@ -679,7 +682,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
                                                      lane);
           if constexpr (Tr::kDqBulk && !Deterministic) {
             // Out by the copy engine before dK's products, as FlashAttention-2 issues its atomics.
-            bulk_reduce_dq_chunk<Tr>(dq_warp, dq, rows_left, D, hc.scale, dq_staging, dq_row, dq_col, 0, lane);
+            bulk_reduce_dq_chunk<Tr>(dq_warp, dq, rows_left, D, hc.scale, dq_staging, dq_row, dq_col, 0, lane,
+                                     &dq_map, q0 + dq_row, static_cast<int32_t>(h), static_cast<int32_t>(b));
             dk_products([](int) {});
           } else if (rows_left == BR && D == HT) {
             dk_products([&](int kk) {
@@ -717,7 +721,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (Tr::kDqBulk && !Deterministic) {
-    if (lane < 16) sm90::bulk_wait();  // dQ's bulk reductions complete before the block ends
+    if (lane == 0) sm90::bulk_wait();  // dQ's bulk reductions complete before the block ends
   }
 #endif
 

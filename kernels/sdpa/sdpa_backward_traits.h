@@ -77,14 +77,13 @@ struct SdpaBackwardShape {
   // Whether dQ reads its dS fragments once for all of a warp's column
   // chunks (kAfterDqProducts), rather than again for each chunk.
   static constexpr bool kDqFragmentsOnce = DqFragmentsOnce;
-  // Whether the atomic mode's dQ goes out by bulk reductions from shared
-  // memory on sm_90 and later (sdpa_backward_dq_bulk.cuh): each warp stages
-  // a row atom's chunk in one of its two buffers and the copy engine adds
-  // it, so that no reduction waits in the load/store unit's queue nor holds
-  // registers. The buffers lie over the dS^T and P^T slots where dQ reads
-  // its dS fragments once (no product reads the slots after that), with
-  // kDqStagingPad bytes past them, else in kDqStagingPad bytes of their own
-  // after the slots.
+  // Whether the atomic mode's dQ goes out by tensor-map bulk reductions from
+  // shared memory on sm_90 and later (sdpa_backward_dq_bulk.cuh): each warp
+  // stages a row atom's chunk in one of its two buffers and the copy engine
+  // adds it, so that no reduction waits in the load/store unit's queue nor
+  // holds registers. The buffers lie over the dS^T and P^T slots where dQ
+  // reads its dS fragments once (no product reads the slots after that),
+  // else in kDqStagingPad bytes of their own after the slots.
   static constexpr bool kDqBulk = DqBulk;
   static_assert(!DqBulk || (DqChunk == 32 && (DqFragmentsOnce || DqReductions == SdpaBackwardDqReductions::kAmongDkProducts)),
                 "128-byte staged rows; dQ after dK (over the score slots) or before it");
@@ -99,13 +98,15 @@ struct SdpaBackwardShape {
   static_assert(kQueries % 64 == 0 && kQueries <= kThreads, "a thread a row's lse and delta");
 
   static constexpr int kTileBytes = kHeadTile * 2;
-  static constexpr int kDqStagingBytes = 16 * 128;  // a buffer: a row atom's 16 rows of 32 f32
+  static constexpr int kDqStagingBytes = 16 * 128;  // a buffer: a row atom's 16 rows of 32 f32, 128-byte swizzle
   static constexpr int kScoreBytes = kScoreBuffers * 2 * kKeys * kQueries * 2;  // dS^T, P^T
   static constexpr int kDqStagingOffset = DqFragmentsOnce ? 0 : kScoreBytes;  // from dS^T's slot
   static constexpr int kDqStagingPad =
       DqBulk && kDqStagingOffset + 2 * kWarps * kDqStagingBytes > kScoreBytes
           ? kDqStagingOffset + 2 * kWarps * kDqStagingBytes - kScoreBytes
           : 0;
+  static_assert(!DqBulk || (2 * kKeys + kStages * 2 * kQueries) * kTileBytes % 1024 == 0,
+                "the swizzled staging buffers on 1024 bytes");
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
                                     + kStages * 2 * kQueries * kTileBytes  // Q, dO
                                     + kScoreBytes + kDqStagingPad

@@ -45,14 +45,6 @@ __device__ __forceinline__ void tma_store_4d(const CUtensorMap *map, uint32_t sr
       "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
 }
-// bytes (a multiple of 16) of f32 at shared src (16-byte aligned) added into
-// global dst (16-byte aligned), element by element, with no tensor map.
-// Completes in this thread's bulk group (bulk_commit, bulk_wait_read).
-__device__ __forceinline__ void bulk_reduce_add_f32(float *dst, uint32_t src, uint32_t bytes) {
-  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(dst), "r"(src),
-               "r"(bytes)
-               : "memory");
-}
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // Waits until this thread's committed bulk groups but the Pending most recent
 // have read their shared memory.
