@@ -35,9 +35,9 @@ __device__ __forceinline__ void bulk_reduce_dq_chunk(float *dq_warp, const float
                                                      int rows_left, int D, float scale, uint32_t staging, int dq_row,
                                                      int dq_col, int c0, int lane, const CUtensorMap *dq_map,
                                                      int64_t q_row0, int32_t head, int32_t batch) {
-  constexpr int QA = Tr::kDqRowAtoms, NQ = Tr::kDqChunk / 8;
   static_assert(Tr::kDqChunk == 32 && Tr::kDqStagingBytes == 16 * 128, "16 rows of 128 bytes a buffer");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int QA = Tr::kDqRowAtoms, NQ = Tr::kDqChunk / 8;
   // A buffer is the map's box of 16 rows of 32 f32 (128 bytes) in the
   // 128-byte swizzle: the 16-byte chunk c of row r at chunk c ^ (r % 8), so
   // that an accumulator tile's 8 rows spread over all 32 banks.

@@ -3,7 +3,9 @@
 // query tiles of every query head that reads it, recomputing
 // P = exp(s - lse) from the forward's lse, then
 //   dV += P^T dO,  dP = dO V^T,  dS = P (dP - delta),  dK += dS^T Q,
-//   dQ += dS K (f32 atomics into the workspace).
+//   dQ += dS K (f32 atomics into the workspace; where the tile sets
+//   kDqBulk, tensor-map bulk reductions from shared memory on sm_90 on,
+//   sdpa_backward_dq_bulk.cuh).
 // dK and dV of the kv head sum over its query heads in registers. Tile shapes:
 // sdpa_backward_traits.h. A warp computes the transposed scores S^T of its
 // key group's keys against its share of the query tile; the warps of a key

@@ -34,7 +34,8 @@ int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *
   const dim3 grid = key_major ? dim3(key_tiles, heads, batch) : dim3(heads, key_tiles, batch);
   CUtensorMap dq_map{};
   if constexpr (Tr::kDqBulk && !Deterministic) {
-    if (!sm90::encode_dq_rows(dq_map, p, dq, 16)) return kSdpaBackwardNoDqMap;
+    // The box's row coordinate is 32-bit.
+    if (p.queries >= INT32_MAX || !sm90::encode_dq_rows(dq_map, p, dq, 16)) return kSdpaBackwardNoDqMap;
   }
   kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns, dq_map);
   return -static_cast<int>(cudaGetLastError());

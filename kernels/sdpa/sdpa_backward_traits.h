@@ -186,6 +186,11 @@ struct SdpaBackwardTraits<256>
 // dS fragments read once for the warp's four 32-column chunks (24 of its
 // 64 ldmatrix a step; 32 more registers held through dQ) 224.8 -> 229.0,
 // causal 191.8 -> 195.1 (FA2 230.2 / 196.8), dK and dV bits unchanged.
+// Session 24 (same harness): dQ by tensor-map bulk reductions (DqBulk) at D
+// 256 230.8 -> 256.9 (causal 193.2 -> 219.2; FA2 231.8 / 196.8), at D 64
+// 217.3 -> 219.3 (156.6 -> 158.1); one 1-D bulk reduction a row lost
+// (0.80-0.92x); at D 128 the narrow tile with the box reductions 0.96-0.99x
+// this wide tile, which has no room to stage them.
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
