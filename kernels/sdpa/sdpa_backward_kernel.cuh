@@ -3,7 +3,9 @@
 // query tiles of every query head that reads it, recomputing
 // P = exp(s - lse) from the forward's lse, then
 //   dV += P^T dO,  dP = dO V^T,  dS = P (dP - delta),  dK += dS^T Q,
-//   dQ += dS K (f32 atomics into the workspace).
+//   dQ += dS K (f32 atomics into the workspace; where the tile sets
+//   kDqBulk, tensor-map bulk reductions from shared memory on sm_90 on,
+//   sdpa_backward_dq_bulk.cuh).
 // dK and dV of the kv head sum over its query heads in registers. Tile shapes:
 // sdpa_backward_traits.h. A warp computes the transposed scores S^T of its
 // key group's keys against its share of the query tile; the warps of a key
@@ -12,6 +14,7 @@
 // by ldmatrix, with the warps split by query rows and head-size columns.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -338,6 +341,12 @@ __device__ __forceinline__ void add_dq_part(float *dq_lane, int rows_left, int D
   }
 }
 
+}  // namespace baracuda::kernels::sdpa
+
+#include "sdpa/sdpa_backward_dq_bulk.cuh"
+
+namespace baracuda::kernels::sdpa {
+
 // The (query head, query tile) of a step. A block walks the query tiles
 // [first, last] of each query head of its kv head in turn; counting them
 // forward spares the two 64-bit divisions of the step index an iteration.
@@ -392,7 +401,8 @@ __device__ __forceinline__ KeyTileOfBlock key_tile_of_block(const int *turns, bo
 // picks the grid's order (key_tile_of_block).
 template <class T, class Tr, bool Aligned, bool Deterministic>
 __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
-    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns) {
+    sdpa_backward_kernel(const SdpaProblem p, const float *delta_ws, float *dq_ws, int *turns,
+                         const __grid_constant__ CUtensorMap dq_map) {
   constexpr int HT = Tr::kHeadTile, BR = Tr::kQueries, BC = Tr::kKeys, KA = Tr::kKeyAtoms;
   constexpr int QA = Tr::kDqRowAtoms, ST = Tr::kStages;
   constexpr SdpaBackwardPrefetch kPrefetch = Tr::kPrefetch;
@@ -414,7 +424,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
                 "kFour's dQ runs after dK");
   static_assert(!kOneBarrier || (kPrefetch == SdpaBackwardPrefetch::kGradients && ST >= 3),
                 "with no opening barrier a stage is loaded a step before the barrier that shows it");
-  extern __shared__ uint4 smem_raw[];
+  extern __shared__ __align__(1024) uint4 smem_raw[];  // the bulk path's swizzled buffers on 1024 bytes
   T *sK = reinterpret_cast<T *>(smem_raw);
   T *sV = sK + BC * HT;
   T *sQ = sV + BC * HT;                  // [stage][BR][HT]
@@ -422,7 +432,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int SB = Tr::kScoreBuffers;
   T *sdS0 = sdO + ST * BR * HT;          // dS^T [buffer][BC][BR]
   T *sP0 = sdS0 + SB * BC * BR;          // P^T [buffer][BC][BR]
-  float *sLse = reinterpret_cast<float *>(sP0 + SB * BC * BR);  // [stage][BR]
+  float *sLse = reinterpret_cast<float *>(reinterpret_cast<char *>(sP0 + SB * BC * BR) + Tr::kDqStagingPad);  // [stage][BR]
   float *sDelta = sLse + ST * BR;                         // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -481,6 +491,8 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int dq_row = (warp % Tr::kDqRowGroups) * 16 * QA;
   const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
   const int dq_lane_offset = (dq_row + lane / 4) * D + dq_col + (lane % 4) * 2;  // in a [BR][D] tile
+  [[maybe_unused]] const uint32_t dq_staging =
+      shared_address(sdS0) + Tr::kDqStagingOffset + 2 * warp * Tr::kDqStagingBytes;  // Tr::kDqBulk's buffers
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
@@ -613,9 +625,17 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     }
     const int rows_left = static_cast<int>(p.queries - q0 < BR ? p.queries - q0 : BR);
     float *dq_lane = dq_ws + ((b * p.heads_q + h) * p.queries + q0) * D + dq_lane_offset;
+    [[maybe_unused]] float *dq_warp = dq_lane - dq_lane_offset + dq_row * D + dq_col;  // the bulk path's
     // dQ's turn: in deterministic mode the key tiles of this query tile add
     // their parts one after the other, in descending key-tile order.
     auto add_dq = [&] {
+      if constexpr (Tr::kDqBulk && !Deterministic && kBarriers == SdpaBackwardBarriers::kFour) {
+        add_dq_part_bulk<T, Tr>(dq_warp, rows_left, D, hc.scale, shared_address(sdS), shared_address(sK),
+                                dq_staging, dq_row, dq_col, lane, &dq_map, q0 + dq_row, static_cast<int32_t>(h),
+                                static_cast<int32_t>(b));
+        __syncthreads();
+        return;
+      }
       int *turn = turns != nullptr ? turns + (b * p.heads_q + h) * q_tiles + q_tile : nullptr;
       // The turn is waited for after the products, so that only the
       // reductions hold up the key tiles after this one.
@@ -662,7 +682,12 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           float dq[QA][Tr::kDqChunk / 8][4] = {};
           mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col,
                                                      lane);
-          if (rows_left == BR && D == HT) {
+          if constexpr (Tr::kDqBulk && !Deterministic) {
+            // Out by the copy engine before dK's products, as FlashAttention-2 issues its atomics.
+            bulk_reduce_dq_chunk<Tr>(dq_warp, dq, rows_left, D, hc.scale, dq_staging, dq_row, dq_col, 0, lane,
+                                     &dq_map, q0 + dq_row, static_cast<int32_t>(h), static_cast<int32_t>(b));
+            dk_products([](int) {});
+          } else if (rows_left == BR && D == HT) {
             dk_products([&](int kk) {
               __syncwarp();  // keeps ptxas from hoisting the reductions above the step
               const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;
@@ -696,6 +721,11 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
     stage = next_stage;
   }
   cp_async_wait<0>();  // the K/V loads of a tile that no query tile meets, the zero-fills past the last step
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (Tr::kDqBulk && !Deterministic) {
+    if (lane == 0) sm90::bulk_wait();  // dQ's bulk reductions complete before the block ends
+  }
+#endif
 
   // dK and dV of this kv head; keys no query sees get zeros.
   const float scale = static_cast<float>(p.scale);

@@ -9,8 +9,13 @@
 
 #include "sdpa/sdpa_backward_kernel.cuh"
 #include "sdpa/sdpa_backward_traits.h"
+#include "sdpa/sm90/sdpa_backward_sm90_params.cuh"
 
 namespace baracuda::kernels::sdpa {
+
+// sdpa_backward_launch_tiles' answer where the driver encodes no tensor map
+// for dQ's bulk reductions: the caller launches tiles without them.
+constexpr int kSdpaBackwardNoDqMap = 1 << 20;
 
 // The grid is (kv heads, key tiles, batch) in the atomic mode, (key tiles,
 // kv heads, batch) in the deterministic one unless it takes its key tiles by
@@ -27,7 +32,12 @@ int sdpa_backward_launch_tiles(const SdpaProblem &p, const float *delta, float *
   const bool key_major =
       Deterministic && !deterministic_by_rank(band_of(p), key_tiles, (p.queries + Tr::kQueries - 1) / Tr::kQueries);
   const dim3 grid = key_major ? dim3(key_tiles, heads, batch) : dim3(heads, key_tiles, batch);
-  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns);
+  CUtensorMap dq_map{};
+  if constexpr (Tr::kDqBulk && !Deterministic) {
+    // The box's row coordinate is 32-bit.
+    if (p.queries >= INT32_MAX || !sm90::encode_dq_rows(dq_map, p, dq, 16)) return kSdpaBackwardNoDqMap;
+  }
+  kernel<<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(p, delta, dq, turns, dq_map);
   return -static_cast<int>(cudaGetLastError());
 }
 
@@ -47,7 +57,10 @@ int sdpa_backward_launch_main(const SdpaProblem &p, const float *delta, float *d
   const bool wide_fits = smem_optin >= Wide::kSmemBytes;
   if (turns == nullptr) {
     if constexpr (kWide) {
-      if (wide_fits) return sdpa_backward_launch_tiles<T, Wide, false>(p, delta, dq, turns, aligned, stream);
+      if (wide_fits) {
+        const int status = sdpa_backward_launch_tiles<T, Wide, false>(p, delta, dq, turns, aligned, stream);
+        if (status != kSdpaBackwardNoDqMap) return status;
+      }
     }
     return sdpa_backward_launch_tiles<T, Narrow, false>(p, delta, dq, turns, aligned, stream);
   }

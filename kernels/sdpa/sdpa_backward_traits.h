@@ -54,7 +54,7 @@ template <int HeadTile, int Warps, int MinBlocksPerSm, int ColumnGroups, int Key
           int DqChunk, SdpaBackwardPrefetch Prefetch, SdpaBackwardBarriers Barriers, int Queries = 64,
           SdpaBackwardProbabilities Probabilities = SdpaBackwardProbabilities::kAfterProducts,
           SdpaBackwardDqReductions DqReductions = SdpaBackwardDqReductions::kAfterDqProducts,
-          bool DqFragmentsOnce = false>
+          bool DqFragmentsOnce = false, bool DqBulk = false>
 struct SdpaBackwardShape {
   static_assert(HeadTile == 64 || HeadTile == 128 || HeadTile == 256, "head tiles are 64, 128 or 256");
   static constexpr int kHeadTile = HeadTile;  // D and Dv rounded up, zero-filled
@@ -77,6 +77,16 @@ struct SdpaBackwardShape {
   // Whether dQ reads its dS fragments once for all of a warp's column
   // chunks (kAfterDqProducts), rather than again for each chunk.
   static constexpr bool kDqFragmentsOnce = DqFragmentsOnce;
+  // Whether the atomic mode's dQ goes out by tensor-map bulk reductions from
+  // shared memory on sm_90 and later (sdpa_backward_dq_bulk.cuh): each warp
+  // stages a row atom's chunk in one of its two buffers and the copy engine
+  // adds it, so that no reduction waits in the load/store unit's queue nor
+  // holds registers. The buffers lie over the dS^T and P^T slots where dQ
+  // reads its dS fragments once (no product reads the slots after that),
+  // else in kDqStagingPad bytes of their own after the slots.
+  static constexpr bool kDqBulk = DqBulk;
+  static_assert(!DqBulk || (DqChunk == 32 && (DqFragmentsOnce || DqReductions == SdpaBackwardDqReductions::kAmongDkProducts)),
+                "128-byte staged rows; dQ after dK (over the score slots) or before it");
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -88,9 +98,18 @@ struct SdpaBackwardShape {
   static_assert(kQueries % 64 == 0 && kQueries <= kThreads, "a thread a row's lse and delta");
 
   static constexpr int kTileBytes = kHeadTile * 2;
+  static constexpr int kDqStagingBytes = 16 * 128;  // a buffer: a row atom's 16 rows of 32 f32, 128-byte swizzle
+  static constexpr int kScoreBytes = kScoreBuffers * 2 * kKeys * kQueries * 2;  // dS^T, P^T
+  static constexpr int kDqStagingOffset = DqFragmentsOnce ? 0 : kScoreBytes;  // from dS^T's slot
+  static constexpr int kDqStagingPad =
+      DqBulk && kDqStagingOffset + 2 * kWarps * kDqStagingBytes > kScoreBytes
+          ? kDqStagingOffset + 2 * kWarps * kDqStagingBytes - kScoreBytes
+          : 0;
+  static_assert(!DqBulk || (2 * kKeys + kStages * 2 * kQueries) * kTileBytes % 1024 == 0,
+                "the swizzled staging buffers on 1024 bytes");
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
                                     + kStages * 2 * kQueries * kTileBytes  // Q, dO
-                                    + kScoreBuffers * 2 * kKeys * kQueries * 2  // dS^T, P^T
+                                    + kScoreBytes + kDqStagingPad
                                     + kStages * 2 * kQueries * 4;          // lse, delta
 };
 
@@ -167,6 +186,11 @@ struct SdpaBackwardTraits<256>
 // dS fragments read once for the warp's four 32-column chunks (24 of its
 // 64 ldmatrix a step; 32 more registers held through dQ) 224.8 -> 229.0,
 // causal 191.8 -> 195.1 (FA2 230.2 / 196.8), dK and dV bits unchanged.
+// Session 24 (same harness): dQ by tensor-map bulk reductions (DqBulk) at D
+// 256 230.8 -> 256.9 (causal 193.2 -> 219.2; FA2 231.8 / 196.8), at D 64
+// 217.3 -> 219.3 (156.6 -> 158.1); one 1-D bulk reduction a row lost
+// (0.80-0.92x); at D 128 the narrow tile with the box reductions 0.96-0.99x
+// this wide tile, which has no room to stage them.
 template <int HeadTile>
 struct SdpaBackwardWide {
   using Traits = SdpaBackwardTraits<HeadTile>;
@@ -175,7 +199,8 @@ template <>
 struct SdpaBackwardWide<64> {
   using Traits =
       SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo, 128,
-                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts>;
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts, false,
+                        true>;
 };
 template <>
 struct SdpaBackwardWide<128> {
@@ -187,7 +212,7 @@ template <>
 struct SdpaBackwardWide<256> {
   using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 1, 2, 32, SdpaBackwardPrefetch::kDq, SdpaBackwardBarriers::kFour,
                                    128, SdpaBackwardProbabilities::kAmongProducts,
-                                   SdpaBackwardDqReductions::kAfterDqProducts, true>;
+                                   SdpaBackwardDqReductions::kAfterDqProducts, true, true>;
 };
 
 }  // namespace baracuda::kernels

@@ -167,6 +167,9 @@ CASES = [  # name, B, Hq, Hkv, Q, K, D, Dv, causal, bottom_right, window_left, w
     # Rows that see no key (dq = 0 there), GQA: the kv head's last block converts every row of its query heads.
     ("D64 GQA2 Q200 K77 br-causal", 2, 4, 2, 200, 77, 64, 64, True, True, -1, -1),
     ("D32/Dv96 Q70 K300 left20", 1, 3, 1, 70, 300, 32, 96, False, False, 20, -1),
+    # Head sizes short of their tile, past a 32-column dQ chunk's start (dQ's rows staged 128 bytes at a time).
+    ("D200/Dv136 Q150 K210 causal", 1, 3, 3, 150, 210, 200, 136, True, False, -1, -1),
+    ("D40/Dv64 GQA2 Q300 K260 br-causal", 2, 4, 2, 300, 260, 40, 64, True, True, -1, -1),
     # One key past 65535 key tiles of 64: the staged tree's atomic run takes the deterministic kernels.
     ("D64 Q64 K4194305", 1, 1, 1, 64, 65535 * 64 + 1, 64, 64, False, False, -1, -1),
 ]

@@ -50,8 +50,11 @@ extern "C" int PROBE_ENTRY(const int64_t *dims, void *const *ptrs, size_t ws_byt
                        rows_are_16_byte_aligned(p.v.data, p.v.stride, 2) &&
                        rows_are_16_byte_aligned(p.dout.data, p.dout.stride, 2);
 #ifdef PROBE_VARIANT
-  if (p.deterministic || smem_optin < ProbeTraits::kSmemBytes) return 3;
+  // The deterministic mode where the variant's key tiles are the narrow tile's (the counters' order).
+  constexpr bool kServesTurns = ProbeTraits::kKeys == SdpaBackwardTraits<PROBE_TILE>::kKeys;
+  if ((p.deterministic && !kServesTurns) || smem_optin < ProbeTraits::kSmemBytes) return 3;
   return sdpa_backward_passes<T>(p, ptrs[kPws], ws_bytes, s, [&](const float *delta, float *dq, int *turns) {
+    if (turns != nullptr) return sdpa_backward_launch_tiles<T, ProbeTraits, true>(p, delta, dq, turns, aligned, s);
     return sdpa_backward_launch_tiles<T, ProbeTraits, false>(p, delta, dq, turns, aligned, s);
   });
 #else

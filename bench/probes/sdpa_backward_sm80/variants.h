@@ -28,6 +28,15 @@ using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 2, 64, Pf::kScores, Ba::kTw
 // D 256: as 4 with 32-row dQ warp tiles of 32 columns... (4 row atoms, 32 columns a warp).
 using Traits = SdpaBackwardShape<256, 8, 1, 4, 2, 2, 4, 32, Pf::kScores, Ba::kTwo, 64, Pr::kAmongProducts,
                                  Dr::kAmongDkProducts>;
+#elif PROBE_VARIANT == 6
+// D 128: the narrow tile (S^T a step ahead, two stages, 161 KB) with dQ added by
+// tensor-map bulk reductions from 32 KB of staging buffers of its own (193 KB).
+using Traits = SdpaBackwardShape<128, 8, 1, 2, 2, 2, 2, 32, Pf::kScoresAhead, Ba::kTwo, 64, Pr::kAmongProducts,
+                                 Dr::kAmongDkProducts, false, true>;
+#elif PROBE_VARIANT == 7
+// D 128: as 6 with three Q/dO stages (the loads two steps ahead; 225.5 KB).
+using Traits = SdpaBackwardShape<128, 8, 1, 2, 2, 3, 2, 32, Pf::kScoresAhead, Ba::kTwo, 64, Pr::kAmongProducts,
+                                 Dr::kAmongDkProducts, false, true>;
 #endif
 }  // namespace probe_variants
 using ProbeTraits = probe_variants::Traits;

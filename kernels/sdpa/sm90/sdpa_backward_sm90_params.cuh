@@ -39,19 +39,25 @@ inline bool backward_params(BackwardParams &bp, const SdpaProblem &p, bool bf16,
          encode_rows(bp.v, bp.v_steps, type, p.v, p.batch, p.heads_kv, p.keys, p.head_dim_v, n);
 }
 
-// bp.dq_map for the dense f32 accumulator at dq (16-byte aligned: D is a
-// multiple of 8); false where the encoder refuses it.
-inline bool encode_dq_accumulator(BackwardParams &bp, const SdpaProblem &p, float *dq) {
+// The tensor map of the dense f32 dQ accumulator [B, Hq, Q, D] at dq
+// (16-byte aligned: D is a multiple of 8), boxes of 32 columns by box_rows
+// rows, 128-byte swizzle; false where the encoder refuses it.
+inline bool encode_dq_rows(CUtensorMap &map, const SdpaProblem &p, float *dq, uint32_t box_rows) {
   const TensorMapEncoder encode = tensor_map_encoder();
   if (encode == nullptr) return false;
   // No query: an extent of 1 that the kernel never writes, as the encoder takes no 0.
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(p.head_dim), static_cast<cuuint64_t>(p.queries > 0 ? p.queries : 1),
                               static_cast<cuuint64_t>(p.heads_q), static_cast<cuuint64_t>(p.batch)};
   const cuuint64_t strides[3] = {dims[0] * 4, dims[0] * dims[1] * 4, dims[0] * dims[1] * dims[2] * 4};
-  const cuuint32_t box[4] = {32, 64, 1, 1}, element_strides[4] = {1, 1, 1, 1};
-  return encode(&bp.dq_map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, dq, dims, strides, box, element_strides,
+  const cuuint32_t box[4] = {32, box_rows, 1, 1}, element_strides[4] = {1, 1, 1, 1};
+  return encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, dq, dims, strides, box, element_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// bp.dq_map: a consumer's boxes of 64 rows.
+inline bool encode_dq_accumulator(BackwardParams &bp, const SdpaProblem &p, float *dq) {
+  return encode_dq_rows(bp.dq_map, p, dq, 64);
 }
 
 }  // namespace baracuda::kernels::sm90
