@@ -432,7 +432,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   constexpr int SB = Tr::kScoreBuffers;
   T *sdS0 = sdO + ST * BR * HT;          // dS^T [buffer][BC][BR]
   T *sP0 = sdS0 + SB * BC * BR;          // P^T [buffer][BC][BR]
-  float *sLse = reinterpret_cast<float *>(reinterpret_cast<char *>(sP0 + SB * BC * BR) + Tr::kDqStagingPad);  // [stage][BR]
+  float *sLse = reinterpret_cast<float *>(sP0 + SB * BC * BR);  // [stage][BR]
   float *sDelta = sLse + ST * BR;                         // [stage][BR]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -492,7 +492,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
   const int dq_col = (warp / Tr::kDqRowGroups) * Tr::kDqColumns;
   const int dq_lane_offset = (dq_row + lane / 4) * D + dq_col + (lane % 4) * 2;  // in a [BR][D] tile
   [[maybe_unused]] const uint32_t dq_staging =
-      shared_address(sdS0) + Tr::kDqStagingOffset + 2 * warp * Tr::kDqStagingBytes;  // Tr::kDqBulk's buffers
+      shared_address(sdS0) + 2 * warp * Tr::kDqStagingBytes;  // Tr::kDqBulk's buffers
 
   // at: the step computed; next: the step loaded next, the loads running
   // kAhead steps ahead of the computation.
@@ -682,12 +682,7 @@ __global__ void __launch_bounds__(Tr::kThreads, Tr::kMinBlocksPerSm)
           float dq[QA][Tr::kDqChunk / 8][4] = {};
           mma_tile_by_tile<T, true, BR, HT, BC / 16>(dq, shared_address(sdS), dq_row, shared_address(sK), dq_col,
                                                      lane);
-          if constexpr (Tr::kDqBulk && !Deterministic) {
-            // Out by the copy engine before dK's products, as FlashAttention-2 issues its atomics.
-            bulk_reduce_dq_chunk<Tr>(dq_warp, dq, rows_left, D, hc.scale, dq_staging, dq_row, dq_col, 0, lane,
-                                     &dq_map, q0 + dq_row, static_cast<int32_t>(h), static_cast<int32_t>(b));
-            dk_products([](int) {});
-          } else if (rows_left == BR && D == HT) {
+          if (rows_left == BR && D == HT) {
             dk_products([&](int kk) {
               __syncwarp();  // keeps ptxas from hoisting the reductions above the step
               const int last = (kk + 1) * kPerStep < kAll ? (kk + 1) * kPerStep : kAll;

@@ -81,12 +81,10 @@ struct SdpaBackwardShape {
   // shared memory on sm_90 and later (sdpa_backward_dq_bulk.cuh): each warp
   // stages a row atom's chunk in one of its two buffers and the copy engine
   // adds it, so that no reduction waits in the load/store unit's queue nor
-  // holds registers. The buffers lie over the dS^T and P^T slots where dQ
-  // reads its dS fragments once (no product reads the slots after that),
-  // else in kDqStagingPad bytes of their own after the slots.
+  // holds registers. The buffers lie over the dS^T and P^T slots, which no
+  // product reads once dQ has its dS fragments (kDqFragmentsOnce).
   static constexpr bool kDqBulk = DqBulk;
-  static_assert(!DqBulk || (DqChunk == 32 && (DqFragmentsOnce || DqReductions == SdpaBackwardDqReductions::kAmongDkProducts)),
-                "128-byte staged rows; dQ after dK (over the score slots) or before it");
+  static_assert(!DqBulk || (DqChunk == 32 && DqFragmentsOnce), "128-byte staged rows over the score slots");
   static constexpr int kHeadPerGroup = HeadTile / kColumnGroups;  // dK/dV columns of one warp
   static constexpr int kDqRowAtoms = DqRowAtoms;
   static constexpr int kDqRowGroups = kQueries / (16 * kDqRowAtoms);
@@ -100,16 +98,12 @@ struct SdpaBackwardShape {
   static constexpr int kTileBytes = kHeadTile * 2;
   static constexpr int kDqStagingBytes = 16 * 128;  // a buffer: a row atom's 16 rows of 32 f32, 128-byte swizzle
   static constexpr int kScoreBytes = kScoreBuffers * 2 * kKeys * kQueries * 2;  // dS^T, P^T
-  static constexpr int kDqStagingOffset = DqFragmentsOnce ? 0 : kScoreBytes;  // from dS^T's slot
-  static constexpr int kDqStagingPad =
-      DqBulk && kDqStagingOffset + 2 * kWarps * kDqStagingBytes > kScoreBytes
-          ? kDqStagingOffset + 2 * kWarps * kDqStagingBytes - kScoreBytes
-          : 0;
+  static_assert(!DqBulk || 2 * kWarps * kDqStagingBytes <= kScoreBytes, "two staging buffers a warp in the score slots");
   static_assert(!DqBulk || (2 * kKeys + kStages * 2 * kQueries) * kTileBytes % 1024 == 0,
                 "the swizzled staging buffers on 1024 bytes");
   static constexpr int kSmemBytes = 2 * kKeys * kTileBytes                // K, V
                                     + kStages * 2 * kQueries * kTileBytes  // Q, dO
-                                    + kScoreBytes + kDqStagingPad
+                                    + kScoreBytes                          // dS^T, P^T
                                     + kStages * 2 * kQueries * 4;          // lse, delta
 };
 
@@ -188,7 +182,9 @@ struct SdpaBackwardTraits<256>
 // causal 191.8 -> 195.1 (FA2 230.2 / 196.8), dK and dV bits unchanged.
 // Session 24 (same harness): dQ by tensor-map bulk reductions (DqBulk) at D
 // 256 230.8 -> 256.9 (causal 193.2 -> 219.2; FA2 231.8 / 196.8), at D 64
-// 217.3 -> 219.3 (156.6 -> 158.1); one 1-D bulk reduction a row lost
+// 217.3 -> 219.3 (156.6 -> 158.1), not kept there: its 32 KB of staging
+// (161 -> 193 KB) would move the A100 (163 KB a block) off this tile for
+// under 1% on the H200; one 1-D bulk reduction a row lost
 // (0.80-0.92x); at D 128 the narrow tile with the box reductions 0.96-0.99x
 // this wide tile, which has no room to stage them.
 template <int HeadTile>
@@ -199,8 +195,7 @@ template <>
 struct SdpaBackwardWide<64> {
   using Traits =
       SdpaBackwardShape<64, 8, 1, 2, 2, 2, 2, 32, SdpaBackwardPrefetch::kScores, SdpaBackwardBarriers::kTwo, 128,
-                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts, false,
-                        true>;
+                        SdpaBackwardProbabilities::kAmongProducts, SdpaBackwardDqReductions::kAmongDkProducts>;
 };
 template <>
 struct SdpaBackwardWide<128> {
