@@ -3,6 +3,7 @@
 // (kernels/pad/pad_backward_heuristics.h), and which pads run in row tiles
 // (kernels/pad/pad_tiles_heuristics.h). No GPU.
 #include <algorithm>
+#include <type_traits>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -91,18 +92,43 @@ TEST_CASE("pad backward heuristics: a row's sources by one other copy along a si
 TEST_CASE("pad backward heuristics: outer source rows, saturating past the listed maximum", "[heuristics][pad]") {
   using baracuda::kernels::kMaxSourceRows;
   using baracuda::kernels::pad_backward_max_sources;
-  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({6, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 3);
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({4, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 3);
+  // Pads on both sides of a longer axis never meet: two sources at most.
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({6, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 2);
+  CHECK(pad_backward_max_sources<IndexMap::Circular>(pad_backward({2048, 32}, {3, 0}, {2, 0}, IndexMap::Circular)) ==
+        2);
   CHECK(pad_backward_max_sources<IndexMap::Circular>(pad_backward({6, 32}, {2, 0}, {0, 0}, IndexMap::Circular)) == 2);
   CHECK(pad_backward_max_sources<IndexMap::Replicate>(pad_backward({6, 32}, {5, 0}, {0, 0}, IndexMap::Replicate)) == 6);
   // 3 x 3 sources over two axes: past the list, but not past a larger cap (the row tiles' slots).
-  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({3, 4, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
         kMaxSourceRows + 1);
-  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect),
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({3, 4, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect),
                                                     9) == 9);
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
+        4);
   CHECK(pad_backward_max_sources<IndexMap::Replicate>(
             pad_backward({5, 6, 32}, {4, 20, 0}, {1, 2, 0}, IndexMap::Replicate), 1000) == 5 * 21);
   CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {0, 0, 3}, {0, 0, 3}, IndexMap::Reflect)) ==
         1);
+}
+
+TEST_CASE("copy counts: max_copies is the largest copy_count of the axis", "[heuristics][pad]") {
+  using baracuda::kernels::copy_count;
+  using baracuda::kernels::max_copies;
+  auto check = [](auto mode_tag) {
+    constexpr IndexMap M = decltype(mode_tag)::value;
+    for (int64_t n = 1; n <= 9; ++n)
+      for (int64_t lo = 0; lo <= (M == IndexMap::Replicate ? 12 : n - (M == IndexMap::Reflect)); ++lo)
+        for (int64_t hi = 0; hi <= (M == IndexMap::Replicate ? 12 : n - (M == IndexMap::Reflect)); ++hi) {
+          int64_t most = 0;
+          for (int64_t i = 0; i < n; ++i) most = std::max(most, copy_count<M>(i, lo, n, n + lo + hi));
+          INFO("n " << n << " lo " << lo << " hi " << hi);
+          CHECK(max_copies<M>(lo, n, hi) == most);
+        }
+  };
+  check(std::integral_constant<IndexMap, IndexMap::Reflect>{});
+  check(std::integral_constant<IndexMap, IndexMap::Replicate>{});
+  check(std::integral_constant<IndexMap, IndexMap::Circular>{});
 }
 
 TEST_CASE("pad backward heuristics: long unit-stride rows of sums as vectors, uniform phases found once",
