@@ -17,12 +17,15 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <type_traits>
 
 #include "common/accumulate.cuh"
 #include "common/element_words.cuh"
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
 #include "pad/pad_backward_copies.cuh"
+#include "pad/pad_backward_plane_tiles.cuh"
+#include "pad/pad_backward_staged.cuh"
 #include "pad/pad_tiles_heuristics.h"
 #include "pad/pad_tiles_traits.h"
 
@@ -156,36 +159,13 @@ __device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
   return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.table[k].phase;
 }
 
-// Adds a dy row's copies of dx column c to sum, in ascending order.
-// Replicate's edge cells sum runs of a whole pad: their loads are issued
-// eight at a time ahead of the adds (the same adds, in order), so that a
-// long run waits on the adds' chain rather than on a shared load each.
-template <class T, IndexMap M, class A>
-__device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
-  const CopyRunOf<int32_t> run = copy_run<M>(c, lo, n, m);
-  if (run.before >= 0) sum += Accum<T>::load(row[run.before]);
-  int32_t j = run.begin;
-  if constexpr (M == IndexMap::Replicate) {
-    constexpr int kAhead = 8;
-    for (; j + kAhead <= run.end; j += kAhead) {
-      T x[kAhead];
-#pragma unroll
-      for (int e = 0; e < kAhead; ++e) x[e] = row[j + e];
-#pragma unroll
-      for (int e = 0; e < kAhead; ++e) sum += Accum<T>::load(x[e]);
-    }
-  }
-  for (; j < run.end; ++j) sum += Accum<T>::load(row[j]);
-  if (run.after >= 0) sum += Accum<T>::load(row[run.after]);
-}
-
 // dx column c of a row whose dy sources are slots [k0, k1): their copies of
 // it added in order from -0.0.
-template <class T, IndexMap M>
+template <class T, IndexMap M, bool LongRuns = false>
 __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k1, int32_t c,
                                       int32_t lo, int32_t n, int32_t m) {
   typename Accum<T>::type sum(-0.0);
-  for (int32_t k = k0; k < k1; ++k) add_copies<T, M>(sum, slot_row<T>(s, k), c, lo, n, m);
+  for (int32_t k = k0; k < k1; ++k) add_copies<T, M, LongRuns>(sum, slot_row<T>(s, k), c, lo, n, m);
   return Accum<T>::store(sum);
 }
 
@@ -227,26 +207,6 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
   async_copy_wait<0>();
 }
 
-// The 16 bytes of the slots from element `elem` on (any phase of the
-// element width): 32-bit loads (four, five where elements are narrower than
-// a word) and funnel shifts, the same instructions at every phase, so that a
-// warp whose rows alternate phase (rank 5's dy rows of 264 bytes) runs one
-// path. Session 21 (H200): 3-7 points of copy ahead of two aligned 16-byte
-// loads and a switch on the phase on the rank-5 rows despite 4-way bank
-// conflicts, 1-2 behind on some 16-bit rows of 1 KiB and more (one phase).
-template <int Bytes>
-__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem) {
-  const int32_t byte = elem * Bytes;
-  const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
-  if constexpr (Bytes >= 4) {
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  } else {
-    const uint32_t bits = (byte & 3) * 8, x4 = w[4];
-    return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
-                      __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
-  }
-}
-
 // The 16 bytes of dx a vector takes from the folded slots of two
 // one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
 __device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
@@ -274,7 +234,8 @@ __device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes
 template <class T, IndexMap M, int MinBlocks>
 __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
-                              int32_t slots, int32_t a, int32_t b, FastDivisor band_div) {
+                              int32_t slots, int32_t a, int32_t b, FastDivisor band_div, int32_t plane_rows,
+                              FastDivisor plane_div) {
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
@@ -286,7 +247,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   // row of this round finds dx column 0 in the slots (elements), else -1.
   __shared__ int32_t s_first[kThreads + 1];
   __shared__ int32_t s_single[kThreads];
-  __shared__ int32_t s_scratch[kThreads / 32];
+  __shared__ alignas(8) int32_t s_scratch[kThreads / 32];
   // The slots, then a SlotCopies each (row_tile_smem_bytes's 16 bytes a row).
   uint4 *const slot = tile_smem;
   SlotCopies *const table = reinterpret_cast<SlotCopies *>(tile_smem + static_cast<int64_t>(slots) * t.slot_vectors);
@@ -296,6 +257,16 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const int32_t r = threadIdx.x;  // the row this thread lists
   const int inner = p.rank - 1;
+
+  if (plane_rows > 0) {  // tiles of whole planes: their own path where their dy rows are one flat range
+    if (threadIdx.x == 0) s_first[kThreads] = 0;  // its count of rows of several sources
+    int64_t *const first_elem = reinterpret_cast<int64_t *>(s_scratch);
+    if (plane_tile_is_flat<M, Bytes>(p, t, row0, plane_rows, nrows / plane_rows, first_elem)) {
+      sum_plane_tile<T, M, kThreads>(p, t, row0, nrows, *first_elem, plane_rows, plane_div, a, b, band_div, slot,
+                                     s_single, s_first, s_first + kThreads);
+      return;
+    }
+  }
 
   int32_t count = 0;
   int64_t own = 0, other = 0;
@@ -361,14 +332,23 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     stage_slots<Bytes>(p.in, t, listed, slot, table);
     __syncthreads();
 
-    // The columns outside [a, b), summed into each row's first slot.
-    for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
-      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
-      const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
-      const int32_t k0 = s_first[cr] - base;
-      elems[column0(k0) + c] = cell_sum<T, M>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
+    // The columns outside [a, b), summed into each row's first slot
+    // (replicate's wide edges with their loads ahead).
+    auto band_sums = [&](auto long_runs) {
+      for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
+        const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
+        const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
+        const int32_t k0 = s_first[cr] - base;
+        elems[column0(k0) + c] =
+            cell_sum<T, M, decltype(long_runs)::value>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
+      }
+    };
+    if (late_edges) {
+      band_sums(std::true_type{});
+    } else {
+      band_sums(std::false_type{});
+      __syncthreads();
     }
-    if (!late_edges) __syncthreads();
 
     // dx cell (row q of the round, column c), one by one.
     auto cell = [&](int32_t q, int32_t c) {
@@ -413,13 +393,20 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       const int32_t drow = kStep / w, dc = kStep - drow * w;
       const int32_t l = static_cast<int32_t>(threadIdx.x) * V + r0 * w;
       int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
-      for (T *o = out + l; vr < r1; o += kStep) {
-        if (!late_edges || (c >= a && c + V <= b)) *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
-        c += dc;
-        vr += drow;
-        if (c >= w) c -= w, ++vr;
-      }
-      if (late_edges) {  // the vectors of the edge cells, once their sums are in
+      if (!late_edges) {
+        for (T *o = out + l; vr < r1; o += kStep) {
+          *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+          c += dc;
+          vr += drow;
+          if (c >= w) c -= w, ++vr;
+        }
+      } else {  // the vectors without edge cells, then those with them once their sums are in
+        for (T *o = out + l; vr < r1; o += kStep) {
+          if (c >= a && c + V <= b) *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+          c += dc;
+          vr += drow;
+          if (c >= w) c -= w, ++vr;
+        }
         __syncthreads();
         const int32_t head = (a + V - 1) / V, tail = b / V, per_row = head + w / V - tail;
         for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row; i += kThreads) {
@@ -483,8 +470,9 @@ int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a
   if (s.t.blocks > INT_MAX) return 3;
   auto kernel = pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks>;
   const FastDivisor band_div = fast_divisor(a + s.t.width - b > 0 ? a + s.t.width - b : 1);
-  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots,
-                                                                                                a, b, band_div);
+  const int32_t plane_rows = pad_backward_plane_rows(p, sizeof(T), s, M == IndexMap::Replicate);
+  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(
+      p, s.t, s.slots, a, b, band_div, plane_rows, fast_divisor(plane_rows > 0 ? plane_rows : 1));
   return -static_cast<int>(cudaGetLastError());
 }
 

@@ -1,0 +1,188 @@
+// Pad backward tiles of whole planes (the dx rows of the last outer axis)
+// whose planes each have one dy source plane along the axes above, the dy
+// planes one after another: the tile's dy rows are one flat range, staged in
+// one go without listing any row's sources (pad_backward_tiles.cuh's slots
+// list each). A row's sources along the plane's axis follow from its place
+// in the plane (copy_run), so a row of one source is a shifted copy of its
+// own dy row, and the few rows of several (a plane's pad rows) are summed by
+// warps of their own instead of holding a warp of one-source rows on the
+// sums' path. Every cell adds its sources in the slots' order (ascending dy
+// rows, each one's inner copies ascending, from -0.0): bits equal to the
+// slot tiles'. The host (pad_tiles_heuristics.h's pad_backward_plane_rows)
+// allows this where every tile holds whole planes, dx rows are whole
+// 16-byte vectors and the range fits the slots' shared memory; a tile whose
+// planes do not qualify (a plane on an outer pad) takes the slots.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "common/accumulate.cuh"
+#include "common/async_copy.cuh"
+#include "common/element_words.cuh"
+#include "common/row_tiles.cuh"
+#include "common/shared_address.cuh"
+#include "pad/pad_backward_copies.cuh"
+#include "pad/pad_backward_staged.cuh"
+
+namespace baracuda::kernels {
+
+// Whether the block's `planes` planes (at most 32, from dx row row0) read
+// one flat range of dy rows, and where it starts (a dy element, into
+// *first): each plane one source along the outer axes above its own, each
+// dy plane right after the one before, the range's 16-byte copies inside
+// dy. Warp 0 looks, lane i at plane i; the block learns it at a barrier.
+template <IndexMap M, int Bytes>
+__device__ __forceinline__ bool plane_tile_is_flat(const RowsProblem &p, const RowTiles &t, int64_t row0,
+                                                   int32_t plane_rows, int32_t planes, int64_t *first) {
+  bool flat = true;
+  if (threadIdx.x < 32) {
+    const int32_t i = static_cast<int32_t>(threadIdx.x);
+    TileRowCoords rc(row0 + static_cast<int64_t>(i < planes ? i : 0) * plane_rows);
+    int32_t count = 1;
+    int64_t own = 0;
+#pragma unroll
+    for (int d = kMaxRank - 2; d >= 0; --d) {
+      if (d >= p.rank - 1) continue;
+      const int32_t c = static_cast<int32_t>(rc.next(t, p.out_extent, d));
+      if (d == p.rank - 2) continue;  // the plane's own rows
+      const int32_t lo = static_cast<int32_t>(p.pad_low[d]);
+      const CopyRunOf<int32_t> run =
+          copy_run<M>(c, lo, static_cast<int32_t>(p.out_extent[d]), static_cast<int32_t>(p.in_extent[d]));
+      count *= (run.before >= 0) + (run.end - run.begin) + (run.after >= 0);
+      own += static_cast<int64_t>(c + lo) * p.in_stride[d];
+    }
+    const int64_t plane = p.in_extent[p.rank - 2] * p.in_stride[p.rank - 2];
+    const int64_t own0 = __shfl_sync(0xffffffffu, own, 0);
+    flat = i >= planes || (count == 1 && own == own0 + i * plane);
+    if (i == 0) {
+      const uintptr_t in = reinterpret_cast<uintptr_t>(p.in), in_end = in + static_cast<uintptr_t>(t.source_span) * Bytes;
+      const uintptr_t begin = in + static_cast<uintptr_t>(own0) * Bytes;
+      const uintptr_t end = begin + static_cast<uintptr_t>(planes * plane) * Bytes;
+      flat = flat && (begin & ~uintptr_t{15}) >= in && ((end + 15) & ~uintptr_t{15}) <= in_end;
+      *first = own0;
+    }
+  }
+  return __syncthreads_and(flat) != 0;
+}
+
+// The flat tile of nrows dx rows from row0 (whole planes of plane_rows),
+// its dy range from element `first`: staged into `slot`, the columns
+// outside [a, b) summed into each row's first source (as the slot tiles
+// do), then the rows of one source copied and the rows of several summed.
+// s_at: a word a row, s_multi: a word a row and a count after them.
+template <class T, IndexMap M, int Threads>
+__device__ __forceinline__ void sum_plane_tile(const RowsProblem &p, const RowTiles &t, int64_t row0, int32_t nrows,
+                                               int64_t first, int32_t plane_rows, FastDivisor plane_div, int32_t a,
+                                               int32_t b, FastDivisor band_div, uint4 *slot, int32_t *s_at,
+                                               int32_t *s_multi, int32_t *s_multi_count) {
+  using A = typename Accum<T>::type;
+  using P = Pack16<T>;
+  constexpr int V = P::kCount;
+  constexpr int Bytes = sizeof(T);
+  const int axis = p.rank - 2, inner = p.rank - 1;
+  const int32_t row_len = static_cast<int32_t>(p.in_stride[axis]), dy_rows = static_cast<int32_t>(p.in_extent[axis]);
+  const int32_t lo_a = static_cast<int32_t>(p.pad_low[axis]);
+  const int32_t lo = static_cast<int32_t>(p.pad_low[inner]), n = static_cast<int32_t>(p.out_extent[inner]),
+                m = static_cast<int32_t>(p.in_extent[inner]);
+  const int32_t planes = nrows / plane_rows, w = t.width;
+  T *const elems = reinterpret_cast<T *>(slot);
+
+  // The range from its 16-byte boundary, a vector late where that keeps a
+  // copy inside one 32-byte sector of shared memory; `lead`: the elements
+  // before the range's first.
+  const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(first) * Bytes;
+  const uintptr_t begin16 = from & ~uintptr_t{15};
+  const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(slot)) >> 4) & 1u;
+  const int32_t lead = static_cast<int32_t>((from & 15u) / Bytes + late * V);
+  const int32_t vectors =
+      static_cast<int32_t>((from - begin16 + static_cast<uintptr_t>(planes) * dy_rows * row_len * Bytes + 15) / 16);
+  const uint4 *src = reinterpret_cast<const uint4 *>(begin16);
+  for (int32_t f = threadIdx.x; f < vectors; f += Threads) async_copy16(slot + late + f, src + f);
+  async_copy_commit();
+
+  // dy row j of the tile's plane i starts at element row_start(i, j) of the slots.
+  auto row_start = [&](int32_t i, int32_t j) { return lead + (i * dy_rows + j) * row_len; };
+  // Row q's plane, its row in it, and its sources along the plane's axis.
+  auto row_sources = [&](int32_t q, int32_t &i) {
+    i = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(q), plane_div));
+    return copy_run<M>(q - i * plane_rows, lo_a, plane_rows, dy_rows);
+  };
+  auto first_source = [](const CopyRunOf<int32_t> &r) { return r.before >= 0 ? r.before : r.begin; };
+  auto is_single = [](const CopyRunOf<int32_t> &r) { return r.before < 0 && r.after < 0 && r.end - r.begin == 1; };
+  for (int32_t q = threadIdx.x; q < nrows; q += Threads) {
+    int32_t i;
+    const CopyRunOf<int32_t> r = row_sources(q, i);
+    const bool single = is_single(r);
+    s_at[q] = single ? row_start(i, r.begin) + lo : -1;
+    if (!single) s_multi[atomicAdd(s_multi_count, 1)] = q;
+  }
+  async_copy_wait<0>();
+  __syncthreads();
+
+  // The columns outside [a, b), each summed into its row's first source at
+  // the column's own copy (no other cell reads that element).
+  const int32_t band = a + w - b;
+  for (int32_t e = threadIdx.x; e < nrows * band; e += Threads) {
+    const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), band_div));
+    const int32_t j = e - q * band, c = j < a ? j : b + (j - a);
+    int32_t i;
+    const CopyRunOf<int32_t> r = row_sources(q, i);
+    A sum(-0.0);
+    if (r.before >= 0) add_copies<T, M>(sum, elems + row_start(i, r.before), c, lo, n, m);
+    for (int32_t k = r.begin; k < r.end; ++k) add_copies<T, M>(sum, elems + row_start(i, k), c, lo, n, m);
+    if (r.after >= 0) add_copies<T, M>(sum, elems + row_start(i, r.after), c, lo, n, m);
+    elems[row_start(i, first_source(r)) + lo + c] = Accum<T>::store(sum);
+  }
+  __syncthreads();
+
+  // Rows of one source: their folded dy rows, shifted; a thread steps
+  // Threads vectors at a time with its row and column carried along.
+  T *const out = static_cast<T *>(p.out) + row0 * w;
+  constexpr int32_t kStep = Threads * V;
+  const int32_t drow = kStep / w, dc = kStep - drow * w;
+  {
+    const int32_t l = static_cast<int32_t>(threadIdx.x) * V;
+    int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
+    for (T *o = out + l; vr < nrows; o += kStep) {
+      const int32_t at = s_at[vr];
+      if (at >= 0) *reinterpret_cast<uint4 *>(o) = staged_vector<Bytes>(slot, at + c);
+      c += dc;
+      vr += drow;
+      if (c >= w) c -= w, ++vr;
+    }
+  }
+  // Rows of several: their sources' vectors summed in order, the columns
+  // outside [a, b) taken from the first source.
+  const int32_t multi = *s_multi_count;
+  for (int32_t l = static_cast<int32_t>(threadIdx.x) * V; l < multi * w; l += kStep) {
+    const int32_t mr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - mr * w;
+    const int32_t q = s_multi[mr];
+    int32_t i;
+    const CopyRunOf<int32_t> r = row_sources(q, i);
+    A acc[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = A(-0.0);
+    auto add_row = [&](int32_t j) {
+      P x;
+      x.vector = staged_vector<Bytes>(slot, row_start(i, j) + lo + c);
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] += Accum<T>::load(x.elem[e]);
+    };
+    if (r.before >= 0) add_row(r.before);
+    for (int32_t k = r.begin; k < r.end; ++k) add_row(k);
+    if (r.after >= 0) add_row(r.after);
+    P y;
+#pragma unroll
+    for (int e = 0; e < V; ++e) y.elem[e] = Accum<T>::store(acc[e]);
+    if (c < a || c + V > b) {
+      P x;
+      x.vector = staged_vector<Bytes>(slot, row_start(i, first_source(r)) + lo + c);
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        if (c + e < a || c + e >= b) y.elem[e] = x.elem[e];
+    }
+    *reinterpret_cast<uint4 *>(out + q * w + c) = y.vector;
+  }
+}
+
+}  // namespace baracuda::kernels
