@@ -507,3 +507,39 @@ TEST_CASE("row tiles heuristics: replicate's band weighed by its pad columns", "
   CHECK_FALSE(pad_backward_takes_tiles(r35, 2, 1, 2, st));
   for (int bytes : {2, 4}) CHECK(pad_backward_takes_tiles(wide, bytes, 1, sum_band_columns<IndexMap::Replicate>(wide, 2), st));
 }
+
+TEST_CASE("pad backward heuristics: tiles of whole planes read as one flat dy range", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  auto at = with_aligned_buffers;
+  SumTiles st;
+  // The grid's rank-5 rows as the plan merges them: planes of 64 rows of 128, two a 16-bit tile, one an f32 one.
+  for (IndexMap mode : {IndexMap::Reflect, IndexMap::Replicate, IndexMap::Circular})
+    for (int bytes : {2, 4}) {
+      const RowsProblem r5 = at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, mode));
+      REQUIRE(pad_backward_takes_tiles(r5, bytes, 4, 4, st));
+      CHECK(st.t.rows_per_block % 64 == 0);
+      CHECK(pad_backward_plane_rows(r5, bytes, st, mode == IndexMap::Replicate) == 64);
+    }
+  // Rows that are not whole 16-byte vectors (the grid's odd rows of 127), or a dx not on a 16-byte boundary.
+  const RowsProblem odd = at(pad_backward({4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Reflect));
+  REQUIRE(pad_backward_takes_tiles(odd, 2, 2, 7, st));
+  CHECK(pad_backward_plane_rows(odd, 2, st, false) == 0);
+  RowsProblem shifted = at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
+  REQUIRE(pad_backward_takes_tiles(shifted, 2, 4, 4, st));
+  shifted.out = static_cast<char *>(shifted.out) + 2;
+  CHECK(pad_backward_plane_rows(shifted, 2, st, false) == 0);
+  // A tile that is not whole planes (planes of 3000 rows), and more than 32 planes a tile (planes of 4 rows).
+  const RowsProblem tall = at(pad_backward({4, 3000, 64}, {0, 1, 2}, {0, 1, 2}, IndexMap::Circular));
+  REQUIRE(pad_backward_takes_tiles(tall, 4, 2, 4, st));
+  CHECK(pad_backward_plane_rows(tall, 4, st, false) == 0);
+  const RowsProblem flat4 = at(pad_backward({512, 4, 8}, {0, 1, 2}, {0, 1, 2}, IndexMap::Reflect));
+  REQUIRE(pad_backward_takes_tiles(flat4, 4, 2, 4, st));
+  CHECK(st.t.rows_per_block > 32 * 4);
+  CHECK(pad_backward_plane_rows(flat4, 4, st, false) == 0);
+  // Replicate's edges of kSumLateEdgeCopies copies or more keep the slots (their sums run beside the vectors).
+  const int64_t wide = PadTilesTraits::kSumLateEdgeCopies;
+  const RowsProblem late = at(pad_backward({64, 8, 64}, {0, 1, wide}, {0, 1, 0}, IndexMap::Replicate));
+  REQUIRE(pad_backward_takes_tiles(late, 2, 2, wide, st));
+  CHECK(pad_backward_plane_rows(late, 2, st, true) == 0);
+  CHECK(pad_backward_plane_rows(late, 2, st, false) == 8);
+}
