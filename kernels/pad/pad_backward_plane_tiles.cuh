@@ -1,17 +1,20 @@
-// Pad backward tiles of whole planes (the dx rows of the last outer axis)
-// whose planes each have one dy source plane along the axes above, the dy
-// planes one after another: the tile's dy rows are one flat range, staged in
-// one go without listing any row's sources (pad_backward_tiles.cuh's slots
-// list each). A row's sources along the plane's axis follow from its place
-// in the plane (copy_run), so a row of one source is a shifted copy of its
-// own dy row, and the few rows of several (a plane's pad rows) are summed by
-// warps of their own instead of holding a warp of one-source rows on the
-// sums' path. Every cell adds its sources in the slots' order (ascending dy
-// rows, each one's inner copies ascending, from -0.0): bits equal to the
-// slot tiles'. The host (pad_tiles_heuristics.h's pad_backward_plane_rows)
-// allows this where every tile holds whole planes, dx rows are whole
-// 16-byte vectors and the range fits the slots' shared memory; a tile whose
-// planes do not qualify (a plane on an outer pad) takes the slots.
+// Pad backward tiles whose dy rows are one flat range, staged in one go
+// without listing any row's sources (pad_backward_tiles.cuh's slots list
+// each): tiles of whole planes (the dx rows of the last outer axis), and
+// tiles of rows of a plane axis without a pad (dx row h of a plane reads dy
+// row h), whose planes each have one dy source plane along the axes above,
+// the dy planes one after another. A row's sources along the plane's axis
+// follow from its place in the plane (copy_run), so a row of one source is
+// a shifted copy of its own dy row, and the few rows of several (a padded
+// plane's pad rows) are summed by warps of their own instead of holding a
+// warp of one-source rows on the sums' path. Every cell adds its sources
+// in the slots' order (ascending dy rows, each one's inner copies
+// ascending, from -0.0): bits equal to the slot tiles'. The host
+// (pad_tiles_heuristics.h's pad_backward_plane_rows) allows whole planes
+// where dx rows are whole 16-byte vectors from a 16-byte boundary, rows of
+// an unpadded plane axis where they are at least a vector wide, and a range
+// that fits the slots' shared memory; a tile whose planes do not qualify
+// (a plane on an outer pad) takes the slots.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,53 +29,69 @@
 
 namespace baracuda::kernels {
 
-// Whether the block's `planes` planes (at most 32, from dx row row0) read
-// one flat range of dy rows, and where it starts (a dy element, into
-// *first): each plane one source along the outer axes above its own, each
-// dy plane right after the one before, the range's 16-byte copies inside
-// dy. Warp 0 looks, lane i at plane i; the block learns it at a barrier.
+// A flat tile: its rows from row `skip` of its first plane on (0 but on
+// an unpadded plane axis), over `planes` planes, and the dy element its
+// range starts at.
+struct FlatTile {
+  int32_t skip, planes;
+  int64_t first;
+};
+
+// Whether the block's nrows dx rows from row0 read one flat range of dy
+// rows (into *tile where they do): each of their planes (at most 32) one
+// source along the outer axes above its own, each dy plane right after the
+// one before, the range's 16-byte copies inside dy. Warp 0 looks, lane i at
+// plane i; the block learns it at a barrier.
 template <IndexMap M, int Bytes>
-__device__ __forceinline__ bool plane_tile_is_flat(const RowsProblem &p, const RowTiles &t, int64_t row0,
-                                                   int32_t plane_rows, int32_t planes, int64_t *first) {
-  bool flat = true;
-  if (threadIdx.x < 32) {
+__device__ __forceinline__ bool flat_tile(const RowsProblem &p, const RowTiles &t, int64_t row0, int32_t nrows,
+                                          int32_t plane_rows, FastDivisor plane_div, FlatTile *tile) {
+  const int axis = p.rank - 2;
+  const int32_t p0 = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(row0), plane_div));
+  const int32_t skip = static_cast<int32_t>(row0) - p0 * plane_rows;
+  const int32_t planes = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(skip + nrows - 1), plane_div)) + 1;
+  bool flat = planes <= 32;
+  if (threadIdx.x < 32 && flat) {
     const int32_t i = static_cast<int32_t>(threadIdx.x);
-    TileRowCoords rc(row0 + static_cast<int64_t>(i < planes ? i : 0) * plane_rows);
+    TileRowCoords rc(row0 - skip + static_cast<int64_t>(i < planes ? i : 0) * plane_rows);
     int32_t count = 1;
     int64_t own = 0;
 #pragma unroll
     for (int d = kMaxRank - 2; d >= 0; --d) {
       if (d >= p.rank - 1) continue;
       const int32_t c = static_cast<int32_t>(rc.next(t, p.out_extent, d));
-      if (d == p.rank - 2) continue;  // the plane's own rows
+      if (d == axis) continue;  // the plane's own rows
       const int32_t lo = static_cast<int32_t>(p.pad_low[d]);
       const CopyRunOf<int32_t> run =
           copy_run<M>(c, lo, static_cast<int32_t>(p.out_extent[d]), static_cast<int32_t>(p.in_extent[d]));
       count *= (run.before >= 0) + (run.end - run.begin) + (run.after >= 0);
       own += static_cast<int64_t>(c + lo) * p.in_stride[d];
     }
-    const int64_t plane = p.in_extent[p.rank - 2] * p.in_stride[p.rank - 2];
+    const int64_t row = p.in_stride[axis], plane = p.in_extent[axis] * row;
     const int64_t own0 = __shfl_sync(0xffffffffu, own, 0);
     flat = i >= planes || (count == 1 && own == own0 + i * plane);
     if (i == 0) {
+      // whole planes (skip 0, rows a multiple of the plane's) or rows of an unpadded plane axis
+      const bool whole = skip == 0 && nrows % plane_rows == 0;
+      flat = flat && (whole || (p.pad_low[axis] == 0 && p.in_extent[axis] == plane_rows));
+      const int64_t rows = whole ? planes * p.in_extent[axis] : nrows;
       const uintptr_t in = reinterpret_cast<uintptr_t>(p.in), in_end = in + static_cast<uintptr_t>(t.source_span) * Bytes;
-      const uintptr_t begin = in + static_cast<uintptr_t>(own0) * Bytes;
-      const uintptr_t end = begin + static_cast<uintptr_t>(planes * plane) * Bytes;
+      const uintptr_t begin = in + static_cast<uintptr_t>(own0 + skip * row) * Bytes;
+      const uintptr_t end = begin + static_cast<uintptr_t>(rows * row) * Bytes;
       flat = flat && (begin & ~uintptr_t{15}) >= in && ((end + 15) & ~uintptr_t{15}) <= in_end;
-      *first = own0;
+      *tile = FlatTile{skip, planes, own0 + skip * row};
     }
   }
   return __syncthreads_and(flat) != 0;
 }
 
-// The flat tile of nrows dx rows from row0 (whole planes of plane_rows),
-// its dy range from element `first`: staged into `slot`, the columns
-// outside [a, b) summed into each row's first source (as the slot tiles
-// do), then the rows of one source copied and the rows of several summed.
-// s_at: a word a row, s_multi: a word a row and a count after them.
+// The flat tile of nrows dx rows from row0 (planes of plane_rows):
+// staged into `slot`, the columns outside [a, b) summed into each row's
+// first source (as the slot tiles do), then the rows of one source copied
+// and the rows of several summed. s_at: a word a row, s_multi: a word a row
+// and a count after them.
 template <class T, IndexMap M, int Threads>
-__device__ __forceinline__ void sum_plane_tile(const RowsProblem &p, const RowTiles &t, int64_t row0, int32_t nrows,
-                                               int64_t first, int32_t plane_rows, FastDivisor plane_div, int32_t a,
+__device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTiles &t, int64_t row0, int32_t nrows,
+                                              const FlatTile &ft, int32_t plane_rows, FastDivisor plane_div, int32_t a,
                                                int32_t b, FastDivisor band_div, uint4 *slot, int32_t *s_at,
                                                int32_t *s_multi, int32_t *s_multi_count) {
   using A = typename Accum<T>::type;
@@ -84,28 +103,29 @@ __device__ __forceinline__ void sum_plane_tile(const RowsProblem &p, const RowTi
   const int32_t lo_a = static_cast<int32_t>(p.pad_low[axis]);
   const int32_t lo = static_cast<int32_t>(p.pad_low[inner]), n = static_cast<int32_t>(p.out_extent[inner]),
                 m = static_cast<int32_t>(p.in_extent[inner]);
-  const int32_t planes = nrows / plane_rows, w = t.width;
+  const int32_t skip = ft.skip, w = t.width;
+  const int32_t range_rows = skip == 0 && nrows % plane_rows == 0 ? ft.planes * dy_rows : nrows;
   T *const elems = reinterpret_cast<T *>(slot);
 
   // The range from its 16-byte boundary, a vector late where that keeps a
   // copy inside one 32-byte sector of shared memory; `lead`: the elements
   // before the range's first.
-  const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(first) * Bytes;
+  const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(ft.first) * Bytes;
   const uintptr_t begin16 = from & ~uintptr_t{15};
   const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(slot)) >> 4) & 1u;
   const int32_t lead = static_cast<int32_t>((from & 15u) / Bytes + late * V);
   const int32_t vectors =
-      static_cast<int32_t>((from - begin16 + static_cast<uintptr_t>(planes) * dy_rows * row_len * Bytes + 15) / 16);
+      static_cast<int32_t>((from - begin16 + static_cast<uintptr_t>(range_rows) * row_len * Bytes + 15) / 16);
   const uint4 *src = reinterpret_cast<const uint4 *>(begin16);
   for (int32_t f = threadIdx.x; f < vectors; f += Threads) async_copy16(slot + late + f, src + f);
   async_copy_commit();
 
   // dy row j of the tile's plane i starts at element row_start(i, j) of the slots.
-  auto row_start = [&](int32_t i, int32_t j) { return lead + (i * dy_rows + j) * row_len; };
-  // Row q's plane, its row in it, and its sources along the plane's axis.
+  auto row_start = [&](int32_t i, int32_t j) { return lead + (i * dy_rows + j - skip) * row_len; };
+  // Row q's plane (from the tile's first), and its sources along the plane's axis.
   auto row_sources = [&](int32_t q, int32_t &i) {
-    i = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(q), plane_div));
-    return copy_run<M>(q - i * plane_rows, lo_a, plane_rows, dy_rows);
+    i = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(skip + q), plane_div));
+    return copy_run<M>(skip + q - i * plane_rows, lo_a, plane_rows, dy_rows);
   };
   auto first_source = [](const CopyRunOf<int32_t> &r) { return r.before >= 0 ? r.before : r.begin; };
   auto is_single = [](const CopyRunOf<int32_t> &r) { return r.before < 0 && r.after < 0 && r.end - r.begin == 1; };
@@ -135,9 +155,32 @@ __device__ __forceinline__ void sum_plane_tile(const RowsProblem &p, const RowTi
   }
   __syncthreads();
 
+  T *const out = static_cast<T *>(p.out) + row0 * w;
+  const TileVectors tv = tile_vectors<Bytes>(out, nrows * w);
+  if (tv.first != 0 || w % V != 0) {
+    // Rows not whole vectors (a plane axis without a pad: every row one
+    // source): a vector inside a row is its row's folded dy row, shifted;
+    // one across a row's end blends the two rows' (each read past its row's
+    // end or from before its start, inside the range); the two vectors at
+    // the tile's ends cell by cell.
+    for (int32_t v = threadIdx.x; v < tv.count; v += Threads) {
+      const int32_t l0 = tv.first + v * V;
+      if (l0 < 0 || l0 + V > tv.span) {
+        for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
+          const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
+          out[l] = elems[s_at[q] + l - q * w];
+        }
+        continue;
+      }
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l0), t.width_div)), c = l0 - q * w;
+      uint4 x = staged_vector<Bytes>(slot, s_at[q] + c);
+      if (c + V > w) x = blend16(x, staged_vector<Bytes>(slot, s_at[q + 1] + c - w), (w - c) * Bytes);
+      *reinterpret_cast<uint4 *>(out + l0) = x;
+    }
+    return;
+  }
   // Rows of one source: their folded dy rows, shifted; a thread steps
   // Threads vectors at a time with its row and column carried along.
-  T *const out = static_cast<T *>(p.out) + row0 * w;
   constexpr int32_t kStep = Threads * V;
   const int32_t drow = kStep / w, dc = kStep - drow * w;
   {

@@ -1,6 +1,6 @@
 // The staged dy rows of pad backward's tiles as the sums read them: a
-// dy row's copies of a dx column, and 16 bytes of shared memory from any
-// element.
+// dy row's copies of a dx column, 16 bytes of shared memory from any
+// element, and a vector across two rows' end from two such.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -55,6 +55,20 @@ __device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem)
     return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
                       __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
   }
+}
+
+// The 16 bytes of dx a vector takes from the folded slots of two
+// one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
+__device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
+  const uint32_t a[4] = {lo.x, lo.y, lo.z, lo.w}, b[4] = {hi.x, hi.y, hi.z, hi.w};
+  uint32_t w[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int32_t keep = split_bytes - 4 * k;  // bytes of word k from lo
+    const uint32_t mask = keep >= 4 ? 0xffffffffu : keep <= 0 ? 0u : (1u << (8 * keep)) - 1;
+    w[k] = (a[k] & mask) | (b[k] & ~mask);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 }  // namespace baracuda::kernels

@@ -207,20 +207,6 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
   async_copy_wait<0>();
 }
 
-// The 16 bytes of dx a vector takes from the folded slots of two
-// one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
-__device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
-  const uint32_t a[4] = {lo.x, lo.y, lo.z, lo.w}, b[4] = {hi.x, hi.y, hi.z, hi.w};
-  uint32_t w[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const int32_t keep = split_bytes - 4 * k;  // bytes of word k from lo
-    const uint32_t mask = keep >= 4 ? 0xffffffffu : keep <= 0 ? 0u : (1u << (8 * keep)) - 1;
-    w[k] = (a[k] & mask) | (b[k] & ~mask);
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 // [a, b): dx columns with one inner source each (column c reads dy column
 // c + pad_low); slots: the dy rows a round stages; band_div: of the
 // columns outside [a, b); registers cut for MinBlocks blocks an SM.
@@ -258,12 +244,12 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   const int32_t r = threadIdx.x;  // the row this thread lists
   const int inner = p.rank - 1;
 
-  if (plane_rows > 0) {  // tiles of whole planes: their own path where their dy rows are one flat range
+  if (plane_rows > 0) {  // tiles whose dy rows are one flat range: a path of their own
     if (threadIdx.x == 0) s_first[kThreads] = 0;  // its count of rows of several sources
-    int64_t *const first_elem = reinterpret_cast<int64_t *>(s_scratch);
-    if (plane_tile_is_flat<M, Bytes>(p, t, row0, plane_rows, nrows / plane_rows, first_elem)) {
-      sum_plane_tile<T, M, kThreads>(p, t, row0, nrows, *first_elem, plane_rows, plane_div, a, b, band_div, slot,
-                                     s_single, s_first, s_first + kThreads);
+    FlatTile *const flat = reinterpret_cast<FlatTile *>(s_scratch);
+    if (flat_tile<M, Bytes>(p, t, row0, nrows, plane_rows, plane_div, flat)) {
+      sum_flat_tile<T, M, kThreads>(p, t, row0, nrows, *flat, plane_rows, plane_div, a, b, band_div, slot, s_single,
+                                    s_first, s_first + kThreads);
       return;
     }
   }

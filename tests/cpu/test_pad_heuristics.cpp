@@ -520,10 +520,24 @@ TEST_CASE("pad backward heuristics: tiles of whole planes read as one flat dy ra
       CHECK(st.t.rows_per_block % 64 == 0);
       CHECK(pad_backward_plane_rows(r5, bytes, st, mode == IndexMap::Replicate) == 64);
     }
-  // Rows that are not whole 16-byte vectors (the grid's odd rows of 127), or a dx not on a 16-byte boundary.
+  // A plane axis without a pad: tiles anywhere along it, rows of any phase (the grid's odd rows of 127)...
   const RowsProblem odd = at(pad_backward({4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Reflect));
   REQUIRE(pad_backward_takes_tiles(odd, 2, 2, 7, st));
-  CHECK(pad_backward_plane_rows(odd, 2, st, false) == 0);
+  CHECK(pad_backward_plane_rows(odd, 2, st, false) == 4096);
+  const RowsProblem rows100 = at(pad_backward({8, 3000, 100}, {0, 0, 2}, {0, 0, 3}, IndexMap::Circular));
+  REQUIRE(pad_backward_takes_tiles(rows100, 4, 1, 5, st));
+  CHECK(pad_backward_plane_rows(rows100, 4, st, false) == 3000);
+  // ... but not rows narrower than a vector or longer than kMaxSumRowBytes.
+  const RowsProblem narrow = at(pad_backward({8, 3000, 3}, {0, 0, 2}, {0, 0, 2}, IndexMap::Circular));
+  REQUIRE(pad_backward_takes_tiles(narrow, 4, 1, 4, st));
+  CHECK(pad_backward_plane_rows(narrow, 4, st, false) == 0);
+  const RowsProblem long_rows = at(pad_backward({64, 16, 2048}, {0, 0, 100}, {0, 0, 300}, IndexMap::Reflect));
+  REQUIRE(pad_backward_takes_tiles(long_rows, 4, 1, 400, st));
+  CHECK(pad_backward_plane_rows(long_rows, 4, st, false) == 0);
+  // Whole planes of a padded axis need rows of whole vectors from a 16-byte boundary.
+  const RowsProblem odd_planes = at(pad_backward({128, 64, 64, 127}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
+  REQUIRE(pad_backward_takes_tiles(odd_planes, 2, 4, 4, st));
+  CHECK(pad_backward_plane_rows(odd_planes, 2, st, false) == 0);
   RowsProblem shifted = at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
   REQUIRE(pad_backward_takes_tiles(shifted, 2, 4, 4, st));
   shifted.out = static_cast<char *>(shifted.out) + 2;
