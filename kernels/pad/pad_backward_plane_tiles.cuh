@@ -34,7 +34,8 @@ namespace baracuda::kernels {
 // range starts at.
 struct FlatTile {
   int32_t skip, planes;
-  int64_t first;
+  uint32_t first_low, first_high;  // words of 4-byte alignment: the slot tiles' scratch words hold it
+  __device__ int64_t first() const { return static_cast<int64_t>((uint64_t{first_high} << 32) | first_low); }
 };
 
 // Whether the block's nrows dx rows from row0 read one flat range of dy
@@ -78,7 +79,8 @@ __device__ __forceinline__ bool flat_tile(const RowsProblem &p, const RowTiles &
       const uintptr_t begin = in + static_cast<uintptr_t>(own0 + skip * row) * Bytes;
       const uintptr_t end = begin + static_cast<uintptr_t>(rows * row) * Bytes;
       flat = flat && (begin & ~uintptr_t{15}) >= in && ((end + 15) & ~uintptr_t{15}) <= in_end;
-      *tile = FlatTile{skip, planes, own0 + skip * row};
+      const uint64_t first = static_cast<uint64_t>(own0 + skip * row);
+      *tile = FlatTile{skip, planes, static_cast<uint32_t>(first), static_cast<uint32_t>(first >> 32)};
     }
   }
   return __syncthreads_and(flat) != 0;
@@ -91,7 +93,7 @@ __device__ __forceinline__ bool flat_tile(const RowsProblem &p, const RowTiles &
 // and a count after them.
 template <class T, IndexMap M, int Threads>
 __device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTiles &t, int64_t row0, int32_t nrows,
-                                              const FlatTile &ft, int32_t plane_rows, FastDivisor plane_div, int32_t a,
+                                              const FlatTile ft, int32_t plane_rows, FastDivisor plane_div, int32_t a,
                                                int32_t b, FastDivisor band_div, uint4 *slot, int32_t *s_at,
                                                int32_t *s_multi, int32_t *s_multi_count) {
   using A = typename Accum<T>::type;
@@ -110,7 +112,7 @@ __device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTil
   // The range from its 16-byte boundary, a vector late where that keeps a
   // copy inside one 32-byte sector of shared memory; `lead`: the elements
   // before the range's first.
-  const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(ft.first) * Bytes;
+  const uintptr_t from = reinterpret_cast<uintptr_t>(p.in) + static_cast<uintptr_t>(ft.first()) * Bytes;
   const uintptr_t begin16 = from & ~uintptr_t{15};
   const uint32_t late = ((static_cast<uint32_t>(from) ^ shared_address(slot)) >> 4) & 1u;
   const int32_t lead = static_cast<int32_t>((from & 15u) / Bytes + late * V);
@@ -157,32 +159,50 @@ __device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTil
 
   T *const out = static_cast<T *>(p.out) + row0 * w;
   const TileVectors tv = tile_vectors<Bytes>(out, nrows * w);
+  constexpr int32_t kStep = Threads * V;
+  const int32_t drow = kStep / w, dc = kStep - drow * w;
   if (tv.first != 0 || w % V != 0) {
     // Rows not whole vectors (a plane axis without a pad: every row one
-    // source): a vector inside a row is its row's folded dy row, shifted;
-    // one across a row's end blends the two rows' (each read past its row's
-    // end or from before its start, inside the range); the two vectors at
-    // the tile's ends cell by cell.
-    for (int32_t v = threadIdx.x; v < tv.count; v += Threads) {
-      const int32_t l0 = tv.first + v * V;
-      if (l0 < 0 || l0 + V > tv.span) {
-        for (int32_t l = l0 < 0 ? 0 : l0; l < l0 + V && l < tv.span; ++l) {
-          const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div));
-          out[l] = elems[s_at[q] + l - q * w];
+    // source). The vectors inside a row: its folded dy row, shifted; a
+    // thread steps Threads vectors at a time with its row and column
+    // carried along (vector l0 from tv.first <= 0: row -1 for the first).
+    int32_t l0 = tv.first + static_cast<int32_t>(threadIdx.x) * V;
+    int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l0 + w), t.width_div)) - 1, c = l0 - q * w;
+    for (; l0 < tv.span; l0 += kStep) {
+      if (l0 >= 0 && c + V <= w) *reinterpret_cast<uint4 *>(out + l0) = staged_vector<Bytes>(slot, s_at[q] + c);
+      c += dc;
+      q += drow;
+      if (c >= w) c -= w, ++q;
+    }
+    // The vector across each row's end (the two rows' folded dy rows,
+    // shifted and blended: each read passes its row's end or starts before
+    // its start, inside the range), and the tile's partial vectors at its
+    // two ends, cell by cell (the tiles beside it write their other cells).
+    for (int32_t r = static_cast<int32_t>(threadIdx.x) - 1; r < nrows; r += Threads) {
+      int32_t v0, v1;  // the cells [v0, v1) of a partial vector
+      if (r < 0) {
+        v0 = 0, v1 = tv.first < 0 ? tv.first + V : 0;
+      } else {
+        const int32_t end = (r + 1) * w, l = end - 1 - ((end - 1 - tv.first) & (V - 1));
+        if (l + V == end) continue;  // inside row r: the loop above's
+        if (l + V <= tv.span) {
+          const int32_t cl = l - r * w;
+          *reinterpret_cast<uint4 *>(out + l) = blend16(staged_vector<Bytes>(slot, s_at[r] + cl),
+                                                        staged_vector<Bytes>(slot, s_at[r + 1] + cl - w),
+                                                        (w - cl) * Bytes);
+          continue;
         }
-        continue;
+        v0 = l, v1 = tv.span;
       }
-      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l0), t.width_div)), c = l0 - q * w;
-      uint4 x = staged_vector<Bytes>(slot, s_at[q] + c);
-      if (c + V > w) x = blend16(x, staged_vector<Bytes>(slot, s_at[q + 1] + c - w), (w - c) * Bytes);
-      *reinterpret_cast<uint4 *>(out + l0) = x;
+      for (int32_t e = v0; e < v1; ++e) {
+        const int32_t qe = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), t.width_div));
+        out[e] = elems[s_at[qe] + e - qe * w];
+      }
     }
     return;
   }
   // Rows of one source: their folded dy rows, shifted; a thread steps
   // Threads vectors at a time with its row and column carried along.
-  constexpr int32_t kStep = Threads * V;
-  const int32_t drow = kStep / w, dc = kStep - drow * w;
   {
     const int32_t l = static_cast<int32_t>(threadIdx.x) * V;
     int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;

@@ -13,17 +13,15 @@
 namespace baracuda::kernels {
 
 // Adds a dy row's copies of dx column c to sum, in ascending order.
-// LongRuns (replicate's edge cells of a wide pad, which sum runs of the
-// whole pad): the loads issued eight at a time ahead of the adds (the same
-// adds, in order), so that a long run waits on the adds' chain rather than
-// on a shared load each; short runs keep the plain loop (session 23: the
-// loads-ahead loop in every replicate tile cost rows of pads 2-4 points).
-template <class T, IndexMap M, bool LongRuns = false, class A>
+// Replicate's edge cells sum runs of a whole pad: their loads are issued
+// eight at a time ahead of the adds (the same adds, in order), so that a
+// long run waits on the adds' chain rather than on a shared load each.
+template <class T, IndexMap M, class A>
 __device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
   const CopyRunOf<int32_t> run = copy_run<M>(c, lo, n, m);
   if (run.before >= 0) sum += Accum<T>::load(row[run.before]);
   int32_t j = run.begin;
-  if constexpr (LongRuns) {
+  if constexpr (M == IndexMap::Replicate) {
     constexpr int kAhead = 8;
     for (; j + kAhead <= run.end; j += kAhead) {
       T x[kAhead];

@@ -17,13 +17,14 @@
 #include <cuda_runtime.h>
 
 #include <climits>
-#include <type_traits>
 
 #include "common/accumulate.cuh"
+#include "common/device_limits.h"
 #include "common/element_words.cuh"
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
 #include "pad/pad_backward_copies.cuh"
+#include "pad/pad_backward_heuristics.h"
 #include "pad/pad_backward_plane_tiles.cuh"
 #include "pad/pad_backward_staged.cuh"
 #include "pad/pad_tiles_heuristics.h"
@@ -32,6 +33,9 @@
 namespace baracuda::kernels {
 
 constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
+// The tiles kernel's static shared memory (s_first, s_single, s_scratch),
+// in 16-byte units as ptxas lays it out.
+constexpr int64_t kBackwardTileStaticBytes = ((2 * kBackwardTileThreads + 1 + kBackwardTileThreads / 32) * 4 + 15) / 16 * 16;
 
 // dx row g's dy source rows (out = dx, in = dy): how many, its own (the one
 // a row with one source has), and for a row of two where the other lies,
@@ -161,11 +165,11 @@ __device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
 
 // dx column c of a row whose dy sources are slots [k0, k1): their copies of
 // it added in order from -0.0.
-template <class T, IndexMap M, bool LongRuns = false>
+template <class T, IndexMap M>
 __device__ __forceinline__ T cell_sum(const StagedRows &s, int32_t k0, int32_t k1, int32_t c,
                                       int32_t lo, int32_t n, int32_t m) {
   typename Accum<T>::type sum(-0.0);
-  for (int32_t k = k0; k < k1; ++k) add_copies<T, M, LongRuns>(sum, slot_row<T>(s, k), c, lo, n, m);
+  for (int32_t k = k0; k < k1; ++k) add_copies<T, M>(sum, slot_row<T>(s, k), c, lo, n, m);
   return Accum<T>::store(sum);
 }
 
@@ -217,7 +221,7 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
 // (most rows) is then a shifted copy of its slot: its vectors take a fixed
 // handful of instructions, its edges too. A row with several sums its
 // slots vector by vector, its columns outside [a, b) taken from the first.
-template <class T, IndexMap M, int MinBlocks>
+template <class T, IndexMap M, int MinBlocks, bool Flat>
 __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
                               int32_t slots, int32_t a, int32_t b, FastDivisor band_div, int32_t plane_rows,
@@ -233,7 +237,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   // row of this round finds dx column 0 in the slots (elements), else -1.
   __shared__ int32_t s_first[kThreads + 1];
   __shared__ int32_t s_single[kThreads];
-  __shared__ alignas(8) int32_t s_scratch[kThreads / 32];
+  __shared__ int32_t s_scratch[kThreads / 32];
   // The slots, then a SlotCopies each (row_tile_smem_bytes's 16 bytes a row).
   uint4 *const slot = tile_smem;
   SlotCopies *const table = reinterpret_cast<SlotCopies *>(tile_smem + static_cast<int64_t>(slots) * t.slot_vectors);
@@ -244,7 +248,7 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   const int32_t r = threadIdx.x;  // the row this thread lists
   const int inner = p.rank - 1;
 
-  if (plane_rows > 0) {  // tiles whose dy rows are one flat range: a path of their own
+  if constexpr (Flat) {  // tiles whose dy rows are one flat range: a path of their own
     if (threadIdx.x == 0) s_first[kThreads] = 0;  // its count of rows of several sources
     FlatTile *const flat = reinterpret_cast<FlatTile *>(s_scratch);
     if (flat_tile<M, Bytes>(p, t, row0, nrows, plane_rows, plane_div, flat)) {
@@ -318,23 +322,14 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     stage_slots<Bytes>(p.in, t, listed, slot, table);
     __syncthreads();
 
-    // The columns outside [a, b), summed into each row's first slot
-    // (replicate's wide edges with their loads ahead).
-    auto band_sums = [&](auto long_runs) {
-      for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
-        const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
-        const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
-        const int32_t k0 = s_first[cr] - base;
-        elems[column0(k0) + c] =
-            cell_sum<T, M, decltype(long_runs)::value>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
-      }
-    };
-    if (late_edges) {
-      band_sums(std::true_type{});
-    } else {
-      band_sums(std::false_type{});
-      __syncthreads();
+    // The columns outside [a, b), summed into each row's first slot.
+    for (int32_t i = threadIdx.x; i < (r1 - r0) * band; i += kThreads) {
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(i), band_div)), cr = r0 + q;
+      const int32_t j = i - q * band, c = j < a ? j : b + (j - a);
+      const int32_t k0 = s_first[cr] - base;
+      elems[column0(k0) + c] = cell_sum<T, M>(staged, k0, s_first[cr + 1] - base, c, lo32, n32, m32);
     }
+    if (!late_edges) __syncthreads();
 
     // dx cell (row q of the round, column c), one by one.
     auto cell = [&](int32_t q, int32_t c) {
@@ -379,20 +374,13 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
       const int32_t drow = kStep / w, dc = kStep - drow * w;
       const int32_t l = static_cast<int32_t>(threadIdx.x) * V + r0 * w;
       int32_t vr = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l), t.width_div)), c = l - vr * w;
-      if (!late_edges) {
-        for (T *o = out + l; vr < r1; o += kStep) {
-          *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
-          c += dc;
-          vr += drow;
-          if (c >= w) c -= w, ++vr;
-        }
-      } else {  // the vectors without edge cells, then those with them once their sums are in
-        for (T *o = out + l; vr < r1; o += kStep) {
-          if (c >= a && c + V <= b) *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
-          c += dc;
-          vr += drow;
-          if (c >= w) c -= w, ++vr;
-        }
+      for (T *o = out + l; vr < r1; o += kStep) {
+        if (!late_edges || (c >= a && c + V <= b)) *reinterpret_cast<uint4 *>(o) = row_vector(vr, c);
+        c += dc;
+        vr += drow;
+        if (c >= w) c -= w, ++vr;
+      }
+      if (late_edges) {  // the vectors of the edge cells, once their sums are in
         __syncthreads();
         const int32_t head = (a + V - 1) / V, tail = b / V, per_row = head + w / V - tail;
         for (int32_t i = threadIdx.x; i < (r1 - r0) * per_row; i += kThreads) {
@@ -454,11 +442,30 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
 template <class T, IndexMap M>
 int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a, int32_t b, cudaStream_t stream) {
   if (s.t.blocks > INT_MAX) return 3;
-  auto kernel = pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks>;
   const FastDivisor band_div = fast_divisor(a + s.t.width - b > 0 ? a + s.t.width - b : 1);
-  const int32_t plane_rows = pad_backward_plane_rows(p, sizeof(T), s, M == IndexMap::Replicate);
-  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(
-      p, s.t, s.slots, a, b, band_div, plane_rows, fast_divisor(plane_rows > 0 ? plane_rows : 1));
+  const unsigned blocks = static_cast<unsigned>(s.t.blocks);
+  // Tiles that may read flat ranges in a kernel of their own (the slot
+  // tiles' kernel without that path: session 24, H200, the flat path in the
+  // one kernel cost tiles that never take it 1-2.5 points of copy); not for
+  // 8-byte elements (no shape of the grid, and the build's time).
+  if constexpr (sizeof(T) <= 4) {
+    int64_t need = 0;
+    const int32_t plane_rows = pad_backward_plane_rows(p, sizeof(T), s, M == IndexMap::Replicate, &need);
+    if (plane_rows > 0) {
+      // Slots cut to the blocks an SM the registers allow, where most tiles need only their range.
+      SumTiles f = s;
+      DeviceLimits limits;
+      if (current_device_limits(limits) == cudaSuccess)
+        f = flat_tiles_for_blocks(s, need, pad_backward_max_sources<M>(p, kMaxTileSmemBytes), limits.smem_per_sm,
+                                  limits.reserved_smem_per_block, kBackwardTileStaticBytes, PadTilesTraits::kSumMinBlocks);
+      pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks, true>
+          <<<blocks, kBackwardTileThreads, f.t.smem_bytes, stream>>>(p, f.t, f.slots, a, b, band_div, plane_rows,
+                                                                      fast_divisor(plane_rows));
+      return -static_cast<int>(cudaGetLastError());
+    }
+  }
+  pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks, false>
+      <<<blocks, kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots, a, b, band_div, 0, fast_divisor(1));
   return -static_cast<int>(cudaGetLastError());
 }
 
