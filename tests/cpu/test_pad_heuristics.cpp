@@ -520,36 +520,37 @@ TEST_CASE("pad backward heuristics: tiles of whole planes read as one flat dy ra
       CHECK(st.t.rows_per_block % 64 == 0);
       CHECK(pad_backward_plane_rows(r5, bytes, st, mode == IndexMap::Replicate) == 64);
     }
-  // A plane axis without a pad: tiles anywhere along it, rows of any phase (the grid's odd rows of 127)...
-  const RowsProblem odd = at(pad_backward({4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Reflect));
-  REQUIRE(pad_backward_takes_tiles(odd, 2, 2, 7, st));
-  CHECK(pad_backward_plane_rows(odd, 2, st, false) == 4096);
-  const RowsProblem rows100 = at(pad_backward({8, 3000, 100}, {0, 0, 2}, {0, 0, 3}, IndexMap::Circular));
-  REQUIRE(pad_backward_takes_tiles(rows100, 4, 1, 5, st));
-  CHECK(pad_backward_plane_rows(rows100, 4, st, false) == 3000);
-  // ... but not rows narrower than a vector or longer than kMaxSumRowBytes.
-  const RowsProblem narrow = at(pad_backward({8, 3000, 3}, {0, 0, 2}, {0, 0, 2}, IndexMap::Circular));
-  REQUIRE(pad_backward_takes_tiles(narrow, 4, 1, 4, st));
-  CHECK(pad_backward_plane_rows(narrow, 4, st, false) == 0);
-  const RowsProblem long_rows = at(pad_backward({64, 16, 2048}, {0, 0, 100}, {0, 0, 300}, IndexMap::Reflect));
-  REQUIRE(pad_backward_takes_tiles(long_rows, 4, 1, 400, st));
-  CHECK(pad_backward_plane_rows(long_rows, 4, st, false) == 0);
-  // Whole planes of a padded axis need rows of whole vectors from a 16-byte boundary.
-  const RowsProblem odd_planes = at(pad_backward({128, 64, 64, 127}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
-  REQUIRE(pad_backward_takes_tiles(odd_planes, 2, 4, 4, st));
-  CHECK(pad_backward_plane_rows(odd_planes, 2, st, false) == 0);
+  struct PlaneCase {
+    std::vector<int64_t> x, lo, hi;
+    IndexMap mode;
+    int bytes;
+    int64_t max_sources, band;
+    int32_t plane_rows;
+  };
+  const PlaneCase cases[] = {
+      // A plane axis without a pad: tiles anywhere along it, rows of any phase (the grid's odd rows of 127)...
+      {{4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Reflect, 2, 2, 7, 4096},
+      {{8, 3000, 100}, {0, 0, 2}, {0, 0, 3}, IndexMap::Circular, 4, 1, 5, 3000},
+      // ... but not rows narrower than a vector or longer than kMaxSumRowBytes.
+      {{8, 3000, 3}, {0, 0, 2}, {0, 0, 2}, IndexMap::Circular, 4, 1, 4, 0},
+      {{64, 16, 2048}, {0, 0, 100}, {0, 0, 300}, IndexMap::Reflect, 4, 1, 400, 0},
+      // Whole planes of a padded axis need rows of whole vectors...
+      {{128, 64, 64, 127}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect, 2, 4, 4, 0},
+      // ... tiles of whole planes (not planes of 3000 rows), at most 32 of them (not 64 planes of 4 rows).
+      {{4, 3000, 64}, {0, 1, 2}, {0, 1, 2}, IndexMap::Circular, 4, 2, 4, 0},
+      {{512, 4, 8}, {0, 1, 2}, {0, 1, 2}, IndexMap::Reflect, 4, 2, 4, 0},
+  };
+  for (const PlaneCase &c : cases) {
+    const RowsProblem p = at(pad_backward(c.x, c.lo, c.hi, c.mode));
+    INFO("rows of " << c.x.back() << ", planes of " << c.x[c.x.size() - 2]);
+    REQUIRE(pad_backward_takes_tiles(p, c.bytes, c.max_sources, c.band, st));
+    CHECK(pad_backward_plane_rows(p, c.bytes, st, false) == c.plane_rows);
+  }
+  // ... from a 16-byte boundary.
   RowsProblem shifted = at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
   REQUIRE(pad_backward_takes_tiles(shifted, 2, 4, 4, st));
   shifted.out = static_cast<char *>(shifted.out) + 2;
   CHECK(pad_backward_plane_rows(shifted, 2, st, false) == 0);
-  // A tile that is not whole planes (planes of 3000 rows), and more than 32 planes a tile (planes of 4 rows).
-  const RowsProblem tall = at(pad_backward({4, 3000, 64}, {0, 1, 2}, {0, 1, 2}, IndexMap::Circular));
-  REQUIRE(pad_backward_takes_tiles(tall, 4, 2, 4, st));
-  CHECK(pad_backward_plane_rows(tall, 4, st, false) == 0);
-  const RowsProblem flat4 = at(pad_backward({512, 4, 8}, {0, 1, 2}, {0, 1, 2}, IndexMap::Reflect));
-  REQUIRE(pad_backward_takes_tiles(flat4, 4, 2, 4, st));
-  CHECK(st.t.rows_per_block > 32 * 4);
-  CHECK(pad_backward_plane_rows(flat4, 4, st, false) == 0);
   // Replicate's edges of kSumLateEdgeCopies copies or more keep the slots (their sums run beside the vectors).
   const int64_t wide = PadTilesTraits::kSumLateEdgeCopies;
   const RowsProblem late = at(pad_backward({64, 8, 64}, {0, 1, wide}, {0, 1, 0}, IndexMap::Replicate));
