@@ -142,18 +142,37 @@ __device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTil
   __syncthreads();
 
   // The columns outside [a, b), each summed into its row's first source at
-  // the column's own copy (no other cell reads that element).
+  // the column's own copy (no other cell reads that element). A thread
+  // keeps one column, its copies found once, for rows `per` apart where the
+  // band fits the block (a row of one source then adds its own row's copies
+  // alone), else takes cells in turn.
   const int32_t band = a + w - b;
-  for (int32_t e = threadIdx.x; e < nrows * band; e += Threads) {
-    const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), band_div));
-    const int32_t j = e - q * band, c = j < a ? j : b + (j - a);
+  auto band_cell = [&](int32_t q, int32_t c, const CopyRunOf<int32_t> &copies) {
+    A sum(-0.0);
+    const int32_t at = s_at[q];
+    if (at >= 0) {
+      add_run<T, M>(sum, elems + at - lo, copies);
+      elems[at + c] = Accum<T>::store(sum);
+      return;
+    }
     int32_t i;
     const CopyRunOf<int32_t> r = row_sources(q, i);
-    A sum(-0.0);
-    if (r.before >= 0) add_copies<T, M>(sum, elems + row_start(i, r.before), c, lo, n, m);
-    for (int32_t k = r.begin; k < r.end; ++k) add_copies<T, M>(sum, elems + row_start(i, k), c, lo, n, m);
-    if (r.after >= 0) add_copies<T, M>(sum, elems + row_start(i, r.after), c, lo, n, m);
+    if (r.before >= 0) add_run<T, M>(sum, elems + row_start(i, r.before), copies);
+    for (int32_t k = r.begin; k < r.end; ++k) add_run<T, M>(sum, elems + row_start(i, k), copies);
+    if (r.after >= 0) add_run<T, M>(sum, elems + row_start(i, r.after), copies);
     elems[row_start(i, first_source(r)) + lo + c] = Accum<T>::store(sum);
+  };
+  if (band > 0 && band <= Threads) {
+    const int32_t q0 = static_cast<int32_t>(fast_divide(threadIdx.x, band_div)), j = threadIdx.x - q0 * band;
+    const int32_t per = static_cast<int32_t>(fast_divide(Threads, band_div)), c = j < a ? j : b + (j - a);
+    const CopyRunOf<int32_t> copies = copy_run<M>(c, lo, n, m);
+    for (int32_t q = q0 < per ? q0 : nrows; q < nrows; q += per) band_cell(q, c, copies);
+  } else {
+    for (int32_t e = threadIdx.x; e < nrows * band; e += Threads) {
+      const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), band_div));
+      const int32_t j = e - q * band, c = j < a ? j : b + (j - a);
+      band_cell(q, c, copy_run<M>(c, lo, n, m));
+    }
   }
   __syncthreads();
 

@@ -12,13 +12,13 @@
 
 namespace baracuda::kernels {
 
-// Adds a dy row's copies of dx column c to sum, in ascending order.
+// Adds a dy row's copies of dx column c (add_copies; add_run: as copy_run
+// gives them) to sum, in ascending order.
 // Replicate's edge cells sum runs of a whole pad: their loads are issued
 // eight at a time ahead of the adds (the same adds, in order), so that a
 // long run waits on the adds' chain rather than on a shared load each.
 template <class T, IndexMap M, class A>
-__device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
-  const CopyRunOf<int32_t> run = copy_run<M>(c, lo, n, m);
+__device__ __forceinline__ void add_run(A &sum, const T *row, const CopyRunOf<int32_t> &run) {
   if (run.before >= 0) sum += Accum<T>::load(row[run.before]);
   int32_t j = run.begin;
   if constexpr (M == IndexMap::Replicate) {
@@ -33,6 +33,11 @@ __device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int3
   }
   for (; j < run.end; ++j) sum += Accum<T>::load(row[j]);
   if (run.after >= 0) sum += Accum<T>::load(row[run.after]);
+}
+
+template <class T, IndexMap M, class A>
+__device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
+  add_run<T, M>(sum, row, copy_run<M>(c, lo, n, m));
 }
 
 // The 16 bytes of the slots from element `elem` on (any phase of the
