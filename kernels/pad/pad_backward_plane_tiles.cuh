@@ -182,41 +182,28 @@ __device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTil
   const int32_t drow = kStep / w, dc = kStep - drow * w;
   if (tv.first != 0 || w % V != 0) {
     // Rows not whole vectors (a plane axis without a pad: every row one
-    // source). The vectors inside a row: its folded dy row, shifted; a
-    // thread steps Threads vectors at a time with its row and column
-    // carried along (vector l0 from tv.first <= 0: row -1 for the first).
+    // source): a vector is its row's folded dy row, shifted, and one across
+    // a row's end blends the two rows' (each read passes its row's end or
+    // starts before its start, inside the range); a thread steps Threads
+    // vectors at a time with its row and column carried along (vector l0
+    // from tv.first <= 0: row -1 for the first). The tile's partial vectors
+    // at its two ends go cell by cell (the tiles beside it write the rest).
     int32_t l0 = tv.first + static_cast<int32_t>(threadIdx.x) * V;
     int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l0 + w), t.width_div)) - 1, c = l0 - q * w;
     for (; l0 < tv.span; l0 += kStep) {
-      if (l0 >= 0 && c + V <= w) *reinterpret_cast<uint4 *>(out + l0) = staged_vector<Bytes>(slot, s_at[q] + c);
+      if (l0 >= 0 && l0 + V <= tv.span) {
+        uint4 x = staged_vector<Bytes>(slot, s_at[q] + c);
+        if (c + V > w) x = blend16(x, staged_vector<Bytes>(slot, s_at[q + 1] + c - w), (w - c) * Bytes);
+        *reinterpret_cast<uint4 *>(out + l0) = x;
+      } else {
+        for (int32_t e = l0 < 0 ? 0 : l0; e < l0 + V && e < tv.span; ++e) {
+          const int32_t qe = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), t.width_div));
+          out[e] = elems[s_at[qe] + e - qe * w];
+        }
+      }
       c += dc;
       q += drow;
       if (c >= w) c -= w, ++q;
-    }
-    // The vector across each row's end (the two rows' folded dy rows,
-    // shifted and blended: each read passes its row's end or starts before
-    // its start, inside the range), and the tile's partial vectors at its
-    // two ends, cell by cell (the tiles beside it write their other cells).
-    for (int32_t r = static_cast<int32_t>(threadIdx.x) - 1; r < nrows; r += Threads) {
-      int32_t v0, v1;  // the cells [v0, v1) of a partial vector
-      if (r < 0) {
-        v0 = 0, v1 = tv.first < 0 ? tv.first + V : 0;
-      } else {
-        const int32_t end = (r + 1) * w, l = end - 1 - ((end - 1 - tv.first) & (V - 1));
-        if (l + V == end) continue;  // inside row r: the loop above's
-        if (l + V <= tv.span) {
-          const int32_t cl = l - r * w;
-          *reinterpret_cast<uint4 *>(out + l) = blend16(staged_vector<Bytes>(slot, s_at[r] + cl),
-                                                        staged_vector<Bytes>(slot, s_at[r + 1] + cl - w),
-                                                        (w - cl) * Bytes);
-          continue;
-        }
-        v0 = l, v1 = tv.span;
-      }
-      for (int32_t e = v0; e < v1; ++e) {
-        const int32_t qe = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), t.width_div));
-        out[e] = elems[s_at[qe] + e - qe * w];
-      }
     }
     return;
   }

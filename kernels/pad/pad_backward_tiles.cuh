@@ -19,7 +19,6 @@
 #include <climits>
 
 #include "common/accumulate.cuh"
-#include "common/device_limits.h"
 #include "common/element_words.cuh"
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
@@ -33,10 +32,6 @@
 namespace baracuda::kernels {
 
 constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
-// The tiles kernel's static shared memory (s_first, s_single, s_scratch),
-// in 16-byte units as ptxas lays it out.
-constexpr int64_t kBackwardTileStaticBytes = ((2 * kBackwardTileThreads + 1 + kBackwardTileThreads / 32) * 4 + 15) / 16 * 16;
-
 // dx row g's dy source rows (out = dx, in = dy): how many, its own (the one
 // a row with one source has), and for a row of two where the other lies,
 // relative to its own (along the row's one axis of two copies). Its
@@ -449,17 +444,10 @@ int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a
   // one kernel cost tiles that never take it 1-2.5 points of copy); not for
   // 8-byte elements (no shape of the grid, and the build's time).
   if constexpr (sizeof(T) <= 4) {
-    int64_t need = 0;
-    const int32_t plane_rows = pad_backward_plane_rows(p, sizeof(T), s, M == IndexMap::Replicate, &need);
+    const int32_t plane_rows = pad_backward_plane_rows(p, sizeof(T), s, M == IndexMap::Replicate);
     if (plane_rows > 0) {
-      // Slots cut to the blocks an SM the registers allow, where most tiles need only their range.
-      SumTiles f = s;
-      DeviceLimits limits;
-      if (current_device_limits(limits) == cudaSuccess)
-        f = flat_tiles_for_blocks(s, need, pad_backward_max_sources<M>(p, kMaxTileSmemBytes), limits.smem_per_sm,
-                                  limits.reserved_smem_per_block, kBackwardTileStaticBytes, PadTilesTraits::kSumMinBlocks);
       pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks, true>
-          <<<blocks, kBackwardTileThreads, f.t.smem_bytes, stream>>>(p, f.t, f.slots, a, b, band_div, plane_rows,
+          <<<blocks, kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots, a, b, band_div, plane_rows,
                                                                       fast_divisor(plane_rows));
       return -static_cast<int>(cudaGetLastError());
     }

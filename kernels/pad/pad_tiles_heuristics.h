@@ -224,8 +224,7 @@ inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64
 // the range (from its 16-byte boundary, a vector late, a vector after it
 // for the shifted reads) inside the slots' shared memory. The plane's rows,
 // else 0.
-inline int32_t pad_backward_plane_rows(const RowsProblem &p, int elem_bytes, const SumTiles &s, bool replicate,
-                                       int64_t *range_bytes_out = nullptr) {
+inline int32_t pad_backward_plane_rows(const RowsProblem &p, int elem_bytes, const SumTiles &s, bool replicate) {
   if (p.rank < 2) return 0;
   const int inner = p.rank - 1, axis = p.rank - 2;
   const int64_t rows = p.out_extent[axis], dy_rows = p.in_extent[axis], tile = s.t.rows_per_block;
@@ -244,27 +243,7 @@ inline int32_t pad_backward_plane_rows(const RowsProblem &p, int elem_bytes, con
   }
   const int64_t range_bytes = range_rows * p.in_stride[axis] * elem_bytes;
   if ((range_bytes + 15) / 16 * 16 + 3 * 16 > s.t.smem_bytes) return 0;
-  if (range_bytes_out != nullptr) *range_bytes_out = (range_bytes + 15) / 16 * 16 + 3 * 16;
   return static_cast<int32_t>(rows);
-}
-
-// The tiles of a launch whose tiles may read flat ranges (need: a range's
-// shared memory, pad_backward_plane_rows), their slots cut so that `blocks`
-// blocks share an SM of smem_per_sm bytes (`reserved` a block besides, and
-// the kernel's static_bytes; in the allocation's 128-byte units): the flat
-// tiles need only their range, and the slot tiles among them (planes on an
-// outer pad) take more rounds. s unchanged where no cut is needed or where
-// it would leave a row's sources (max_sources) or the range no room.
-inline SumTiles flat_tiles_for_blocks(const SumTiles &s, int64_t need, int64_t max_sources, int64_t smem_per_sm,
-                                      int64_t reserved, int64_t static_bytes, int blocks) {
-  const int64_t per_block = smem_per_sm / blocks / 128 * 128 - reserved - static_bytes;
-  const int64_t slot_bytes = s.t.slot_vectors * int64_t{16} + 16;  // row_tile_smem_bytes's a slot
-  const int64_t slots = per_block / slot_bytes;
-  if (slots >= s.slots || slots < max_sources || slots * slot_bytes < need) return s;
-  SumTiles cut = s;
-  cut.slots = static_cast<int32_t>(slots);
-  cut.t.smem_bytes = row_tile_smem_bytes(slots, s.t.slot_vectors, 0);
-  return cut;
 }
 
 }  // namespace baracuda::kernels

@@ -557,20 +557,4 @@ TEST_CASE("pad backward heuristics: tiles of whole planes read as one flat dy ra
   REQUIRE(pad_backward_takes_tiles(late, 2, 2, wide, st));
   CHECK(pad_backward_plane_rows(late, 2, st, true) == 0);
   CHECK(pad_backward_plane_rows(late, 2, st, false) == 8);
-  // A 16-bit rank-5 tile's slots cut from 147 to 135 (two planes' range of 35904 bytes still fits) so that
-  // five blocks share a 228 KiB SM, the registers' bound; never below the sources of a row or the range.
-  const RowsProblem r5 = at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
-  REQUIRE(pad_backward_takes_tiles(r5, 2, 4, 4, st));
-  int64_t need = 0;
-  REQUIRE(pad_backward_plane_rows(r5, 2, st, false, &need) == 64);
-  CHECK(need == 2 * 68 * 132 * 2 + 48);
-  const SumTiles cut = flat_tiles_for_blocks(st, need, 4, 233472, 1024, 2096, 5);
-  CHECK(cut.slots == (233472 / 5 / 128 * 128 - 1024 - 2096) / (st.t.slot_vectors * 16 + 16));
-  CHECK(cut.slots < st.slots);
-  CHECK(cut.t.smem_bytes == row_tile_smem_bytes(cut.slots, st.t.slot_vectors, 0));
-  CHECK(5 * ((cut.t.smem_bytes + 2096 + 1024 + 127) / 128 * 128) <= 233472);
-  CHECK(cut.t.smem_bytes >= need);
-  CHECK(flat_tiles_for_blocks(st, need, cut.slots + 1, 233472, 1024, 2096, 5).slots == st.slots);
-  CHECK(flat_tiles_for_blocks(st, cut.t.smem_bytes + 1, 4, 233472, 1024, 2096, 5).slots == st.slots);
-  CHECK(flat_tiles_for_blocks(st, need, 4, 233472, 1024, 2096, 4).slots == st.slots);  // four fit uncut
 }
