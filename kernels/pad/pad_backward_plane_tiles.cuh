@@ -142,36 +142,51 @@ __device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTil
   __syncthreads();
 
   // The columns outside [a, b), each summed into its row's first source at
-  // the column's own copy (no other cell reads that element). A thread
-  // keeps one column, its copies found once, for rows `per` apart where the
-  // band fits the block (a row of one source then adds its own row's copies
-  // alone), else takes cells in turn.
+  // the column's own copy (no other cell reads that element). 4-byte
+  // elements: a thread keeps one column, its copies found once, for rows
+  // `per` apart where the band fits the block (a row of one source then adds
+  // its own row's copies alone); else (and 16-bit: session 24, H200, the odd
+  // rows' replicate 1-3 points behind with the columns kept) cells in turn.
   const int32_t band = a + w - b;
-  auto band_cell = [&](int32_t q, int32_t c, const CopyRunOf<int32_t> &copies) {
-    A sum(-0.0);
-    const int32_t at = s_at[q];
-    if (at >= 0) {
-      add_run<T, M>(sum, elems + at - lo, copies);
-      elems[at + c] = Accum<T>::store(sum);
-      return;
+  if constexpr (Bytes >= 4) {
+    auto band_cell = [&](int32_t q, int32_t c, const CopyRunOf<int32_t> &copies) {
+      A sum(-0.0);
+      const int32_t at = s_at[q];
+      if (at >= 0) {
+        add_run<T, M>(sum, elems + at - lo, copies);
+        elems[at + c] = Accum<T>::store(sum);
+        return;
+      }
+      int32_t i;
+      const CopyRunOf<int32_t> r = row_sources(q, i);
+      if (r.before >= 0) add_run<T, M>(sum, elems + row_start(i, r.before), copies);
+      for (int32_t k = r.begin; k < r.end; ++k) add_run<T, M>(sum, elems + row_start(i, k), copies);
+      if (r.after >= 0) add_run<T, M>(sum, elems + row_start(i, r.after), copies);
+      elems[row_start(i, first_source(r)) + lo + c] = Accum<T>::store(sum);
+    };
+    if (band > 0 && band <= Threads) {
+      const int32_t q0 = static_cast<int32_t>(fast_divide(threadIdx.x, band_div)), j = threadIdx.x - q0 * band;
+      const int32_t per = static_cast<int32_t>(fast_divide(Threads, band_div)), c = j < a ? j : b + (j - a);
+      const CopyRunOf<int32_t> copies = copy_run<M>(c, lo, n, m);
+      for (int32_t q = q0 < per ? q0 : nrows; q < nrows; q += per) band_cell(q, c, copies);
+    } else {
+      for (int32_t e = threadIdx.x; e < nrows * band; e += Threads) {
+        const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), band_div));
+        const int32_t j = e - q * band, c = j < a ? j : b + (j - a);
+        band_cell(q, c, copy_run<M>(c, lo, n, m));
+      }
     }
-    int32_t i;
-    const CopyRunOf<int32_t> r = row_sources(q, i);
-    if (r.before >= 0) add_run<T, M>(sum, elems + row_start(i, r.before), copies);
-    for (int32_t k = r.begin; k < r.end; ++k) add_run<T, M>(sum, elems + row_start(i, k), copies);
-    if (r.after >= 0) add_run<T, M>(sum, elems + row_start(i, r.after), copies);
-    elems[row_start(i, first_source(r)) + lo + c] = Accum<T>::store(sum);
-  };
-  if (band > 0 && band <= Threads) {
-    const int32_t q0 = static_cast<int32_t>(fast_divide(threadIdx.x, band_div)), j = threadIdx.x - q0 * band;
-    const int32_t per = static_cast<int32_t>(fast_divide(Threads, band_div)), c = j < a ? j : b + (j - a);
-    const CopyRunOf<int32_t> copies = copy_run<M>(c, lo, n, m);
-    for (int32_t q = q0 < per ? q0 : nrows; q < nrows; q += per) band_cell(q, c, copies);
   } else {
     for (int32_t e = threadIdx.x; e < nrows * band; e += Threads) {
       const int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), band_div));
       const int32_t j = e - q * band, c = j < a ? j : b + (j - a);
-      band_cell(q, c, copy_run<M>(c, lo, n, m));
+      int32_t i;
+      const CopyRunOf<int32_t> r = row_sources(q, i);
+      A sum(-0.0);
+      if (r.before >= 0) add_copies<T, M>(sum, elems + row_start(i, r.before), c, lo, n, m);
+      for (int32_t k = r.begin; k < r.end; ++k) add_copies<T, M>(sum, elems + row_start(i, k), c, lo, n, m);
+      if (r.after >= 0) add_copies<T, M>(sum, elems + row_start(i, r.after), c, lo, n, m);
+      elems[row_start(i, first_source(r)) + lo + c] = Accum<T>::store(sum);
     }
   }
   __syncthreads();
@@ -181,29 +196,72 @@ __device__ __forceinline__ void sum_flat_tile(const RowsProblem &p, const RowTil
   constexpr int32_t kStep = Threads * V;
   const int32_t drow = kStep / w, dc = kStep - drow * w;
   if (tv.first != 0 || w % V != 0) {
-    // Rows not whole vectors (a plane axis without a pad: every row one
-    // source): a vector is its row's folded dy row, shifted, and one across
-    // a row's end blends the two rows' (each read passes its row's end or
-    // starts before its start, inside the range); a thread steps Threads
-    // vectors at a time with its row and column carried along (vector l0
-    // from tv.first <= 0: row -1 for the first). The tile's partial vectors
-    // at its two ends go cell by cell (the tiles beside it write the rest).
-    int32_t l0 = tv.first + static_cast<int32_t>(threadIdx.x) * V;
-    int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l0 + w), t.width_div)) - 1, c = l0 - q * w;
-    for (; l0 < tv.span; l0 += kStep) {
-      if (l0 >= 0 && l0 + V <= tv.span) {
-        uint4 x = staged_vector<Bytes>(slot, s_at[q] + c);
-        if (c + V > w) x = blend16(x, staged_vector<Bytes>(slot, s_at[q + 1] + c - w), (w - c) * Bytes);
-        *reinterpret_cast<uint4 *>(out + l0) = x;
-      } else {
-        for (int32_t e = l0 < 0 ? 0 : l0; e < l0 + V && e < tv.span; ++e) {
+    // Session 24 (H200): one loop for 4-byte elements (the odd f32 rows 2-3
+    // points ahead), the vectors across row ends in a loop of their own for
+    // 16-bit ones (3-4 points ahead: a warp holds two of them, not one).
+    if constexpr (Bytes >= 4) {
+      // Rows not whole vectors (a plane axis without a pad: every row one
+      // source): a vector is its row's folded dy row, shifted, and one across
+      // a row's end blends the two rows' (each read passes its row's end or
+      // starts before its start, inside the range); a thread steps Threads
+      // vectors at a time with its row and column carried along (vector l0
+      // from tv.first <= 0: row -1 for the first). The tile's partial vectors
+      // at its two ends go cell by cell (the tiles beside it write the rest).
+      int32_t l0 = tv.first + static_cast<int32_t>(threadIdx.x) * V;
+      int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l0 + w), t.width_div)) - 1, c = l0 - q * w;
+      for (; l0 < tv.span; l0 += kStep) {
+        if (l0 >= 0 && l0 + V <= tv.span) {
+          uint4 x = staged_vector<Bytes>(slot, s_at[q] + c);
+          if (c + V > w) x = blend16(x, staged_vector<Bytes>(slot, s_at[q + 1] + c - w), (w - c) * Bytes);
+          *reinterpret_cast<uint4 *>(out + l0) = x;
+        } else {
+          for (int32_t e = l0 < 0 ? 0 : l0; e < l0 + V && e < tv.span; ++e) {
+            const int32_t qe = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), t.width_div));
+            out[e] = elems[s_at[qe] + e - qe * w];
+          }
+        }
+        c += dc;
+        q += drow;
+        if (c >= w) c -= w, ++q;
+      }
+    } else {
+      // Rows not whole vectors (a plane axis without a pad: every row one
+      // source). The vectors inside a row: its folded dy row, shifted; a
+      // thread steps Threads vectors at a time with its row and column
+      // carried along (vector l0 from tv.first <= 0: row -1 for the first).
+      int32_t l0 = tv.first + static_cast<int32_t>(threadIdx.x) * V;
+      int32_t q = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(l0 + w), t.width_div)) - 1, c = l0 - q * w;
+      for (; l0 < tv.span; l0 += kStep) {
+        if (l0 >= 0 && c + V <= w) *reinterpret_cast<uint4 *>(out + l0) = staged_vector<Bytes>(slot, s_at[q] + c);
+        c += dc;
+        q += drow;
+        if (c >= w) c -= w, ++q;
+      }
+      // The vector across each row's end (the two rows' folded dy rows,
+      // shifted and blended: each read passes its row's end or starts before
+      // its start, inside the range), and the tile's partial vectors at its
+      // two ends, cell by cell (the tiles beside it write their other cells).
+      for (int32_t r = static_cast<int32_t>(threadIdx.x) - 1; r < nrows; r += Threads) {
+        int32_t v0, v1;  // the cells [v0, v1) of a partial vector
+        if (r < 0) {
+          v0 = 0, v1 = tv.first < 0 ? tv.first + V : 0;
+        } else {
+          const int32_t end = (r + 1) * w, l = end - 1 - ((end - 1 - tv.first) & (V - 1));
+          if (l + V == end) continue;  // inside row r: the loop above's
+          if (l + V <= tv.span) {
+            const int32_t cl = l - r * w;
+            *reinterpret_cast<uint4 *>(out + l) = blend16(staged_vector<Bytes>(slot, s_at[r] + cl),
+                                                          staged_vector<Bytes>(slot, s_at[r + 1] + cl - w),
+                                                          (w - cl) * Bytes);
+            continue;
+          }
+          v0 = l, v1 = tv.span;
+        }
+        for (int32_t e = v0; e < v1; ++e) {
           const int32_t qe = static_cast<int32_t>(fast_divide(static_cast<uint32_t>(e), t.width_div));
           out[e] = elems[s_at[qe] + e - qe * w];
         }
       }
-      c += dc;
-      q += drow;
-      if (c >= w) c -= w, ++q;
     }
     return;
   }
