@@ -35,14 +35,26 @@ inline bool at_most_two_copies(int64_t lo, int64_t n, int64_t m) {
   return true;
 }
 
-// The most copies any input index of an axis has.
+// The most copies any input index of an axis has: copy_count's largest,
+// taken where it can change. Exact, not the sum of the two pads' copies:
+// reflect and circular give 2 on an axis whose two pads do not overlap,
+// which holds a pad backward's dx rows of two sources in tiles of 2 slots
+// (f32 rows of 16 KiB padded by 3 and 2: 3 slots of 16.5 KiB did not fit
+// a block).
 template <IndexMap M>
 BARACUDA_HOST_DEVICE_INLINE int64_t max_copies(int64_t lo, int64_t n, int64_t hi) {
   if constexpr (M == IndexMap::Replicate) {
     if (n == 1) return 1 + lo + hi;
     return 1 + (lo > hi ? lo : hi);
   } else if constexpr (M == IndexMap::Reflect || M == IndexMap::Circular) {
-    return 1 + (lo > 0) + (hi > 0);
+    const int64_t at[] = {0, 1, lo, n - 1 - hi, n - 2, n - 1, hi - 1, n - lo};
+    int64_t most = 1;
+    for (const int64_t i : at)
+      if (i >= 0 && i < n) {
+        const int64_t c = copy_count<M>(i, lo, n, n + lo + hi);
+        most = c > most ? c : most;
+      }
+    return most;
   } else {
     return 1;
   }

@@ -23,13 +23,15 @@
 #include "common/row_tiles.cuh"
 #include "common/rows_tiling.cuh"
 #include "pad/pad_backward_copies.cuh"
+#include "pad/pad_backward_heuristics.h"
+#include "pad/pad_backward_plane_tiles.cuh"
+#include "pad/pad_backward_staged.cuh"
 #include "pad/pad_tiles_heuristics.h"
 #include "pad/pad_tiles_traits.h"
 
 namespace baracuda::kernels {
 
 constexpr int kBackwardTileThreads = PadTilesTraits::kThreads;
-
 // dx row g's dy source rows (out = dx, in = dy): how many, its own (the one
 // a row with one source has), and for a row of two where the other lies,
 // relative to its own (along the row's one axis of two copies). Its
@@ -156,29 +158,6 @@ __device__ __forceinline__ const T *slot_row(const StagedRows &s, int32_t k) {
   return reinterpret_cast<const T *>(s.slot + static_cast<int64_t>(k) * s.slot_vectors) + s.table[k].phase;
 }
 
-// Adds a dy row's copies of dx column c to sum, in ascending order.
-// Replicate's edge cells sum runs of a whole pad: their loads are issued
-// eight at a time ahead of the adds (the same adds, in order), so that a
-// long run waits on the adds' chain rather than on a shared load each.
-template <class T, IndexMap M, class A>
-__device__ __forceinline__ void add_copies(A &sum, const T *row, int32_t c, int32_t lo, int32_t n, int32_t m) {
-  const CopyRunOf<int32_t> run = copy_run<M>(c, lo, n, m);
-  if (run.before >= 0) sum += Accum<T>::load(row[run.before]);
-  int32_t j = run.begin;
-  if constexpr (M == IndexMap::Replicate) {
-    constexpr int kAhead = 8;
-    for (; j + kAhead <= run.end; j += kAhead) {
-      T x[kAhead];
-#pragma unroll
-      for (int e = 0; e < kAhead; ++e) x[e] = row[j + e];
-#pragma unroll
-      for (int e = 0; e < kAhead; ++e) sum += Accum<T>::load(x[e]);
-    }
-  }
-  for (; j < run.end; ++j) sum += Accum<T>::load(row[j]);
-  if (run.after >= 0) sum += Accum<T>::load(row[run.after]);
-}
-
 // dx column c of a row whose dy sources are slots [k0, k1): their copies of
 // it added in order from -0.0.
 template <class T, IndexMap M>
@@ -227,40 +206,6 @@ __device__ __forceinline__ void stage_slots(const void *in, const RowTiles &t, i
   async_copy_wait<0>();
 }
 
-// The 16 bytes of the slots from element `elem` on (any phase of the
-// element width): 32-bit loads (four, five where elements are narrower than
-// a word) and funnel shifts, the same instructions at every phase, so that a
-// warp whose rows alternate phase (rank 5's dy rows of 264 bytes) runs one
-// path. Session 21 (H200): 3-7 points of copy ahead of two aligned 16-byte
-// loads and a switch on the phase on the rank-5 rows despite 4-way bank
-// conflicts, 1-2 behind on some 16-bit rows of 1 KiB and more (one phase).
-template <int Bytes>
-__device__ __forceinline__ uint4 staged_vector(const uint4 *slots, int32_t elem) {
-  const int32_t byte = elem * Bytes;
-  const uint32_t *w = reinterpret_cast<const uint32_t *>(slots) + (byte >> 2);
-  if constexpr (Bytes >= 4) {
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  } else {
-    const uint32_t bits = (byte & 3) * 8, x4 = w[4];
-    return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
-                      __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], x4, bits));
-  }
-}
-
-// The 16 bytes of dx a vector takes from the folded slots of two
-// one-source rows: its first `split_bytes` from `lo`, the rest from `hi`.
-__device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes) {
-  const uint32_t a[4] = {lo.x, lo.y, lo.z, lo.w}, b[4] = {hi.x, hi.y, hi.z, hi.w};
-  uint32_t w[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const int32_t keep = split_bytes - 4 * k;  // bytes of word k from lo
-    const uint32_t mask = keep >= 4 ? 0xffffffffu : keep <= 0 ? 0u : (1u << (8 * keep)) - 1;
-    w[k] = (a[k] & mask) | (b[k] & ~mask);
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 // [a, b): dx columns with one inner source each (column c reads dy column
 // c + pad_low); slots: the dy rows a round stages; band_div: of the
 // columns outside [a, b); registers cut for MinBlocks blocks an SM.
@@ -271,10 +216,11 @@ __device__ __forceinline__ uint4 blend16(uint4 lo, uint4 hi, int32_t split_bytes
 // (most rows) is then a shifted copy of its slot: its vectors take a fixed
 // handful of instructions, its edges too. A row with several sums its
 // slots vector by vector, its columns outside [a, b) taken from the first.
-template <class T, IndexMap M, int MinBlocks>
+template <class T, IndexMap M, int MinBlocks, bool Flat>
 __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
     pad_backward_tiles_kernel(const __grid_constant__ RowsProblem p, const __grid_constant__ RowTiles t,
-                              int32_t slots, int32_t a, int32_t b, FastDivisor band_div) {
+                              int32_t slots, int32_t a, int32_t b, FastDivisor band_div, int32_t plane_rows,
+                              FastDivisor plane_div) {
   using A = typename Accum<T>::type;
   using P = Pack16<T>;
   constexpr int V = P::kCount;
@@ -296,6 +242,16 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
   const int32_t nrows = static_cast<int32_t>(t.rows - row0 < t.rows_per_block ? t.rows - row0 : t.rows_per_block);
   const int32_t r = threadIdx.x;  // the row this thread lists
   const int inner = p.rank - 1;
+
+  if constexpr (Flat) {  // tiles whose dy rows are one flat range: a path of their own
+    if (threadIdx.x == 0) s_first[kThreads] = 0;  // its count of rows of several sources
+    FlatTile *const flat = reinterpret_cast<FlatTile *>(s_scratch);
+    if (flat_tile<M, Bytes>(p, t, row0, nrows, plane_rows, plane_div, flat)) {
+      sum_flat_tile<T, M, kThreads>(p, t, row0, nrows, *flat, plane_rows, plane_div, a, b, band_div, slot, s_single,
+                                    s_first, s_first + kThreads);
+      return;
+    }
+  }
 
   int32_t count = 0;
   int64_t own = 0, other = 0;
@@ -481,10 +437,23 @@ __global__ void __launch_bounds__(kBackwardTileThreads, MinBlocks)
 template <class T, IndexMap M>
 int launch_pad_backward_tiles(const RowsProblem &p, const SumTiles &s, int32_t a, int32_t b, cudaStream_t stream) {
   if (s.t.blocks > INT_MAX) return 3;
-  auto kernel = pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks>;
   const FastDivisor band_div = fast_divisor(a + s.t.width - b > 0 ? a + s.t.width - b : 1);
-  kernel<<<static_cast<unsigned>(s.t.blocks), kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots,
-                                                                                                a, b, band_div);
+  const unsigned blocks = static_cast<unsigned>(s.t.blocks);
+  // Tiles that may read flat ranges in a kernel of their own (the slot
+  // tiles' kernel without that path: session 24, H200, the flat path in the
+  // one kernel cost tiles that never take it 1-2.5 points of copy); not for
+  // 8-byte elements (no shape of the grid, and the build's time).
+  if constexpr (sizeof(T) <= 4) {
+    const int32_t plane_rows = pad_backward_plane_rows(p, sizeof(T), s, M == IndexMap::Replicate);
+    if (plane_rows > 0) {
+      pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks, true>
+          <<<blocks, kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots, a, b, band_div, plane_rows,
+                                                                      fast_divisor(plane_rows));
+      return -static_cast<int>(cudaGetLastError());
+    }
+  }
+  pad_backward_tiles_kernel<T, M, PadTilesTraits::kSumMinBlocks, false>
+      <<<blocks, kBackwardTileThreads, s.t.smem_bytes, stream>>>(p, s.t, s.slots, a, b, band_div, 0, fast_divisor(1));
   return -static_cast<int>(cudaGetLastError());
 }
 

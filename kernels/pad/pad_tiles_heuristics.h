@@ -214,4 +214,36 @@ inline bool pad_backward_takes_tiles(const RowsProblem &p, int elem_bytes, int64
   }
 }
 
+// Where pad backward's tiles may read their dy rows as one flat range
+// (pad_backward_plane_tiles.cuh), planes of the last outer axis at a time
+// (at most 32 a tile: a warp checks them): tiles of whole planes where dx
+// rows are whole 16-byte vectors from a 16-byte boundary, and tiles
+// anywhere along a plane axis without a pad where rows of at most
+// kMaxSumRowBytes are at least a vector wide; dense dy rows, no replicate
+// edge of kSumLateEdgeCopies or more (replicate: whether the mode is), and
+// the range (from its 16-byte boundary, a vector late, a vector after it
+// for the shifted reads) inside the slots' shared memory. The plane's rows,
+// else 0.
+inline int32_t pad_backward_plane_rows(const RowsProblem &p, int elem_bytes, const SumTiles &s, bool replicate) {
+  if (p.rank < 2) return 0;
+  const int inner = p.rank - 1, axis = p.rank - 2;
+  const int64_t rows = p.out_extent[axis], dy_rows = p.in_extent[axis], tile = s.t.rows_per_block;
+  const int64_t w = p.out_extent[inner], lo = p.pad_low[inner], hi = p.in_extent[inner] - w - lo;
+  if (rows < 1 || p.in_stride[axis] != p.in_extent[inner]) return 0;
+  if (replicate && (lo >= PadTilesTraits::kSumLateEdgeCopies || hi >= PadTilesTraits::kSumLateEdgeCopies)) return 0;
+  int64_t range_rows = 0;
+  if (p.pad_low[axis] == 0 && dy_rows == rows) {
+    if (w * elem_bytes < 16 || w * elem_bytes > PadTilesTraits::kMaxSumRowBytes || (tile - 1) / rows + 2 > 32) return 0;
+    range_rows = tile;
+  } else {
+    if (tile % rows != 0 || tile / rows > 32 || (w * elem_bytes) % 16 != 0 ||
+        reinterpret_cast<uintptr_t>(p.out) % 16 != 0)
+      return 0;
+    range_rows = tile / rows * dy_rows;
+  }
+  const int64_t range_bytes = range_rows * p.in_stride[axis] * elem_bytes;
+  if ((range_bytes + 15) / 16 * 16 + 3 * 16 > s.t.smem_bytes) return 0;
+  return static_cast<int32_t>(rows);
+}
+
 }  // namespace baracuda::kernels

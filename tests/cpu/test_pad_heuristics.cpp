@@ -3,6 +3,7 @@
 // (kernels/pad/pad_backward_heuristics.h), and which pads run in row tiles
 // (kernels/pad/pad_tiles_heuristics.h). No GPU.
 #include <algorithm>
+#include <type_traits>
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -91,18 +92,43 @@ TEST_CASE("pad backward heuristics: a row's sources by one other copy along a si
 TEST_CASE("pad backward heuristics: outer source rows, saturating past the listed maximum", "[heuristics][pad]") {
   using baracuda::kernels::kMaxSourceRows;
   using baracuda::kernels::pad_backward_max_sources;
-  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({6, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 3);
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({4, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 3);
+  // Pads on both sides of a longer axis never meet: two sources at most.
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({6, 32}, {2, 0}, {2, 0}, IndexMap::Reflect)) == 2);
+  CHECK(pad_backward_max_sources<IndexMap::Circular>(pad_backward({2048, 32}, {3, 0}, {2, 0}, IndexMap::Circular)) ==
+        2);
   CHECK(pad_backward_max_sources<IndexMap::Circular>(pad_backward({6, 32}, {2, 0}, {0, 0}, IndexMap::Circular)) == 2);
   CHECK(pad_backward_max_sources<IndexMap::Replicate>(pad_backward({6, 32}, {5, 0}, {0, 0}, IndexMap::Replicate)) == 6);
   // 3 x 3 sources over two axes: past the list, but not past a larger cap (the row tiles' slots).
-  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({3, 4, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
         kMaxSourceRows + 1);
-  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect),
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({3, 4, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect),
                                                     9) == 9);
+  CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {1, 2, 0}, {1, 2, 0}, IndexMap::Reflect)) ==
+        4);
   CHECK(pad_backward_max_sources<IndexMap::Replicate>(
             pad_backward({5, 6, 32}, {4, 20, 0}, {1, 2, 0}, IndexMap::Replicate), 1000) == 5 * 21);
   CHECK(pad_backward_max_sources<IndexMap::Reflect>(pad_backward({5, 6, 32}, {0, 0, 3}, {0, 0, 3}, IndexMap::Reflect)) ==
         1);
+}
+
+TEST_CASE("copy counts: max_copies is the largest copy_count of the axis", "[heuristics][pad]") {
+  using baracuda::kernels::copy_count;
+  using baracuda::kernels::max_copies;
+  auto check = [](auto mode_tag) {
+    constexpr IndexMap M = decltype(mode_tag)::value;
+    for (int64_t n = 1; n <= 9; ++n)
+      for (int64_t lo = 0; lo <= (M == IndexMap::Replicate ? 12 : n - (M == IndexMap::Reflect)); ++lo)
+        for (int64_t hi = 0; hi <= (M == IndexMap::Replicate ? 12 : n - (M == IndexMap::Reflect)); ++hi) {
+          int64_t most = 0;
+          for (int64_t i = 0; i < n; ++i) most = std::max(most, copy_count<M>(i, lo, n, n + lo + hi));
+          INFO("n " << n << " lo " << lo << " hi " << hi);
+          CHECK(max_copies<M>(lo, n, hi) == most);
+        }
+  };
+  check(std::integral_constant<IndexMap, IndexMap::Reflect>{});
+  check(std::integral_constant<IndexMap, IndexMap::Replicate>{});
+  check(std::integral_constant<IndexMap, IndexMap::Circular>{});
 }
 
 TEST_CASE("pad backward heuristics: long unit-stride rows of sums as vectors, uniform phases found once",
@@ -480,4 +506,55 @@ TEST_CASE("row tiles heuristics: replicate's band weighed by its pad columns", "
   CHECK(pad_backward_takes_tiles(r35, 2, 1, sum_band_columns<IndexMap::Replicate>(r35, 2), st));
   CHECK_FALSE(pad_backward_takes_tiles(r35, 2, 1, 2, st));
   for (int bytes : {2, 4}) CHECK(pad_backward_takes_tiles(wide, bytes, 1, sum_band_columns<IndexMap::Replicate>(wide, 2), st));
+}
+
+TEST_CASE("pad backward heuristics: tiles of whole planes read as one flat dy range", "[heuristics][pad]") {
+  using namespace baracuda::kernels;
+  auto at = with_aligned_buffers;
+  SumTiles st;
+  // The grid's rank-5 rows as the plan merges them: planes of 64 rows of 128, two a 16-bit tile, one an f32 one.
+  for (IndexMap mode : {IndexMap::Reflect, IndexMap::Replicate, IndexMap::Circular})
+    for (int bytes : {2, 4}) {
+      const RowsProblem r5 = at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, mode));
+      REQUIRE(pad_backward_takes_tiles(r5, bytes, 4, 4, st));
+      CHECK(st.t.rows_per_block % 64 == 0);
+      CHECK(pad_backward_plane_rows(r5, bytes, st, mode == IndexMap::Replicate) == 64);
+    }
+  struct PlaneCase {
+    std::vector<int64_t> x, lo, hi;
+    IndexMap mode;
+    int bytes;
+    int64_t max_sources, band;
+    int32_t plane_rows;
+  };
+  const PlaneCase cases[] = {
+      // A plane axis without a pad: tiles anywhere along it, rows of any phase (the grid's odd rows of 127)...
+      {{4, 32, 4096, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}, IndexMap::Reflect, 2, 2, 7, 4096},
+      {{8, 3000, 100}, {0, 0, 2}, {0, 0, 3}, IndexMap::Circular, 4, 1, 5, 3000},
+      // ... but not rows narrower than a vector or longer than kMaxSumRowBytes.
+      {{8, 3000, 3}, {0, 0, 2}, {0, 0, 2}, IndexMap::Circular, 4, 1, 4, 0},
+      {{64, 16, 2048}, {0, 0, 100}, {0, 0, 300}, IndexMap::Reflect, 4, 1, 400, 0},
+      // Whole planes of a padded axis need rows of whole vectors...
+      {{128, 64, 64, 127}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect, 2, 4, 4, 0},
+      // ... tiles of whole planes (not planes of 3000 rows), at most 32 of them (not 64 planes of 4 rows).
+      {{4, 3000, 64}, {0, 1, 2}, {0, 1, 2}, IndexMap::Circular, 4, 2, 4, 0},
+      {{512, 4, 8}, {0, 1, 2}, {0, 1, 2}, IndexMap::Reflect, 4, 2, 4, 0},
+  };
+  for (const PlaneCase &c : cases) {
+    const RowsProblem p = at(pad_backward(c.x, c.lo, c.hi, c.mode));
+    INFO("rows of " << c.x.back() << ", planes of " << c.x[c.x.size() - 2]);
+    REQUIRE(pad_backward_takes_tiles(p, c.bytes, c.max_sources, c.band, st));
+    CHECK(pad_backward_plane_rows(p, c.bytes, st, false) == c.plane_rows);
+  }
+  // ... from a 16-byte boundary.
+  RowsProblem shifted = at(pad_backward({128, 64, 64, 128}, {0, 2, 2, 2}, {0, 2, 2, 2}, IndexMap::Reflect));
+  REQUIRE(pad_backward_takes_tiles(shifted, 2, 4, 4, st));
+  shifted.out = static_cast<char *>(shifted.out) + 2;
+  CHECK(pad_backward_plane_rows(shifted, 2, st, false) == 0);
+  // Replicate's edges of kSumLateEdgeCopies copies or more keep the slots (their sums run beside the vectors).
+  const int64_t wide = PadTilesTraits::kSumLateEdgeCopies;
+  const RowsProblem late = at(pad_backward({64, 8, 64}, {0, 1, wide}, {0, 1, 0}, IndexMap::Replicate));
+  REQUIRE(pad_backward_takes_tiles(late, 2, 2, wide, st));
+  CHECK(pad_backward_plane_rows(late, 2, st, true) == 0);
+  CHECK(pad_backward_plane_rows(late, 2, st, false) == 8);
 }

@@ -364,6 +364,19 @@ int main(int argc, char **argv) {
     for (int mode = no_checks ? 4 : 1; mode <= 3; ++mode)
       for (int dt = 0; dt < 3; ++dt)
         for (int off = 0; off < 2; ++off) ++checks, failed += !run.run(c, mode, dt, false, off, 3 * off);
+  const Case kPlanes[] = {  // tiles of whole planes (session 24's flat ranges): rows of whole vectors
+      {{4, 6, 8, 16, 64}, {0, 1, 2, 2, 2}, {0, 2, 1, 2, 3}}, {{3, 40, 8, 8}, {0, 1, 2, 3}, {0, 2, 1, 2}},
+      {{32, 64}, {3, 5}, {2, 3}},                              {{2, 5, 64, 64, 128}, {0, 0, 2, 2, 2}, {0, 0, 2, 2, 2}},
+      {{6, 12, 24}, {0, 0, 4}, {0, 0, 4}},                     {{3, 9, 17, 32}, {0, 2, 5, 1}, {0, 1, 6, 1}},
+      // tiles anywhere along a plane axis without a pad, rows of any phase
+      {{4, 32, 64, 127}, {0, 1, 0, 3}, {0, 0, 0, 4}},          {{6, 50, 37}, {1, 0, 5}, {2, 0, 3}},
+      {{6, 50, 8}, {1, 0, 2}, {0, 0, 1}},                      {{3, 5, 700, 61}, {0, 2, 0, 9}, {1, 1, 0, 2}},
+  };
+  const int64_t kPlaneOffsets[][2] = {{0, 0}, {5, 0}, {1, 8}};
+  for (const Case &c : kPlanes)
+    for (int mode = no_checks ? 4 : 1; mode <= 3; ++mode)
+      for (int dt = 0; dt < 3; ++dt)
+        for (const auto &o : kPlaneOffsets) ++checks, failed += !run.run(c, mode, dt, false, o[0], o[1]);
   printf("checks: %d problems, %d failed (every tree bitwise against %s)\n", checks, failed, run.trees[0].name.c_str());
   // The grid's rows, timed.
   for (int dt = 0; dt < 3; ++dt)
