@@ -6,9 +6,9 @@
 // tiles where every operand has stride 1 along L ([B, C, L]; the backward's
 // short rows as row groups, several whole rows a tile; the forward's rows
 // of a power of two of vectors that fit a block, or of a small problem, load
-// into registers instead; the backward over rows of one tile, or of whole
-// 16-bit tiles, takes the register tiles, a block a tile), channel tiles
-// where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
+// into registers instead; the backward over rows of whole tiles takes the
+// register tiles, a block one or several tiles), channel tiles where it has
+// stride 1 along C (channels-last; 2- and 4-byte types only: an
 // f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
 // channel tiles, which walk a window of ids beside the inputs'. Every other
 // layout (misaligned pointers, extents that are not a multiple of the vector,
@@ -106,6 +106,19 @@ inline bool vector_layout(const Conv1dOperands &ops, int elem_bytes, int64_t vec
 inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x) {
   const int64_t rows = p.batch * p.channels;
   return {k, x, rows < kMaxGridY ? rows : kMaxGridY, p.batch * x};
+}
+
+// The register tiles' blocks along a row of `row_tiles` tiles: a block takes
+// n of them, n the largest power of two up to kBackwardRegisterTilesPerBlock
+// that divides row_tiles while rows * row_tiles / n stays at least
+// kBackwardRegisterMinBlocks (the kernel finds n from the lowest set bits of
+// row_tiles and the grid's x: no division).
+inline int64_t register_tiles_blocks(int64_t rows, int64_t row_tiles) {
+  int64_t n = 1;
+  while (n * 2 <= Conv1dTraits::kBackwardRegisterTilesPerBlock && row_tiles % (n * 2) == 0 &&
+         row_tiles <= INT32_MAX && rows * (row_tiles / (n * 2)) >= Conv1dTraits::kBackwardRegisterMinBlocks)
+    n *= 2;
+  return row_tiles / n;
 }
 
 // Rows of `units` vectors staged whole, tile / units rows a tile (a power of
@@ -233,6 +246,14 @@ inline int64_t conv1d_channel_chunk(Conv1dPass pass, int64_t batch, int64_t chan
   return chunk;
 }
 
+// The threads a block of the backward's reduction of `slots` partial sums of
+// each of `columns` dw/db values (conv1d_traits.h).
+inline int conv1d_reduce_threads(int64_t columns, int64_t slots) {
+  const int64_t blocks = conv1d_heuristics::ceil_div(columns, Conv1dTraits::kThreads);
+  const bool narrow = blocks < Conv1dTraits::kReduceNarrowBelowBlocks && slots >= Conv1dTraits::kReduceNarrowMinSlots;
+  return narrow ? Conv1dTraits::kReduceNarrowThreads : Conv1dTraits::kThreads;
+}
+
 // Every launch's x extent within 2^31 - 1 blocks: the tvec grid (the widest
 // along L), the walk grids, and the one-thread-per-row (B*C) and per-tap
 // (C*(W+1)) kernels. False: the problem is not served (UNSUPPORTED).
@@ -298,9 +319,10 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
     // The backward over rows of whole tiles whose W-1 inputs before a vector
-    // lie in the vector before it: the register tiles, a block a tile (rows
-    // past 65535 in grid z, split evenly: 65535 rows and a z of one more had
-    // put 65534 empty blocks in [8,8192,4096]'s grid).
+    // lie in the vector before it: the register tiles, a block one or
+    // several tiles of a row (rows past 65535 in grid z, split evenly: 65535
+    // rows and a z of one more had put 65534 empty blocks in [8,8192,4096]'s
+    // grid).
     const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
     const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec &&
                            (units == register_tile || Conv1dTraits::register_one_tile_all(elem_bytes));
@@ -309,12 +331,13 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     if (registers) {
       l.grid_z = ceil_div(p.batch * p.channels, kMaxGridY);
       l.grid_y = ceil_div(p.batch * p.channels, l.grid_z);
+      l.grid_x = register_tiles_blocks(p.batch * p.channels, l.grid_x);  // (slots stay a tile's)
     }
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass
     // was 5-9% of it: session 18, H200, bf16 [1,2048,4096] 21.6 -> 20.5 us,
     // [1,2048,32768] 126 -> 117, f32 [1,2048,4096] 33.1 -> 31.8).
-    l.sums_direct = !forward && p.batch == 1 && l.grid_x == 1 && p.channels <= kMaxGridY;
+    l.sums_direct = !forward && p.batch == 1 && l.partial_slots == 1 && p.channels <= kMaxGridY;
     l.overlap = forward;
     return l;
   }

@@ -96,6 +96,17 @@ def rows(which):
         guards = [("bf16", 1, 2048, 32768, 4), ("bf16", 8, 4096, 8192, 4), ("bf16", 1, 2048, 4096, 4),
                   ("f32", 8, 4096, 8192, 4), ("bf16", 8, 4096, 4096, 4), ("bf16", 64, 2048, 4096, 4)]
         return [r + (1, 0) for r in ncl] + [r + (1, 1) for r in cl] + [r + (1, 0) for r in guards]
+    if which.startswith("s24"):  # session 24: rows of several register tiles a block, the reduction's blocks, guards
+        many = [("bf16", 64, 768, 32768, 4), ("bf16", 8, 2048, 32768, 4), ("bf16", 8, 4096, 8192, 4),
+                ("bf16", 1, 2048, 32768, 4), ("f16", 2, 1536, 16384, 3), ("f32", 8, 2048, 32768, 4),
+                ("f32", 8, 4096, 8192, 4), ("bf16", 2, 512, 32768, 4), ("f32", 64, 2048, 4096, 4)]
+        one = [("bf16", 8, 4096, 4096, 4), ("bf16", 64, 2048, 4096, 4), ("bf16", 1, 2048, 4096, 4),
+               ("f16", 8, 4096, 4096, 3), ("bf16", 128, 2048, 4096, 4)]
+        cl = [("bf16", 64, 2048, 512, 2), ("f16", 64, 2048, 512, 2), ("f32", 64, 2048, 512, 2),
+              ("bf16", 8, 4096, 4096, 2), ("bf16", 1, 2048, 128, 4), ("bf16", 8, 4096, 8192, 4)]
+        part = {"s24many": [r + (1, 0) for r in many], "s24one": [r + (1, 0) for r in one],
+                "s24cl": [r + (1, 1) for r in cl]}
+        return part.get(which, part["s24many"] + part["s24cl"] + part["s24one"])
     if which == "sizes":  # session 23 round 1: the same bytes in fewer slots, fewer bytes in as many
         return [r + (1, 0) for r in (("bf16", 8, 6144, 32768, 4), ("bf16", 16, 768, 32768, 4))]
     if which == "f32":
