@@ -193,12 +193,9 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
     if (!launched) return 3;  // (a kernel the heuristics never choose for this type and width)
     if (const int rc = launch_error()) return rc;
   }
-  if ((p.dweight.data || p.dbias.data) && p.channels > 0 && !launch.sums_direct) {
-    const int64_t columns = p.channels * (W + 1);
-    const int threads = conv1d_reduce_threads(columns, launch.partial_slots);
-    return launch_overlapping(reduce_partials_kernel<T, W, Wt>, static_cast<unsigned>((columns + threads - 1) / threads),
-                              threads, stream, p, static_cast<const Acc<T> *>(partials), launch.partial_slots);
-  }
+  if ((p.dweight.data || p.dbias.data) && p.channels > 0 && !launch.sums_direct)
+    return launch_overlapping(reduce_partials_kernel<T, W, Wt>, blocks_for(p.channels * (W + 1)), kThreads, stream, p,
+                              static_cast<const Acc<T> *>(partials), launch.partial_slots);
   return 0;
 }
 

@@ -108,17 +108,15 @@ inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x)
   return {k, x, rows < kMaxGridY ? rows : kMaxGridY, p.batch * x};
 }
 
-// The register tiles' blocks along a row of `row_tiles` tiles: a block takes
-// n of them, n the largest power of two up to kBackwardRegisterTilesPerBlock
-// that divides row_tiles while rows * row_tiles / n stays at least
-// kBackwardRegisterMinBlocks (the kernel finds n from the lowest set bits of
-// row_tiles and the grid's x: no division).
-inline int64_t register_tiles_blocks(int64_t rows, int64_t row_tiles) {
-  int64_t n = 1;
-  while (n * 2 <= Conv1dTraits::kBackwardRegisterTilesPerBlock && row_tiles % (n * 2) == 0 &&
-         row_tiles <= INT32_MAX && rows * (row_tiles / (n * 2)) >= Conv1dTraits::kBackwardRegisterMinBlocks)
-    n *= 2;
-  return row_tiles / n;
+// The register tiles' blocks along a row of `row_tiles` tiles of elements of
+// `elem_bytes`: a block takes n = backward_register_tiles_per_block of them
+// where n divides row_tiles and rows * row_tiles / n stays at least
+// kBackwardRegisterMinBlocks, else one (the kernel takes n where its grid's
+// x is not the row's tiles).
+inline int64_t register_tiles_blocks(int64_t rows, int64_t row_tiles, int elem_bytes) {
+  const int64_t n = Conv1dTraits::backward_register_tiles_per_block(elem_bytes);
+  const bool several = n > 1 && row_tiles % n == 0;
+  return several && rows * (row_tiles / n) >= Conv1dTraits::kBackwardRegisterMinBlocks ? row_tiles / n : row_tiles;
 }
 
 // Rows of `units` vectors staged whole, tile / units rows a tile (a power of
@@ -246,14 +244,6 @@ inline int64_t conv1d_channel_chunk(Conv1dPass pass, int64_t batch, int64_t chan
   return chunk;
 }
 
-// The threads a block of the backward's reduction of `slots` partial sums of
-// each of `columns` dw/db values (conv1d_traits.h).
-inline int conv1d_reduce_threads(int64_t columns, int64_t slots) {
-  const int64_t blocks = conv1d_heuristics::ceil_div(columns, Conv1dTraits::kThreads);
-  const bool narrow = blocks < Conv1dTraits::kReduceNarrowBelowBlocks && slots >= Conv1dTraits::kReduceNarrowMinSlots;
-  return narrow ? Conv1dTraits::kReduceNarrowThreads : Conv1dTraits::kThreads;
-}
-
 // Every launch's x extent within 2^31 - 1 blocks: the tvec grid (the widest
 // along L), the walk grids, and the one-thread-per-row (B*C) and per-tap
 // (C*(W+1)) kernels. False: the problem is not served (UNSUPPORTED).
@@ -331,7 +321,7 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     if (registers) {
       l.grid_z = ceil_div(p.batch * p.channels, kMaxGridY);
       l.grid_y = ceil_div(p.batch * p.channels, l.grid_z);
-      l.grid_x = register_tiles_blocks(p.batch * p.channels, l.grid_x);  // (slots stay a tile's)
+      l.grid_x = register_tiles_blocks(p.batch * p.channels, l.grid_x, elem_bytes);  // (slots stay a tile's)
     }
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass

@@ -140,47 +140,59 @@ __device__ __forceinline__ void register_run(const Conv1dProblem &p, const Grad 
   for (int k = 0; k <= W; ++k) parts[k] *= taps.grad_scale();
 }
 
-// Block (x, y, z) takes tiles x * n .. x * n + n - 1 of row z * gridDim.y +
-// y, n = the row's tiles / gridDim.x, a power of two (conv1d_heuristics.h):
-// a row's prologue (its division into b and c, taps, addresses) once for n
-// tiles. Each tile's sums go to its own slot b * (row's tiles) + tile, as
-// at one tile a block: the same bits for any n. n comes from the lowest set
-// bits of the row's tiles and of gridDim.x, not a division (session 23: a
-// 64-bit `tiles / gridDim.x` put 6.5% more instructions into one-tile
-// rows). With partials null (Conv1dLaunch::sums_direct: rows of one tile)
-// the sums go to DW and DB. SiluFlag: as GradTaps' (conv1d_math.cuh; a
-// run-time SiLU spilled up to 170 bytes here at 64 registers and ran 5-40%
-// slower, session 20).
+// Block (x, y, z) takes tile x of row z * gridDim.y + y, or, where the grid
+// has fewer blocks along x than the row has tiles (16-bit x, rows of an even
+// number of tiles in a large grid: conv1d_heuristics.h), tiles 2x and 2x + 1
+// in turn, the row's prologue (its division into b and c, the taps) once for
+// both. Partial sums go to slot b * (the row's tiles) + tile, the same for
+// either grid (the same bits), or with partials null
+// (Conv1dLaunch::sums_direct: rows of one tile) to DW and DB. SiluFlag: as
+// GradTaps' (conv1d_math.cuh; a run-time SiLU spilled up to 170 bytes here
+// at 64 registers and ran 5-40% slower, session 20).
 template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
-  constexpr int kTileVecs = kThreads / 32 * kRun;
   static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  using Tiles = TimeTiles<Steps, 1>;
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
+  const Tiles tiles(p, kTimeVec<T>);  // (a tile a block: tile blockIdx.x of its row)
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
-  const int64_t row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
-  if (row >= p.batch * p.channels) return;
-  int64_t b, c;
-  split_row(row, p.channels, b, c);
-  const int64_t units = p.length / kTimeVec<T>;
-  const unsigned row_tiles = static_cast<unsigned>(units / kTileVecs);  // (below 2^31: conv1d_heuristics.h)
-  const unsigned per_block = 1u << (__ffs(row_tiles) - __ffs(gridDim.x));
-  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, c);
+  auto q = tiles.start(p);
+  q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
+  if (q.row >= p.batch * p.channels) return;
+  split_row(q.row, p.channels, q.b, q.c);
+  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, q.c);
+  constexpr int kPer = Conv1dTraits::backward_register_tiles_per_block(sizeof(T));
+  if constexpr (kPer > 1) {
+    // (A uniform branch beside the one-tile code, not a loop over one tile: that loop's bookkeeping cost rows of
+    // one tile 2-4%, session 24.)
+    const int64_t row_tiles = tiles.units / Tiles::kVecs;
+    if (gridDim.x != row_tiles) {  // (never with partials null: rows of several tiles)
 #pragma unroll 1
-  for (unsigned t = 0; t < per_block; ++t) {
-    const int64_t tile = static_cast<int64_t>(blockIdx.x) * per_block + t;
-    A parts[W + 1] = {};
-    register_run<T, W, Steps>(p, taps, b, c, tile * kTileVecs + run, units, lane, parts);
+      for (int k = 0; k < kPer; ++k) {
+        const int64_t tile = static_cast<int64_t>(blockIdx.x) * kPer + k, slot = q.b * row_tiles + tile;
+        A parts[W + 1] = {};
+        register_run<T, W, Steps>(p, taps, q.b, q.c, tile * Tiles::kVecs + run, tiles.units, lane, parts);
+        block_sum<A, W>(parts, [&](unsigned j, A sum) {
+          store_partial(partials + (slot * p.channels + q.c) * (W + 1) + j, sum);
+        });
+      }
+      return;
+    }
+  }
+  A parts[W + 1] = {};
+  register_run<T, W, Steps>(p, taps, q.b, q.c, q.u0 + run, tiles.units, lane, parts);
+  if (q.row_ends) {  // (always: the tile is its row's one in this block; a branch ptxas allocates better around)
     if (!partials) {  // (0 + sum: the reduction's bits)
-      block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, c, k, A(0) + sum); });
+      block_sum<A, W>(parts, [&](unsigned k, A sum) { store_channel_sum<Wt, W>(p, q.c, k, A(0) + sum); });
     } else {
       // (block_partials' sum with a lambda of its own: one shared by two kernels made its shared
       // buffer a module variable, and the time tiles' kernel 1-3% slower in f32, session 19.)
-      const int64_t slot = b * row_tiles + tile;
+      const int64_t slot = q.b * gridDim.x + blockIdx.x;
       block_sum<A, W>(parts, [&](unsigned k, A sum) {
-        store_partial(partials + (slot * p.channels + c) * (W + 1) + k, sum);
+        store_partial(partials + (slot * p.channels + q.c) * (W + 1) + k, sum);
       });
     }
   }

@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(kThreads)
     reduce_partials_kernel(Conv1dProblem p, const Acc<T> *partials, int64_t slots) {
   constexpr int kBatch = Conv1dTraits::kReduceBatch;
   wait_for_previous_pass();  // every block, so that this kernel ends after the pass
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;  // (conv1d_reduce_threads)
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= p.channels * (W + 1)) return;
   const int64_t c = i / (W + 1), stride = p.channels * (W + 1);
   const int k = static_cast<int>(i - c * (W + 1));

@@ -111,14 +111,19 @@ struct Conv1dTraits {
     return elem_bytes == 4 ? kBackwardRegisterTileStepsF32 : kBackwardRegisterTileSteps;
   }
   static constexpr bool kBackwardRegisterOneTileAll = true;
-  // Rows of several register tiles: a block takes up to this many of a row's
-  // tiles (a power of two dividing them), while the grid keeps at least
-  // kBackwardRegisterMinBlocks blocks (a row's prologue once for several
-  // tiles; fewer blocks than that left SMs idle at the grid's end: session
-  // 23, H200, 8 tiles a block: bf16 [64,768,32768] 2469 -> 2337 us, but
-  // [1,2048,32768] at 2048 blocks 102.5 -> 110.4).
-  static constexpr int kBackwardRegisterTilesPerBlock = 8;
+  // Rows of several register tiles in 16 bits: a block takes two of a row's
+  // tiles (an even number of them) while the grid keeps at least
+  // kBackwardRegisterMinBlocks blocks: the row's prologue once for two tiles.
+  // Session 24 (H200, bf16 x with f32 weights, W 4, SiLU): [64,768,32768]
+  // 2432 -> 2312 us, [8,2048,32768] 774 -> 754, [8,4096,8192] 390 -> 379;
+  // four or eight a block no better there (8: [8,2048,32768] 772), and
+  // [1,2048,32768] at 2048 blocks of 8 had lost 8% (session 23). f32's rows
+  // (2048-timestep tiles) lost 1-5% at 2-8 a block: one a block.
+  static constexpr int kBackwardRegisterTilesPerBlock16 = 2;
   static constexpr int64_t kBackwardRegisterMinBlocks = 32768;
+  static constexpr int backward_register_tiles_per_block(int elem_bytes) {
+    return elem_bytes == 2 ? kBackwardRegisterTilesPerBlock16 : 1;
+  }
   // Rows of one or two warps' runs (16-bit L 1024 and 2048, f32 L 512 and
   // 1024, which the row groups and the staged tiles took) take the register
   // rows, a warp a run (conv1d_register_tiles.cuh; session 20: bf16
@@ -271,16 +276,6 @@ struct Conv1dTraits {
   // The backward's reduction of dw/db partial sums: loads of a thread's
   // column in flight together (conv1d_side_kernels.cuh).
   static constexpr int kReduceBatch = 16;
-  // Its threads a block: 32 where blocks of kThreads would not reach every
-  // SM (fewer than kReduceNarrowBelowBlocks of them) and a column holds at
-  // least kReduceNarrowMinSlots slots, so that more SMs' loads are in flight
-  // (session 23, ncu, H100, bf16 [64,768,32768] W4: 3840 columns of 512
-  // slots, 24.0 us in 30 blocks of 128, 12.4 in 120 of 32); kThreads
-  // otherwise (blocks of 32 cost the tiny channels-last [1,2048,128], 8 slots,
-  // 5.5 -> 5.8 us).
-  static constexpr int kReduceNarrowThreads = 32;
-  static constexpr int64_t kReduceNarrowBelowBlocks = 132;
-  static constexpr int64_t kReduceNarrowMinSlots = 32;
   // Channels per thread in a channel tile: the forward's 4 bytes of them;
   // the backward's one (its per-step state is the largest: two 16-bit
   // channels a thread ran 1.1-1.6x the time of one at every channels-last

@@ -314,64 +314,40 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
   }
 }
 
-// The tiles a block of the register tiles' kernel as it finds them: from the
-// lowest set bits of the row's tiles and of the grid's x (no division).
-int64_t kernel_tiles_a_block(int64_t row_tiles, int64_t grid_x) {
-  const auto lowest_bit = [](int64_t v) {
-    int n = 1;
-    while (!(v & 1)) v >>= 1, ++n;
-    return n;  // (__ffs)
-  };
-  return int64_t{1} << (lowest_bit(row_tiles) - lowest_bit(grid_x));
-}
-
-TEST_CASE("conv1d heuristics: the register tiles take several tiles of a row a block while the grid stays large",
+TEST_CASE("conv1d heuristics: the register tiles take two 16-bit tiles of a row a block while the grid stays large",
           "[heuristics][causal_conv1d]") {
   for (const int bytes : {2, 4}) {
     const int64_t tile = 16 / bytes * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
+    const int64_t n = Conv1dTraits::backward_register_tiles_per_block(bytes);
+    CHECK(n == (bytes == 2 ? 2 : 1));
     for (const int64_t batch : {1, 2, 8, 64}) {
       for (const int64_t channels : {100, 768, 2048, 40000}) {
-        for (const int64_t tiles : {2, 3, 4, 6, 8, 12, 16, 24, 40}) {
+        for (const int64_t tiles : {1, 2, 3, 4, 6, 8, 12, 40}) {
           CAPTURE(bytes, batch, channels, tiles);
           const Conv1dLaunch l =
               choose_conv1d_launch(Conv1dPass::Backward, bytes, dense_conv1d_problem(batch, channels, tiles * tile, 4));
           REQUIRE(l.kernel == Conv1dKernel::RegisterTimeTiles);
-          const int64_t per = tiles / l.grid_x;
-          // A power of two up to the cap that divides the row's tiles, the
-          // most that leaves the grid kBackwardRegisterMinBlocks blocks.
-          CHECK(per * l.grid_x == tiles);
-          CHECK((per & (per - 1)) == 0);
-          CHECK(per <= Conv1dTraits::kBackwardRegisterTilesPerBlock);
-          CHECK(kernel_tiles_a_block(tiles, l.grid_x) == per);
+          // The kernel takes n tiles a block where its grid's x is not the
+          // row's tiles: n where n divides them and the grid keeps
+          // kBackwardRegisterMinBlocks blocks, else one.
           const int64_t rows = batch * channels;
-          if (per > 1) CHECK(rows * l.grid_x >= Conv1dTraits::kBackwardRegisterMinBlocks);
-          const bool could_double = per * 2 <= Conv1dTraits::kBackwardRegisterTilesPerBlock && tiles % (per * 2) == 0 &&
-                                    rows * (tiles / (per * 2)) >= Conv1dTraits::kBackwardRegisterMinBlocks;
-          CHECK_FALSE(could_double);
-          // A slot a tile whatever the block takes (the same sums, the same
-          // bits); DW and DB written directly only where a row is one tile.
+          const bool several = n > 1 && tiles % n == 0 && rows * (tiles / n) >= Conv1dTraits::kBackwardRegisterMinBlocks;
+          CHECK(l.grid_x == (several ? tiles / n : tiles));
+          // A slot a tile either way (the same sums, the same bits); DW and
+          // DB written directly only where a row is one tile.
           CHECK(l.partial_slots == batch * tiles);
-          CHECK_FALSE(l.sums_direct);
+          CHECK(l.sums_direct == (batch == 1 && tiles == 1 && channels <= 65535));
+          if (l.grid_x != tiles) CHECK_FALSE(l.sums_direct);  // (the kernel's several-tile path writes slots)
         }
       }
     }
-    // bf16 [64,768,32768]: 8 tiles a block; [1,2048,32768]: one (2048 blocks of 8 had lost 8%).
-    if (bytes == 2) {
-      CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(64, 768, 32768, 4)).grid_x == 1);
-      CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(1, 2048, 32768, 4)).grid_x == 8);
-    }
   }
-}
-
-TEST_CASE("conv1d heuristics: the backward's reduction runs in blocks of 32 where blocks of 128 would leave SMs idle",
-          "[heuristics][causal_conv1d]") {
-  using baracuda::kernels::conv1d_reduce_threads;
-  const int64_t narrow_columns = (Conv1dTraits::kReduceNarrowBelowBlocks - 1) * Conv1dTraits::kThreads;
-  CHECK(conv1d_reduce_threads(768 * 5, 512) == Conv1dTraits::kReduceNarrowThreads);
-  CHECK(conv1d_reduce_threads(narrow_columns, Conv1dTraits::kReduceNarrowMinSlots) == Conv1dTraits::kReduceNarrowThreads);
-  CHECK(conv1d_reduce_threads(narrow_columns + 1, 512) == Conv1dTraits::kThreads);
-  CHECK(conv1d_reduce_threads(narrow_columns, Conv1dTraits::kReduceNarrowMinSlots - 1) == Conv1dTraits::kThreads);
-  CHECK(conv1d_reduce_threads(2048 * 5, 8) == Conv1dTraits::kThreads);  // (channels-last [1,2048,128] W4)
+  // bf16 [64,768,32768] and [8,2048,32768]: two tiles a block; [1,2048,32768]
+  // (2048 rows of 8 tiles) and f32 one.
+  CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(64, 768, 32768, 4)).grid_x == 4);
+  CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(8, 2048, 32768, 4)).grid_x == 4);
+  CHECK(choose_conv1d_launch(Conv1dPass::Backward, 2, dense_conv1d_problem(1, 2048, 32768, 4)).grid_x == 8);
+  CHECK(choose_conv1d_launch(Conv1dPass::Backward, 4, dense_conv1d_problem(8, 2048, 32768, 4)).grid_x == 16);
 }
 
 TEST_CASE("conv1d heuristics: rows of one or two warps' register runs take the register rows, a warp a run",
