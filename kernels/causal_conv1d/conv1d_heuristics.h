@@ -66,6 +66,7 @@ struct Conv1dLaunch {
   // before them (Conv1dTraits::kDirectRowsOverlapMaxBlocks).
   bool overlap = false;
   bool sums_direct = false;
+  int tiles_per_block = 1;  // RegisterTimeTiles: 2 takes backward_register_tile_pairs_kernel
   // StagedChannelBox: kThreads >> box_group_shift lanes of channels by
   // 1 << box_group_shift time groups of box_steps timesteps a block
   int box_group_shift = 0, box_steps = 0;
@@ -106,17 +107,6 @@ inline bool vector_layout(const Conv1dOperands &ops, int elem_bytes, int64_t vec
 inline Conv1dLaunch rows_grid(Conv1dKernel k, const Conv1dProblem &p, int64_t x) {
   const int64_t rows = p.batch * p.channels;
   return {k, x, rows < kMaxGridY ? rows : kMaxGridY, p.batch * x};
-}
-
-// The register tiles' blocks along a row of `row_tiles` tiles of elements of
-// `elem_bytes`: a block takes n = backward_register_tiles_per_block of them
-// where n divides row_tiles and rows * row_tiles / n stays at least
-// kBackwardRegisterMinBlocks, else one (the kernel takes n where its grid's
-// x is not the row's tiles).
-inline int64_t register_tiles_blocks(int64_t rows, int64_t row_tiles, int elem_bytes) {
-  const int64_t n = Conv1dTraits::backward_register_tiles_per_block(elem_bytes);
-  const bool several = n > 1 && row_tiles % n == 0;
-  return several && rows * (row_tiles / n) >= Conv1dTraits::kBackwardRegisterMinBlocks ? row_tiles / n : row_tiles;
 }
 
 // Rows of `units` vectors staged whole, tile / units rows a tile (a power of
@@ -321,7 +311,13 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     if (registers) {
       l.grid_z = ceil_div(p.batch * p.channels, kMaxGridY);
       l.grid_y = ceil_div(p.batch * p.channels, l.grid_z);
-      l.grid_x = register_tiles_blocks(p.batch * p.channels, l.grid_x, elem_bytes);  // (slots stay a tile's)
+      // Two tiles a block (the slots stay a tile's)
+      const int64_t row_tiles = l.grid_x;
+      if (Conv1dTraits::register_tile_pairs(elem_bytes, p.width, p.silu) && row_tiles % 2 == 0 &&
+          p.batch * p.channels * (row_tiles / 2) >= Conv1dTraits::kBackwardRegisterMinBlocks) {
+        l.grid_x = row_tiles / 2;
+        l.tiles_per_block = 2;
+      }
     }
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass

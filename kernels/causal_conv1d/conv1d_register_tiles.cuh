@@ -140,48 +140,25 @@ __device__ __forceinline__ void register_run(const Conv1dProblem &p, const Grad 
   for (int k = 0; k <= W; ++k) parts[k] *= taps.grad_scale();
 }
 
-// Block (x, y, z) takes tile x of row z * gridDim.y + y, or, where the grid
-// has fewer blocks along x than the row has tiles (16-bit x, rows of an even
-// number of tiles in a large grid: conv1d_heuristics.h), tiles 2x and 2x + 1
-// in turn, the row's prologue (its division into b and c, the taps) once for
-// both. Partial sums go to slot b * (the row's tiles) + tile, the same for
-// either grid (the same bits), or with partials null
-// (Conv1dLaunch::sums_direct: rows of one tile) to DW and DB. SiluFlag: as
-// GradTaps' (conv1d_math.cuh; a run-time SiLU spilled up to 170 bytes here
-// at 64 registers and ran 5-40% slower, session 20).
+// Block (x, y, z) takes tile x of row z * gridDim.y + y. Partial sums go to
+// slot b * gridDim.x + blockIdx.x, or with partials null
+// (Conv1dLaunch::sums_direct) to DW and DB. SiluFlag: as GradTaps'
+// (conv1d_math.cuh; a run-time SiLU spilled up to 170 bytes here at 64
+// registers and ran 5-40% slower, session 20).
 template <class T, int W, class Wt, class SiluFlag>
 __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
     backward_register_tiles_kernel(Conv1dProblem p, Acc<T> *partials) {
   using A = Acc<T>;
   constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
   static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
-  using Tiles = TimeTiles<Steps, 1>;
   let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
-  const Tiles tiles(p, kTimeVec<T>);  // (a tile a block: tile blockIdx.x of its row)
+  const TimeTiles<Steps, 1> tiles(p, kTimeVec<T>);  // (a tile a block: tile blockIdx.x of its row)
   const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
   auto q = tiles.start(p);
   q.row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
   if (q.row >= p.batch * p.channels) return;
   split_row(q.row, p.channels, q.b, q.c);
   const GradTaps<T, W, Wt, true, SiluFlag> taps(p, q.c);
-  constexpr int kPer = Conv1dTraits::backward_register_tiles_per_block(sizeof(T));
-  if constexpr (kPer > 1) {
-    // (A uniform branch beside the one-tile code, not a loop over one tile: that loop's bookkeeping cost rows of
-    // one tile 2-4%, session 24.)
-    const int64_t row_tiles = tiles.units / Tiles::kVecs;
-    if (gridDim.x != row_tiles) {  // (never with partials null: rows of several tiles)
-#pragma unroll 1
-      for (int k = 0; k < kPer; ++k) {
-        const int64_t tile = static_cast<int64_t>(blockIdx.x) * kPer + k, slot = q.b * row_tiles + tile;
-        A parts[W + 1] = {};
-        register_run<T, W, Steps>(p, taps, q.b, q.c, tile * Tiles::kVecs + run, tiles.units, lane, parts);
-        block_sum<A, W>(parts, [&](unsigned j, A sum) {
-          store_partial(partials + (slot * p.channels + q.c) * (W + 1) + j, sum);
-        });
-      }
-      return;
-    }
-  }
   A parts[W + 1] = {};
   register_run<T, W, Steps>(p, taps, q.b, q.c, q.u0 + run, tiles.units, lane, parts);
   if (q.row_ends) {  // (always: the tile is its row's one in this block; a branch ptxas allocates better around)
@@ -195,6 +172,40 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
         store_partial(partials + (slot * p.channels + q.c) * (W + 1) + k, sum);
       });
     }
+  }
+}
+
+// Two tiles of a row a block: block (x, y, z) takes tiles 2x and 2x + 1 of
+// row z * gridDim.y + y in turn, the row's prologue (its division into b and
+// c, the taps) once for both; each tile's sums to its slot b * (the row's
+// tiles) + tile, as the one-tile blocks' (the same bits). For 16-bit rows of
+// an even number of tiles in a large grid (conv1d_heuristics.h). Its own
+// kernel: the same loop in the one-tile kernel, or a uniform branch to it
+// there, cost the rows of one tile 1-3% (session 24: ptxas's registers for
+// the one-tile code).
+template <class T, int W, class Wt, class SiluFlag>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
+    backward_register_tile_pairs_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  constexpr int kTileVecs = kThreads / 32 * kRun;
+  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
+  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
+  const int64_t row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
+  if (row >= p.batch * p.channels) return;
+  int64_t b, c;
+  split_row(row, p.channels, b, c);
+  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, c);
+  const int64_t units = p.length / kTimeVec<T>, row_tiles = units / kTileVecs;
+#pragma unroll 1
+  for (int k = 0; k < 2; ++k) {
+    const int64_t tile = static_cast<int64_t>(blockIdx.x) * 2 + k, slot = b * row_tiles + tile;
+    A parts[W + 1] = {};
+    register_run<T, W, Steps>(p, taps, b, c, tile * kTileVecs + run, units, lane, parts);
+    block_sum<A, W>(parts, [&](unsigned j, A sum) {
+      store_partial(partials + (slot * p.channels + c) * (W + 1) + j, sum);
+    });
   }
 }
 

@@ -111,18 +111,19 @@ struct Conv1dTraits {
     return elem_bytes == 4 ? kBackwardRegisterTileStepsF32 : kBackwardRegisterTileSteps;
   }
   static constexpr bool kBackwardRegisterOneTileAll = true;
-  // Rows of several register tiles in 16 bits: a block takes two of a row's
-  // tiles (an even number of them) while the grid keeps at least
-  // kBackwardRegisterMinBlocks blocks: the row's prologue once for two tiles.
-  // Session 24 (H200, bf16 x with f32 weights, W 4, SiLU): [64,768,32768]
-  // 2432 -> 2312 us, [8,2048,32768] 774 -> 754, [8,4096,8192] 390 -> 379;
-  // four or eight a block no better there (8: [8,2048,32768] 772), and
-  // [1,2048,32768] at 2048 blocks of 8 had lost 8% (session 23). f32's rows
-  // (2048-timestep tiles) lost 1-5% at 2-8 a block: one a block.
-  static constexpr int kBackwardRegisterTilesPerBlock16 = 2;
+  // Rows of an even number of 16-bit register tiles, W 2-4 with SiLU (the
+  // shapes Mamba runs; other widths and SiLU off keep a tile a block): two
+  // tiles a block (backward_register_tile_pairs_kernel) while the grid keeps
+  // at least kBackwardRegisterMinBlocks blocks, the row's prologue once for
+  // two tiles. Session 24 (H200, bf16 x with f32 weights, W 4, SiLU, against
+  // a tile a block): [64,768,32768] 2432 -> 2312 us, [8,2048,32768] 774 ->
+  // 754, [8,4096,8192] 390 -> 379; four or eight a block no better there
+  // (8: [8,2048,32768] 772), and [1,2048,32768] at 2048 blocks of 8 lost 8%
+  // (session 23). f32's 2048-timestep tiles lost 1-5% at 2-8 a block.
+  static constexpr int kBackwardRegisterPairsMaxWidth = 4;
   static constexpr int64_t kBackwardRegisterMinBlocks = 32768;
-  static constexpr int backward_register_tiles_per_block(int elem_bytes) {
-    return elem_bytes == 2 ? kBackwardRegisterTilesPerBlock16 : 1;
+  static constexpr bool register_tile_pairs(int elem_bytes, int width, bool silu) {
+    return elem_bytes == 2 && width <= kBackwardRegisterPairsMaxWidth && silu;
   }
   // Rows of one or two warps' runs (16-bit L 1024 and 2048, f32 L 512 and
   // 1024, which the row groups and the staged tiles took) take the register

@@ -122,6 +122,10 @@ def rows(which):
                 [("f16", 2, 64, 8192, 6), ("f32", 3, 64, 1024, 5), ("f16", 1, 70, 8192, 8), ("bf16", 3, 50, 1024, 7),
                  ("bf16", 5, 33, 1024, 3), ("f16", 1, 40, 1024, 8), ("bf16", 3, 41, 2048, 8), ("bf16", 1, 77, 2048, 6),
                  ("f32", 3, 41, 1024, 5), ("f32", 1, 77, 512, 5), ("f32", 2, 30, 2048, 4), ("f32", 2, 30, 8192, 5)]]
+    if which == "wide2":  # rows of two tiles a block (16-bit, W 2-4, SiLU: 32768 rows of two tiles), W 5-8 and SiLU off beside
+        return [("bf16", 8, 4096, 8192, w, s, 0) for s in (1, 0) for w in (5, 6, 7, 8)] + \
+            [(d, 8, 4096, 8192, w, 1, 0) for d in ("f16", "bf16") for w in (2, 3, 4)] + \
+            [("bf16", 8, 2048, 32768, 4, 0, 0), ("bf16", 2, 16384, 8192, 3, 1, 0)]
     if which == "f64":  # f64 weights: the float64 reference's errors (checks only)
         return [("f64", B, C, L, w, s, lay) for s in (1, 0) for lay in (0, 1) for B, C, L, w in
                 ((2, 64, 4096, 4), (3, 40, 1024, 2), (1, 33, 777, 8), (2, 16, 1024, 5), (2, 24, 64, 3))]
