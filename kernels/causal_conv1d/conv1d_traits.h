@@ -116,10 +116,11 @@ struct Conv1dTraits {
   // tiles a block (backward_register_tile_pairs_kernel) while the grid keeps
   // at least kBackwardRegisterMinBlocks blocks, the row's prologue once for
   // two tiles. Session 24 (H200, bf16 x with f32 weights, W 4, SiLU, against
-  // a tile a block): [64,768,32768] 2432 -> 2312 us, [8,2048,32768] 774 ->
-  // 754, [8,4096,8192] 390 -> 379; four or eight a block no better there
-  // (8: [8,2048,32768] 772), and [1,2048,32768] at 2048 blocks of 8 lost 8%
-  // (session 23). f32's 2048-timestep tiles lost 1-5% at 2-8 a block.
+  // a tile a block): [64,768,32768] 2654 -> 2502 us, [8,2048,32768] 795 ->
+  // 764, [8,4096,8192] 381 -> 379; four or eight a block no better there
+  // (8: [8,2048,32768] 772 against 754 at two), and [1,2048,32768] at 2048
+  // blocks of 8 lost 8% (session 23). f32's 2048-timestep tiles lost 1-5% at
+  // 2-8 a block.
   static constexpr int kBackwardRegisterPairsMaxWidth = 4;
   static constexpr int64_t kBackwardRegisterMinBlocks = 32768;
   static constexpr bool register_tile_pairs(int elem_bytes, int width, bool silu) {
