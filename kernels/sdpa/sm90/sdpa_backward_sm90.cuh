@@ -595,17 +595,21 @@ struct BackwardConsumer {
     stage_query_gradient(dq, sm.dq_staging(group, 1, stage), sm.dq_staged(group, 1, stage), scale);
   }
 
-  __device__ void run() const {
-    float dk[Ti::kHeadBlocks][4] = {}, dv[Ti::kHeadBlocks][4] = {};
+  // One key tile's walk over its steps (w.steps query tiles of the kv
+  // head's query heads): each step's products, dK and dV accumulated in
+  // dk and dv. Its steps take ring positions ring0, ring0 + 1, ...: the slot,
+  // the phases and the dS buffer of a step follow the ring position, its
+  // query head and tile the step within the tile.
+  __device__ void walk_query_tiles(float (&dk)[Ti::kHeadBlocks][4], float (&dv)[Ti::kHeadBlocks][4],
+                                   const ScoreSettings &st, int64_t ring0) const {
     const uint32_t k_rows = sm.k() + static_cast<uint32_t>(key_offset()) * 128;
     const uint32_t v_rows = sm.v() + static_cast<uint32_t>(key_offset()) * 128;
     const int64_t warp_key0 = w.key0 + key_offset() + 16 * warp();
-    const ScoreSettings st = score_settings();
     const float scale = st.scale;
-    mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
-    for (int64_t t = 0; t < w.steps; ++t) {
+    for (int64_t i = 0; i < w.steps; ++i) {
+      const int64_t t = ring0 + i;
       const int stage = slot_of<Ti>(t);
-      const int64_t h = w.head(t), q0 = w.q0(t);
+      const int64_t h = w.head(i), q0 = w.q0(i);
       mbarrier_wait(sm.q_full(stage), phase_of<Ti>(t));
       if constexpr (Ti::kSharedKeys) {
         split_step(dk, dv, t, stage, h, q0, st);
@@ -644,7 +648,14 @@ struct BackwardConsumer {
         mbarrier_arrive(sm.q_empty(stage));  // dK's products have read Q
       }
     }
-    store_key_gradients(dk, dv, scale);
+  }
+
+  __device__ void run() const {
+    float dk[Ti::kHeadBlocks][4] = {}, dv[Ti::kHeadBlocks][4] = {};
+    const ScoreSettings st = score_settings();
+    mbarrier_wait(sm.kv_full(), 0);  // also with no step: K and V's copies must not be in flight at exit
+    walk_query_tiles(dk, dv, st, 0);
+    store_key_gradients(dk, dv, st.scale);
   }
 
   // dK (scaled) and dV of the group's keys; keys no query sees get zeros.
