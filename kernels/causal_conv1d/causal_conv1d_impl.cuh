@@ -173,7 +173,13 @@ int backward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, Acc<T> *
                 <<<grid, kThreads, 0, stream>>>(p, partials, static_cast<int>(launch.chunk));
           });
         } else if constexpr (kHaloVecs<T, W> == 1) {
-          if (launch.kernel == Conv1dKernel::RegisterTimeTiles) {
+          constexpr bool pairs = Conv1dTraits::register_tile_pairs(sizeof(T), W, Silu::value);
+          if (launch.kernel == Conv1dKernel::RegisterTimeTiles && launch.tiles_per_block == 2) {
+            if constexpr (pairs)
+              backward_register_tile_pairs_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
+            else
+              launched = false;
+          } else if (launch.kernel == Conv1dKernel::RegisterTimeTiles) {
             backward_register_tiles_kernel<T, W, Wt, Silu><<<grid, kThreads, 0, stream>>>(p, slots);
           } else if (launch.kernel == Conv1dKernel::RegisterRows) {
             if constexpr (Conv1dTraits::register_warp_rows(sizeof(T)))

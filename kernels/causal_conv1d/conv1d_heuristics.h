@@ -6,9 +6,9 @@
 // tiles where every operand has stride 1 along L ([B, C, L]; the backward's
 // short rows as row groups, several whole rows a tile; the forward's rows
 // of a power of two of vectors that fit a block, or of a small problem, load
-// into registers instead; the backward over rows of one tile, or of whole
-// 16-bit tiles, takes the register tiles, a block a tile), channel tiles
-// where it has stride 1 along C (channels-last; 2- and 4-byte types only: an
+// into registers instead; the backward over rows of whole tiles takes the
+// register tiles, a block one or several tiles), channel tiles where it has
+// stride 1 along C (channels-last; 2- and 4-byte types only: an
 // f64 box would not fit the ring); with packed sequences (SEQ_IDX) only the
 // channel tiles, which walk a window of ids beside the inputs'. Every other
 // layout (misaligned pointers, extents that are not a multiple of the vector,
@@ -66,6 +66,7 @@ struct Conv1dLaunch {
   // before them (Conv1dTraits::kDirectRowsOverlapMaxBlocks).
   bool overlap = false;
   bool sums_direct = false;
+  int tiles_per_block = 1;  // RegisterTimeTiles: 2 takes backward_register_tile_pairs_kernel
   // StagedChannelBox: kThreads >> box_group_shift lanes of channels by
   // 1 << box_group_shift time groups of box_steps timesteps a block
   int box_group_shift = 0, box_steps = 0;
@@ -298,9 +299,10 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
         threads * (forward ? Conv1dTraits::kForwardTileSteps : Conv1dTraits::backward_time_tile_steps(elem_bytes));
     const int64_t per_block = Conv1dTraits::time_tiles_per_block(!forward, elem_bytes);
     // The backward over rows of whole tiles whose W-1 inputs before a vector
-    // lie in the vector before it: the register tiles, a block a tile (rows
-    // past 65535 in grid z, split evenly: 65535 rows and a z of one more had
-    // put 65534 empty blocks in [8,8192,4096]'s grid).
+    // lie in the vector before it: the register tiles, a block one or
+    // several tiles of a row (rows past 65535 in grid z, split evenly: 65535
+    // rows and a z of one more had put 65534 empty blocks in [8,8192,4096]'s
+    // grid).
     const int64_t register_tile = threads * Conv1dTraits::backward_register_tile_steps(elem_bytes);
     const bool registers = !forward && elem_bytes <= 4 && units % register_tile == 0 && p.width - 1 <= vec &&
                            (units == register_tile || Conv1dTraits::register_one_tile_all(elem_bytes));
@@ -309,12 +311,19 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
     if (registers) {
       l.grid_z = ceil_div(p.batch * p.channels, kMaxGridY);
       l.grid_y = ceil_div(p.batch * p.channels, l.grid_z);
+      // Two tiles a block (the slots stay a tile's)
+      const int64_t row_tiles = l.grid_x;
+      if (Conv1dTraits::register_tile_pairs(elem_bytes, p.width, p.silu) && row_tiles % 2 == 0 &&
+          p.batch * p.channels * (row_tiles / 2) >= Conv1dTraits::kBackwardRegisterMinBlocks) {
+        l.grid_x = row_tiles / 2;
+        l.tiles_per_block = 2;
+      }
     }
     // A batch of one whose rows are a block each: block row c is channel c,
     // and its sums are DW and DB (the reduction of one slot after the pass
     // was 5-9% of it: session 18, H200, bf16 [1,2048,4096] 21.6 -> 20.5 us,
     // [1,2048,32768] 126 -> 117, f32 [1,2048,4096] 33.1 -> 31.8).
-    l.sums_direct = !forward && p.batch == 1 && l.grid_x == 1 && p.channels <= kMaxGridY;
+    l.sums_direct = !forward && p.batch == 1 && l.partial_slots == 1 && p.channels <= kMaxGridY;
     l.overlap = forward;
     return l;
   }

@@ -175,6 +175,40 @@ __global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_bloc
   }
 }
 
+// Two tiles of a row a block: block (x, y, z) takes tiles 2x and 2x + 1 of
+// row z * gridDim.y + y in turn, the row's prologue (its division into b and
+// c, the taps) once for both; each tile's sums to its slot b * (the row's
+// tiles) + tile, as the one-tile blocks' (the same bits). For 16-bit rows of
+// an even number of tiles in a large grid (conv1d_heuristics.h). Its own
+// kernel: the same loop in the one-tile kernel, or a uniform branch to it
+// there, cost the rows of one tile 1-3% (session 24: ptxas's registers for
+// the one-tile code).
+template <class T, int W, class Wt, class SiluFlag>
+__global__ void __launch_bounds__(kThreads, Conv1dTraits::backward_register_blocks(W))
+    backward_register_tile_pairs_kernel(Conv1dProblem p, Acc<T> *partials) {
+  using A = Acc<T>;
+  constexpr int Steps = Conv1dTraits::backward_register_tile_steps(sizeof(T)), kRun = 32 * Steps;
+  constexpr int kTileVecs = kThreads / 32 * kRun;
+  static_assert(kHaloVecs<T, W> == 1, "the W-1 inputs before a vector are within the vector before it");
+  let_next_pass_start();  // the reduction of the partial sums waits for this pass's end
+  const int lane = threadIdx.x % 32, run = threadIdx.x / 32 * kRun;
+  const int64_t row = static_cast<int64_t>(blockIdx.z) * gridDim.y + blockIdx.y;  // (past 65535 rows, grid z)
+  if (row >= p.batch * p.channels) return;
+  int64_t b, c;
+  split_row(row, p.channels, b, c);
+  const GradTaps<T, W, Wt, true, SiluFlag> taps(p, c);
+  const int64_t units = p.length / kTimeVec<T>, row_tiles = units / kTileVecs;
+#pragma unroll 1
+  for (int k = 0; k < 2; ++k) {
+    const int64_t tile = static_cast<int64_t>(blockIdx.x) * 2 + k, slot = b * row_tiles + tile;
+    A parts[W + 1] = {};
+    register_run<T, W, Steps>(p, taps, b, c, tile * kTileVecs + run, units, lane, parts);
+    block_sum<A, W>(parts, [&](unsigned j, A sum) {
+      store_partial(partials + (slot * p.channels + c) * (W + 1) + j, sum);
+    });
+  }
+}
+
 // Rows of one or two warps' runs (16-bit L 1024 and 2048, f32 L 512 and
 // 1024: the row groups staged the shorter ones whole, several a tile,
 // through a ring with its barriers; the staged time tiles the others): a

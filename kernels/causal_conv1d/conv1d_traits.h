@@ -111,6 +111,21 @@ struct Conv1dTraits {
     return elem_bytes == 4 ? kBackwardRegisterTileStepsF32 : kBackwardRegisterTileSteps;
   }
   static constexpr bool kBackwardRegisterOneTileAll = true;
+  // Rows of an even number of 16-bit register tiles, W 2-4 with SiLU (the
+  // shapes Mamba runs; other widths and SiLU off keep a tile a block): two
+  // tiles a block (backward_register_tile_pairs_kernel) while the grid keeps
+  // at least kBackwardRegisterMinBlocks blocks, the row's prologue once for
+  // two tiles. Session 24 (H200, bf16 x with f32 weights, W 4, SiLU, against
+  // a tile a block): [64,768,32768] 2654 -> 2502 us, [8,2048,32768] 795 ->
+  // 764, [8,4096,8192] 381 -> 379; four or eight a block no better there
+  // (8: [8,2048,32768] 772 against 754 at two), and [1,2048,32768] at 2048
+  // blocks of 8 lost 8% (session 23). f32's 2048-timestep tiles lost 1-5% at
+  // 2-8 a block.
+  static constexpr int kBackwardRegisterPairsMaxWidth = 4;
+  static constexpr int64_t kBackwardRegisterMinBlocks = 32768;
+  static constexpr bool register_tile_pairs(int elem_bytes, int width, bool silu) {
+    return elem_bytes == 2 && width <= kBackwardRegisterPairsMaxWidth && silu;
+  }
   // Rows of one or two warps' runs (16-bit L 1024 and 2048, f32 L 512 and
   // 1024, which the row groups and the staged tiles took) take the register
   // rows, a warp a run (conv1d_register_tiles.cuh; session 20: bf16

@@ -314,6 +314,53 @@ TEST_CASE("conv1d heuristics: the backward over rows of one 16-bit or f32 time t
   }
 }
 
+TEST_CASE("conv1d heuristics: the register tiles take two 16-bit tiles of a row a block while the grid stays large",
+          "[heuristics][causal_conv1d]") {
+  for (const int bytes : {2, 4}) {
+    const int64_t tile = 16 / bytes * Conv1dTraits::kThreads * Conv1dTraits::backward_register_tile_steps(bytes);
+    for (int width = Conv1dTraits::kMinWidth; width <= 16 / bytes + 1; ++width) {
+      for (const bool silu : {true, false}) {
+        const bool pairs = Conv1dTraits::register_tile_pairs(bytes, width, silu);
+        CHECK(pairs == (bytes == 2 && width <= 4 && silu));  // (the kernel is built for these alone)
+        for (const int64_t batch : {1, 2, 8, 64}) {
+          for (const int64_t channels : {100, 768, 2048, 40000}) {
+            for (const int64_t tiles : {1, 2, 3, 4, 6, 8, 40}) {
+              CAPTURE(bytes, width, silu, batch, channels, tiles);
+              Conv1dProblem p = dense_conv1d_problem(batch, channels, tiles * tile, width);
+              p.silu = silu;
+              const Conv1dLaunch l = choose_conv1d_launch(Conv1dPass::Backward, bytes, p);
+              REQUIRE(l.kernel == Conv1dKernel::RegisterTimeTiles);
+              // Two tiles a block where the pairs' kernel serves the row, the
+              // tiles pair up and the grid keeps kBackwardRegisterMinBlocks
+              // blocks; else one.
+              const bool two = pairs && tiles % 2 == 0 &&
+                               batch * channels * (tiles / 2) >= Conv1dTraits::kBackwardRegisterMinBlocks;
+              CHECK(l.tiles_per_block == (two ? 2 : 1));
+              CHECK(l.grid_x * l.tiles_per_block == tiles);
+              // A slot a tile either way (the same sums, the same bits); DW
+              // and DB written directly only where a row is one tile.
+              CHECK(l.partial_slots == batch * tiles);
+              CHECK(l.sums_direct == (batch == 1 && tiles == 1 && channels <= 65535));
+            }
+          }
+        }
+      }
+    }
+  }
+  // bf16 [64,768,32768] and [8,2048,32768] W4 with SiLU: two tiles a block;
+  // [1,2048,32768] (2048 rows of 8 tiles), f32 and SiLU off: one.
+  const auto tiles_a_block = [](int bytes, int64_t b, int64_t c, int64_t l, bool silu) {
+    Conv1dProblem p = dense_conv1d_problem(b, c, l, 4);
+    p.silu = silu;
+    return choose_conv1d_launch(Conv1dPass::Backward, bytes, p).tiles_per_block;
+  };
+  CHECK(tiles_a_block(2, 64, 768, 32768, true) == 2);
+  CHECK(tiles_a_block(2, 8, 2048, 32768, true) == 2);
+  CHECK(tiles_a_block(2, 1, 2048, 32768, true) == 1);
+  CHECK(tiles_a_block(4, 8, 2048, 32768, true) == 1);
+  CHECK(tiles_a_block(2, 8, 2048, 32768, false) == 1);
+}
+
 TEST_CASE("conv1d heuristics: rows of one or two warps' register runs take the register rows, a warp a run",
           "[heuristics][causal_conv1d]") {
   const int64_t warps = Conv1dTraits::kThreads / 32;

@@ -31,9 +31,9 @@ import torch.nn.functional as F
 sys.modules.setdefault("baracuda", types.ModuleType("baracuda"))
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)),
                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")]
-from tridao_conv1d_grid import captured_graph as graph  # noqa: E402
+from tridao_conv1d_grid import captured_graph as graph, grid_cases  # noqa: E402
 
-REPEATS = 7
+REPEATS = int(os.environ.get("PROBE_REPEATS", "7"))
 L2_BYTES = 60 << 20
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32, "f64": torch.float64}
 CODE = {"bf16": 0, "f16": 2, "f32": 3, "f64": 4}  # PROBE_DTYPE (bench/probes/common/conv1d_probe_view.h; 4: variant.cu)
@@ -64,6 +64,9 @@ def rows(which):
     f32 (the f32 rows, [B, C, L])."""
     if which == "grid":
         return [r + (1, 0) for r in grid_rows()]
+    if which in ("gridall", "gridncl", "gridcl"):  # every backward row of bench/tridao_conv1d_grid.py, in its order
+        layouts = {"gridall": ("ncl", "cl"), "gridncl": ("ncl",), "gridcl": ("cl",)}[which]
+        return [(d, B, C, L, W, 1, int(lay == "cl")) for d, lay, B, C, L, W in grid_cases(False) if lay in layouts]
     if which == "nosilu":
         return [r + (0, 0) for r in (("bf16", 8, 4096, 4096, 4), ("f16", 8, 4096, 4096, 3), ("bf16", 8, 2048, 1024, 4),
                                      ("bf16", 64, 2048, 512, 4), ("bf16", 8, 2048, 32768, 4), ("f32", 8, 4096, 4096, 4),
@@ -96,6 +99,17 @@ def rows(which):
         guards = [("bf16", 1, 2048, 32768, 4), ("bf16", 8, 4096, 8192, 4), ("bf16", 1, 2048, 4096, 4),
                   ("f32", 8, 4096, 8192, 4), ("bf16", 8, 4096, 4096, 4), ("bf16", 64, 2048, 4096, 4)]
         return [r + (1, 0) for r in ncl] + [r + (1, 1) for r in cl] + [r + (1, 0) for r in guards]
+    if which.startswith("s24"):  # session 24: rows of several register tiles a block, the reduction's blocks, guards
+        many = [("bf16", 64, 768, 32768, 4), ("bf16", 8, 2048, 32768, 4), ("bf16", 8, 4096, 8192, 4),
+                ("bf16", 1, 2048, 32768, 4), ("f16", 2, 1536, 16384, 3), ("f32", 8, 2048, 32768, 4),
+                ("f32", 8, 4096, 8192, 4), ("bf16", 2, 512, 32768, 4), ("f32", 64, 2048, 4096, 4)]
+        one = [("bf16", 8, 4096, 4096, 4), ("bf16", 64, 2048, 4096, 4), ("bf16", 1, 2048, 4096, 4),
+               ("f16", 8, 4096, 4096, 3), ("bf16", 128, 2048, 4096, 4)]
+        cl = [("bf16", 64, 2048, 512, 2), ("f16", 64, 2048, 512, 2), ("f32", 64, 2048, 512, 2),
+              ("bf16", 8, 4096, 4096, 2), ("bf16", 1, 2048, 128, 4), ("bf16", 8, 4096, 8192, 4)]
+        part = {"s24many": [r + (1, 0) for r in many], "s24one": [r + (1, 0) for r in one],
+                "s24cl": [r + (1, 1) for r in cl]}
+        return part.get(which, part["s24many"] + part["s24cl"] + part["s24one"])
     if which == "sizes":  # session 23 round 1: the same bytes in fewer slots, fewer bytes in as many
         return [r + (1, 0) for r in (("bf16", 8, 6144, 32768, 4), ("bf16", 16, 768, 32768, 4))]
     if which == "f32":
@@ -108,6 +122,10 @@ def rows(which):
                 [("f16", 2, 64, 8192, 6), ("f32", 3, 64, 1024, 5), ("f16", 1, 70, 8192, 8), ("bf16", 3, 50, 1024, 7),
                  ("bf16", 5, 33, 1024, 3), ("f16", 1, 40, 1024, 8), ("bf16", 3, 41, 2048, 8), ("bf16", 1, 77, 2048, 6),
                  ("f32", 3, 41, 1024, 5), ("f32", 1, 77, 512, 5), ("f32", 2, 30, 2048, 4), ("f32", 2, 30, 8192, 5)]]
+    if which == "wide2":  # rows of two tiles a block (16-bit, W 2-4, SiLU: 32768 rows of two tiles), W 5-8 and SiLU off beside
+        return [("bf16", 8, 4096, 8192, w, s, 0) for s in (1, 0) for w in (5, 6, 7, 8)] + \
+            [(d, 8, 4096, 8192, w, 1, 0) for d in ("f16", "bf16") for w in (2, 3, 4)] + \
+            [("bf16", 8, 2048, 32768, 4, 0, 0), ("bf16", 2, 16384, 8192, 3, 1, 0)]
     if which == "f64":  # f64 weights: the float64 reference's errors (checks only)
         return [("f64", B, C, L, w, s, lay) for s in (1, 0) for lay in (0, 1) for B, C, L, w in
                 ((2, 64, 4096, 4), (3, 40, 1024, 2), (1, 33, 777, 8), (2, 16, 1024, 5), (2, 24, 64, 3))]
@@ -299,6 +317,16 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout, seqs=0):
     if alone:
         for t in (t for t in entries if alone == "1" or t in alone.split(",")):
             sides[t + "-k"] = graph(ours(t, sums=False), sets, calls)
+    after = os.environ.get("PROBE_AFTER")  # each side also after an unrelated kernel (the grid's --after-kernel)
+    if after:
+        pad = torch.empty(4096, device="cuda")
+
+        def behind(call):
+            return lambda s: (pad.zero_(), call(s))
+        for k in list(sides):
+            call = his if k == "tridao" else ours(k)
+            sides[k + "-a"] = graph(behind(call), sets, calls)
+        sides["lone"] = graph(lambda s: pad.zero_(), sets, calls)
     if os.environ.get("PROBE_COPY"):  # a device copy of x's bytes (in pieces of 2^26 elements): % of copy
         n = B * C * L
         src, dst = torch.randn(n, device="cuda").to(DT[dt]), torch.empty(n, device="cuda", dtype=DT[dt])
@@ -318,15 +346,29 @@ def run_row(lib, tridao, trees, dt, B, C, L, W, silu, layout, seqs=0):
             end.synchronize()
             times[k].append(start.elapsed_time(end) * 1000 / calls)
     med = {k: statistics.median(v) for k, v in times.items()}
+    if "lone" in med:  # after-kernel columns: minus the unrelated kernel's own time
+        lone = med.pop("lone")
+        for k in [k for k in med if k.endswith("-a")]:
+            med[k] -= lone
     hisus = med.get("tridao")
     basus = med.get(trees[0])
-    cols = " ".join(f"{k} {v:.1f}" + ("" if not hisus or k == "tridao" else f" ({hisus / v:.3f}x)") +
-                    ("" if not basus or k in (trees[0], "tridao") else f" [{basus / v:.3f}]")
-                    for k, v in med.items())
+    hisa, basa = med.get("tridao-a"), med.get(trees[0] + "-a")
+
+    def col(k, v):
+        if k == "copy":
+            return f"copy {v:.1f}"
+        his_, base_ = (hisa, basa) if k.endswith("-a") else (hisus, basus)
+        return f"{k} {v:.1f}" + ("" if not his_ or k.startswith("tridao") else f" ({his_ / v:.3f}x)") + \
+            ("" if not base_ or k.split("-")[0] in (trees[0], "tridao") else f" [{base_ / v:.3f}]")
+    cols = " ".join(col(k, v) for k, v in med.items())
     if "copy" in med:  # the backward moves 3 x's bytes, the copy 2
-        cols += " | % of copy: " + " ".join(f"{k} {150 * med['copy'] / v:.0f}" for k, v in med.items() if k != "copy")
-    print(f"{name}: {cols}")
-    print(f"    {'; '.join(notes)}", flush=True)
+        cols += " | % of copy: " + " ".join(f"{k} {150 * med['copy'] / v:.0f}" for k, v in med.items()
+                                               if k != "copy" and not k.endswith("-a"))
+    if os.environ.get("PROBE_ONE_LINE"):
+        print(f"{name}: {cols} || {'; '.join(notes)}", flush=True)
+    else:
+        print(f"{name}: {cols}")
+        print(f"    {'; '.join(notes)}", flush=True)
     del sides, sets
 
 

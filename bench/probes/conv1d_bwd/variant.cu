@@ -146,3 +146,48 @@ extern "C" int PROBE_CAT(PROBE_ENTRY, _row_ends)(void *x, void *weight, void *bi
 extern "C" int64_t PROBE_CAT(PROBE_ENTRY, _workspace)(int64_t B, int64_t C, int64_t L, int32_t W) {
   return static_cast<int64_t>(baracuda::kernels::causal_conv1d_backward_workspace(B, C, L, W, sizeof(T) == 8));
 }
+
+#ifdef PROBE_ALIASES
+// Variants of the tree's host heuristics without a build of their own: entries probe_bwd_<alias>_<d> that set the
+// staged heuristics' globals around the tree's entry (the graph capture runs the heuristics, so each alias's
+// graph holds its own launches). The staged tree declares them (session 24: probe_tpb, probe_min_blocks,
+// probe_narrow, probe_channel_blocks in conv1d_heuristics, used where the constants of conv1d_traits.h were).
+namespace {
+struct ProbeSetting {
+  int tpb;
+  int64_t min_blocks;
+  int narrow;
+  int64_t channel_blocks;
+};
+template <class F>
+auto with_setting(ProbeSetting s, F f) {
+  namespace h = baracuda::kernels::conv1d_heuristics;
+  const ProbeSetting saved{h::probe_tpb, h::probe_min_blocks, h::probe_narrow, h::probe_channel_blocks};
+  const auto set = [](const ProbeSetting &v) {
+    h::probe_tpb = v.tpb, h::probe_min_blocks = v.min_blocks, h::probe_narrow = v.narrow;
+    h::probe_channel_blocks = v.channel_blocks;
+  };
+  set(s);
+  const auto rc = f();
+  set(saved);
+  return rc;
+}
+}  // namespace
+#define PROBE_ALIAS(name, tpb, min_blocks, narrow, cb)                                                                 \
+  extern "C" int PROBE_CAT(PROBE_CAT(probe_bwd_, name), PROBE_CAT(_, PROBE_DTYPE))(                                 \
+      void *x, void *weight, void *bias, void *dy, void *dx, void *dw, void *db, int64_t B, int64_t C, int64_t L,   \
+      int32_t W, void *workspace, int64_t workspace_bytes, void *stream, int32_t silu, int32_t layout, void *seq) { \
+    return with_setting({tpb, min_blocks, narrow, cb}, [&] {                                                            \
+      return PROBE_ENTRY(x, weight, bias, dy, dx, dw, db, B, C, L, W, workspace, workspace_bytes, stream, silu,    \
+                         layout, seq);                                                                              \
+    });                                                                                                             \
+  }                                                                                                                 \
+  extern "C" int64_t PROBE_CAT(PROBE_CAT(probe_bwd_, name), PROBE_CAT(_, PROBE_CAT(PROBE_DTYPE, _workspace)))(                 \
+      int64_t B, int64_t C, int64_t L, int32_t W) {                                                                 \
+    return with_setting({tpb, min_blocks, narrow, cb}, [&] { return PROBE_CAT(PROBE_ENTRY, _workspace)(B, C, L, W); });                                                      \
+  }
+PROBE_ALIAS(t2, 2, 32768, 32, 512)
+PROBE_ALIAS(m16, 8, 16384, 32, 512)
+PROBE_ALIAS(t4, 4, 32768, 32, 512)
+PROBE_ALIAS(r128, 8, 32768, 128, 512)
+#endif
