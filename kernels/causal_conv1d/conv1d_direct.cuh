@@ -15,17 +15,19 @@
 
 namespace baracuda::kernels::conv1d {
 
-// The direct rows' prologue by dtype (session 24, H200, same process, every
-// [B,C,L] row of the grid that takes them; bench/NOTES.md): the rows' split
-// by the FastDivisor, and plain zeros before a row without INITIAL_STATES
-// (store_initial16's element loop had run in each row's first lanes). bf16
-// gained most with both ([64,2048,1024] 135.8 -> 129.4 us, [128,2048,128]
-// 41.8 -> 33.9), f16 with the zeros alone ([64,2048,512] W4 85.7 -> 76.5;
-// the divisor cost it 1-2%); f32 keeps main's code: either piece cost its
-// W4 rows 7% ([8,4096,8192] 519 -> 555 us, same registers with the zeros).
-template <class T>
+// The direct rows' prologue by dtype and SiLU (session 24, H200, same
+// process, every [B,C,L] row of the grid that takes them; bench/NOTES.md):
+// the rows' split by the FastDivisor, and plain zeros before a row without
+// INITIAL_STATES (store_initial16's element loop had run in each row's first
+// lanes). bf16 gained most with both ([64,2048,1024] 136.9 -> 129.8 us with
+// SiLU, [128,2048,128] 41.8 -> 33.9); f16 with SiLU with the zeros alone
+// ([64,2048,512] W4 85.7 -> 76.5; with the divisor too 78.5), without SiLU
+// with both (77.6 -> 70.2; the zeros alone 72.1); f32 keeps main's code:
+// either piece cost its W4 rows 6-7% ([8,4096,8192] 519 -> 555 us, same
+// registers with the zeros alone).
+template <class T, bool Silu>
 struct DirectRowsPrologue {
-  static constexpr bool kDivisor = std::is_same_v<T, __nv_bfloat16>;
+  static constexpr bool kDivisor = std::is_same_v<T, __nv_bfloat16> || (std::is_same_v<T, __half> && !Silu);
   static constexpr bool kZeros = sizeof(T) == 2;
 };
 
@@ -46,7 +48,7 @@ struct DirectRowsPrologue {
 template <class T, int W, bool Silu, class Wt, int Steps>
 __global__ void __launch_bounds__(kThreads)
     forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap, FastDivisor channels_div) {
-  using Prologue = DirectRowsPrologue<T>;
+  using Prologue = DirectRowsPrologue<T, Silu>;
   using A = Acc<T>;
   using Raw = Vec<T, kTimeVec<T>>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
