@@ -152,9 +152,10 @@ __device__ __forceinline__ void transposed_vector(const Taps<T, W, Wt> &taps, co
 // H200, same process, every [B,C,L] row of the grid; bench/NOTES.md). Lean
 // bookkeeping (no cursor step past the block's last tile, the one-row item
 // count, the halo's plain zeros): 32 registers in 16-bit x where main's
-// took 34-40 (16 blocks an SM, not 12); bf16 with SiLU gained 0.7-4% on most
-// rows ([8,2048,32768] 533.8 -> 510.4 us) and lost 0.2-0.6% on the two
-// largest ([64,2048,4096], [128,2048,4096]; both rounds). At ncu's base
+// took 34-40 (16 blocks an SM, not 12); with bf16's SiLU it ran at one time
+// in three rounds where main's kernel moved by up to 4% ([8,2048,32768]
+// 509-511 us against 512-534) and lost 0.2-0.6% on the two largest rows
+// ([64,2048,4096], [128,2048,4096]; every round). At ncu's base
 // clock it is what keeps the kernel ahead of Tri Dao's: [1,2048,32768]
 // 86.8 -> 72.3 us (his 81.3), 54.1 -> 45.9 M warp instructions. The row
 // split by the channels' FastDivisor (channels_div, from forward_launch):
