@@ -51,6 +51,13 @@ void with_seq(const Conv1dProblem &p, Fn &&fn) {
   }
 }
 
+// The channels' FastDivisor for the forward's split of rows r < B*C into
+// (b, c); the zero one (a division) where B*C passes 2^31 - 1 (never for
+// the time tiles: choose_conv1d_launch).
+inline FastDivisor rows_divisor(const Conv1dProblem &p) {
+  return p.batch * p.channels < (int64_t{1} << 31) ? fast_divisor(p.channels) : FastDivisor{};
+}
+
 inline unsigned blocks_for(int64_t threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
 // The forward's main kernel as `launch` (conv1d_heuristics.h) says; f64 takes
@@ -70,7 +77,8 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
     if (launch.kernel == Conv1dKernel::StagedTimeTiles) {
       int rc = 0;
       Conv1dProblem problem = p;
-      void *args[] = {&problem};
+      FastDivisor channels_div = rows_divisor(p);
+      void *args[] = {&problem, &channels_div};
       with_silu(p.silu, [&](auto silu) {
         rc = launch_overlapping_args(reinterpret_cast<const void *>(forward_time_tiles_kernel<T, W, silu, Wt>), grid,
                                      dim3(kThreads), stream, args);
@@ -114,10 +122,11 @@ int forward_launch(const Conv1dProblem &p, const Conv1dLaunch &launch, cudaStrea
         if (launch.overlap) {
           Conv1dProblem problem = p;
           int shift_arg = shift, overlap = 1;
-          void *args[] = {&problem, &shift_arg, &overlap};
+          FastDivisor channels_div = rows_divisor(p);
+          void *args[] = {&problem, &shift_arg, &overlap, &channels_div};
           rc = launch_overlapping_args(reinterpret_cast<const void *>(kernel), grid, dim3(kThreads), stream, args);
         } else {
-          kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0);
+          kernel<<<grid, kThreads, 0, stream>>>(p, shift, 0, rows_divisor(p));
           rc = launch_error();
         }
       });

@@ -15,6 +15,22 @@
 
 namespace baracuda::kernels::conv1d {
 
+// The direct rows' prologue by dtype and SiLU (session 24, H200, same
+// process, every [B,C,L] row of the grid that takes them; bench/NOTES.md):
+// the rows' split by the FastDivisor, and plain zeros before a row without
+// INITIAL_STATES (store_initial16's element loop had run in each row's first
+// lanes). bf16 gained most with both ([64,2048,1024] 136.9 -> 129.8 us with
+// SiLU, [128,2048,128] 41.8 -> 33.9); f16 with SiLU with the zeros alone
+// ([64,2048,512] W4 85.7 -> 76.5; with the divisor too 78.5), without SiLU
+// with both (77.6 -> 70.2; the zeros alone 72.1); f32 keeps main's code:
+// either piece cost its W4 rows 6-7% ([8,4096,8192] 519 -> 555 us, same
+// registers with the zeros alone).
+template <class T, bool Silu>
+struct DirectRowsPrologue {
+  static constexpr bool kDivisor = std::is_same_v<T, __nv_bfloat16> || (std::is_same_v<T, __half> && !Silu);
+  static constexpr bool kZeros = sizeof(T) == 2;
+};
+
 // Block x of the grid takes vectors x * kThreads * Steps .. of the B*C rows
 // of 1 << shift vectors each (thread t: vectors t, t + kThreads, ...). SiLU
 // stays a template argument: as a run-time flag the kernel ran 3.5% slower
@@ -26,9 +42,13 @@ namespace baracuda::kernels::conv1d {
 // block of grids of 16384 blocks and more it cost 10-18% (session 21, H200,
 // same process); under this branch, never taken there, those grids ran
 // 0.2-0.6% slower than main's kernel (the trigger under a predicate instead,
-// 0.6-1.4%; after the loads, f32 W4 4%).
+// 0.6-1.4%; after the loads, f32 W4 4%). channels_div: the channels'
+// FastDivisor for the rows' split into (b, c), the zero one (a division)
+// where B*C passes 2^31 - 1 (DirectRowsPrologue says where it is used).
 template <class T, int W, bool Silu, class Wt, int Steps>
-__global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap) {
+__global__ void __launch_bounds__(kThreads)
+    forward_direct_rows_kernel(Conv1dProblem p, int shift, int overlap, FastDivisor channels_div) {
+  using Prologue = DirectRowsPrologue<T, Silu>;
   using A = Acc<T>;
   using Raw = Vec<T, kTimeVec<T>>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>;
@@ -58,7 +78,12 @@ __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dPro
   }
   Taps<T, W, Wt> taps[Steps];
   auto row_of = [&](int64_t j, int64_t &b, int64_t &c) {
-    split_row((j < total ? j : total - 1) >> shift, p.channels, b, c);
+    const int64_t r = (j < total ? j : total - 1) >> shift;
+    if constexpr (Prologue::kDivisor) {
+      split_row(r, p.channels, channels_div, b, c);
+    } else {
+      split_row(r, p.channels, b, c);
+    }
   };
 #pragma unroll
   for (int m = 0; m < Steps; ++m) {
@@ -78,10 +103,14 @@ __global__ void __launch_bounds__(kThreads) forward_direct_rows_kernel(Conv1dPro
       up.w = __shfl_up_sync(0xffffffffu, cur[m].raw.w, h + 1);
       if (lane > h) before[m][h].raw = up;
       if ((j & row_mask) <= h) {  // before the row: INITIAL_STATES or zeros
-        int64_t b, c;
-        row_of(j, b, c);
-        const int64_t t = h == 0 ? int64_t{-V} : ((j & row_mask) - 1 - h) * V;
-        store_initial16<T, W>(p, b, c, t, 2, &before[m][h].raw);
+        if (Prologue::kZeros && !p.initial.data) {
+          before[m][h].raw = make_uint4(0, 0, 0, 0);
+        } else {
+          int64_t b, c;
+          row_of(j, b, c);
+          const int64_t t = h == 0 ? int64_t{-V} : ((j & row_mask) - 1 - h) * V;
+          store_initial16<T, W>(p, b, c, t, 2, &before[m][h].raw);
+        }
       }
     }
     A win[(H + 1) * V];  // vectors j - H .. j

@@ -278,6 +278,10 @@ inline Conv1dLaunch choose_conv1d_launch(Conv1dPass pass, int elem_bytes, const 
       l.overlap = l.grid_x <= Conv1dTraits::kDirectRowsOverlapMaxBlocks;
       return l;
     }
+    // The forward's time tiles split rows by a 32-bit FastDivisor: B*C past
+    // 2^31 - 1 (x of 16 GiB and more) takes the time walk.
+    if (forward && p.batch * p.channels >= (int64_t{1} << 31))
+      return rows_grid(K::WalkTime, p, ceil_div(p.length, kUnitsPerBlock));
     // The backward over rows of one or two warps' runs of the register tiles:
     // a warp a run, kThreads / 32 runs a block (past 65535 blocks in grid z).
     const int64_t register_run = 32 * Conv1dTraits::backward_register_tile_steps(elem_bytes);

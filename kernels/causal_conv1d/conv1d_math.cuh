@@ -12,6 +12,7 @@
 #include "causal_conv1d/causal_conv1d_kernels.h"
 #include "common/accumulate.cuh"
 #include "common/element_words.cuh"
+#include "common/fast_divisor.h"
 
 namespace baracuda::kernels::conv1d {
 
@@ -391,6 +392,19 @@ __device__ __forceinline__ void split_row(int64_t r, int64_t channels, int64_t &
   } else {
     b = r / channels;
     c = r - b * channels;
+  }
+}
+// The same split by the channels' FastDivisor from the host (the zero one,
+// where B*C passes 2^31 - 1: the division above). The forward's blocks split
+// their first row before their first load, and the division's sequence was
+// most of what a short block's loads waited on.
+__device__ __forceinline__ void split_row(int64_t r, int64_t channels, FastDivisor channels_div, int64_t &b,
+                                          int64_t &c) {
+  if (channels_div.multiplier) {
+    b = fast_divide_high(static_cast<uint32_t>(r), channels_div);
+    c = r - b * channels;
+  } else {
+    split_row(r, channels, b, c);
   }
 }
 

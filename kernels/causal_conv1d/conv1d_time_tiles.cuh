@@ -19,9 +19,11 @@ constexpr int kHaloVecs = (W - 1 + kTimeVec<T> - 1) / kTimeVec<T>;
 // Time tiles of Steps vectors per thread, PerBlock consecutive tiles of a
 // row a block. A block takes tiles first .. first + group - 1 of rows
 // blockIdx.y, +gridDim.y, ...; a cursor walks them in that order (no
-// division per tile). OneRowShortcut (the lean forward's): a block of one
-// row, as where the rows fit one grid, counts its items without the 64-bit
-// division (the backward keeps main's code: not measured with it).
+// division per tile; a row's (b, c) by the channels' FastDivisor where
+// start and advance are given one, else by split_row's division).
+// OneRowShortcut (the lean forward's): a block of one row, as where the rows
+// fit one grid, counts its items without the 64-bit division (the backward
+// keeps main's code: not measured with it).
 template <int Steps, int PerBlock, bool OneRowShortcut = false>
 struct TimeTiles {
   static constexpr int kVecs = kThreads * Steps;
@@ -44,20 +46,20 @@ struct TimeTiles {
     int k, n;           // its place in the group, its vectors
     bool row_ends;      // the last of the block's tiles of this row
   };
-  __device__ Cursor start(const Conv1dProblem &p) const {
+  __device__ Cursor start(const Conv1dProblem &p, FastDivisor channels_div = {}) const {
     Cursor q;
     q.row = blockIdx.y;
     q.k = 0;
-    split_row(q.row, p.channels, q.b, q.c);
+    split_row(q.row, p.channels, channels_div, q.b, q.c);
     place(q);
     return q;
   }
   // To the next tile (past the last one the cursor holds garbage, never used).
-  __device__ void advance(const Conv1dProblem &p, Cursor &q) const {
+  __device__ void advance(const Conv1dProblem &p, Cursor &q, FastDivisor channels_div = {}) const {
     if (++q.k == group) {
       q.k = 0;
       q.row += gridDim.y;
-      split_row(q.row, p.channels, q.b, q.c);
+      split_row(q.row, p.channels, channels_div, q.b, q.c);
     }
     place(q);
   }
@@ -146,32 +148,56 @@ __device__ __forceinline__ void transposed_vector(const Taps<T, W, Wt> &taps, co
   }
 }
 
+// The forward time tiles' block prologue, by dtype and SiLU (sessions 22-24,
+// H200, same process, every [B,C,L] row of the grid; bench/NOTES.md). Lean
+// bookkeeping (no cursor step past the block's last tile, the one-row item
+// count, the halo's plain zeros): 32 registers in 16-bit x where main's
+// took 34-40 (16 blocks an SM, not 12); with bf16's SiLU it ran at one time
+// in three rounds where main's kernel moved by up to 4% ([8,2048,32768]
+// 509-511 us against 512-534) and lost 0.2-0.6% on the two largest rows
+// ([64,2048,4096], [128,2048,4096]; every round). At ncu's base
+// clock it is what keeps the kernel ahead of Tri Dao's: [1,2048,32768]
+// 86.8 -> 72.3 us (his 81.3), 54.1 -> 45.9 M warp instructions. The row
+// split by the channels' FastDivisor (channels_div, from forward_launch):
+// f16 with SiLU 0.7-4.8% over its lean code, but bf16 with SiLU behind lean
+// alone. The taps loaded after the first tile's copies are issued: without
+// SiLU only (with bf16's SiLU 43 registers, 2-3% slower). f32 keeps main's
+// code: no f32 row of the grid takes the time tiles.
+template <class T, bool Silu>
+struct ForwardTilesPrologue {
+  static constexpr bool kLean = sizeof(T) == 2;
+  static constexpr bool kDivisor = kLean && (!Silu || kExponentSilu<T, Silu>);
+  static constexpr bool kLateTaps = kLean && !Silu;
+};
+
 template <class T, int W, bool Silu, class Wt = T>
-__global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p) {
+__global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProblem p, FastDivisor channels_div) {
   using A = Acc<T>;
+  using Prologue = ForwardTilesPrologue<T, Silu>;
   constexpr int V = kTimeVec<T>, H = kHaloVecs<T, W>, Steps = kForwardTileSteps;
-  // Lean bookkeeping (no cursor step past the last tile, the one-row item
-  // count, the halo's plain zeros) where the kernel is issue-bound: f16 with
-  // SiLU (ncu: 85% of issue slots busy, 932 warp instructions a row of which
-  // the vectors' math was 380). Elsewhere it waits on memory and the leaner
-  // code only moved rows by +-0.5% (f16 W3 without SiLU 0.5% slower in four
-  // rounds, bf16 [64,2048,4096] with SiLU 0.4% in three; session 22): main's
-  // machine code there.
-  constexpr bool kLean = kExponentSilu<T, Silu>;
+  constexpr bool kLean = Prologue::kLean, kLateTaps = Prologue::kLateTaps;
   using Tiles = TimeTiles<Steps, Conv1dTraits::time_tiles_per_block(false, sizeof(T)), kLean>;
   __shared__ uint4 stage[kStages][H + Tiles::kVecs];  // [H + j]: vector j of the tile; [0, H): the vectors before
+  // (rows past 2^31 - 1 take the time walk: choose_conv1d_launch; the
+  // division's path, kept beside the multiply, had taken 8 registers more)
+  if constexpr (Prologue::kDivisor) __builtin_assume(channels_div.multiplier != 0);
+  const FastDivisor split = Prologue::kDivisor ? channels_div : FastDivisor{};  // (the zero one: the division)
   wait_for_previous_pass();  // (launched overlapping the kernel before it: forward_launch)
   let_next_pass_start();
   const Tiles tiles(p, V);
-  auto loading = tiles.start(p), using_ = loading;
-  Taps<T, W, Wt> taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+  auto loading = tiles.start(p, split), using_ = loading;
+  Taps<T, W, Wt> taps;
+  if constexpr (!kLateTaps) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
   stream_stages<kStages>(
       tiles.items,
       [&](int64_t i, int s) {
         stage_tile<T, W, H, 0, Tiles::kVecs, kLean>(p, p.x, loading.b, loading.c, loading.u0, loading.n, tiles.units,
                                                     stage[s]);
-        // (past the block's last tile the cursor is never used: its row's division skipped)
-        if (!kLean || i + 1 < tiles.items) tiles.advance(p, loading);
+        if constexpr (kLateTaps) {
+          if (i == 0) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
+        }
+        // (past the block's last tile the cursor is never used: its row's split skipped)
+        if (!kLean || i + 1 < tiles.items) tiles.advance(p, loading, split);
       },
       [&](int64_t i, int s) {
         T *yr = at<T>(p.y, using_.b, using_.c, using_.u0 * V);
@@ -186,7 +212,7 @@ __global__ void __launch_bounds__(kThreads) forward_time_tiles_kernel(Conv1dProb
         run_steps<Steps>(mine, [&](int m) { vector(threadIdx.x + m * kThreads); });
         if (!kLean || i + 1 < tiles.items) {
           const bool next_row = using_.row_ends;
-          tiles.advance(p, using_);
+          tiles.advance(p, using_, split);
           // (in flight over the barriers)
           if (next_row && i + 1 < tiles.items) taps = forward_taps<T, W, Silu, Wt>(p, using_.c);
         }

@@ -875,6 +875,21 @@ TEST_CASE("conv1d heuristics: the channel tiles' backward takes a channel a thre
   }
 }
 
+TEST_CASE("conv1d heuristics: the forward over 2^31 rows or more takes the time walk, not the time tiles",
+          "[heuristics][causal_conv1d]") {
+  // (the time tiles split a row into (b, c) by a 32-bit FastDivisor; rows of
+  // 1000 vectors: neither a power of two for the direct rows nor one tile)
+  for (const int bytes : {2, 4}) {
+    CAPTURE(bytes);
+    const int64_t length = 1000 * (16 / bytes);
+    const Conv1dProblem below = dense_conv1d_problem(2, (int64_t{1} << 30) - 1, length, 4);
+    const Conv1dProblem at = dense_conv1d_problem(2, int64_t{1} << 30, length, 4);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, below) == Conv1dKernel::StagedTimeTiles);
+    CHECK(kernel_of(Conv1dPass::Forward, bytes, at) == Conv1dKernel::WalkTime);
+    CHECK(kernel_of(Conv1dPass::Backward, bytes, at) == Conv1dKernel::StagedTimeTiles);
+  }
+}
+
 TEST_CASE("conv1d heuristics: grids past 2^31 blocks are not served", "[heuristics][causal_conv1d]") {
   CHECK(baracuda::kernels::conv1d_grid_fits(dense_conv1d_problem(1, 1, int64_t{1} << 40, 4)));
   CHECK_FALSE(baracuda::kernels::conv1d_grid_fits(dense_conv1d_problem(1, 1, int64_t{1} << 42, 4)));

@@ -7,7 +7,7 @@ replays interleaved, median of the replays, us per call.
 
     python3 run.py <lib> <tridao folder or -> <seconds> <rows> base mine[:variants] [...]
 
-rows: `grid:a:b` (the forward rows a .. b-1 of tridao_conv1d_grid.py's grid,
+PROBE_SILU=1 times SiLU on alone (the grid's calls), =0 off alone. rows: `grid:a:b` (the forward rows a .. b-1 of tridao_conv1d_grid.py's grid,
 both SiLU settings), `idx:i,j,..` (those rows of it), `rows:bf16/cl/1/2048/128/4,..`
 (dtype/layout/B/C/L/W), `list` (LIST below), `none`; prefixed `check+` to run the
 correctness pass first. `mine:0,1,2`: tree mine's own forward (0) and its
@@ -355,6 +355,7 @@ def main():
         sys.path.insert(0, sys.argv[2])
         import causal_conv1d_cuda as tridao
     deadline = start + float(sys.argv[3])
+    silus = [int(a) for a in os.environ.get("PROBE_SILU", "1,0").split(",")]  # the grid's rows: SiLU on alone
     spec = sys.argv[4]
     trees = []
     for t in sys.argv[5:]:
@@ -400,7 +401,7 @@ def main():
                     tridao.causal_conv1d_fwd(s["x"], s["w"], s["b"], None, None, s["y"], None, True)
                 torch.cuda.synchronize()
                 continue
-            for silu in (1, 0):
+            for silu in silus:
                 time_row(r, sides, tridao, silu)
             del r
         except Exception as ex:  # noqa: BLE001 (the other rows still run)
