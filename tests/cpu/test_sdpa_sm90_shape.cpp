@@ -50,7 +50,8 @@ TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 colu
   }
 }
 
-TEST_CASE("sdpa sm90: only 256 columns trim a group's keys; they and the 64-column two- and four-consumer cuts "
+TEST_CASE("sdpa sm90: 256 columns and the 64-column four-consumer cut trim a group's keys; they and the 64-column "
+          "two- and four-consumer cuts "
           "broadcast the group index",
           "[heuristics][sdpa]") {
   for (bool bounded : {false, true}) {
@@ -99,7 +100,7 @@ TEST_CASE("sdpa sm90: the 64-column tile's two- and four-consumer cuts find a qu
 }
 
 TEST_CASE("sdpa sm90: 64-column problems take four consumers of 64 keys, open ones where they run fewer rounds of rows, "
-          "a causal mask alone from 4096 queries",
+          "a causal mask alone from 2048 queries",
           "[heuristics][sdpa]") {
   // 132 SMs. B16 H16 S1024: 8 rounds of 256 rows (x 1.08) against 12 of 192;
   // B32 H16 S512 the same; S2048 and S4096 16 against 11 and 22 (of 192):
@@ -114,12 +115,20 @@ TEST_CASE("sdpa sm90: 64-column problems take four consumers of 64 keys, open on
   // No SM count (the query failed): three consumers.
   CHECK(sdpa_sm90_cut(64, false, false, 256, 1024, 0) == SdpaSm90Cut::kOpen);
   CHECK(sdpa_sm90_cut(64, true, false, 256, 1024, 132) == SdpaSm90Cut::kBounded);
-  // A causal mask alone from 4096 queries: four consumers too; windows and wider tiles keep theirs.
-  CHECK(sdpa_sm90_cut(64, true, true, 128, 4096, 132) == SdpaSm90Cut::kFourGroups);
-  CHECK(sdpa_sm90_cut(64, true, true, 8, 8192, 132) == SdpaSm90Cut::kFourGroups);
-  CHECK(sdpa_sm90_cut(64, true, true, 256, 4095, 132) == SdpaSm90Cut::kBounded);
-  CHECK(sdpa_sm90_cut(64, true, false, 128, 8192, 132) == SdpaSm90Cut::kBounded);
-  for (int tile : {128, 256}) CHECK(sdpa_sm90_cut(tile, true, true, 128, 8192, 132) == SdpaSm90Cut::kBounded);
+  // A causal mask alone from 2048 queries: four consumers too; windows and wider tiles keep theirs.
+  const struct {
+    int tile;
+    bool causal_alone;
+    int64_t batch_heads, queries;
+    SdpaSm90Cut cut;
+  } bounded_cuts[] = {{64, true, 256, 2048, SdpaSm90Cut::kFourGroups}, {64, true, 128, 4096, SdpaSm90Cut::kFourGroups},
+                      {64, true, 8, 8192, SdpaSm90Cut::kFourGroups},   {64, true, 256, 2047, SdpaSm90Cut::kBounded},
+                      {64, true, 256, 1024, SdpaSm90Cut::kBounded},    {64, false, 128, 8192, SdpaSm90Cut::kBounded},
+                      {128, true, 128, 8192, SdpaSm90Cut::kBounded},   {256, true, 128, 8192, SdpaSm90Cut::kBounded}};
+  for (const auto &c : bounded_cuts) {
+    CAPTURE(c.tile, c.causal_alone, c.batch_heads, c.queries);
+    CHECK(sdpa_sm90_cut(c.tile, true, c.causal_alone, c.batch_heads, c.queries, 132) == c.cut);
+  }
   for (int tile : {128, 256}) {
     CHECK(sdpa_sm90_cut(tile, false, false, 256, 1024, 132) == SdpaSm90Cut::kOpen);
     CHECK(sdpa_sm90_cut_shape(tile, SdpaSm90Cut::kFourGroups) == sdpa_sm90_shape(tile, false));
@@ -129,7 +138,7 @@ TEST_CASE("sdpa sm90: 64-column problems take four consumers of 64 keys, open on
   CHECK(four.block_n == 64);
   CHECK(four.block_m() == 256);
   CHECK(four.uniform_group);
-  CHECK_FALSE(four.trim_group_keys);
+  CHECK(four.trim_group_keys);  // under a causal mask from 2048 queries
   CHECK(sdpa_sm90_consumer_registers(four) == 112);
 }
 

@@ -158,8 +158,9 @@ constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) 
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
-          head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3), head_dim_tile == 256,
-          head_dim_tile == 128, short_tile && consumers != 3, head_dim_tile == 128, head_dim_tile == 128};
+          head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3),
+          head_dim_tile == 256 || consumers == 4, head_dim_tile == 128, short_tile && consumers != 3,
+          head_dim_tile == 128, head_dim_tile == 128};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
@@ -177,14 +178,16 @@ constexpr bool sdpa_sm90_four_groups_faster(int64_t batch_heads, int64_t queries
 }
 
 // A causal mask alone at 64 columns from this many queries takes the four
-// consumers too (their tiles dealt in pairs and the tail as the two-consumer
-// cut's): four warps an SM sub-partition, where the bounded cut's two leave
-// the tensor and exp pipes mostly taking turns (ncu at B4 H16 S8192 causal:
-// tensor 49.7%, XU 49.8%; cuDNN's kernel 56.5%, 57.5%). Session 24 (H200,
-// against main's bounded cut in one process, two passes): causal B8 H16
-// S4096 1.049x / 1.054x, B4 H16 S8192 1.064x / 1.068x. Windows stay on the
-// bounded cut (not measured).
-constexpr int64_t kSdpaSm90FourGroupsCausalLeastQueries = 4096;
+// consumers too, each group's last diagonal key tiles trimmed (their tiles
+// dealt in pairs and the tail as the two-consumer cut's): four warps an SM
+// sub-partition, where the bounded cut's two leave the tensor and exp pipes
+// mostly taking turns (ncu at B4 H16 S8192 causal: tensor 49.7%, XU 49.8%;
+// cuDNN's kernel 56.5%, 57.5%). Session 24 (H200, against main's bounded cut
+// in one process, two passes in turn): causal B16 H16 S2048 1.085x / 1.088x
+// (1.042x / 1.045x untrimmed), B8 H16 S4096 1.069x / 1.072x, B4 H16 S8192
+// 1.075x / 1.131x; the trim cost the open four-consumer rows (B16 H16 S1024)
+// 0.978x / 0.984x main. Windows stay on the bounded cut (not measured).
+constexpr int64_t kSdpaSm90FourGroupsCausalLeastQueries = 2048;
 
 constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, bool causal_alone, int64_t batch_heads,
                                     int64_t queries, int64_t sms) {
