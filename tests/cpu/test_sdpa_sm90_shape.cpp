@@ -50,7 +50,8 @@ TEST_CASE("sdpa sm90: O leaves through shared memory and TMA stores, at 256 colu
   }
 }
 
-TEST_CASE("sdpa sm90: only 256 columns trim a group's keys; they and the 64-column two- and four-consumer cuts "
+TEST_CASE("sdpa sm90: 256 columns and the 64-column four-consumer cut trim a group's keys; they and the 64-column "
+          "two- and four-consumer cuts "
           "broadcast the group index",
           "[heuristics][sdpa]") {
   for (bool bounded : {false, true}) {
@@ -61,7 +62,7 @@ TEST_CASE("sdpa sm90: only 256 columns trim a group's keys; they and the 64-colu
   }
   CHECK(sdpa_sm90_shape(64, true).uniform_group);
   CHECK_FALSE(sdpa_sm90_shape(64, false).uniform_group);
-  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).uniform_group);
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kFourGroups).uniform_group);
 }
 
 TEST_CASE("sdpa sm90: the 128-column tile keeps Q in two slots and carries the turns from tile to tile",
@@ -91,38 +92,53 @@ TEST_CASE("sdpa sm90: a causal mask or either window bounds the keys", "[heurist
 TEST_CASE("sdpa sm90: the 64-column tile's two- and four-consumer cuts find a query tile's whole key tiles once",
           "[heuristics][sdpa]") {
   CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kBounded).visible_tiles_once);
-  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups).visible_tiles_once);
+  CHECK(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kFourGroups).visible_tiles_once);
   CHECK_FALSE(sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpen).visible_tiles_once);
   for (int tile : {128, 256})
     for (int cut = 0; cut < kSdpaSm90Cuts; ++cut)
       CHECK_FALSE(sdpa_sm90_cut_shape(tile, static_cast<SdpaSm90Cut>(cut)).visible_tiles_once);
 }
 
-TEST_CASE("sdpa sm90: open 64-column problems take four consumers of 64 keys where they run fewer rounds of rows",
+TEST_CASE("sdpa sm90: 64-column problems take four consumers of 64 keys, open ones where they run fewer rounds of rows, "
+          "a causal mask alone from 2048 queries",
           "[heuristics][sdpa]") {
   // 132 SMs. B16 H16 S1024: 8 rounds of 256 rows (x 1.08) against 12 of 192;
   // B32 H16 S512 the same; S2048 and S4096 16 against 11 and 22 (of 192):
   // three consumers.
-  CHECK(sdpa_sm90_cut(64, false, 256, 1024, 132) == SdpaSm90Cut::kOpenFourGroups);
-  CHECK(sdpa_sm90_cut(64, false, 512, 512, 132) == SdpaSm90Cut::kOpenFourGroups);
-  CHECK(sdpa_sm90_cut(64, false, 256, 2048, 132) == SdpaSm90Cut::kOpen);
-  CHECK(sdpa_sm90_cut(64, false, 128, 4096, 132) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, false, false, 256, 1024, 132) == SdpaSm90Cut::kFourGroups);
+  CHECK(sdpa_sm90_cut(64, false, false, 512, 512, 132) == SdpaSm90Cut::kFourGroups);
+  CHECK(sdpa_sm90_cut(64, false, false, 256, 2048, 132) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, false, false, 128, 4096, 132) == SdpaSm90Cut::kOpen);
   // Fewer tiles than SMs: one round either way, the shorter tiles win
   // (B2 H8 S1024: 96 blocks of 192 rows against 64 of 256).
-  CHECK(sdpa_sm90_cut(64, false, 16, 1024, 132) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, false, false, 16, 1024, 132) == SdpaSm90Cut::kOpen);
   // No SM count (the query failed): three consumers.
-  CHECK(sdpa_sm90_cut(64, false, 256, 1024, 0) == SdpaSm90Cut::kOpen);
-  CHECK(sdpa_sm90_cut(64, true, 256, 1024, 132) == SdpaSm90Cut::kBounded);
-  for (int tile : {128, 256}) {
-    CHECK(sdpa_sm90_cut(tile, false, 256, 1024, 132) == SdpaSm90Cut::kOpen);
-    CHECK(sdpa_sm90_cut_shape(tile, SdpaSm90Cut::kOpenFourGroups) == sdpa_sm90_shape(tile, false));
+  CHECK(sdpa_sm90_cut(64, false, false, 256, 1024, 0) == SdpaSm90Cut::kOpen);
+  CHECK(sdpa_sm90_cut(64, true, false, 256, 1024, 132) == SdpaSm90Cut::kBounded);
+  // A causal mask alone from 2048 queries: four consumers too; windows and wider tiles keep theirs.
+  const struct {
+    int tile;
+    bool causal_alone;
+    int64_t batch_heads, queries;
+    SdpaSm90Cut cut;
+  } bounded_cuts[] = {{64, true, 256, 2048, SdpaSm90Cut::kFourGroups}, {64, true, 128, 4096, SdpaSm90Cut::kFourGroups},
+                      {64, true, 8, 8192, SdpaSm90Cut::kFourGroups},   {64, true, 256, 2047, SdpaSm90Cut::kBounded},
+                      {64, true, 256, 1024, SdpaSm90Cut::kBounded},    {64, false, 128, 8192, SdpaSm90Cut::kBounded},
+                      {128, true, 128, 8192, SdpaSm90Cut::kBounded},   {256, true, 128, 8192, SdpaSm90Cut::kBounded}};
+  for (const auto &c : bounded_cuts) {
+    CAPTURE(c.tile, c.causal_alone, c.batch_heads, c.queries);
+    CHECK(sdpa_sm90_cut(c.tile, true, c.causal_alone, c.batch_heads, c.queries, 132) == c.cut);
   }
-  const SdpaSm90Shape four = sdpa_sm90_cut_shape(64, SdpaSm90Cut::kOpenFourGroups);
+  for (int tile : {128, 256}) {
+    CHECK(sdpa_sm90_cut(tile, false, false, 256, 1024, 132) == SdpaSm90Cut::kOpen);
+    CHECK(sdpa_sm90_cut_shape(tile, SdpaSm90Cut::kFourGroups) == sdpa_sm90_shape(tile, false));
+  }
+  const SdpaSm90Shape four = sdpa_sm90_cut_shape(64, SdpaSm90Cut::kFourGroups);
   CHECK(four.consumers == 4);
   CHECK(four.block_n == 64);
   CHECK(four.block_m() == 256);
   CHECK(four.uniform_group);
-  CHECK_FALSE(four.trim_group_keys);
+  CHECK(four.trim_group_keys);  // under a causal mask from 2048 queries
   CHECK(sdpa_sm90_consumer_registers(four) == 112);
 }
 
@@ -232,8 +248,10 @@ namespace {
 // index that tile_work reads back (a (b, h)'s tile 2 k: query tile n - 1 - k,
 // 2 k + 1: k). Returns each block's key tiles (query tile m sees m + 1 of
 // them) and counts every (b, h, query tile) dealt.
-std::vector<int64_t> deal(int64_t bhs, int64_t query_tiles, int64_t blocks, std::vector<int> &dealt) {
-  const int64_t tiles = bhs * query_tiles, tail_from = sdpa_sm90_tail_from(tiles, query_tiles, blocks);
+std::vector<int64_t> deal(int64_t bhs, int64_t query_tiles, int64_t blocks, int64_t least_query_tiles,
+                          std::vector<int> &dealt) {
+  const int64_t tiles = bhs * query_tiles,
+                tail_from = sdpa_sm90_tail_from(tiles, query_tiles, blocks, least_query_tiles);
   const auto u32 = [](int64_t x) { return static_cast<uint32_t>(x); };
   std::vector<int64_t> work(blocks, 0);
   dealt.assign(tiles, 0);
@@ -266,33 +284,46 @@ std::vector<int64_t> deal(int64_t bhs, int64_t query_tiles, int64_t blocks, std:
 
 }  // namespace
 
-TEST_CASE("sdpa sm90: causal tiles in pairs, the last rounds' worth heaviest first from 32 query tiles",
+TEST_CASE("sdpa sm90: causal tiles in pairs, the last rounds' worth heaviest first from 32 query tiles (8 at 64 "
+          "columns)",
           "[heuristics][sdpa]") {
+  CHECK(sdpa_sm90_tail_least_query_tiles(64) == 8);
+  CHECK(sdpa_sm90_tail_least_query_tiles(128) == 32);
+  CHECK(sdpa_sm90_tail_least_query_tiles(256) == 32);
   // 132 SMs, 128-row tiles: B4 H32 S4096, B2 H32 S8192, B8 H16 S4096, B4 H16
-  // S8192, B16 H16 S2048 (16 query tiles: pairs alone), and odd shapes.
-  for (const auto &[bhs, query_tiles] : std::vector<std::pair<int64_t, int64_t>>{
-           {128, 32}, {64, 64}, {32, 128}, {16, 32}, {256, 16}, {33, 34}, {1000, 32}, {9, 32}, {5, 64}}) {
-    const int64_t blocks = 132, tiles = bhs * query_tiles, from = sdpa_sm90_tail_from(tiles, query_tiles, blocks);
-    CAPTURE(bhs, query_tiles, from);
-    CHECK(from % query_tiles == 0);
-    CHECK(from <= tiles);
-    CHECK((from < tiles) == (query_tiles >= kSdpaSm90TailLeastQueryTiles && tiles >= 2 * blocks));
-    std::vector<int> dealt;
-    const std::vector<int64_t> work = deal(bhs, query_tiles, blocks, dealt);
-    for (int n : dealt) REQUIRE(n == 1);
-    // With a tail the blocks end within a heavy tile's work of one another,
-    // where the pairs alone leave a pair's (query_tiles + 1) short on the
-    // last round's idle blocks.
-    if (from < tiles) {
-      const auto [least, most] = std::minmax_element(work.begin(), work.end());
-      CHECK(*most - *least <= query_tiles);
+  // S8192, B16 H16 S2048 (16 query tiles: pairs alone from 32), B16 H16 S1024,
+  // and odd shapes.
+  for (const int64_t least_tiles : {int64_t{32}, int64_t{8}})
+    for (const auto &[bhs, query_tiles] : std::vector<std::pair<int64_t, int64_t>>{
+             {128, 32}, {64, 64}, {32, 128}, {16, 32}, {256, 16}, {256, 8}, {33, 34}, {1000, 32}, {9, 32}, {5, 64},
+             {70, 10}, {20, 6}}) {
+      const int64_t blocks = 132, tiles = bhs * query_tiles,
+                    from = sdpa_sm90_tail_from(tiles, query_tiles, blocks, least_tiles);
+      CAPTURE(least_tiles, bhs, query_tiles, from);
+      CHECK(from % query_tiles == 0);
+      CHECK(from <= tiles);
+      CHECK((from < tiles) == (query_tiles >= least_tiles && tiles >= 2 * blocks));
+      std::vector<int> dealt;
+      const std::vector<int64_t> work = deal(bhs, query_tiles, blocks, least_tiles, dealt);
+      for (int n : dealt) REQUIRE(n == 1);
+      // With a tail the blocks end within a heavy tile's work of one another,
+      // where the pairs alone leave a pair's (query_tiles + 1) short on the
+      // last round's idle blocks.
+      if (from < tiles) {
+        const auto [least, most] = std::minmax_element(work.begin(), work.end());
+        CHECK(*most - *least <= query_tiles);
+      }
     }
-  }
   // Odd query tiles (a pair spans two (b, h)s) or too few tiles for pairs: no tail.
-  CHECK(sdpa_sm90_tail_from(132 * 33, 33, 132) == 132 * 33);
-  CHECK(sdpa_sm90_tail_from(200, 32, 132) == 200);
+  CHECK(sdpa_sm90_tail_from(132 * 33, 33, 132, 32) == 132 * 33);
+  CHECK(sdpa_sm90_tail_from(200, 32, 132, 32) == 200);
+  CHECK(sdpa_sm90_tail_from(132 * 9, 9, 132, 8) == 132 * 9);
+  // Fewer query tiles than the least: pairs alone.
+  CHECK(sdpa_sm90_tail_from(256 * 16, 16, 132, 32) == 256 * 16);
+  CHECK(sdpa_sm90_tail_from(256 * 4, 4, 132, 8) == 256 * 4);
   // Few pairs: the whole problem dealt heaviest first.
-  CHECK(sdpa_sm90_tail_from(9 * 32, 32, 132) == 0);
+  CHECK(sdpa_sm90_tail_from(9 * 32, 32, 132, 32) == 0);
+  CHECK(sdpa_sm90_tail_from(20 * 16, 16, 132, 8) == 0);
   // The pairs' positions of a (b, h)'s query tiles, each once.
   for (uint32_t n : {2u, 8u, 32u}) {
     std::vector<int> seen(n, 0);

@@ -256,6 +256,14 @@ static void check(const std::vector<Variant> &vs) {
       // B16 H16 S2048's last round (176 tiles of 11 a (b, h): 44 left on 132 SMs).
       {"B1 H16 Q2048 K256 D64 (last round of 44)", 1, 16, 16, 2048, 256, 64, 64, false, false, -1, -1, 0, 0},
       {"B3 H50 S300 D64 GQA 5 causal ALiBi", 3, 50, 10, 300, 300, 64, 64, true, false, -1, -1, 1, 0},
+      // D 64 causal pairs with the tail dealt from 8 or 16 query tiles, and the three-consumer cut under
+      // a causal mask (session 24's trees): 8, 16 and 32 (22 at 192 rows) query tiles a (b, h).
+      {"B2 H70 Q1024 K1100 D64 causal bottom-right (tail)", 2, 70, 70, 1024, 1100, 64, 64, true, true, -1, -1, 0, 0},
+      {"B1 H20 S2048 D64 causal (tail)", 1, 20, 20, 2048, 2048, 64, 64, true, false, -1, -1, 0, 0},
+      {"B1 H16 S4096 D64 GQA 2 causal (tail)", 1, 16, 8, 4096, 4096, 64, 64, true, false, -1, -1, 0, 0},
+      // D 64 causal from 4096 queries on four consumers (256-row tiles of 64 keys; session 24).
+      {"B1 H4 Q4096 K4160 D64 causal bottom-right (four groups)", 1, 4, 4, 4096, 4160, 64, 64, true, true, -1, -1, 0, 0},
+      {"B1 H18 S4096 D64 causal ALiBi (four groups, pairs, tail)", 1, 18, 18, 4096, 4096, 64, 64, true, false, -1, -1, 1, 0},
   };
   std::mt19937_64 g(17);
   std::normal_distribution<float> nd(0.f, 1.f);

@@ -118,7 +118,8 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
   }
   const int64_t sms = limits.sms;
   const bool bounded = sdpa_visible_keys(p).bounded();
-  fp.cut = sdpa_sm90_cut(head_dim_tile, bounded, p.batch * p.heads_q, p.queries, sms);
+  const bool causal_alone = p.causal && p.window_left < 0 && p.window_right < 0;
+  fp.cut = sdpa_sm90_cut(head_dim_tile, bounded, causal_alone, p.batch * p.heads_q, p.queries, sms);
   const SdpaSm90Shape shape = sdpa_sm90_cut_shape(head_dim_tile, fp.cut);
   const CUtensorMapDataType type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   fp.score = sdpa_tc::score_params(p);
@@ -127,7 +128,9 @@ inline bool forward_params(ForwardParams &fp, const SdpaProblem &p, bool bf16, i
   fp.group = p.heads_q / p.heads_kv;
   // As the launch sets it: pairs where the tiles are twice the persistent blocks or more.
   fp.pair_shift = shape.persistent && p.causal && sms > 0 && fp.tiles >= 2 * int64_t{sms} ? 1 : 0;
-  fp.tail_from = fp.pair_shift ? sdpa_sm90_tail_from(fp.tiles, fp.query_tiles, sms) : fp.tiles;
+  fp.tail_from = fp.pair_shift ? sdpa_sm90_tail_from(fp.tiles, fp.query_tiles, sms,
+                                                     sdpa_sm90_tail_least_query_tiles(head_dim_tile))
+                                : fp.tiles;
   // The tail's tiles are not of equal work: no shared last round beside it.
   fp.split = sdpa_sm90_split(shape, fp.tiles >> fp.pair_shift,
                              fp.tail_from < fp.tiles ? 0 : item_key_tiles(p, fp, shape), sms);

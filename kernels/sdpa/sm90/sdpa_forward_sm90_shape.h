@@ -120,9 +120,11 @@ struct SdpaSm90Shape {
 //   without it (session 19, round 3, with other changes since dropped).
 //
 // Which cut a problem takes: keys bounded by a causal mask or a window, or
-// not; and, at 64 columns without a bound, four consumers where they finish
-// first (sdpa_sm90_four_groups_faster). Shapes equal across cuts share one kernel.
-enum class SdpaSm90Cut : int { kOpen = 0, kBounded = 1, kOpenFourGroups = 2 };
+// not; and, at 64 columns, four consumers where they finish first: open
+// problems by sdpa_sm90_four_groups_faster, a causal mask alone from
+// kSdpaSm90FourGroupsCausalLeastQueries queries. Shapes equal across cuts
+// share one kernel.
+enum class SdpaSm90Cut : int { kOpen = 0, kBounded = 1, kFourGroups = 2 };
 constexpr int kSdpaSm90Cuts = 3;
 
 // - Open 64-column problems take four consumers of 64-key tiles (256-row
@@ -156,8 +158,9 @@ constexpr SdpaSm90Shape sdpa_sm90_cut_shape(int head_dim_tile, SdpaSm90Cut cut) 
   const int consumers = !short_tile || cut == SdpaSm90Cut::kBounded ? 2 : cut == SdpaSm90Cut::kOpen ? 3 : 4;
   const int block_n = head_dim_tile == 256 ? 80 : consumers == 4 ? 64 : 128;
   return {consumers, block_n, 2, head_dim_tile / 64, true, short_tile ? -1 : 8, true,
-          head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3), head_dim_tile == 256,
-          head_dim_tile == 128, short_tile && consumers != 3, head_dim_tile == 128, head_dim_tile == 128};
+          head_dim_tile == 256, head_dim_tile == 256 || (short_tile && consumers != 3),
+          head_dim_tile == 256 || consumers == 4, head_dim_tile == 128, short_tile && consumers != 3,
+          head_dim_tile == 128, head_dim_tile == 128};
 }
 constexpr SdpaSm90Shape sdpa_sm90_shape(int head_dim_tile, bool bounded) {
   return sdpa_sm90_cut_shape(head_dim_tile, bounded ? SdpaSm90Cut::kBounded : SdpaSm90Cut::kOpen);
@@ -174,11 +177,26 @@ constexpr bool sdpa_sm90_four_groups_faster(int64_t batch_heads, int64_t queries
   return rounds4 * 256 * 108 < rounds3 * 192 * 100;
 }
 
-constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, int64_t batch_heads, int64_t queries,
-                                    int64_t sms) {
-  if (bounded) return SdpaSm90Cut::kBounded;
+// A causal mask alone at 64 columns from this many queries takes the four
+// consumers too, each group's last diagonal key tiles trimmed (their tiles
+// dealt in pairs and the tail as the two-consumer cut's): four warps an SM
+// sub-partition, where the bounded cut's two leave the tensor and exp pipes
+// mostly taking turns (ncu at B4 H16 S8192 causal: tensor 49.7%, XU 49.8%;
+// cuDNN's kernel 56.5%, 57.5%). Session 24 (H200, against main's bounded cut
+// in one process, two passes in turn): causal B16 H16 S2048 1.085x / 1.088x
+// (1.042x / 1.045x untrimmed), B8 H16 S4096 1.069x / 1.072x, B4 H16 S8192
+// 1.075x / 1.131x; the trim cost the open four-consumer rows (B16 H16 S1024)
+// 0.978x / 0.984x main. Windows stay on the bounded cut (not measured).
+constexpr int64_t kSdpaSm90FourGroupsCausalLeastQueries = 2048;
+
+constexpr SdpaSm90Cut sdpa_sm90_cut(int head_dim_tile, bool bounded, bool causal_alone, int64_t batch_heads,
+                                    int64_t queries, int64_t sms) {
+  if (bounded)
+    return head_dim_tile == 64 && causal_alone && queries >= kSdpaSm90FourGroupsCausalLeastQueries
+               ? SdpaSm90Cut::kFourGroups
+               : SdpaSm90Cut::kBounded;
   return head_dim_tile == 64 && sms > 0 && sdpa_sm90_four_groups_faster(batch_heads, queries, sms)
-             ? SdpaSm90Cut::kOpenFourGroups
+             ? SdpaSm90Cut::kFourGroups
              : SdpaSm90Cut::kOpen;
 }
 
@@ -264,14 +282,18 @@ constexpr size_t sdpa_sm90_forward_workspace_bytes(int head_dim_tile, bool bound
 // blocks share each (b, h)'s keys in L2. Only the producer deals (it hands
 // the consumers each tile's index): in the consumers' loop the dealing's
 // code cost 1-4% where it never ran (session 22). From
-// kSdpaSm90TailLeastQueryTiles query tiles a (b, h) (session 22 at D 64: the
-// dealing lost at 1024 and 2048 queries). The tail's first tile, a multiple
-// of query_tiles; `tiles` where pairs are not dealt (odd query_tiles: a pair
-// spans two (b, h)s) or nothing is left to deal.
+// sdpa_sm90_tail_least_query_tiles query tiles a (b, h). The tail's first
+// tile, a multiple of query_tiles; `tiles` where pairs are not dealt (odd
+// query_tiles: a pair spans two (b, h)s) or nothing is left to deal.
 constexpr int64_t kSdpaSm90TailRounds = 3;
-constexpr int64_t kSdpaSm90TailLeastQueryTiles = 32;
-constexpr int64_t sdpa_sm90_tail_from(int64_t tiles, int64_t query_tiles, int64_t blocks) {
-  if (query_tiles % 2 != 0 || query_tiles < kSdpaSm90TailLeastQueryTiles || blocks <= 0 || tiles < 2 * blocks)
+// At 128 and 256 columns from 32 query tiles (session 23: at D256 S2048, 16
+// query tiles, 0.914x on an H100). At 64 columns from 8, where the dealing
+// left the consumers' loop (session 24, H200, against main in one process:
+// causal B16 H16 S2048 1.019x / 1.019x, S1024 1.001x / 1.011x; session 22's
+// loss at 1024 and 2048 queries was the consumers' dealing code).
+constexpr int64_t sdpa_sm90_tail_least_query_tiles(int head_dim_tile) { return head_dim_tile == 64 ? 8 : 32; }
+constexpr int64_t sdpa_sm90_tail_from(int64_t tiles, int64_t query_tiles, int64_t blocks, int64_t least_query_tiles) {
+  if (query_tiles % 2 != 0 || query_tiles < least_query_tiles || blocks <= 0 || tiles < 2 * blocks)
     return tiles;
   const int64_t pairs = tiles / 2 - kSdpaSm90TailRounds * blocks;
   return pairs > 0 ? pairs / (query_tiles / 2) * query_tiles : 0;
