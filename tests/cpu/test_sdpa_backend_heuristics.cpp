@@ -19,9 +19,7 @@ TEST_CASE("sdpa backends: the table puts cuDNN first on the measured sm 90 shape
     for (bool causal : {false, true}) {
       INFO("backward " << backward << " causal " << causal);
       if (backward) CHECK(faster_backend(shape(90, backward, 128, causal, 128, 4096, 4096)) == Faster::Cudnn);
-      // The causal D 64 forward goes to the Hopper kernel up to 512 (b, h) at 1024 (below).
-      CHECK(faster_backend(shape(90, backward, 64, causal, causal && !backward ? 1024 : 256, 1024, 1024)) ==
-            Faster::Cudnn);
+      CHECK(faster_backend(shape(90, backward, 64, causal, 256, 1024, 1024)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, backward, 192, causal, 128, 2048, 2048)) == Faster::Cudnn);
     }
   for (bool causal : {false, true}) {
@@ -151,28 +149,26 @@ TEST_CASE("sdpa backends: the forward of at most 16 (b, h) at 1024 to 2048 queri
   }
 }
 
-TEST_CASE("sdpa backends: the D 64 forward goes to the Hopper kernel up to 128 (b, h) at 1024, and causal up to 512 "
-          "at 1024, 128 at 2048, 32 at 4096 and 16 at 8192",
+TEST_CASE("sdpa backends: the D 64 forward goes to the Hopper kernel up to 128 (b, h) at 1024, and causal up to 64 "
+          "at 2048, 16 at 4096 and 8 at 8192",
           "[sdpa]") {
   for (int32_t d : {32, 64}) {
     INFO("D " << d);
     for (bool causal : {false, true}) {
       INFO("causal " << causal);
       CHECK(faster_backend(shape(90, false, d, causal, 128, 1024, 1024)) == Faster::Bespoke);
+      CHECK(faster_backend(shape(90, false, d, causal, 129, 1024, 1024)) == Faster::Cudnn);
       CHECK(faster_backend(shape(90, true, d, causal, 128, 1024, 1024)) == Faster::Cudnn);
     }
-    CHECK(faster_backend(shape(90, false, d, false, 129, 1024, 1024)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, d, true, 512, 1024, 1024)) == Faster::Bespoke);
-    CHECK(faster_backend(shape(90, false, d, true, 513, 1024, 1024)) == Faster::Cudnn);
     // Unmasked past 16 (b, h) only at 1024.
     CHECK(faster_backend(shape(90, false, d, false, 64, 2048, 2048)) == Faster::Cudnn);
     CHECK(faster_backend(shape(90, false, d, false, 17, 1025, 1025)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, d, true, 128, 2048, 2048)) == Faster::Bespoke);
-    CHECK(faster_backend(shape(90, false, d, true, 129, 2048, 2048)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, d, true, 32, 4096, 4096)) == Faster::Bespoke);
-    CHECK(faster_backend(shape(90, false, d, true, 33, 4096, 4096)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, d, true, 16, 8192, 8192)) == Faster::Bespoke);
-    CHECK(faster_backend(shape(90, false, d, true, 17, 8192, 8192)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 64, 2048, 2048)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, d, true, 65, 2048, 2048)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 16, 4096, 4096)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, d, true, 17, 4096, 4096)) == Faster::Cudnn);
+    CHECK(faster_backend(shape(90, false, d, true, 8, 8192, 8192)) == Faster::Bespoke);
+    CHECK(faster_backend(shape(90, false, d, true, 9, 8192, 8192)) == Faster::Cudnn);
     CHECK(faster_backend(shape(90, false, d, true, 8, 16384, 16384)) == Faster::Cudnn);
     CHECK(faster_backend(shape(90, false, d, true, 16, 2048, 4096)) == Faster::Cudnn);
   }
