@@ -1,5 +1,7 @@
 // The measured table that orders cuDNN and the bespoke attention kernels
 // (src/ops/sdpa/sdpa_backend_heuristics.hpp): what it says per arch and shape.
+#include <utility>
+
 #include "cpu_helpers.hpp"
 #include "ops/sdpa/sdpa_backend_heuristics.hpp"
 
@@ -163,12 +165,12 @@ TEST_CASE("sdpa backends: the D 64 forward goes to the Hopper kernel up to 128 (
     // Unmasked past 16 (b, h) only at 1024.
     CHECK(faster_backend(shape(90, false, d, false, 64, 2048, 2048)) == Faster::Cudnn);
     CHECK(faster_backend(shape(90, false, d, false, 17, 1025, 1025)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, d, true, 64, 2048, 2048)) == Faster::Bespoke);
-    CHECK(faster_backend(shape(90, false, d, true, 65, 2048, 2048)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, d, true, 16, 4096, 4096)) == Faster::Bespoke);
-    CHECK(faster_backend(shape(90, false, d, true, 17, 4096, 4096)) == Faster::Cudnn);
-    CHECK(faster_backend(shape(90, false, d, true, 8, 8192, 8192)) == Faster::Bespoke);
-    CHECK(faster_backend(shape(90, false, d, true, 9, 8192, 8192)) == Faster::Cudnn);
+    // The causal regions' edges: the most (b, h) the Hopper kernel takes at each length.
+    for (const auto &[most, length] : {std::pair<int64_t, int64_t>{64, 2048}, {16, 4096}, {8, 8192}}) {
+      INFO("causal edge " << most << " (b, h) at " << length);
+      CHECK(faster_backend(shape(90, false, d, true, most, length, length)) == Faster::Bespoke);
+      CHECK(faster_backend(shape(90, false, d, true, most + 1, length, length)) == Faster::Cudnn);
+    }
     CHECK(faster_backend(shape(90, false, d, true, 8, 16384, 16384)) == Faster::Cudnn);
     CHECK(faster_backend(shape(90, false, d, true, 16, 2048, 4096)) == Faster::Cudnn);
   }
